@@ -1,0 +1,30 @@
+# Two commands for a fresh machine with Python 3.10+ and git:
+#   make lab    install everything into .venv and open JupyterLab on the first chapter
+#   make test   install everything into .venv and run the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# PyTorch's CPU build. Where pip would pick a CUDA build (plain PyPI on Linux), pass
+# TORCH_INDEX=https://download.pytorch.org/whl/cpu to fetch the small CPU wheel instead.
+TORCH ?= torch==2.13.0
+TORCH_INDEX ?=
+
+.PHONY: lab test install clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "$(TORCH)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $@
+
+install: $(BIN)/.installed
+
+lab: install
+	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+
+test: install
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV)

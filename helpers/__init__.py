@@ -1,0 +1,24 @@
+"""Several Spotlights: the finished pieces the chapters build step by step."""
+
+from helpers.attention import AttentionHead, MultiHeadAttention, causal_mask, spotlight
+from helpers.model import (
+    CourseConfig,
+    CourseModel,
+    attention_layer_size,
+    count_parameters,
+    course_model,
+    course_size_table,
+)
+
+__all__ = [
+    "AttentionHead",
+    "CourseConfig",
+    "CourseModel",
+    "MultiHeadAttention",
+    "attention_layer_size",
+    "causal_mask",
+    "count_parameters",
+    "course_model",
+    "course_size_table",
+    "spotlight",
+]

@@ -1,0 +1,128 @@
+"""The course's small language model: embeddings, one attention layer, an output layer.
+
+Width 128, vocabulary 1,024, context 128. One head: 328,704 parameters; four heads: 345,216.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+
+from helpers.attention import MultiHeadAttention
+
+
+@dataclass(frozen=True)
+class CourseConfig:
+    """Sizes of the course model. out_proj defaults to True exactly when there is more than one head."""
+
+    heads: int = 1
+    width: int = 128
+    vocab_size: int = 1024
+    context: int = 128
+    out_proj: bool | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("heads", "width", "vocab_size", "context"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        if self.width % self.heads != 0:
+            raise ValueError(f"width {self.width} is not divisible by {self.heads} heads")
+        if self.out_proj not in (None, True, False):
+            raise ValueError(f"out_proj must be True, False or None (automatic), got {self.out_proj!r}")
+        if self.out_proj is None:
+            object.__setattr__(self, "out_proj", self.heads > 1)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class CourseModel(nn.Module):
+    """token + position embedding -> attention added back to its input -> scores over the vocabulary."""
+
+    def __init__(self, config: CourseConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.tok_emb = nn.Embedding(config.vocab_size, config.width)
+        self.pos_emb = nn.Embedding(config.context, config.width)
+        self.attn = MultiHeadAttention(config.width, config.heads, out_proj=bool(config.out_proj))
+        self.lm_head = nn.Linear(config.width, config.vocab_size)
+        self.tokenizer = None  # set by helpers.load_model
+
+    def check_ids(self, token_ids: torch.Tensor) -> torch.Tensor:
+        """Return token_ids as [B, T] after checking type, rank, length and range."""
+        if not isinstance(token_ids, torch.Tensor):
+            raise ValueError(f"token_ids must be a torch tensor of word ids, got {type(token_ids).__name__}")
+        if token_ids.dtype not in (torch.int64, torch.int32):
+            raise ValueError(f"token_ids must hold whole numbers (torch.long), got dtype {token_ids.dtype}")
+        if token_ids.dim() == 1:
+            token_ids = token_ids.unsqueeze(0)
+        if token_ids.dim() != 2:
+            raise ValueError(f"token_ids must be [words] or [batch, words], got shape {list(token_ids.shape)}")
+        B, T = token_ids.shape
+        if B == 0:
+            raise ValueError(f"token_ids has shape {list(token_ids.shape)}: a batch of 0 sentences")
+        if T == 0:
+            raise ValueError("token_ids is empty: the model needs at least one word")
+        if T > self.config.context:
+            raise ValueError(
+                f"{T} words is longer than the model's context of {self.config.context}: "
+                f"trim to the last {self.config.context} words"
+            )
+        low, high = int(token_ids.min()), int(token_ids.max())
+        if low < 0 or high >= self.config.vocab_size:
+            raise ValueError(
+                f"word ids must lie in 0..{self.config.vocab_size - 1}, got values from {low} to {high}"
+            )
+        return token_ids.long()
+
+    def forward(
+        self, token_ids: torch.Tensor, return_attention: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """token_ids [B, T] (or [T]) -> logits [B, T, vocab]; with attention [B, H, T, T] if asked."""
+        idx = self.check_ids(token_ids)
+        T = idx.shape[1]
+        pos = torch.arange(T, device=idx.device)
+        x = self.tok_emb(idx) + self.pos_emb(pos)  # [B, T, C]
+        y, att = self.attn(x, need_weights=return_attention)  # [B, T, C], [B, H, T, T] or None
+        x = x + y  # residual: attention adds what it found to each word
+        logits = self.lm_head(x)  # [B, T, vocab]
+        return (logits, att) if return_attention else logits
+
+
+def course_model(heads: int = 1, seed: int | None = 0, **sizes: int) -> CourseModel:
+    """The course model with `heads` heads (1 or 4 in the course), freshly initialised from `seed`."""
+    config = CourseConfig(heads=heads, **sizes)
+    if seed is not None:
+        torch.manual_seed(seed)
+    return CourseModel(config)
+
+
+def count_parameters(model: nn.Module) -> int:
+    """Number of learnable numbers in a model."""
+    if not isinstance(model, nn.Module):
+        raise ValueError(f"count_parameters needs a torch model (nn.Module), got {type(model).__name__}")
+    return sum(p.numel() for p in model.parameters())
+
+
+def attention_layer_size(width: int, heads: int, out_proj: bool = True) -> dict[str, int]:
+    """Head width and parameter counts of one multi-head attention layer (no q/k/v bias)."""
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in (width, heads)):
+        raise ValueError(f"width and heads must be whole numbers >= 1, got {width!r} and {heads!r}")
+    if width % heads != 0:
+        raise ValueError(f"width {width} must split evenly between {heads} heads")
+    qkv = 3 * width * width
+    proj = width * width + width if out_proj else 0
+    return {"width": width, "heads": heads, "head_width": width // heads, "qkv_params": qkv,
+            "out_proj_params": proj, "attention_params": qkv + proj}
+
+
+COURSE_SIZES = ((128, 4), (768, 12), (4096, 32))
+"""(width, heads) rows of the course's table of model sizes."""
+
+
+def course_size_table() -> list[dict[str, int]]:
+    """attention_layer_size for each (width, heads) row the course lists."""
+    return [attention_layer_size(width, heads) for width, heads in COURSE_SIZES]

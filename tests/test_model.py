@@ -1,0 +1,62 @@
+"""The course model: parameter counts from the course's table, attention output, causality."""
+
+import pytest
+import torch
+
+import helpers
+from helpers import count_parameters, course_model
+
+
+@pytest.mark.parametrize(("heads", "params"), [(1, 328_704), (4, 345_216)])
+def test_parameter_counts_match_the_course(heads: int, params: int) -> None:
+    assert count_parameters(course_model(heads=heads)) == params
+
+
+def test_four_heads_add_exactly_the_output_projection() -> None:
+    extra = count_parameters(course_model(heads=4)) - count_parameters(course_model(heads=1))
+    assert extra == 128 * 128 + 128 == 16_512
+
+
+def test_return_attention_gives_per_head_weights() -> None:
+    model = course_model(heads=4)
+    ids = torch.randint(0, 1024, (2, 12))
+    logits, att = model(ids, return_attention=True)
+    assert logits.shape == (2, 12, 1024)
+    assert att.shape == (2, 4, 12, 12)
+    assert torch.allclose(model(ids), logits, atol=1e-5)
+
+
+def test_logits_at_t_ignore_later_tokens() -> None:
+    model = course_model(heads=4)
+    ids = torch.randint(0, 1024, (1, 20))
+    other = ids.clone()
+    other[0, 10:] = (other[0, 10:] + 1) % 1024
+    assert torch.allclose(model(ids)[:, :10], model(other)[:, :10], atol=1e-6)
+
+
+def test_larger_model_rows() -> None:
+    rows = {(r["width"], r["heads"]): r for r in helpers.course_size_table()}
+    assert rows[(768, 12)]["head_width"] == 64
+    assert rows[(4096, 32)]["head_width"] == 128
+    assert rows[(128, 4)]["attention_params"] == 3 * 128 * 128 + 16_512
+
+
+@pytest.mark.parametrize(
+    ("ids", "message"),
+    [
+        (torch.zeros(1, 0, dtype=torch.long), "empty"),
+        (torch.zeros(1, 129, dtype=torch.long), "longer than the model's context of 128"),
+        (torch.tensor([[1, 2, 1024]]), "0..1023"),
+        (torch.tensor([[0.5, 1.0]]), "whole numbers"),
+        ([1, 2, 3], "torch tensor"),
+    ],
+)
+def test_bad_token_ids_give_clear_errors(ids, message: str) -> None:
+    with pytest.raises(ValueError) as err:
+        course_model(heads=4)(ids)
+    assert message in str(err.value)
+
+
+def test_width_must_split_between_heads() -> None:
+    with pytest.raises(ValueError, match="not divisible by 3 heads"):
+        course_model(heads=3)

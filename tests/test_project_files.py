@@ -1,0 +1,102 @@
+"""Rules on the project's files: environment.yml matches pyproject, notebooks are clean, code passes ruff."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+CONDA_NAMES = {"torch": "pytorch-cpu"}  # pip name -> conda-forge name where they differ
+
+
+def _norm(name: str) -> str:
+    return re.split(r"[<>=!~ \[;]", name.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def _environment_packages() -> set[str]:
+    lines = (ROOT / "environment.yml").read_text().splitlines()
+    deps = [line.strip()[2:] for line in lines if line.startswith("  - ") and "conda-forge" not in line]
+    return {_norm(d) for d in deps} - {"python", "pip"}
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_environment_and_pyproject_name_the_same_packages() -> None:
+    project = _pyproject()["project"]
+    runtime = {_norm(CONDA_NAMES.get(_norm(d), d)) for d in project["dependencies"]}
+    testing = {_norm(d) for d in project["optional-dependencies"]["test"] if "python_version" not in d}
+    env = _environment_packages()
+    assert runtime <= env, f"runtime packages missing from environment.yml: {sorted(runtime - env)}"
+    browser_only = {"playwright"}  # the browser test runs from `make test`, not on Binder
+    assert testing - browser_only <= env, f"test packages missing: {sorted(testing - browser_only - env)}"
+    extras = sorted(env - runtime - testing)
+    assert not extras, f"environment.yml has packages pyproject lacks: {extras}"
+
+
+def test_environment_is_cacheable_and_cpu_only() -> None:
+    text = (ROOT / "environment.yml").read_text()
+    assert "python=3.11" in text
+    assert "pytorch-cpu" in text and "cuda" not in text.lower()
+    assert not re.search(r"(^|\s)(\.{0,2}/|file:|-e )", text.split("dependencies:")[1]), "no local paths"
+
+
+def test_postbuild_installs_helpers_editable_without_dependencies() -> None:
+    text = (ROOT / "postBuild").read_text()
+    assert re.search(r"pip install --no-deps -e \.", text)
+
+
+def test_makefile_installs_the_cpu_torch_before_the_package() -> None:
+    text = (ROOT / "Makefile").read_text()
+    assert "TORCH ?= torch==2.13.0" in text
+    assert text.index('"$(TORCH)"') < text.index('-e ".[test]"')
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_committed_stripped(path: Path) -> None:
+    """Only cells marked for nbval keep outputs (their expected text); everything else is stripped."""
+    nb = json.loads(path.read_text())
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        checked = "".join(cell["source"]).lstrip().startswith("# NBVAL_CHECK_OUTPUT")
+        if not checked:
+            assert not cell["outputs"] and cell["execution_count"] is None, (
+                f"{path.name} cell {i} has outputs; run tools/refresh_outputs.py before committing"
+            )
+            continue
+        kinds = {o["output_type"] for o in cell["outputs"]}
+        assert kinds <= {"stream", "execute_result"}, f"{path.name} cell {i} keeps rich output {kinds}"
+        for out in cell["outputs"]:
+            assert set(out.get("data", {})) <= {"text/plain"}, f"{path.name} cell {i} keeps non-text output"
+            assert out.get("name", "stdout") == "stdout", f"{path.name} cell {i} keeps stderr output"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_has_goals_takeaways_and_slides(path: Path) -> None:
+    cells = json.loads(path.read_text())["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert re.search(r"learning goals|you will", text, re.I), f"{path.name}: no learning goals"
+    assert re.search(r"takeaways", text, re.I), f"{path.name}: no takeaways"
+    missing = [i for i, c in enumerate(cells) if "slide_type" not in c["metadata"].get("slideshow", {})]
+    assert not missing, f"{path.name}: cells {missing} have no slideshow.slide_type"
+    sources = "\n".join("".join(c["source"]) for c in cells)
+    assert "sys.path" not in sources, f"{path.name} touches sys.path; import helpers instead"
+
+
+def test_ruff_is_clean_on_code_and_notebooks() -> None:
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    assert ruff, "ruff is not installed"
+    result = subprocess.run([ruff, "check", str(ROOT)], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
