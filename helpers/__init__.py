@@ -9,6 +9,7 @@ from helpers.model import (
     course_model,
     course_size_table,
 )
+from helpers.plots import presenter_mode
 
 __all__ = [
     "AttentionHead",
@@ -20,5 +21,6 @@ __all__ = [
     "count_parameters",
     "course_model",
     "course_size_table",
+    "presenter_mode",
     "spotlight",
 ]

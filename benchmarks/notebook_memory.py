@@ -1,0 +1,51 @@
+"""Peak kernel memory and run time of every chapter, run top to bottom in a fresh kernel.
+
+Binder restarts a kernel above 2 GB; the target is <= 600 MB per chapter so a learner can keep three open.
+Writes assets/notebooks.json and prints a table.
+
+    python benchmarks/notebook_memory.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_MB = 600
+PEAK = "import resource; print('PEAK_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+
+
+def measure(path: Path) -> dict[str, float]:
+    """Run the notebook in a new kernel; return its peak resident memory (MB) and wall time (s)."""
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(PEAK))
+    start = time.perf_counter()
+    NotebookClient(nb, timeout=900, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    seconds = time.perf_counter() - start
+    text = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
+    peak_kb = int(text.split("PEAK_KB")[1].split()[0])
+    return {"peak_mb": round(peak_kb / 1024, 1), "seconds": round(seconds, 1)}
+
+
+def main() -> None:
+    rows = {}
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        rows[path.name] = measure(path)
+        print(f"{path.name:<40} {rows[path.name]['peak_mb']:>7.1f} MB {rows[path.name]['seconds']:>6.1f} s")
+    load = os.getloadavg()[0]
+    result = {"target_mb": TARGET_MB, "cpus": os.cpu_count(), "load_average_1min": round(load, 2),
+              "all_under_target": all(r["peak_mb"] <= TARGET_MB for r in rows.values()), "notebooks": rows}
+    (ROOT / "assets" / "notebooks.json").write_text(json.dumps(result, indent=2) + "\n")
+    verdict = "every chapter is under" if result["all_under_target"] else "NOT every chapter is under"
+    print(f"{verdict} {TARGET_MB} MB (machine load {load:.1f} on {os.cpu_count()} CPUs)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""Checks for chapter 1 (one spotlight): softmax and the weighted average."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from helpers.checks import attempt, expect, expect_close, expect_tensor, passed
+
+
+def _reference_softmax(scores: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(scores, dim=-1)
+
+
+def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> None:
+    """softmax(scores) must turn each row of scores into weights that are >= 0 and add up to 1."""
+    name = "softmax"
+    scores = torch.tensor([2.0, -1.0, 0.5, 3.0])  # [4], one word's scores
+    done, got = attempt(name, softmax, scores.clone())
+    if not done:
+        return
+    got = expect_tensor(name, got, (4,))
+    expect(bool((got >= 0).all()),
+           f"{name} gave a negative weight ({float(got.min()):.3f}): a spotlight never shines a negative "
+           f"amount. exp() of any number is positive, so take exp() of the scores first")
+    total = float(got.sum())
+    expect(abs(total - 1) < 1e-4,
+           f"{name}'s weights add up to {total:.3f}, not 1: divide each exp(score) by the total of all of them")
+    expect_close(name, got, _reference_softmax(scores), "the weight")
+
+    grid = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 4.0]])  # [2, 3], two words' scores, one row each
+    got = expect_tensor(f"{name} on a [2, 3] grid of scores", softmax(grid.clone()), (2, 3))
+    row_sums = got.sum(dim=-1)
+    expect(bool(((row_sums - 1).abs() < 1e-4).all()),
+           f"{name} on a grid: each row is one word's spotlight, so each row must add up to 1, but the rows "
+           f"add up to {[round(float(s), 3) for s in row_sums]}. Sum along the last dimension: "
+           f".sum(dim=-1, keepdim=True)")
+    expect_close(f"{name} on a grid", got, _reference_softmax(grid), "the weight")
+
+    big = torch.tensor([1000.0, 1001.0, 999.0])  # [3], large scores overflow exp()
+    got = softmax(big.clone())
+    expect(isinstance(got, torch.Tensor) and bool(torch.isfinite(got).all()),
+           f"{name} of the scores [1000, 1001, 999] gave {got}: exp(1000) is too large for a float and "
+           f"becomes infinity. Subtract the largest score of each row first; the weights do not change, "
+           f"because it divides the top and the bottom of the fraction by the same number")
+    expect_close(f"{name} of large scores", got, _reference_softmax(big), "the weight")
+    passed(name)
+
+
+def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
+    """weighted_average(weights [T], values [T, C]) must return the [C] sum of weight times value."""
+    name = "weighted_average"
+    weights = torch.tensor([0.1, 0.6, 0.3])  # [3], adds up to 1
+    values = torch.tensor([[1.0, 0.0], [2.0, 4.0], [-3.0, 1.0]])  # [3, 2], one row per word
+    done, got = attempt(name, weighted_average, weights.clone(), values.clone())
+    if not done:
+        return
+    expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(values.shape)),
+           f"{name} returned shape {list(values.shape)}, one row per word: you multiplied each word by "
+           f"its weight but did not add the words up. Sum over the words (dim=0), or use weights @ values")
+    got = expect_tensor(name, got, (2,))
+    want = weights @ values  # [2]
+    expect(not torch.allclose(got, values.mean(dim=0), atol=1e-5),
+           f"{name} returned the plain average of the words, which ignores the weights: "
+           f"multiply each word by its weight before adding them up")
+    expect(not torch.allclose(got, want / len(weights), atol=1e-5),
+           f"{name} divided by the number of words: no need, the weights already add up to 1, "
+           f"so the weighted sum is already an average")
+    expect_close(name, got, want, "the average")
+    passed(name)

@@ -1,0 +1,129 @@
+"""Checks for chapter 2 (queries, keys and values): scaled scores, the causal mask, one head."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+from helpers.attention import AttentionHead, causal_mask, spotlight
+from helpers.checks import attempt, expect, expect_close, expect_tensor, passed
+
+
+def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and torch.allclose(a, b, atol=1e-5)
+
+
+def _first_peek(weights: torch.Tensor) -> tuple[int, int] | None:
+    """(looking word, later word) of the first weight above the diagonal that is not zero, if any."""
+    future = ~causal_mask(weights.shape[-1])  # [T, T], True above the diagonal
+    peeks = torch.nonzero((weights.abs() > 1e-6) & future)
+    return None if len(peeks) == 0 else (int(peeks[0][0]), int(peeks[0][1]))
+
+
+def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
+    """scaled_scores(q [T, D], k [T, D]) must return q @ k.T / sqrt(D), shape [T, T]."""
+    name = "scaled_scores"
+    gen = torch.Generator().manual_seed(2)
+    for words, d in ((5, 16), (3, 9)):
+        q = torch.randn(words, d, generator=gen)  # [T, D]
+        k = torch.randn(words, d, generator=gen)  # [T, D]
+        done, got = attempt(name, scaled_scores, q.clone(), k.clone())
+        if not done:
+            return
+        got = expect_tensor(f"{name} for {words} words with d = {d}", got, (words, words))
+        raw = q @ k.T  # [T, T]
+        expect(not _close(got, raw),
+               f"{name} returned the plain dot products: divide them by sqrt(d), the square root of the "
+               f"query width (here d = {d}), to keep the scores in a sensible range")
+        expect(not _close(got, raw / d),
+               f"{name} divided by d = {d}; divide by its square root, sqrt(d) = {d**0.5:g}, instead")
+        expect(not _close(got, raw.T / d**0.5),
+               f"{name} has rows and columns swapped: each row belongs to a word that looks (a query), each "
+               f"column to a word looked at (a key), so compute q @ k.T, not k @ q.T")
+        expect_close(f"{name} with d = {d}", got, raw / d**0.5,
+                     "the score (if it is right for one d but not another, read d from q.shape[-1])")
+    passed(name)
+
+
+def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor]) -> None:
+    """masked_weights(scores [T, T]) must give causal softmax weights: rows add to 1, no weight on later words."""
+    name = "masked_weights"
+    gen = torch.Generator().manual_seed(3)
+    for words in (4, 6):
+        scores = torch.randn(words, words, generator=gen) * 2  # [T, T]
+        done, got = attempt(name, masked_weights, scores.clone())
+        if not done:
+            return
+        expect(not (isinstance(got, torch.Tensor) and got.dim() == 2 and bool(got[0].isnan().any())),
+               f"{name}: the first word's row is NaN. It can only look at itself, and it found nothing "
+               f"allowed: the diagonal (a word looking at itself) must stay allowed. Use .tril(), not .tril(-1)")
+        got = expect_tensor(f"{name} for {words} words", got, (words, words))
+        expect(bool((got >= 0).all()),
+               f"{name} gave a negative weight ({float(got.min()):.3f}): weights come out of softmax, "
+               f"which never gives negative numbers")
+        peek = _first_peek(got)
+        if peek is not None:
+            raise AssertionError(
+                f"peeking at the future: the word at position {peek[0]} gives weight {float(got[peek]):.1%} "
+                f"to the later word at position {peek[1]} (positions count from 0). Set the scores of later "
+                f"words to -inf before the softmax (0 is not enough: exp(0) = 1, not 0)")
+        row_sums = got.sum(dim=-1)
+        expect(bool(((row_sums - 1).abs() < 1e-4).all()),
+               f"{name}: each row must add up to 1, but the rows add up to "
+               f"{[round(float(s), 3) for s in row_sums]}. Hide the future before the softmax, not after: "
+               f"zeroing weights afterwards leaves rows that no longer add up to 1")
+        want = torch.softmax(scores.masked_fill(~causal_mask(words), float("-inf")), dim=-1)  # [T, T]
+        expect_close(name, got, want, "the weight")
+    passed(name)
+
+
+def _reference_head(x: torch.Tensor, query: nn.Linear, key: nn.Linear, value: nn.Linear) -> AttentionHead:
+    with torch.random.fork_rng(devices=[]):
+        head = AttentionHead(x.shape[-1], query.out_features)
+    head.load_state_dict({"query.weight": query.weight, "key.weight": key.weight, "value.weight": value.weight})
+    return head
+
+
+def check_one_head(
+    one_head: Callable[[torch.Tensor, nn.Linear, nn.Linear, nn.Linear], tuple[torch.Tensor, torch.Tensor]],
+) -> None:
+    """one_head(x [T, C], query, key, value) must return (y [T, D], att [T, T]) like helpers' AttentionHead."""
+    name = "one_head"
+    words, width, d = 5, 6, 4
+    gen = torch.Generator().manual_seed(4)
+    x = torch.randn(words, width, generator=gen)  # [T, C]
+    with torch.random.fork_rng(devices=[]):  # creating layers draws random numbers: keep the learner's seed
+        query, key, value = (nn.Linear(width, d, bias=False) for _ in range(3))
+    with torch.no_grad():
+        for layer, size in ((query, 1.5), (key, 1.0), (value, 1.0)):  # a large query: a forgotten scaling shows
+            layer.weight.copy_(torch.randn(d, width, generator=gen) * size)  # [D, C]
+        done, result = attempt(name, one_head, x.clone(), query, key, value)
+        if not done:
+            return
+        expect(isinstance(result, tuple) and len(result) == 2,
+               f"{name} should return two things, (y, att), got {type(result).__name__}")
+        y, att = result
+        att = expect_tensor(f"{name}'s att", att, (words, words))
+        y = expect_tensor(f"{name}'s y", y, (words, d))
+        want_y, want_att = (t[0] for t in _reference_head(x, query, key, value)(x.unsqueeze(0)))
+        q, k, v = query(x), key(x), value(x)  # [T, D] each
+        mask = causal_mask(words)  # [T, T]
+        peek = _first_peek(att)
+        if peek is not None:
+            raise AssertionError(f"peeking at the future: in att, the word at position {peek[0]} gives weight "
+                                 f"to the later word at position {peek[1]} (positions count from 0). "
+                                 f"Apply the causal mask before the softmax")
+        expect(bool(((att.sum(dim=-1) - 1).abs() < 1e-4).all()),
+               f"{name}: each row of att must add up to 1 (softmax along the last dimension, after masking)")
+        expect(not _close(att, spotlight(q @ k.T, v, mask)[1]),
+               f"{name} forgot to scale: divide the scores by sqrt(d) = {d**0.5:g} before the softmax")
+        expect(not _close(att, spotlight(k @ q.T / d**0.5, v, mask)[1]),
+               f"{name} swapped queries and keys: rows are the words that look (q), so the scores are q @ k.T")
+        expect_close(f"{name}'s att", att, want_att, "the weight")
+        for wrong, what in ((att @ k, "keys"), (att @ q, "queries")):
+            expect(not _close(y, wrong),
+                   f"{name} averaged the {what}: the output is the weighted average of the values, att @ v")
+        expect_close(f"{name}'s y", y, want_y, "the output")
+    passed(name)

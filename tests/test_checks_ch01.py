@@ -1,0 +1,73 @@
+"""The chapter 1 checks accept the reference, report stubs, and explain each kind of wrong answer."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from helpers.checks import todo
+from helpers.checks.ch01 import check_softmax, check_weighted_average
+
+
+def good_softmax(scores: torch.Tensor) -> torch.Tensor:
+    e = (scores - scores.max(dim=-1, keepdim=True).values).exp()
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def test_softmax_reference_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    check_softmax(good_softmax)
+    assert "softmax: correct" in capsys.readouterr().out
+
+
+def test_softmax_stub_is_not_attempted(capsys: pytest.CaptureFixture[str]) -> None:
+    def stub(scores: torch.Tensor) -> torch.Tensor:
+        todo()
+
+    check_softmax(stub)
+    out = capsys.readouterr().out
+    assert "not attempted yet" in out and "correct" not in out
+
+
+@pytest.mark.parametrize(
+    ("wrong", "reason"),
+    [
+        (lambda s: s, "negative weight"),
+        (lambda s: s.exp(), "add up to"),
+        (lambda s: s.exp() / s.exp().sum(), "each row must add up to 1"),
+        (lambda s: s.exp() / s.exp().sum(dim=-1, keepdim=True), "Subtract the largest score"),
+        (lambda s: torch.softmax(s, dim=-1)[:-1], "shape"),
+        (lambda s: torch.softmax(s.abs(), dim=-1), "differs from the reference"),
+        (lambda s: s.tolist(), "torch tensor"),
+    ],
+)
+def test_softmax_wrong_answers_explain(wrong, reason: str) -> None:
+    with pytest.raises(AssertionError, match=reason):
+        check_softmax(wrong)
+
+
+def test_weighted_average_reference_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    check_weighted_average(lambda w, v: (w[:, None] * v).sum(dim=0))
+    assert "weighted_average: correct" in capsys.readouterr().out
+
+
+def test_weighted_average_stub_is_not_attempted(capsys: pytest.CaptureFixture[str]) -> None:
+    def stub(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        todo()
+
+    check_weighted_average(stub)
+    assert "not attempted yet" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("wrong", "reason"),
+    [
+        (lambda w, v: w[:, None] * v, "did not add the words up"),
+        (lambda w, v: v.mean(dim=0), "plain average"),
+        (lambda w, v: w @ v / len(w), "divided by the number of words"),
+        (lambda w, v: v.sum(dim=0), "differs from the reference"),
+        (lambda w, v: w.sum(), "shape"),
+    ],
+)
+def test_weighted_average_wrong_answers_explain(wrong, reason: str) -> None:
+    with pytest.raises(AssertionError, match=reason):
+        check_weighted_average(wrong)

@@ -1,0 +1,112 @@
+"""Fill the generated blocks of README.md and docs/instructor.md from the measured results in assets/.
+
+Numbers shown to readers come from files written by benchmark scripts, never typed in. Each block sits
+between `<!-- NAME:start -->` and `<!-- NAME:end -->`.
+
+    python tools/update_docs.py           # rewrite the blocks
+    python tools/update_docs.py --check   # exit 1 if a block is out of date (the tests run this)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSETS = ROOT / "assets"
+CHAPTERS = {
+    "00_start_here.ipynb": "Start here",
+    "01_one_spotlight.ipynb": "One spotlight",
+    "02_queries_keys_values.ipynb": "Queries, keys and values",
+    "03_one_spotlight_is_not_enough.ipynb": "One spotlight is not enough",
+    "04_multi_head_attention.ipynb": "Multi-head attention",
+    "05_train_and_compare.ipynb": "Train and compare",
+    "06_meet_the_detectives.ipynb": "Meet the detectives",
+    "07_the_transformer_block.ipynb": "The transformer block",
+}
+WORDS_PER_MINUTE = 180  # a careful reading pace for technical text with code
+
+
+def _load(name: str) -> dict | None:
+    path = ASSETS / name
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def reading_minutes(path: Path) -> int:
+    """Minutes to read a notebook's prose and code at WORDS_PER_MINUTE."""
+    cells = json.loads(path.read_text())["cells"]
+    words = sum(len("".join(c["source"]).split()) for c in cells)
+    return max(1, round(words / WORDS_PER_MINUTE))
+
+
+def status_block() -> str:
+    missing = [f"{n} ({t})" for n, t in CHAPTERS.items() if not (ROOT / "notebooks" / n).exists()]
+    if not missing:
+        return "All chapters are available."
+    return "**Still being written:** " + ", ".join(missing) + ". The links to them do not work yet."
+
+
+def timing_block() -> str:
+    measured = _load("notebooks.json") or {"notebooks": {}}
+    rows = ["| Chapter | Reading time | Run top to bottom | Kernel peak memory |", "|---|---|---|---|"]
+    for name, title in CHAPTERS.items():
+        path = ROOT / "notebooks" / name
+        if not path.exists():
+            continue
+        m = measured["notebooks"].get(name)
+        run = f"{m['seconds']:.0f} s" if m else "not measured yet"
+        mem = f"{m['peak_mb']:.0f} MB" if m else "not measured yet"
+        rows.append(f"| {title} | about {reading_minutes(path)} min | {run} | {mem} |")
+    if measured.get("notebooks"):
+        rows.append("")
+        rows.append(f"Measured by `python benchmarks/notebook_memory.py` on {measured['cpus']} CPU cores "
+                    f"(load average {measured['load_average_1min']} during the run); target "
+                    f"{measured['target_mb']} MB per chapter.")
+    return "\n".join(rows)
+
+
+def results_block() -> str:
+    results = ASSETS / "results.md"
+    if not results.exists():
+        return "Not measured yet: run `python -m helpers.bench`."
+    return results.read_text().strip()
+
+
+BLOCKS = {
+    ROOT / "README.md": {"status": status_block, "timing": timing_block, "results": results_block},
+    ROOT / "docs" / "instructor.md": {"timing": timing_block},
+}
+
+
+def render(text: str, blocks: dict) -> str:
+    for name, make in blocks.items():
+        pattern = re.compile(rf"(<!-- {name}:start -->\n).*?(<!-- {name}:end -->)", re.S)
+        if not pattern.search(text):
+            raise ValueError(f"missing block markers for {name!r}")
+        text = pattern.sub(lambda m, make=make: m.group(1) + make() + "\n" + m.group(2), text)
+    return text
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="report stale blocks instead of rewriting")
+    args = parser.parse_args()
+    stale = []
+    for path, blocks in BLOCKS.items():
+        old = path.read_text()
+        new = render(old, blocks)
+        if new != old:
+            stale.append(path.name)
+            if not args.check:
+                path.write_text(new)
+    if args.check and stale:
+        print(f"out of date: {', '.join(stale)}; run python tools/update_docs.py", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
