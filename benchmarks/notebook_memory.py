@@ -3,11 +3,13 @@
 Binder restarts a kernel above 2 GB; the target is <= 600 MB per chapter so a learner can keep three open.
 Writes assets/notebooks.json and prints a table.
 
-    python benchmarks/notebook_memory.py
+    python benchmarks/notebook_memory.py                       # every chapter
+    python benchmarks/notebook_memory.py notebooks/06_*.ipynb  # re-measure some, keep the others' rows
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import time
@@ -35,14 +37,20 @@ def measure(path: Path) -> dict[str, float]:
 
 
 def main() -> None:
-    rows = {}
-    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="*", type=Path)
+    chosen = parser.parse_args().notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    out = ROOT / "assets" / "notebooks.json"
+    rows = json.loads(out.read_text())["notebooks"] if out.exists() else {}
+    for path in chosen:
+        path = path.resolve()
         rows[path.name] = measure(path)
         print(f"{path.name:<40} {rows[path.name]['peak_mb']:>7.1f} MB {rows[path.name]['seconds']:>6.1f} s")
     load = os.getloadavg()[0]
     result = {"target_mb": TARGET_MB, "cpus": os.cpu_count(), "load_average_1min": round(load, 2),
-              "all_under_target": all(r["peak_mb"] <= TARGET_MB for r in rows.values()), "notebooks": rows}
-    (ROOT / "assets" / "notebooks.json").write_text(json.dumps(result, indent=2) + "\n")
+              "all_under_target": all(r["peak_mb"] <= TARGET_MB for r in rows.values())}
+    result["notebooks"] = dict(sorted(rows.items()))
+    out.write_text(json.dumps(result, indent=2) + "\n")
     verdict = "every chapter is under" if result["all_under_target"] else "NOT every chapter is under"
     print(f"{verdict} {TARGET_MB} MB (machine load {load:.1f} on {os.cpu_count()} CPUs)")
 

@@ -1,6 +1,12 @@
-"""Several Spotlights: the finished pieces the chapters build step by step."""
+"""Several Spotlights: the finished pieces the chapters build step by step.
+
+`helpers.explore` is imported on first use, because the explorer pulls in ipywidgets and plotly.
+"""
+
+from typing import Any
 
 from helpers.attention import AttentionHead, MultiHeadAttention, causal_mask, spotlight
+from helpers.checkpoints import CheckpointError, load_model
 from helpers.model import (
     CourseConfig,
     CourseModel,
@@ -13,6 +19,7 @@ from helpers.plots import presenter_mode
 
 __all__ = [
     "AttentionHead",
+    "CheckpointError",
     "CourseConfig",
     "CourseModel",
     "MultiHeadAttention",
@@ -21,6 +28,16 @@ __all__ = [
     "count_parameters",
     "course_model",
     "course_size_table",
+    "explore",
+    "load_model",
     "presenter_mode",
     "spotlight",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "explore":
+        from helpers.explorer import explore
+
+        return explore
+    raise AttributeError(f"module 'helpers' has no attribute {name!r}")

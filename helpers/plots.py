@@ -40,7 +40,11 @@ def unique_labels(words: Sequence[str]) -> list[str]:
 
 
 def _as_grid(weights: torch.Tensor | Sequence[Sequence[float]]) -> list[list[float]]:
-    grid = torch.as_tensor(weights, dtype=torch.float32).detach().cpu()
+    try:
+        grid = torch.as_tensor(weights, dtype=torch.float32).detach().cpu()
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise ValueError(f"a heatmap needs a grid of numbers (a tensor, or a list of rows of equal length), "
+                         f"got a {type(weights).__name__} that is not one ({err})") from None
     if grid.dim() != 2:
         raise ValueError(f"a heatmap needs a 2-D [looking words, looked-at words] grid, got {list(grid.shape)}")
     return grid.tolist()
@@ -55,9 +59,10 @@ def heatmap_traces(
 ) -> list[go.Heatmap]:
     """Two heatmap traces: the weights, and grey cells over the masked future (when causal)."""
     grid = _as_grid(weights)
-    n = len(grid)
-    if len(words) != n or any(len(row) != n for row in grid):
-        raise ValueError(f"{len(words)} words need a {len(words)} x {len(words)} grid, got {n} rows")
+    n, columns = len(grid), len(grid[0]) if grid else 0
+    if len(words) != n or columns != n:
+        raise ValueError(f"{len(words)} words need a {len(words)} x {len(words)} grid, "
+                         f"got a [{n}, {columns}] grid ({n} rows, {columns} columns)")
     labels = unique_labels(words)
     z = [[None if causal and j > i else grid[i][j] for j in range(n)] for i in range(n)]
     hidden = [[1 if causal and j > i else None for j in range(n)] for i in range(n)]
@@ -95,7 +100,8 @@ def heads_grid(
 ) -> go.Figure:
     """[H, T, T] weights as small heatmaps side by side, one shared colour scale."""
     if not isinstance(weights, torch.Tensor) or weights.dim() != 3:
-        raise ValueError("heads_grid needs a [heads, words, words] tensor")
+        got = list(weights.shape) if isinstance(weights, torch.Tensor) else type(weights).__name__
+        raise ValueError(f"heads_grid needs a [heads, words, words] tensor, got {got}")
     heads = weights.shape[0]
     fig = make_subplots(rows=1, cols=heads, subplot_titles=[f"head {h}" for h in range(heads)],
                         horizontal_spacing=0.03)

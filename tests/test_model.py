@@ -60,3 +60,11 @@ def test_bad_token_ids_give_clear_errors(ids, message: str) -> None:
 def test_width_must_split_between_heads() -> None:
     with pytest.raises(ValueError, match="not divisible by 3 heads"):
         course_model(heads=3)
+
+
+def test_package_exposes_loading_and_the_explorer() -> None:
+    model = helpers.load_model("four_heads")
+    assert model.config.heads == 4 and model.tokenizer is not None
+    assert callable(helpers.explore)
+    with pytest.raises(AttributeError, match="no attribute 'explorer_typo'"):
+        helpers.explorer_typo  # noqa: B018

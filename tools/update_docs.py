@@ -69,14 +69,34 @@ def timing_block() -> str:
 
 
 def results_block() -> str:
+    """assets/results.md without its own top heading (the README has one)."""
     results = ASSETS / "results.md"
     if not results.exists():
         return "Not measured yet: run `python -m helpers.bench`."
-    return results.read_text().strip()
+    lines = results.read_text().strip().splitlines()
+    return "\n".join(lines[1:] if lines[0].startswith("## ") else lines).strip()
+
+
+def explorer_block() -> str:
+    """The explorer's measured update times."""
+    kernel, browser = _load("explorer_speed.json"), _load("explorer_browser_speed.json")
+    if kernel is None:
+        return "Not measured yet: run `python benchmarks/explorer_speed.py`."
+    verdict = "meets" if kernel["meets_target"] else "misses"
+    lines = [f"- One update for a {kernel['words']}-word sentence (tokenize, forward pass, figure update), "
+             f"kernel side: median {kernel['sentence_update_median_ms']:.1f} ms, 90th percentile "
+             f"{kernel['sentence_update_p90_ms']:.1f} ms over {kernel['repeats']} repeats; a head change: median "
+             f"{kernel['head_change_median_ms']:.1f} ms. This {verdict} the target of "
+             f"{kernel['target_median_ms']:.0f} ms ({kernel['machine']})."]
+    if browser is not None:
+        lines.append(f"- In {browser['browser']}, from picking a head to the redrawn heatmap: "
+                     f"{browser['head_change_to_redraw_ms']:.0f} ms (measured by the browser test).")
+    return "\n".join(lines)
 
 
 BLOCKS = {
-    ROOT / "README.md": {"status": status_block, "timing": timing_block, "results": results_block},
+    ROOT / "README.md": {"status": status_block, "timing": timing_block, "results": results_block,
+                         "explorer": explorer_block},
     ROOT / "docs" / "instructor.md": {"timing": timing_block},
 }
 

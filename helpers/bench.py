@@ -1,0 +1,340 @@
+"""Benchmark: one head vs four heads over 3 seeds, training speed against this machine's peak, attention speed.
+
+    python -m helpers.bench            # writes assets/results.md and assets/results.json
+
+Everything is measured in one run, side by side, because the machine is shared and noisy: the load
+average seen at the start and the end is recorded with the figures. Each target prints whether it
+was met; nothing is adjusted to make it pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from helpers.checkpoints import ASSETS, NAMES, load_model
+from helpers.course import COURSE_TABLE
+from helpers.evaluate import attention_on_clues, head_ablation
+from helpers.model import course_model
+from helpers.stories import CLUE_KINDS
+from helpers.train import BATCH_SIZE, CHECKPOINT_STEPS, random_batch, story_corpus, train
+
+SEEDS = (0, 1, 2)
+TARGET_SECONDS = 90
+TARGET_TOKENS_PER_S = 80_000
+KINDS = (*CLUE_KINDS, "all")
+
+
+def machine() -> dict:
+    """What the figures were measured on, and how busy it was."""
+    return {
+        "date_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"),
+        "cpus": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "processor": platform.processor() or platform.machine(),
+        "load_average_1_5_15": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def _best_time(fn, repeats: int = 5, warmup: int = 2) -> float:
+    """Fastest of `repeats` timings of fn() in seconds (the least disturbed by other programs)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def matmul_gflops(n: int = 1024) -> float:
+    """This machine's fp32 matrix-multiply rate in GFLOP/s (n x n times n x n, best of 5)."""
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    return 2 * n**3 / _best_time(lambda: a @ b, repeats=10) / 1e9
+
+
+def training_flops_per_token(heads: int, width: int = 128, vocab: int = 1024, context: int = 128) -> float:
+    """Arithmetic per training token: forward (matmuls + attention) times 3 for forward and backward."""
+    projections = 3 * width * width + (width * width if heads > 1 else 0)  # q, k, v (+ output mix)
+    attention = 2 * width * (context + 1) / 2  # scores and weighted sum over on average (T+1)/2 words
+    forward = 2 * (projections + width * vocab) + 2 * attention
+    return 3 * forward
+
+
+def attention_speed(heads: int, batch: int = BATCH_SIZE, context: int = 128, width: int = 128) -> dict:
+    """The series' attention (need_weights=True: scores, mask, softmax by hand) vs torch's fused kernel."""
+    torch.manual_seed(0)
+    layer = course_model(heads=heads).attn
+    x = torch.randn(batch, context, width, requires_grad=True)
+
+    def step(need_weights: bool, backward: bool):
+        def run():
+            y, _ = layer(x, need_weights=need_weights)
+            if backward:
+                y.sum().backward()
+
+        return run
+
+    with torch.no_grad():
+        series_fwd = _best_time(step(True, False))
+        fused_fwd = _best_time(step(False, False))
+    series_train = _best_time(step(True, True))
+    fused_train = _best_time(step(False, True))
+    return {
+        "heads": heads, "shape": [batch, context, width],
+        "series_forward_ms": round(series_fwd * 1e3, 2), "fused_forward_ms": round(fused_fwd * 1e3, 2),
+        "forward_ratio": round(series_fwd / fused_fwd, 2),
+        "series_train_ms": round(series_train * 1e3, 2), "fused_train_ms": round(fused_train * 1e3, 2),
+        "train_ratio": round(series_train / fused_train, 2),
+    }
+
+
+def plain_loop_tokens_per_s(heads: int, steps: int = 30) -> float:
+    """Tokens/s of the plainest PyTorch loop for the same model, batch and optimiser (no schedule, no bar)."""
+    corpus = story_corpus()
+    model = course_model(heads=heads)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    gen = torch.Generator().manual_seed(0)
+    batches = [random_batch(corpus.train_ids, BATCH_SIZE, 128, gen) for _ in range(steps + 3)]
+
+    def one(x, y):
+        loss = F.cross_entropy(model(x).reshape(-1, 1024), y.reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    for x, y in batches[:3]:
+        one(x, y)
+    start = time.perf_counter()
+    for x, y in batches[3:]:
+        one(x, y)
+    return steps * BATCH_SIZE * 128 / (time.perf_counter() - start)
+
+
+def _spread(values: list[float]) -> float:
+    return max(values) - min(values)
+
+
+def compare(steps: int, seeds: tuple[int, ...]) -> dict:
+    """Train one head and four heads for every seed; collect per-run figures and per-model summaries."""
+    runs = []
+    for seed in seeds:
+        for heads in (1, 4):
+            result = train(heads=heads, steps=steps, seed=seed, progress=False)
+            runs.append(result.summary() | {"flops_per_token": training_flops_per_token(heads)})
+            print(f"  seed {seed}, {heads} head(s): val perplexity {result.val_ppl:.3f}, clue accuracy "
+                  f"{result.clue_accuracy['all']:.1%}, {result.seconds:.1f} s, {result.tokens_per_s:,.0f} tokens/s",
+                  flush=True)
+    models = {}
+    for heads in (1, 4):
+        mine = [r for r in runs if r["heads"] == heads]
+        ppl = [r["val_ppl"] for r in mine]
+        models[str(heads)] = {
+            "heads": heads, "params": mine[0]["params"],
+            "val_ppl_mean": round(statistics.mean(ppl), 4), "val_ppl_spread": round(_spread(ppl), 4),
+            "clue_accuracy_mean": {k: round(statistics.mean(r["clue_accuracy"][k] for r in mine), 4) for k in KINDS},
+            "clue_accuracy_spread": {k: round(_spread([r["clue_accuracy"][k] for r in mine]), 4) for k in KINDS},
+            "seconds_mean": round(statistics.mean(r["seconds"] for r in mine), 1),
+            "seconds_max": round(max(r["seconds"] for r in mine), 1),
+            "tokens_per_s_mean": round(statistics.mean(r["tokens_per_s"] for r in mine)),
+        }
+    return {"steps": steps, "seeds": list(seeds), "runs": runs, "models": models}
+
+
+def targets(table: dict, speed: dict) -> list[dict]:
+    """Each target of the brief, with the measured figure and whether it was met."""
+    one, four = table["models"]["1"], table["models"]["4"]
+    by_seed = {(r["seed"], r["heads"]): r for r in table["runs"]}
+    seeds = table["seeds"]
+    ppl_wins = [by_seed[s, 4]["val_ppl"] < by_seed[s, 1]["val_ppl"] for s in seeds]
+    acc_wins = [by_seed[s, 4]["clue_accuracy"]["all"] > by_seed[s, 1]["clue_accuracy"]["all"] for s in seeds]
+    ppl_gap = one["val_ppl_mean"] - four["val_ppl_mean"]
+    ppl_spread = max(one["val_ppl_spread"], four["val_ppl_spread"])
+    acc_gap = four["clue_accuracy_mean"]["all"] - one["clue_accuracy_mean"]["all"]
+    acc_spread = max(one["clue_accuracy_spread"]["all"], four["clue_accuracy_spread"]["all"])
+    slowest = max(one["seconds_max"], four["seconds_max"])
+    return [
+        {"target": "four heads beat one head on validation perplexity in every seed, by more than the seed spread",
+         "measured": f"won {sum(ppl_wins)} of {len(seeds)} seeds; mean gap {ppl_gap:.3f} vs spread {ppl_spread:.3f}",
+         "met": all(ppl_wins) and ppl_gap > ppl_spread},
+        {"target": "four heads beat one head on clue accuracy in every seed, by more than the seed spread",
+         "measured": f"won {sum(acc_wins)} of {len(seeds)} seeds; mean gap {acc_gap:.1%} vs spread {acc_spread:.1%}",
+         "met": all(acc_wins) and acc_gap > acc_spread},
+        {"target": f"each model reaches its checkpoint quality in <= {TARGET_SECONDS} s of training",
+         "measured": f"slowest run {slowest:.1f} s for {table['steps']} steps",
+         "met": slowest <= TARGET_SECONDS},
+        {"target": f"four-head training throughput >= {TARGET_TOKENS_PER_S:,} tokens/s",
+         "measured": f"{four['tokens_per_s_mean']:,} tokens/s (a plain PyTorch loop measured now: "
+                     f"{speed['plain_loop_tokens_per_s']['4']:,} tokens/s)",
+         "met": four["tokens_per_s_mean"] >= TARGET_TOKENS_PER_S},
+    ]
+
+
+def checkpoint_check(table: dict) -> list[dict]:
+    """Does the seed-0 run of this benchmark reproduce each shipped checkpoint's card?"""
+    rows = []
+    for name, heads in zip(NAMES, (1, 4), strict=True):
+        try:
+            card = load_model(name).card
+        except (ValueError, OSError) as err:
+            rows.append({"name": name, "problem": str(err)})
+            continue
+        run = next((r for r in table["runs"] if r["heads"] == heads and r["seed"] == card["seed"]), None)
+        rows.append({"name": name, "card_val_ppl": card["val_ppl"], "card_steps": card["steps"],
+                     "bench_val_ppl": run["val_ppl"] if run and card["steps"] == table["steps"] else None})
+    return rows
+
+
+def detectives() -> dict:
+    """The four-head checkpoint's scoreboard (attention share on each clue kind) and head ablation."""
+    model = load_model("four_heads")
+    corpus = story_corpus()
+    return {"attention_on_clues": attention_on_clues(model, corpus.val_ids, corpus.val_clues),
+            "head_ablation": head_ablation(model, corpus.val_ids, corpus.val_clues)}
+
+
+def run(steps: int, seeds: tuple[int, ...]) -> dict:
+    """The whole benchmark; returns the results (also what results.json holds)."""
+    start_machine = machine()
+    print(f"machine: {start_machine}", flush=True)
+    story_corpus()  # generate the text before any timing
+    gflops_before = matmul_gflops()
+    plain = {str(h): round(plain_loop_tokens_per_s(h)) for h in (1, 4)}
+    attention = [attention_speed(h) for h in (1, 4)]
+    print(f"matmul {gflops_before:.1f} GFLOP/s; plain loop {plain} tokens/s; attention {attention}", flush=True)
+    table = compare(steps, seeds)
+    gflops_after = matmul_gflops()
+    peak = max(gflops_before, gflops_after)
+    share = {
+        h: table["models"][h]["tokens_per_s_mean"] * training_flops_per_token(int(h)) / 1e9 for h in ("1", "4")
+    }
+    speed = {
+        "matmul_gflops_before": round(gflops_before, 1), "matmul_gflops_after": round(gflops_after, 1),
+        "training_gflops": {h: round(v, 1) for h, v in share.items()},
+        "share_of_peak": {h: round(v / peak, 3) for h, v in share.items()},
+        "plain_loop_tokens_per_s": plain, "attention": attention,
+    }
+    results = {
+        "machine_at_start": start_machine, "machine_at_end": machine(), "speed": speed, "table": table,
+        "targets": targets(table, speed), "checkpoints": checkpoint_check(table), "detectives": detectives(),
+        "course_table": list(COURSE_TABLE),
+    }
+    return results
+
+
+def markdown(results: dict) -> str:
+    """assets/results.md: the same figures for people."""
+    table, speed = results["table"], results["speed"]
+    start, end = results["machine_at_start"], results["machine_at_end"]
+    lines = [
+        "## Measured results",
+        "",
+        f"Written by `python -m helpers.bench` on {start['date_utc']} UTC: {start['cpus']} CPU cores, "
+        f"torch {start['torch']} with {start['torch_threads']} threads. Load average (1, 5, 15 min) "
+        f"{start['load_average_1_5_15']} at the start and {end['load_average_1_5_15']} at the end"
+        + (": other programs shared the machine, so speeds are lower than on an idle one."
+           if max(start["load_average_1_5_15"][0], end["load_average_1_5_15"][0]) > start["cpus"] / 2
+           else " (a load near or above the number of cores means other programs slowed the runs)."),
+        "",
+        f"### One head vs four heads ({len(table['seeds'])} seeds, {table['steps']} training steps each)",
+        "",
+        "Validation perplexity on the story world (lower is better) and clue accuracy: how often the model's "
+        "top guess is right for words that depend on a clue (higher is better). Spread = largest minus "
+        "smallest over the seeds.",
+        "",
+        "| model | parameters | val perplexity (mean ± spread) | clue accuracy | "
+        + " | ".join(CLUE_KINDS) + " | training time | tokens/s |",
+        "|---|---:|---:|---:|" + "---:|" * len(CLUE_KINDS) + "---:|---:|",
+    ]
+    for key, label in (("1", "one head"), ("4", "four heads")):
+        m = table["models"][key]
+        acc = m["clue_accuracy_mean"]
+        lines.append(
+            f"| {label} | {m['params']:,} | {m['val_ppl_mean']:.3f} ± {m['val_ppl_spread']:.3f} | "
+            f"{acc['all']:.1%} ± {m['clue_accuracy_spread']['all']:.1%} | "
+            + " | ".join(f"{acc[k]:.1%}" for k in CLUE_KINDS)
+            + f" | {m['seconds_mean']:.1f} s | {m['tokens_per_s_mean']:,} |"
+        )
+    lines += ["", "Every run:", "", "| seed | heads | val perplexity | clue accuracy | seconds | tokens/s |",
+              "|---:|---:|---:|---:|---:|---:|"]
+    for r in table["runs"]:
+        lines.append(f"| {r['seed']} | {r['heads']} | {r['val_ppl']:.3f} | {r['clue_accuracy']['all']:.1%} | "
+                     f"{r['seconds']:.1f} | {r['tokens_per_s']:,} |")
+    course = " and ".join(f"{c['model']}: {c['params']:,} parameters, perplexity {c['perplexity']}"
+                          for c in results["course_table"])
+    lines += ["", f"For comparison, the course measured on its own text: {course}. Perplexities on different "
+              "text are not comparable; the story world is far more predictable than real writing.", ""]
+    lines += ["### Targets", ""]
+    for t in results["targets"]:
+        lines.append(f"- **{'met' if t['met'] else 'NOT met'}**: {t['target']} ({t['measured']})")
+    lines += ["", "### Speed", ""]
+    lines.append(f"- fp32 matrix multiply on this machine: {speed['matmul_gflops_before']} GFLOP/s before the "
+                 f"training runs, {speed['matmul_gflops_after']} after.")
+    for h, label in (("1", "one head"), ("4", "four heads")):
+        lines.append(f"- training {label}: {table['models'][h]['tokens_per_s_mean']:,} tokens/s = "
+                     f"{speed['training_gflops'][h]} GFLOP/s, {speed['share_of_peak'][h]:.0%} of the matrix-"
+                     f"multiply rate (a plain PyTorch loop: {speed['plain_loop_tokens_per_s'][h]:,} tokens/s).")
+    for a in speed["attention"]:
+        lines.append(f"- attention, {a['heads']} head(s), shape {a['shape']}: the series' attention (weights "
+                     f"kept for plots) takes {a['forward_ratio']}x the time of torch's fused "
+                     f"scaled_dot_product_attention for a forward pass ({a['series_forward_ms']} vs "
+                     f"{a['fused_forward_ms']} ms), {a['train_ratio']}x for forward + backward.")
+    lines += ["", "### Shipped checkpoints", ""]
+    for c in results["checkpoints"]:
+        if "problem" in c:
+            lines.append(f"- {c['name']}: could not be loaded ({c['problem']})")
+        else:
+            again = c["bench_val_ppl"]
+            lines.append(f"- {c['name']}: card says val perplexity {c['card_val_ppl']:.3f} after {c['card_steps']} "
+                         "steps" + (f"; this run's same seed gives {again:.3f}" if again is not None else ""))
+    board = results["detectives"]["attention_on_clues"]
+    lines += ["", "### The four detectives (four-head checkpoint)", "",
+              "Share of each head's attention that lands on the clue words, by kind of clue "
+              "(chance = spreading attention evenly over the words seen):", "",
+              "| clue kind | " + " | ".join(f"head {h}" for h in range(4)) + " | chance |",
+              "|---|" + "---:|" * 5]
+    for kind, chance in zip(CLUE_KINDS, board["chance"], strict=True):
+        lines.append(f"| {kind} | " + " | ".join(f"{v:.0%}" for v in board[kind]) + f" | {chance:.0%} |")
+    lines += ["", "Switching one head off (its output set to zero):", "",
+              "| head off | val perplexity | clue accuracy |", "|---:|---:|---:|"]
+    for row in results["detectives"]["head_ablation"]:
+        lines.append(f"| {row['head']} | {row['val_ppl']:.3f} | {row['clue_accuracy']['all']:.1%} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m helpers.bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--steps", type=int, default=CHECKPOINT_STEPS, help="training steps per run")
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS), help="training seeds")
+    parser.add_argument("--out", type=Path, default=ASSETS, help="folder for results.md and results.json")
+    args = parser.parse_args(argv)
+    if args.steps < 1:
+        parser.error(f"--steps must be >= 1, got {args.steps}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    flag = args.out / "BENCH_RUNNING"
+    flag.write_text(f"python -m helpers.bench started {datetime.now(timezone.utc):%H:%M} UTC, pid {os.getpid()}\n")
+    try:
+        results = run(args.steps, tuple(args.seeds))
+    finally:
+        flag.unlink(missing_ok=True)
+    (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    text = markdown(results)
+    (args.out / "results.md").write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,142 @@
+"""The transformer block: attention plus a feed-forward part, each added back onto its input.
+
+    x = x + attn(ln1(x))   # attention: words exchange information
+    x = x + ff(ln2(x))     # feed-forward: each word is worked on by itself
+
+`BlockModel` is the course model with its single attention layer replaced by one (or more) such blocks and
+a final layer norm. It has the course model's interface (`config`, `tokenizer`, `check_ids`, forward with
+`return_attention`), so `helpers.train.train(model=...)` and the perplexity and clue-accuracy scores of
+`helpers.evaluate` work with it unchanged.
+Shapes use B = batch, T = number of words, C = width, H = heads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from helpers.attention import MultiHeadAttention
+from helpers.model import CourseConfig, CourseModel
+
+
+def _is_count(n: object) -> bool:
+    """True for a whole number >= 1 (bools and floats are not counts)."""
+    return isinstance(n, int) and not isinstance(n, bool) and n >= 1
+
+
+class FeedForward(nn.Module):
+    """Two linear layers with a GELU between them, applied to every word separately (no mixing of words)."""
+
+    def __init__(self, width: int, hidden: int | None = None) -> None:
+        super().__init__()
+        if not _is_count(width):
+            raise ValueError(f"width must be a whole number >= 1, got {width!r}")
+        hidden = 4 * width if hidden is None else hidden
+        if not _is_count(hidden):
+            raise ValueError(f"hidden must be a whole number >= 1 (default 4 x width), got {hidden!r}")
+        self.width, self.hidden = width, hidden
+        self.up = nn.Linear(width, hidden)  # C -> 4C: room to compute
+        self.act = nn.GELU()
+        self.down = nn.Linear(hidden, width)  # 4C -> C: back to the word's width
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x [..., C] -> [..., C]; every word's vector goes through the same two layers on its own."""
+        if not isinstance(x, torch.Tensor) or x.dim() == 0 or x.shape[-1] != self.width:
+            got = list(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+            raise ValueError(f"the feed-forward part needs a tensor whose last size is the width {self.width}, "
+                             f"got {got}")
+        return self.down(self.act(self.up(x)))  # [..., C] -> [..., 4C] -> [..., C]
+
+
+class TransformerBlock(nn.Module):
+    """Pre-norm transformer block: x + attn(ln1(x)), then x + ff(ln2(x)) (the second step is optional).
+
+    With feed_forward=False the block is only normalised attention added back onto its input, so a chapter
+    can measure what the feed-forward part adds.
+    """
+
+    def __init__(self, width: int, heads: int, feed_forward: bool = True, out_proj: bool = True) -> None:
+        super().__init__()
+        if feed_forward not in (True, False):
+            raise ValueError(f"feed_forward must be True or False, got {feed_forward!r}")
+        attn = MultiHeadAttention(width, heads, out_proj=out_proj)  # checks width and heads first
+        self.ln1 = nn.LayerNorm(width)
+        self.attn = attn
+        self.ln2 = nn.LayerNorm(width) if feed_forward else None
+        self.ff = FeedForward(width) if feed_forward else None
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """x [B, T, C] -> (x [B, T, C], att [B, H, T, T] or None). mask defaults to causal."""
+        y, att = self.attn(self.ln1(x), mask=mask, need_weights=need_weights)  # [B, T, C], [B, H, T, T]
+        x = x + y  # add back: attention's findings join each word's vector
+        if self.ff is not None:
+            x = x + self.ff(self.ln2(x))  # add back: each word's own computation
+        return x, att
+
+
+@dataclass(frozen=True)
+class BlockConfig(CourseConfig):
+    """The course model's sizes, plus how many blocks to stack and whether they have a feed-forward part."""
+
+    layers: int = 1
+    feed_forward: bool = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not _is_count(self.layers):
+            raise ValueError(f"layers must be a whole number >= 1, got {self.layers!r}")
+        if self.feed_forward not in (True, False):
+            raise ValueError(f"feed_forward must be True or False, got {self.feed_forward!r}")
+
+
+class BlockModel(nn.Module):
+    """token + position embedding -> `layers` transformer blocks -> final layer norm -> scores over the vocabulary.
+
+    Same interface as CourseModel: forward(token_ids [B, T] or [T], return_attention=False) -> logits
+    [B, T, vocab], or (logits, att [B, H, T, T]) with the first block's attention weights.
+    """
+
+    check_ids = CourseModel.check_ids  # the same input checks as the course model: type, shape, length, range
+
+    def __init__(self, config: BlockConfig) -> None:
+        super().__init__()
+        if not isinstance(config, BlockConfig):
+            raise ValueError(f"BlockModel needs a BlockConfig, got {type(config).__name__}")
+        self.config = config
+        self.tok_emb = nn.Embedding(config.vocab_size, config.width)
+        self.pos_emb = nn.Embedding(config.context, config.width)
+        self.blocks = nn.ModuleList(
+            TransformerBlock(config.width, config.heads, config.feed_forward, out_proj=bool(config.out_proj))
+            for _ in range(config.layers)
+        )
+        self.ln_f = nn.LayerNorm(config.width)
+        self.lm_head = nn.Linear(config.width, config.vocab_size)
+        self.tokenizer = None  # set by helpers.train.train
+
+    def forward(
+        self, token_ids: torch.Tensor, return_attention: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """token_ids [B, T] (or [T]) -> logits [B, T, vocab]; with the first block's attention if asked."""
+        idx = self.check_ids(token_ids)
+        T = idx.shape[1]
+        pos = torch.arange(T, device=idx.device)
+        x = self.tok_emb(idx) + self.pos_emb(pos)  # [B, T, C]
+        x, att = self.blocks[0](x, need_weights=return_attention)  # [B, T, C], [B, H, T, T] or None
+        for block in self.blocks[1:]:
+            x, _ = block(x)  # [B, T, C]
+        logits = self.lm_head(self.ln_f(x))  # [B, T, vocab]
+        return (logits, att) if return_attention else logits
+
+
+def block_model(
+    heads: int = 4, layers: int = 1, feed_forward: bool = True, seed: int | None = 0, **sizes: int
+) -> BlockModel:
+    """A fresh BlockModel (course sizes unless given) initialised from `seed`."""
+    config = BlockConfig(heads=heads, layers=layers, feed_forward=feed_forward, **sizes)
+    if seed is not None:
+        torch.manual_seed(seed)
+    return BlockModel(config)

@@ -1,0 +1,87 @@
+"""Checks for chapter 3 (one spotlight is not enough): finding a word's clues, sharing one spotlight."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from helpers.checks import attempt, expect, expect_close, expect_tensor, passed
+
+SMILES_SENTENCE = "eagerly , the fox that crosses the wet streets smiles ."
+"""The story-world sentence of the first exercise: 'smiles' needs three clues at once."""
+
+_WANT_KEYS = ("subject", "mood", "previous")
+
+
+def check_clues_for_smiles(clues_for_smiles: Callable[[list[str]], dict[str, int]]) -> bool:
+    """clues_for_smiles(words): {'subject', 'mood', 'previous'} -> positions of fox, eagerly, streets."""
+    name = "clues_for_smiles"
+    words = SMILES_SENTENCE.split()
+    done, got = attempt(name, clues_for_smiles, list(words))
+    if not done:
+        return False
+    expect(isinstance(got, dict), f"{name} should return a dict like {{'subject': 3, ...}}, "
+                                  f"got {type(got).__name__}")
+    expect(set(got) == set(_WANT_KEYS),
+           f"{name} should have exactly the keys {list(_WANT_KEYS)}, got {sorted(got)}")
+    for kind in _WANT_KEYS:
+        expect(isinstance(got[kind], int) and not isinstance(got[kind], bool),
+               f"{name}: the {kind} clue should be a position (a whole number), got {got[kind]!r}")
+    target = words.index("smiles")
+    want = {"subject": words.index("fox"), "mood": words.index("eagerly"), "previous": target - 1}
+    expect(any(got[kind] != want[kind] + 1 for kind in _WANT_KEYS),
+           f"{name}: every position is one too high. Python counts from 0: "
+           f"'eagerly' is at position 0, so 'fox' is at {want['subject']}.")
+    for kind in _WANT_KEYS:
+        pos = got[kind]
+        expect(0 <= pos < len(words), f"{name}: position {pos} for the {kind} clue is outside the sentence "
+                                      f"(positions run from 0 to {len(words) - 1})")
+        expect(pos != target, f"{name}: position {pos} is 'smiles' itself; a clue is another word it looks at")
+        expect(pos < target, f"{name}: position {pos} ('{words[pos]}') comes after 'smiles'; "
+                             "the model reads left to right, so a clue must come earlier")
+    subject = got["subject"]
+    expect(words[subject] != "streets",
+           f"{name}: position {subject} is 'streets', the nearest noun, but there are many streets and "
+           "the verb says 'smiles' (one). The sentence is about the fox.")
+    expect(subject == want["subject"],
+           f"{name}: position {subject} is '{words[subject]}'. The subject is the one who smiles.")
+    expect(got["mood"] == want["mood"],
+           f"{name}: position {got['mood']} is '{words[got['mood']]}'. The mood clue is the word that says "
+           "how the fox feels (it decides smile rather than sigh).")
+    expect(got["previous"] == want["previous"],
+           f"{name}: position {got['previous']} is '{words[got['previous']]}'. The previous-word clue is "
+           "the word right before 'smiles'.")
+    return passed(name)
+
+
+def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tensor]) -> bool:
+    """clue_share(weights [H, T], positions): for every head, the total weight on the clue positions -> [H]."""
+    name = "clue_share"
+    gen = torch.Generator().manual_seed(3)
+    weights = torch.softmax(torch.randn(4, 7, generator=gen) * 2, dim=-1)  # [H, T]: 4 heads, 7 words
+    positions = [1, 3]
+    done, got = attempt(name, clue_share, weights.clone(), list(positions))
+    if not done:
+        return False
+    want = weights[:, positions].sum(-1)  # [H]
+    expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type(got).__name__}")
+    if tuple(got.shape) == (len(positions),):
+        expect(not torch.allclose(got, torch.ones(len(positions))),
+               f"{name}: you picked rows (heads) {positions} instead of the columns (words) at those positions. "
+               "Rows are heads, columns are words looked at: use weights[:, positions].")
+        expect(False, f"{name} returned one number per clue position ({list(got.shape)}); it should add the "
+                      "positions up and give one number per head. Sum over the last dimension.")
+    expect(tuple(got.shape) != (weights.shape[1],),
+           f"{name} returned one number per word ({list(got.shape)}): it added up the heads. Keep the heads "
+           "apart and add up the clue positions instead.")
+    got = expect_tensor(name, got, (weights.shape[0],))
+    expect(not torch.allclose(got, weights[:, positions].mean(-1)),
+           f"{name}: you took the average over the clue positions. A clue made of two words gets both "
+           "words' weights together: add them up.")
+    expect(not torch.allclose(got, 100 * want), f"{name}: give the share as a fraction (0.25), not in percent")
+    expect_close(name, got, want, "the share of this head")
+    single = expect_tensor(f"{name} with one position", clue_share(weights, [6]), (weights.shape[0],))
+    expect(torch.allclose(single, weights[:, 6]),
+           f"{name}: with a single clue position it should return that column of weights")
+    return passed(name)

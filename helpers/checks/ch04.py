@@ -1,0 +1,101 @@
+"""Checks for chapter 4 (multi-head attention): splitting the width into heads, merging, counting."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from helpers.checks import attempt, expect, expect_close, expect_tensor, passed
+from helpers.model import attention_layer_size
+
+_B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
+_D = _C // _H
+
+
+def _numbered() -> torch.Tensor:
+    """[B, T, C] tensor whose entries say where they came from: batch*1000 + word*100 + column."""
+    b = torch.arange(_B).view(_B, 1, 1) * 1000
+    t = torch.arange(_T).view(1, _T, 1) * 100
+    c = torch.arange(_C).view(1, 1, _C)
+    return (b + t + c).float()
+
+
+def _split(x: torch.Tensor, heads: int) -> torch.Tensor:
+    B, T, C = x.shape
+    return x.view(B, T, heads, C // heads).transpose(1, 2)  # [B, T, C] -> [B, H, T, D]
+
+
+def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) -> bool:
+    """split_heads(x [B, T, C], heads) must return [B, H, T, D] with head h holding columns h*D:(h+1)*D."""
+    name = "split_heads"
+    x = _numbered()
+    done, got = attempt(name, split_heads, x.clone(), _H)
+    if not done:
+        return False
+    got = expect_tensor(name, got, (_B, _H, _T, _D))
+    want = _split(x, _H)
+    if not torch.equal(got, want):
+        expect(not torch.equal(got, x.view(_B, _H, _T, _D)),
+               f"{name}: you reshaped straight to [B, H, T, D]. That cuts the list of words into chunks "
+               "instead of cutting each word's numbers into slices. Reshape to [B, T, H, D] first, then "
+               "swap the word and head dimensions with .transpose(1, 2).")
+        expect(not torch.equal(got, x.view(_B, _T, _D, _H).permute(0, 3, 1, 2)),
+               f"{name}: head 0 got every {_H}th number (columns 0, {_H}, {2 * _H}, ...) instead of one "
+               f"slice next to each other (columns 0..{_D - 1}). Use view(B, T, heads, C // heads): "
+               "heads first, then the numbers inside a head.")
+        expect_close(name, got, want, "the number at this place (word and column mixed up?)")
+    for heads in (1, _C):
+        expect_tensor(f"{name} with heads={heads}", split_heads(x, heads), (_B, heads, _T, _C // heads))
+    return passed(name)
+
+
+def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bool:
+    """merge_heads(y [B, H, T, D]) must undo split_heads: [B, T, H*D] with the heads side by side."""
+    name = "merge_heads"
+    x = _numbered()
+    y = _split(x, _H)
+    done, got = attempt(name, merge_heads, y.clone())
+    if not done:
+        return False
+    expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type(got).__name__}")
+    expect(tuple(got.shape) != (_B, _H, _T, _D),
+           f"{name}: the result still has shape {list(got.shape)}; the heads should be put back side by side "
+           f"as one row of {_C} numbers per word: [B, T, H*D] = {[_B, _T, _C]}")
+    got = expect_tensor(name, got, (_B, _T, _C))
+    if not torch.equal(got, x):
+        expect(not torch.equal(got, y.reshape(_B, _T, _C)),
+               f"{name}: you reshaped [B, H, T, D] straight to [B, T, C] without moving the head dimension "
+               "back behind the words. Swap them first with .transpose(1, 2), then .reshape(B, T, H * D).")
+        expect_close(name, got, x, "merging a split tensor should give the original back; the number")
+    expect(torch.equal(merge_heads(_split(x, 1)), x), f"{name}: with a single head it should give x back")
+    return passed(name)
+
+
+def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
+    """count(width, heads): learnable numbers in one attention layer, output projection included."""
+    name = "count_attention_parameters"
+    done, got = attempt(name, count, 128, 4)
+    if not done:
+        return False
+    expect(isinstance(got, int) and not isinstance(got, bool),
+           f"{name} should return a whole number (int), got {type(got).__name__}")
+    for width, heads in ((128, 4), (128, 1), (64, 8), (768, 12)):
+        got = count(width, heads)
+        want = attention_layer_size(width, heads)["attention_params"]
+        qkv, proj = 3 * width * width, width * width + width
+        if got == want:
+            continue
+        expect(got != heads * qkv + proj,
+               f"{name}({width}, {heads}): you multiplied the query/key/value matrices by the number of "
+               f"heads. The heads split the width {width} into {heads} slices of {width // heads}; they do "
+               f"not each get a full copy. Query, key and value stay {width} x {width} each.")
+        expect(got != qkv,
+               f"{name}({width}, {heads}): you counted query, key and value ({qkv:,}) but forgot the output "
+               f"projection that mixes the heads: a {width} x {width} matrix plus {width} biases.")
+        expect(got != qkv + width * width,
+               f"{name}({width}, {heads}): almost: the output projection also has a bias, one number per "
+               f"output column ({width} of them).")
+        expect(False, f"{name}({width}, {heads}) returned {got:,}, expected {want:,}: "
+                      "three projections of width x width, plus width x width + width for the output mix.")
+    return passed(name)

@@ -1,0 +1,170 @@
+"""Checks for chapter 7 (the transformer block): the feed-forward part, one pre-norm block, its size."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from helpers.block import FeedForward, TransformerBlock
+from helpers.checks import attempt, expect, expect_close, expect_tensor, passed
+from helpers.model import count_parameters
+
+_B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
+
+
+def _run(name: str, fn: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
+    """attempt(), but a torch error inside the learner's code becomes a plain-words AssertionError."""
+    try:
+        return attempt(name, fn, *args)
+    except (RuntimeError, TypeError) as err:
+        reason = str(err).rstrip(".")
+        raise AssertionError(
+            f"{name} stopped with an error: {reason}. Check the order of the steps and what each one returns "
+            f"(a vector of width {_C} goes in and comes out; the attention layer returns a pair (y, att))."
+        ) from err
+
+
+def _example() -> torch.Tensor:
+    return torch.randn(_B, _T, _C, generator=torch.Generator().manual_seed(7))  # [B, T, C]
+
+
+def _feed_forward() -> FeedForward:
+    torch.manual_seed(7)
+    return FeedForward(_C)
+
+
+def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch.Tensor]) -> bool:
+    """feed_forward(ff, x [B, T, C]) must return ff.down(gelu(ff.up(x))): [B, T, C]."""
+    name = "feed_forward"
+    ff, x = _feed_forward(), _example()
+    done, got = _run(name, feed_forward, ff, x.clone())
+    if not done:
+        return False
+    with torch.no_grad():
+        hidden = ff.up(x)  # [B, T, 4C]
+        want = ff.down(F.gelu(hidden))  # [B, T, C]
+        expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(hidden.shape)),
+               f"{name}: the result has shape {list(hidden.shape)}, the widened middle. Bring it back to the "
+               f"word's width {_C} with ff.down after the GELU.")
+        got = expect_tensor(name, got, (_B, _T, _C)).detach()
+        other = x.clone()
+        other[:, 2] += 1.0  # change only word 2
+        changed = (feed_forward(ff, other).detach() - got).abs().amax(dim=-1)  # [B, T]
+        changed[:, 2] = 0  # word 2 itself may change
+        expect(float(changed.max()) < 1e-6,
+               f"{name}: changing only word 2 changed the output of other words. The feed-forward part works "
+               "on each word on its own: apply the layers to x directly, without mixing words.")
+        if not torch.allclose(got, want, atol=1e-5):
+            expect(not torch.allclose(got, ff.down(hidden), atol=1e-5),
+                   f"{name}: there is no GELU between the two layers. Two linear layers in a row are no more "
+                   "than one linear layer; the bend in the middle (F.gelu) is what lets them compute something new.")
+            expect(not torch.allclose(got, ff.down(F.relu(hidden)), atol=1e-5),
+                   f"{name}: you used ReLU. It is a close cousin, but this block uses GELU: F.gelu.")
+            expect(not torch.allclose(got, x + want, atol=1e-5),
+                   f"{name}: you added x back. Return only the feed-forward part's output; adding back is the "
+                   "block's job (x = x + ff(ln2(x))).")
+            expect_close(name, got, want, "the output")
+    return passed(name)
+
+
+def _block() -> TransformerBlock:
+    """A small block whose two layer norms differ (random scales and shifts), so swapping them shows."""
+    torch.manual_seed(7)
+    block = TransformerBlock(_C, _H)
+    with torch.no_grad():
+        for ln in (block.ln1, block.ln2):
+            ln.weight.normal_(1.0, 0.3)
+            ln.bias.normal_(0.0, 0.3)
+    return block
+
+
+def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torch.Tensor]) -> bool:
+    """block_step(block, x [B, T, C]) must compute x + attn(ln1(x)), then x + ff(ln2(x)): [B, T, C]."""
+    name = "block_step"
+    block, x = _block(), _example()
+    done, got = _run(name, block_step, block, x.clone())
+    if not done:
+        return False
+    expect(not isinstance(got, tuple),
+           f"{name} returned a pair. block.attn(...) gives (y, att): keep y, and return only the new x.")
+    got = expect_tensor(name, got, (_B, _T, _C)).detach()
+    with torch.no_grad():
+        ln1, ln2, ff = block.ln1, block.ln2, block.ff
+
+        def attn(h: torch.Tensor) -> torch.Tensor:
+            return block.attn(h)[0]  # [B, T, C] -> [B, T, C]
+
+        mid = x + attn(ln1(x))  # [B, T, C]
+        want = mid + ff(ln2(mid))  # [B, T, C]
+        if torch.allclose(got, want, atol=1e-5):
+            return passed(name)
+        post = ln1(x + attn(x))  # the post-norm order: normalise after adding
+        normed = ln1(x) + attn(ln1(x))  # the running x replaced by its normalised version
+        plain = x + attn(x)  # no layer norm at all
+        swapped = x + attn(ln2(x))  # ln2 where ln1 belongs
+        mistakes = [
+            (ff(ln2(attn(ln1(x)))), "nothing is added back. Keep x and add each part's output onto it: "
+                                    "x = x + attn(ln1(x)), then x = x + ff(ln2(x))."),
+            (mid, "the feed-forward step is missing: after attention, x = x + block.ff(block.ln2(x))."),
+            (x + ff(ln2(x)), "the attention step is missing: first x = x + block.attn(block.ln1(x))[0]."),
+            (mid + ff(ln2(x)), "the feed-forward part read the old x. It should see x after attention's findings "
+                               "were added: update x first, then x = x + ff(ln2(x))."),
+            (normed + ff(ln2(normed)), "x itself was replaced by its normalised version. Only the input handed "
+                                       "to each part is normalised; the running x is added to unchanged."),
+            (ln2(post + ff(post)), "that is the older post-norm order (normalise after adding). This block "
+                                   "normalises the input of each part instead: x + attn(ln1(x))."),
+            (plain + ff(plain), "the layer norms are missing: hand block.ln1(x) to attention and block.ln2(x) "
+                                "to the feed-forward part."),
+            (swapped + ff(ln1(swapped)), "ln1 and ln2 are swapped: ln1 goes before attention, ln2 before the "
+                                         "feed-forward part."),
+        ]
+        for wrong, reason in mistakes:
+            expect(not torch.allclose(got, wrong, atol=1e-5), f"{name}: {reason}")
+    expect_close(name, got, want, "the new x")
+    return passed(name)
+
+
+def _reference_count(width: int, heads: int) -> int:
+    with torch.device("meta"):  # shapes only: nothing is allocated, so even width 768 is instant
+        return count_parameters(TransformerBlock(width, heads))
+
+
+def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
+    """count(width, heads): learnable numbers in one block (attention with output mix, 2 layer norms, FF 4x)."""
+    name = "count_block_parameters"
+    done, got = attempt(name, count, 128, 4)
+    if not done:
+        return False
+    expect(isinstance(got, int) and not isinstance(got, bool),
+           f"{name} should return a whole number (int), got {type(got).__name__}")
+    for width, heads in ((128, 4), (64, 8), (96, 3), (768, 12)):
+        got, want = count(width, heads), _reference_count(width, heads)
+        if got == want:
+            continue
+        w = width
+        attention, norms, ff = 4 * w * w + w, 4 * w, 8 * w * w + 5 * w
+        expect(got != attention + ff,
+               f"{name}({width}, {heads}): you left out the two layer norms. Each has a scale and a shift per "
+               f"number: 2 x {width}, and the block has two of them.")
+        expect(got != attention + 2 * w + ff,
+               f"{name}({width}, {heads}): almost: a layer norm has a scale AND a shift for every number "
+               f"(2 x {width}), and there are two layer norms.")
+        expect(got != attention + norms + 8 * w * w,
+               f"{name}({width}, {heads}): the feed-forward layers have biases too: {4 * width} for the first, "
+               f"{width} for the second.")
+        expect(got != attention + norms + 2 * w * w + 2 * w,
+               f"{name}({width}, {heads}): the feed-forward part widens to 4 x width = {4 * width} in the middle, "
+               f"so its layers are {width} x {4 * width} and {4 * width} x {width}.")
+        expect(got != 3 * w * w + norms + ff,
+               f"{name}({width}, {heads}): the attention part also has its output projection that mixes the "
+               f"heads: {width} x {width} weights plus {width} biases.")
+        expect(got != heads * 3 * w * w + w * w + w + norms + ff,
+               f"{name}({width}, {heads}): the heads split the width; query, key and value stay "
+               f"{width} x {width} however many heads there are.")
+        expect(False, f"{name}({width}, {heads}) returned {got:,}, expected {want:,}: attention "
+                      f"(4 x width x width + width), two layer norms (2 x width each) and the feed-forward "
+                      f"part (width x 4 width + 4 width, then 4 width x width + width).")
+    return passed(name)

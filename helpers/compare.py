@@ -1,0 +1,178 @@
+"""Figures and small tools for comparing models (chapters 5 and 6).
+
+- `learning_curves`: training loss against step for several runs, in one chart;
+- `scoreboard_heatmap`: the detective scoreboard (share of attention on each kind of clue, per head);
+- `ablation_bars`: what switching off each head costs in perplexity and clue accuracy;
+- `uploaded_file`: the file a learner gave an ipywidgets FileUpload, saved so `text_corpus` can read it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from helpers.explorer_figures import HEAD_COLOURS
+from helpers.plots import COLOURS, style
+from helpers.stories import CLUE_KINDS
+
+CURVE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
+"""Okabe-Ito colours for the learning curves, told apart by colour-blind viewers."""
+
+UPLOADS = Path(tempfile.gettempdir()) / "several-spotlights-uploads"
+"""Where `uploaded_file` saves what a learner uploads."""
+
+
+def smooth(values: Sequence[float], window: int) -> list[float]:
+    """Running mean over the last `window` values (fewer at the start): a steadier learning curve."""
+    if not isinstance(window, int) or window < 1:
+        raise ValueError(f"window must be a whole number >= 1, got {window!r}")
+    out, total = [], 0.0
+    for i, value in enumerate(values):
+        total += value
+        if i >= window:
+            total -= values[i - window]
+        out.append(total / min(i + 1, window))
+    return out
+
+
+def learning_curves(
+    curves: Mapping[str, Sequence[float]], title: str = "Learning curves", window: int = 10
+) -> go.Figure:
+    """Training loss at every step for each named run: faint raw values and a bold running mean."""
+    if not curves or any(len(losses) == 0 for losses in curves.values()):
+        sizes = {name: len(losses) for name, losses in curves.items()}
+        raise ValueError(f"need at least one run with at least one loss, got these numbers of losses: {sizes}")
+    fig = go.Figure()
+    for i, (name, losses) in enumerate(curves.items()):
+        colour = CURVE_COLOURS[i % len(CURVE_COLOURS)]
+        steps = list(range(1, len(losses) + 1))
+        fig.add_trace(go.Scatter(
+            x=steps, y=list(losses), mode="lines", line={"color": colour, "width": 1}, opacity=0.35,
+            name=f"{name} (every step)", legendgroup=name, showlegend=False,
+            hovertemplate=f"{name}<br>step %{{x}}<br>loss %{{y:.3f}}<extra></extra>",
+        ))
+        fig.add_trace(go.Scatter(
+            x=steps, y=smooth(losses, window), mode="lines", line={"color": colour, "width": 3},
+            name=name, legendgroup=name,
+            hovertemplate=f"{name}<br>step %{{x}}<br>loss, mean of the last {window} steps %{{y:.3f}}<extra></extra>",
+        ))
+    s = style()
+    fig.update_layout(
+        title=f"{title}<br><sup>thin lines: every step; bold: mean of the last {window} steps</sup>",
+        height=int(s["size"] * 0.9), width=s["size"] + 340, font={"size": s["font"]},
+        xaxis_title="training step", yaxis_title="training loss (lower is better)", legend={"title": "model"},
+    )
+    return fig
+
+
+def _check_board(name: str, board: Mapping[str, Sequence[float]], kinds: Sequence[str]) -> int:
+    """Number of heads in a scoreboard from helpers.evaluate.attention_on_clues (checks its shape)."""
+    missing = [k for k in kinds if k not in board]
+    if missing:
+        raise ValueError(f"scoreboard {name!r} lacks the clue kinds {missing}; it has {sorted(board)}")
+    heads = {len(board[k]) for k in kinds}
+    if len(heads) != 1 or 0 in heads:
+        raise ValueError(f"scoreboard {name!r} needs one share per head for every clue kind, got lengths {heads}")
+    return heads.pop()
+
+
+def scoreboard_heatmap(
+    boards: Mapping[str, Mapping[str, Sequence[float]]],
+    title: str = "Share of attention on each kind of clue",
+    kinds: Sequence[str] = CLUE_KINDS,
+) -> go.Figure:
+    """Scoreboards side by side (rows: clue kind, columns: head), with a first panel for chance.
+
+    boards maps a model's name to `attention_on_clues(...)`; the "chance" entry of the first board
+    (attention spread evenly over the words seen) becomes its own one-column panel.
+    """
+    if not boards:
+        raise ValueError("need at least one scoreboard")
+    heads = {name: _check_board(name, board, kinds) for name, board in boards.items()}
+    first = next(iter(boards.values()))
+    if len(first.get("chance", [])) != len(kinds):
+        raise ValueError(f"the first scoreboard needs a 'chance' entry with one value per clue kind {list(kinds)}")
+    panels = [("spread evenly", ["chance"], [[v] for v in first["chance"]])]
+    panels += [(name, [f"head {h}" for h in range(heads[name])],
+                [list(board[k]) for k in kinds]) for name, board in boards.items()]
+    widths = [len(cols) + 0.6 for _, cols, _ in panels]
+    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[p[0] for p in panels], shared_yaxes=True,
+                        column_widths=widths, horizontal_spacing=0.04)
+    for col, (name, columns, z) in enumerate(panels, start=1):
+        fig.add_trace(go.Heatmap(
+            z=z, x=columns, y=list(kinds), zmin=0, zmax=max(0.5, max(max(r) for _, _, g in panels for r in g)),
+            colorscale=COLOURS, showscale=col == len(panels), text=[[f"{v:.0%}" for v in row] for row in z],
+            texttemplate="%{text}", colorbar={"title": "share", "tickformat": ".0%"},
+            hovertemplate=f"{name}<br>%{{x}}<br>clue kind: %{{y}}<br>share of attention: %{{z:.1%}}<extra></extra>",
+        ), row=1, col=col)
+    s = style()
+    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(title_text="kind of clue", row=1, col=1)
+    for col in range(2, len(panels) + 1):
+        fig.update_xaxes(title_text="head", row=1, col=col)
+    fig.update_layout(title=title, height=int(s["size"] * 0.85), width=s["size"] + 80 * sum(widths) + 100,
+                      font={"size": s["font"]})
+    return fig
+
+
+def ablation_bars(
+    baseline: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], kinds: Sequence[str] = CLUE_KINDS
+) -> go.Figure:
+    """Two panels: perplexity with each head switched off (line: all heads on), and clue accuracy lost.
+
+    baseline: {"val_ppl": float, "clue_accuracy": {kind: share}} of the whole model;
+    rows: helpers.evaluate.head_ablation(...), one {"head", "val_ppl", "clue_accuracy"} per head.
+    """
+    if not rows:
+        raise ValueError("need at least one ablation row (one per head)")
+    for row in rows:
+        missing = [k for k in kinds if k not in row.get("clue_accuracy", {})]
+        if "val_ppl" not in row or "head" not in row or missing:
+            raise ValueError(f"each row needs 'head', 'val_ppl' and clue_accuracy for {list(kinds)}, got {row}")
+    labels = [f"head {row['head']} off" for row in rows]
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12, subplot_titles=[
+        "perplexity (lower is better)", "clue accuracy lost (higher = more needed)"])
+    perplexities = [baseline["val_ppl"]] + [row["val_ppl"] for row in rows]
+    fig.add_trace(go.Bar(
+        x=["all heads on", *labels], y=perplexities, marker_color=["#999999"] + ["#3b528b"] * len(rows),
+        showlegend=False, text=[f"{v:.2f}" for v in perplexities], textposition="outside",
+        hovertemplate="%{x}<br>perplexity %{y:.3f}<extra></extra>",
+    ), row=1, col=1)
+    for i, kind in enumerate(kinds):
+        lost = [baseline["clue_accuracy"][kind] - row["clue_accuracy"][kind] for row in rows]
+        fig.add_trace(go.Bar(
+            x=labels, y=lost, name=kind, marker_color=HEAD_COLOURS[i % len(HEAD_COLOURS)],
+            hovertemplate=f"%{{x}}<br>{kind} clues: accuracy lost %{{y:.1%}}<extra></extra>",
+        ), row=1, col=2)
+    s = style()
+    fig.update_xaxes(title_text="head switched off")
+    fig.update_yaxes(title_text="validation perplexity", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text="accuracy lost", tickformat=".0%", row=1, col=2)
+    fig.update_layout(title="Switching off one head at a time", barmode="group", legend={"title": "kind of clue"},
+                      height=int(s["size"] * 0.9), width=s["size"] + 600, font={"size": s["font"]})
+    return fig
+
+
+def uploaded_file(value: Sequence[Mapping[str, Any]], folder: str | Path = UPLOADS) -> Path | None:
+    """Save the first file of a FileUpload's `value` into `folder` and return its path; None if empty.
+
+    Only the file's own name is kept (no folders from it), so an upload cannot write elsewhere.
+    """
+    if not value:
+        return None
+    item = value[0]
+    try:
+        name, content = Path(str(item["name"])).name, bytes(item["content"])
+    except (KeyError, TypeError) as err:
+        raise ValueError(f"not a FileUpload value (needs 'name' and 'content'), got {type(item).__name__}") from err
+    if name in ("", ".", ".."):
+        raise ValueError(f"the uploaded file needs a file name, got {item['name']!r}")
+    path = Path(folder) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    return path

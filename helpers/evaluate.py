@@ -1,0 +1,168 @@
+"""Scores for a trained course model: perplexity, clue accuracy, where each head looks, head ablation.
+
+Validation text is cut into windows of the model's context (128 words); every word after the first
+is predicted once, from the words before it in its window. A clue-dependent word is scored only when
+all its clue words are inside the same window (otherwise no model could see them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import torch
+import torch.nn.functional as F
+
+from helpers.model import CourseModel
+from helpers.stories import CLUE_KINDS, Clue
+
+
+def _windows(ids: torch.Tensor, context: int, who: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """Non-overlapping windows: inputs [N, T] and next words [N, T] covering ids[1 : N*T + 1].
+
+    `who` names the public function asking, for the message when `ids` is not a tensor.
+    """
+    if not isinstance(ids, torch.Tensor):
+        raise ValueError(f"{who} needs a 1-D torch tensor of word ids, got {type(ids).__name__} "
+                         "(turn a list into one with torch.tensor(ids))")
+    if ids.dim() != 1 or len(ids) < 2:
+        raise ValueError(f"need a 1-D tensor of at least 2 word ids, got shape {list(ids.shape)}")
+    n = (len(ids) - 1) // context
+    if n == 0:
+        raise ValueError(f"{len(ids)} words is shorter than one window of {context + 1}")
+    x = ids[: n * context].view(n, context)
+    y = ids[1 : n * context + 1].view(n, context)
+    return x, y
+
+
+@torch.no_grad()
+def _guesses(model: CourseModel, x: torch.Tensor, batch: int = 16) -> torch.Tensor:
+    """The model's top guess for every position of every window: [N, T].
+
+    Works batch by batch so that only one batch of scores over the vocabulary is held at a time.
+    """
+    return torch.cat([model(x[i : i + batch]).argmax(-1) for i in range(0, len(x), batch)])
+
+
+@torch.no_grad()
+def perplexity(model: CourseModel, ids: torch.Tensor) -> float:
+    """exp(mean cross-entropy) of predicting each next word of `ids`: how many words the model is torn between."""
+    was_training = model.training
+    model.eval()
+    x, y = _windows(ids, model.config.context, "perplexity")
+    total = 0.0
+    batch = 16  # scores over the vocabulary are [batch, T, V]: kept small for Binder's memory
+    for i in range(0, len(x), batch):
+        logits = model(x[i : i + batch])  # [b, T, V]
+        total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y[i : i + batch].reshape(-1),
+                                 reduction="sum").item()
+    model.train(was_training)
+    return math.exp(total / y.numel())
+
+
+def scorable_clues(clues: list[Clue], n_words: int, context: int) -> list[tuple[Clue, int, int]]:
+    """(clue, window, index of the word that looks) for clues whose target and clue words share a window.
+
+    Target word at stream position p is predicted at input index (p - 1) of window (p - 1) // context.
+    """
+    out = []
+    limit = ((n_words - 1) // context) * context
+    for clue in clues:
+        look = clue.target - 1
+        if look < 0 or look >= limit:
+            continue
+        window, index = divmod(look, context)
+        if min(clue.clues) >= window * context:
+            out.append((clue, window, index))
+    return out
+
+
+@torch.no_grad()
+def clue_accuracy(model: CourseModel, ids: torch.Tensor, clues: list[Clue]) -> dict[str, float]:
+    """Share of clue-dependent words the model guesses exactly (top choice), per clue kind and "all"."""
+    was_training = model.training
+    model.eval()
+    context = model.config.context
+    x, _ = _windows(ids, context, "clue_accuracy")
+    guesses = _guesses(model, x).reshape(-1)  # [N*T]: guess for stream word p at index p - 1
+    model.train(was_training)
+    right: dict[str, list[bool]] = defaultdict(list)
+    seen: dict[int, bool] = {}
+    for clue, window, index in scorable_clues(clues, len(ids), context):
+        ok = bool(guesses[window * context + index] == ids[clue.target])
+        right[clue.kind].append(ok)
+        seen[clue.target] = ok
+    if not seen:
+        raise ValueError("no clue-dependent word has its clues inside one window: nothing to score")
+    scores = {kind: sum(right[kind]) / len(right[kind]) for kind in CLUE_KINDS if right[kind]}
+    scores["all"] = sum(seen.values()) / len(seen)
+    return {k: round(v, 4) for k, v in scores.items()}
+
+
+@torch.no_grad()
+def attention_on_clues(
+    model: CourseModel, ids: torch.Tensor, clues: list[Clue], max_windows: int = 40
+) -> dict[str, list[float]]:
+    """The detective scoreboard: per clue kind, the share of each head's attention on the clue words.
+
+    For every clue-dependent word, the word just before it (the one that looks, since it predicts the
+    target) spends some of its 100% attention on the clue positions; this averages that share.
+    Returns {kind: [share for head 0, head 1, ...]} plus "chance": what spreading evenly would give.
+    """
+    was_training = model.training
+    model.eval()
+    context = model.config.context
+    x, _ = _windows(ids, context, "attention_on_clues")
+    x = x[:max_windows]
+    scored = scorable_clues(clues, len(x) * context + 1, context)
+    windows = torch.tensor([w for _, w, _ in scored], dtype=torch.long)  # [K]
+    looking = torch.tensor([i for _, _, i in scored], dtype=torch.long)  # [K]
+    on_clue = torch.zeros(len(scored), context)  # [K, T]: 1 on the clue words of each record
+    for k, (clue, window, _) in enumerate(scored):
+        on_clue[k, [p - window * context for p in clue.clues]] = 1.0
+    shares = torch.zeros(len(scored), model.config.heads)  # [K, H]
+    batch = 16  # attention is [batch, H, T, T]: only one batch of it is held at a time
+    for start in range(0, len(x), batch):
+        att = model(x[start : start + batch], return_attention=True)[1]  # [b, H, T, T]
+        pick = (windows >= start) & (windows < start + len(att))  # records in this batch
+        rows = att[windows[pick] - start, :, looking[pick], :]  # [k, H, T]: each record's spotlight
+        shares[pick] = (rows * on_clue[pick, None, :]).sum(-1)  # [k, H]
+    model.train(was_training)
+    share: dict[str, list[torch.Tensor]] = defaultdict(list)
+    chance: dict[str, list[float]] = defaultdict(list)
+    for k, (clue, _, index) in enumerate(scored):
+        share[clue.kind].append(shares[k])
+        chance[clue.kind].append(len(clue.clues) / (index + 1))
+    scores = {kind: torch.stack(share[kind]).mean(0).tolist() for kind in CLUE_KINDS if share[kind]}
+    scores["chance"] = [sum(chance[k]) / len(chance[k]) for k in CLUE_KINDS if chance[k]]
+    return {k: [round(v, 4) for v in vals] for k, vals in scores.items()}
+
+
+@contextmanager
+def head_removed(model: CourseModel, head: int) -> Iterator[CourseModel]:
+    """Run the model with one head's output zeroed (its value rows set to 0), restored afterwards."""
+    heads = model.config.heads
+    if not isinstance(head, int) or not 0 <= head < heads:
+        raise ValueError(f"head must be one of 0..{heads - 1} for this {heads}-head model, got {head!r}")
+    d = model.config.width // heads
+    weight = model.attn.value.weight  # [C, C]: output rows h*D:(h+1)*D belong to head h
+    saved = weight.data[head * d : (head + 1) * d].clone()
+    weight.data[head * d : (head + 1) * d] = 0
+    try:
+        yield model
+    finally:
+        weight.data[head * d : (head + 1) * d] = saved
+
+
+def head_ablation(model: CourseModel, ids: torch.Tensor, clues: list[Clue] | None = None) -> list[dict]:
+    """For each head: validation perplexity and clue accuracy with that head switched off."""
+    rows = []
+    for head in range(model.config.heads):
+        with head_removed(model, head):
+            row: dict = {"head": head, "val_ppl": round(perplexity(model, ids), 4)}
+            if clues:
+                row["clue_accuracy"] = clue_accuracy(model, ids, clues)
+        rows.append(row)
+    return rows

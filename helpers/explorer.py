@@ -1,0 +1,403 @@
+"""The attention explorer: pick a model, a head and a sentence, and see where each word looks.
+
+`explore()` returns an `Explorer`, an ipywidgets box holding the controls, a live heatmap, a focus view
+(one word's spotlight from every head) and two lines of text: a `summary` that says in words what the
+heatmap shows, and a `message` area for notes (unknown words, trimmed sentences) and bad input. Every
+callback catches its own problems and reports them in `message`, so the widget never shows a traceback
+and the next good input simply works.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+import plotly.graph_objects as go
+import torch
+
+from helpers.course import COURSE_EXAMPLES
+from helpers.explorer_figures import (
+    focus_figure,
+    grid_figure,
+    head_figure,
+    static_figure,
+    update_focus_figure,
+    update_grid_figure,
+    update_head_figure,
+)
+from helpers.model import CourseModel
+from helpers.plots import style, unique_labels
+
+MODELS = {"one head": "one_head", "four heads": "four_heads"}
+"""Model picker labels -> checkpoint names for helpers.checkpoints.load_model."""
+
+ALL_HEADS = "all heads"
+"""The head picker's choice that shows every head side by side."""
+
+Loader = Callable[[str], CourseModel]
+
+_loaded: dict[str, CourseModel] = {}
+
+
+def load_cached(name: str) -> CourseModel:
+    """helpers.checkpoints.load_model, but each checkpoint is read from disk only once per session."""
+    if name not in _loaded:
+        from helpers.checkpoints import load_model
+
+        _loaded[name] = load_model(name)
+    return _loaded[name]
+
+
+def default_examples() -> list[str]:
+    """The course's example sentences followed by the story-world sentences."""
+    from helpers.stories import example_sentences
+
+    return list(dict.fromkeys([*COURSE_EXAMPLES, *example_sentences()]))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A sentence as the model reads it: ids [T], the words it sees ('<unk>' for unknown) and notes."""
+
+    ids: list[int]
+    words: list[str]
+    notes: list[str]
+
+
+def read_sentence(model: CourseModel, text: str) -> Reading:
+    """Tokenize `text` for `model`, trim it to the context, and explain anything surprising in notes.
+
+    Raises ValueError (with a message for the learner) when there is nothing the model could read.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"a sentence must be text, got {type(text).__name__}.")
+    if not text.strip():
+        raise ValueError("The sentence is empty: type a few words, or pick an example from the list.")
+    if model.tokenizer is None:
+        raise ValueError("this model has no tokenizer: load it with helpers.checkpoints.load_model")
+    enc = model.tokenizer.encode_with_report(text)
+    if not enc.ids:
+        raise ValueError(f"No words found in {text!r}: the model reads words and punctuation.")
+    ids, words, notes = list(enc.ids), list(enc.words), []
+    if enc.unknown:
+        unknown = list(dict.fromkeys(enc.unknown))
+        more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
+        listed = ", ".join(f"'{w}'" for w in unknown[:8]) + more
+        notes.append(f"Not in the model's vocabulary, shown as <unk>: {listed}.")
+        if all(w == "<unk>" for w in words):
+            notes.append("None of these words are known, so the heatmap can only show word positions: "
+                         "try a sentence from the list.")
+    context = model.config.context
+    if len(ids) > context:
+        notes.append(f"The sentence has {len(ids)} words, more than the model's context of {context}: "
+                     f"showing the first {context}.")
+        ids, words = ids[:context], words[:context]
+    return Reading(ids, words, notes)
+
+
+def attention(model: CourseModel, ids: Sequence[int]) -> torch.Tensor:
+    """The model's attention weights [H, T, T] for one sentence of word ids.
+
+    Runs on one thread: a sentence is too small to share out, and on a busy machine handing work between
+    threads costs more than the forward pass itself.
+    """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with torch.no_grad():
+            _, att = model(torch.tensor(ids, dtype=torch.long), return_attention=True)  # att [1, H, T, T]
+    finally:
+        torch.set_num_threads(threads)
+    return att[0]
+
+
+def _last_word(words: Sequence[str]) -> int:
+    """Position of the last real word (not a punctuation mark): where the explorer focuses first."""
+    return max((i for i, w in enumerate(words) if any(c.isalnum() for c in w)), default=len(words) - 1)
+
+
+def summarise(row: torch.Tensor, words: Sequence[str], top: int = 2) -> str:
+    """The strongest weights of one word's spotlight in words: "animal 61%, street 12%"."""
+    labels = unique_labels(words)
+    k = min(top, row.shape[0])
+    weights, where = row.topk(k)
+    return ", ".join(f"{labels[j]} {w:.0%}" for w, j in zip(weights.tolist(), where.tolist(), strict=True))
+
+
+class Explorer(widgets.VBox):
+    """The explorer's widgets and state. Set things from code with set_sentence/set_head/set_model/set_focus."""
+
+    def __init__(
+        self,
+        model: str = "four_heads",
+        sentence: str | None = None,
+        loader: Loader = load_cached,
+        examples: Sequence[str] | None = None,
+    ) -> None:
+        self.loader = loader
+        self.examples = list(examples) if examples is not None else default_examples()
+        self.model: CourseModel | None = None
+        self.model_name = ""
+        self.words: list[str] = []
+        self.att = torch.zeros(1, 1, 1)  # [H, T, T] of the sentence on show
+        self.head: int | str = 0
+        self.focus = 0
+        self.notes: list[str] = []  # about the sentence on show: unknown words, trimming
+        self.problem = ""  # what went wrong with the last thing asked for, if anything
+        self.summary_lines: list[str] = []  # the summary in plain text, one line per head on show
+        self._busy = False  # True while code sets a picker, so its callback does not run again
+        self._font = f"font-size: {style()['font']}px"
+        wide = widgets.Layout(width="auto", min_width="30em")
+
+        self.sentence = widgets.Text(description="sentence", continuous_update=False, layout=wide)
+        self.example_picker = widgets.Dropdown(description="examples", options=self.examples, value=None,
+                                               layout=wide)
+        self.model_picker = widgets.Dropdown(description="model", options=list(MODELS.items()), value=None)
+        self.head_picker = widgets.Dropdown(description="head")
+        self.focus_picker = widgets.Dropdown(description="focus on")
+        self.message = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
+        self.summary = widgets.HTML()
+        self.heatmap = head_figure(torch.zeros(1, 1), ["..."], "Where each word looks")
+        self.grid: go.FigureWidget | None = None  # built the first time "all heads" is picked
+        self.bars: go.FigureWidget | None = None  # built for the model's number of heads
+        self.heatmap_box = widgets.Box([self.heatmap])
+        self.grid_box = widgets.Box([], layout=widgets.Layout(**_HIDDEN))
+        self.bars_box = widgets.Box([])
+        self._listen_to_clicks(self.heatmap)
+
+        for picker, setter in ((self.sentence, self.set_sentence), (self.example_picker, self.set_sentence),
+                               (self.model_picker, self.set_model), (self.head_picker, self.set_head),
+                               (self.focus_picker, self.set_focus)):
+            picker.observe(self._calls(setter), names="value")
+
+        controls = widgets.VBox([
+            widgets.HBox([self.model_picker, self.head_picker, self.focus_picker]),
+            self.sentence, self.example_picker,
+        ])
+        super().__init__([controls, self.message, self.heatmap_box, self.grid_box, self.summary, self.bars_box])
+        self.add_class("attention-explorer")
+
+        self.set_model(model)
+        first_problem = self.problem
+        if self.model is None and model != "four_heads":
+            self.set_model("four_heads")
+        self.set_sentence(sentence if sentence is not None else self._first_story())
+        if first_problem:
+            instead = " Showing the four-head model instead." if self.model is not None else ""
+            self.problem = first_problem + instead
+            self._show_message()
+
+    def _first_story(self) -> str:
+        """The first example after the course's own (those use words outside the story world)."""
+        stories = [s for s in self.examples if s not in COURSE_EXAMPLES]
+        return (stories or self.examples)[0]
+
+    # ----- what code (and the tests) call -------------------------------------------------------
+
+    def set_sentence(self, text: str) -> None:
+        """Read a new sentence with the current model and redraw everything for it."""
+        with _Report(self):
+            if isinstance(text, str):
+                self._set_quietly(self.sentence, text)
+            if text != self.example_picker.value:
+                self._set_quietly(self.example_picker, None)
+            if self.model is None:
+                raise ValueError("No model is loaded: pick one in the model list.")
+            try:
+                reading = read_sentence(self.model, text)
+            except ValueError as error:
+                still = " The heatmap still shows the previous sentence." if self.words else ""
+                raise ValueError(f"{error}{still}") from error
+            self.att = attention(self.model, reading.ids)  # [H, T, T]
+            self.words, self.notes = reading.words, reading.notes
+            self.focus = _last_word(self.words)
+            options = [(label, i) for i, label in enumerate(unique_labels(self.words))]
+            self._set_quietly(self.focus_picker, self.focus, options=options)
+            self._redraw()
+
+    def set_head(self, head: int | str) -> None:
+        """Show one head (0, 1, ...) or ALL_HEADS; a head the model lacks gets a message instead."""
+        with _Report(self):
+            heads = self.att.shape[0]
+            if head != ALL_HEADS and not (type(head) is int and 0 <= head < heads):
+                self._set_quietly(self.head_picker, self.head)
+                raise ValueError(f"There is no head {head!r}: this model has heads "
+                                 f"{', '.join(map(str, range(heads)))} (or '{ALL_HEADS}').")
+            self.head = head
+            self._set_quietly(self.head_picker, head)
+            self._redraw()
+
+    def set_model(self, name: str) -> None:
+        """Switch to the checkpoint `name` ("one_head" or "four_heads"), loading it once per session."""
+        with _Report(self):
+            if name not in MODELS.values():
+                self._set_quietly(self.model_picker, self.model_name or None)
+                raise ValueError(f"There is no model {name!r}: choose "
+                                 + " or ".join(f"'{n}'" for n in MODELS.values()) + ".")
+            try:
+                model = self.loader(name)
+            finally:
+                self._set_quietly(self.model_picker, self.model_name or None)
+            self.model, self.model_name = model, name
+            heads = model.config.heads
+            if self.head != ALL_HEADS and self.head >= heads:
+                self.head = 0
+            options = [(f"head {h}", h) for h in range(heads)] + [(ALL_HEADS, ALL_HEADS)]
+            self._set_quietly(self.model_picker, name)
+            self._set_quietly(self.head_picker, self.head, options=options)
+            if self.bars is None or len(self.bars.data) != heads:  # another number of heads: new figures
+                old, self.bars = self.bars, focus_figure(heads)
+                self.bars_box.children = [self.bars]
+                if old is not None:
+                    old.close()
+                if self.grid is not None:
+                    self.grid_box.children = []
+                    self.grid.close()
+                    self.grid = None
+            if self.words:
+                self.set_sentence(self.sentence.value)
+
+    def set_focus(self, position: int) -> None:
+        """Focus on the word at `position`: the summary and the bars show where that word looks."""
+        with _Report(self):
+            if not (type(position) is int and 0 <= position < len(self.words)):
+                raise ValueError(f"There is no word at position {position!r}: "
+                                 f"the sentence has {len(self.words)} words (0 to {len(self.words) - 1}).")
+            self.focus = position
+            self._set_quietly(self.focus_picker, position)
+            self._redraw_focus()
+
+    # ----- drawing ---------------------------------------------------------------------------------
+
+    @property
+    def figure(self) -> go.FigureWidget:
+        """The figure on show: the grid of every head, or one head's heatmap."""
+        return self.grid if self.head == ALL_HEADS and self.grid is not None else self.heatmap
+
+    def _redraw(self) -> None:
+        """Redraw the heatmap (or grid) for the current head and sentence, then the focus view.
+
+        Both figures stay in the page and are hidden or shown, never taken out: a plotly FigureWidget
+        (plotly 7, anywidget) whose view was removed from the page stops the updates of its later views.
+        """
+        heads = self.att.shape[0]
+        name = "one-head" if heads == 1 else f"{heads}-head"
+        grid = self.head == ALL_HEADS
+        if grid:
+            title = f"Every head of the {name} model"
+            if self.grid is None:
+                self.grid = grid_figure(self.att, self.words, title)
+                self._listen_to_clicks(self.grid)
+                self.grid_box.children = [self.grid]
+            else:
+                update_grid_figure(self.grid, self.att, self.words, title)
+        else:
+            update_head_figure(self.heatmap, self.att[self.head], self.words, f"Head {self.head} of the {name} model")
+        self.grid_box.layout = widgets.Layout(**(_SHOWN if grid else _HIDDEN))
+        self.heatmap_box.layout = widgets.Layout(**(_HIDDEN if grid else _SHOWN))
+        self._redraw_focus()
+
+    def _redraw_focus(self) -> None:
+        """The bars and the summary line for the focus word."""
+        i, word = self.focus, unique_labels(self.words)[self.focus]
+        rows = self.att[:, i, : i + 1]  # [H, i + 1]: word i's weights over the words it can see
+        update_focus_figure(self.bars, rows, self.words[: i + 1], f"Where '{word}' looks, in every head")
+        heads = range(rows.shape[0]) if self.head == ALL_HEADS else [self.head]
+        self.summary_lines = [
+            f"head {h}, reading '{word}', looks mostly at: {summarise(rows[h], self.words[: i + 1])}" for h in heads
+        ]
+        self.summary.value = self._html(self.summary_lines, "#1a1a1a")
+        self._show_message()
+
+    def _listen_to_clicks(self, fig: Any) -> None:
+        for trace in fig.data:
+            trace.on_click(self._on_click)
+
+    def _on_click(self, trace: Any, points: Any, state: Any) -> None:
+        """A click on a heatmap cell focuses on that cell's row: the word that looks."""
+        if points.point_inds:
+            cell = points.point_inds[0]  # [row, column] on a heatmap
+            self.set_focus(int(cell[0] if isinstance(cell, (list, tuple)) else cell))
+
+    # ----- messages and quiet updates --------------------------------------------------------------
+
+    def _html(self, lines: Sequence[str], colour: str) -> str:
+        body = "<br>".join(html.escape(line, quote=False) for line in lines if line)
+        return f"<div style='{self._font}; color: {colour}'>{body}</div>" if body else ""
+
+    @property
+    def message_lines(self) -> list[str]:
+        """The message area in plain text: the last problem (if any), then the notes on the sentence."""
+        return [line for line in (self.problem, *self.notes) if line]
+
+    def _show_message(self) -> None:
+        """The message area: the last problem (in orange) above the notes on the sentence on show."""
+        problem = self._html([self.problem], "#b35806")
+        notes = self._html(self.notes, "#333333")
+        self.message.value = problem + notes
+
+    def _set_quietly(self, picker: widgets.ValueWidget, value: Any, **traits: Any) -> None:
+        """Set a picker from code without running its callback again."""
+        self._busy = True
+        try:
+            for key, new in traits.items():
+                setattr(picker, key, new)
+            picker.value = value
+        finally:
+            self._busy = False
+
+    def _calls(self, setter: Callable[[Any], None]) -> Callable[[dict], None]:
+        """An observer that passes a picker's new value to setter, unless code set it quietly."""
+        def observer(change: dict) -> None:
+            if not self._busy and change["new"] is not None:
+                setter(change["new"])
+        return observer
+
+
+_SHOWN = {"visibility": "visible"}
+_HIDDEN = {"visibility": "hidden", "height": "0px", "overflow": "hidden"}
+"""Box layouts that show or hide a figure while keeping it in the page (it can still measure its text)."""
+
+
+class _Report:
+    """Context manager around each setter: a new action clears the last problem, and any exception
+    inside becomes a message in the widget instead of a traceback (the widget keeps its last good state)."""
+
+    def __init__(self, explorer: Explorer) -> None:
+        self.explorer = explorer
+
+    def __enter__(self) -> None:
+        self.explorer.problem = ""
+
+    def __exit__(self, kind: type | None, error: BaseException | None, tb: Any) -> bool:
+        if not isinstance(error, Exception):
+            return False
+        reason = str(error) if isinstance(error, ValueError) else f"Something went wrong ({kind.__name__}): {error}"
+        self.explorer.problem = reason
+        self.explorer._show_message()
+        return True
+
+
+def explore(model: str = "four_heads", sentence: str | None = None) -> Explorer:
+    """The attention explorer for checkpoint `model`, opened on `sentence` (or the first example)."""
+    return Explorer(model=model, sentence=sentence)
+
+
+def static_explorer(
+    model: str = "four_heads", sentences: Sequence[str] | None = None, loader: Loader = load_cached
+) -> go.Figure:
+    """A plain plotly figure whose own menus switch sentence and head: it works where no kernel runs.
+
+    Precomputes the weights of every head for each sentence (default: the story-world examples).
+    """
+    from helpers.stories import example_sentences
+
+    course_model = loader(model)
+    readings = [read_sentence(course_model, s) for s in (sentences or example_sentences())]
+    weights = [attention(course_model, r.ids) for r in readings]  # each [H, T, T]
+    heads = course_model.config.heads
+    return static_figure(weights, [r.words for r in readings],
+                         title=f"Where each word looks: {heads}-head model (pick a sentence and a head)")

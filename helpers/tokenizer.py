@@ -1,0 +1,183 @@
+"""Word-level tokenizer with exactly 1,024 entries, so the course model's parameter counts hold.
+
+Text is lower-cased and split into words; each punctuation mark is its own token. Entry 0 is
+"<unk>", used for any word the vocabulary lacks (and reported, never silently). The story world's
+tokenizer also has "<story>", the separator that opens each story. It has far fewer than 1,024
+distinct words, so the remaining entries are "<reserved-NNNN>" placeholders that never occur in
+text: the course model has a 1,024-word vocabulary, and its embedding and output layers (and so its
+328,704 / 345,216 parameters) are sized by it. A tokenizer built from a user's file keeps that
+file's 1,023 most frequent words.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from helpers.stories import STORY_START, story_vocabulary
+
+VOCAB_SIZE = 1024
+UNK = "<unk>"
+RESERVED = "<reserved-{:04d}>"
+_FORMAT = "several-spotlights-tokenizer"
+_WORD = re.compile(rf"<unk>|{STORY_START}|\w+(?:'\w+)*|[^\w\s]")
+
+
+class Encoding(NamedTuple):
+    """Result of `Tokenizer.encode_with_report`."""
+
+    ids: list[int]  # one id per word
+    words: list[str]  # the words as the model sees them, "<unk>" for unknown ones
+    unknown: list[str]  # the original words that were not in the vocabulary, in order
+
+
+def split(text: str) -> list[str]:
+    """Lower-case `text` and split it into words and punctuation marks."""
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string, got {type(text).__name__}")
+    return _WORD.findall(text.lower())
+
+
+class Tokenizer:
+    """Maps words to ids 0..1023 and back. Build with `from_words`, `from_text_file` or `load`."""
+
+    def __init__(self, vocabulary: Sequence[str], source: str = "") -> None:
+        words = list(vocabulary)
+        if len(words) != VOCAB_SIZE:
+            raise ValueError(f"a tokenizer needs exactly {VOCAB_SIZE} entries, got {len(words)}")
+        if words[0] != UNK:
+            raise ValueError(f"entry 0 must be {UNK!r}, got {words[0]!r}")
+        if len(set(words)) != len(words):
+            doubles = sorted(w for w, n in Counter(words).items() if n > 1)
+            raise ValueError(f"the vocabulary lists these words more than once: {doubles[:5]}")
+        self.words = words
+        self.ids = {w: i for i, w in enumerate(words)}
+        self.source = source
+
+    # building ---------------------------------------------------------------------------------
+    @classmethod
+    def from_words(cls, words: Iterable[str], specials: Sequence[str] = (), source: str = "") -> Tokenizer:
+        """<unk>, then `specials`, then `words` (most important first), then reserved fill up to 1,024."""
+        vocabulary = [UNK, *specials]
+        seen = set(vocabulary)
+        for word in words:
+            if word not in seen:
+                vocabulary.append(word)
+                seen.add(word)
+        if len(vocabulary) > VOCAB_SIZE:
+            raise ValueError(f"{len(vocabulary)} entries do not fit in {VOCAB_SIZE}: pass fewer words")
+        vocabulary += [RESERVED.format(i) for i in range(VOCAB_SIZE - len(vocabulary))]
+        return cls(vocabulary, source)
+
+    @classmethod
+    def from_text(cls, text: str, source: str = "text") -> Tokenizer:
+        """The `text`'s 1,023 most frequent words (ties: first seen first), plus <unk>."""
+        counts = Counter(split(text))
+        if not counts:
+            raise ValueError(f"{source}: has no words to build a vocabulary from")
+        counts.pop(UNK, None)
+        ranked = [w for w, _ in counts.most_common(VOCAB_SIZE - 1)]
+        return cls.from_words(ranked, source=source)
+
+    @classmethod
+    def from_text_file(cls, path: str | Path) -> Tokenizer:
+        """Tokenizer for a UTF-8 text file; empty, binary or non-UTF-8 files raise a ValueError."""
+        return cls.from_text(read_text_file(path), source=str(path))
+
+    # using ------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def split(self, text: str) -> list[str]:
+        """Lower-case and split into words and punctuation marks (before looking them up)."""
+        return split(text)
+
+    def encode_with_report(self, text: str) -> Encoding:
+        """Ids, the words as the model sees them, and the list of words it did not know."""
+        ids, seen, unknown = [], [], []
+        for word in split(text):
+            i = self.ids.get(word, 0)
+            if i == 0:
+                unknown.append(word)
+            ids.append(i)
+            seen.append(self.words[i])
+        return Encoding(ids, seen, unknown)
+
+    def encode(self, text: str) -> list[int]:
+        """Text -> list of ids (unknown words become <unk>; use encode_with_report to see which)."""
+        return self.encode_with_report(text).ids
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Ids -> text, words separated by spaces. Ids are whole numbers (ints, or integer tensor elements)."""
+        if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+            raise ValueError(f"decode needs a list of word ids, got {type(ids).__name__}")
+        words = []
+        for given in ids:
+            try:
+                i = operator.index(given)  # an int, or a numpy / torch integer; never a float or text
+            except TypeError:
+                i = None
+            if i is None or isinstance(given, bool):
+                raise ValueError(f"word ids must be whole numbers, got {given!r}")
+            if not 0 <= i < len(self.words):
+                raise ValueError(f"word id {i} is outside the vocabulary 0..{len(self.words) - 1}")
+            words.append(self.words[i])
+        return " ".join(words)
+
+    # saving -----------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {"format": _FORMAT, "version": 1, "source": self.source, "words": self.words}
+
+    @classmethod
+    def from_dict(cls, data: dict, where: str = "tokenizer") -> Tokenizer:
+        if not isinstance(data, dict) or data.get("format") != _FORMAT or not isinstance(data.get("words"), list):
+            raise ValueError(f"{where}: is not a Several Spotlights tokenizer (no 'format'/'words' entries)")
+        try:
+            return cls(data["words"], data.get("source", ""))
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict()), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Tokenizer:
+        try:
+            data = json.loads(read_text_file(path))
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}: is not valid JSON ({err.msg} at line {err.lineno})") from None
+        return cls.from_dict(data, where=str(path))
+
+    def __repr__(self) -> str:
+        return f"Tokenizer({len(self)} entries, source={self.source!r})"
+
+
+def read_text_file(path: str | Path) -> str:
+    """Contents of a UTF-8 text file, or a ValueError that names the file and what is wrong with it."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path}: is a folder, not a text file")
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")
+    data = path.read_bytes()
+    if not data.strip():
+        raise ValueError(f"{path}: the file is empty; it needs some text")
+    if b"\x00" in data[:8192]:
+        raise ValueError(f"{path}: looks like a binary file (it contains zero bytes), not text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(
+            f"{path}: is not UTF-8 text (byte 0x{data[err.start]:02x} at position {err.start}); "
+            "save it as UTF-8 and try again"
+        ) from None
+
+
+def story_tokenizer() -> Tokenizer:
+    """The story world's tokenizer: <unk>, <story>, every story-world word, reserved fill to 1,024."""
+    return Tokenizer.from_words(story_vocabulary(), specials=(STORY_START,), source="story world")

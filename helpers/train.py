@@ -1,0 +1,314 @@
+"""Train the course model: one loop for notebooks and scripts.
+
+    result = train(heads=4, steps=1000, seed=0)       # story world, progress bar with live loss
+    python -m helpers.train --heads 4 --steps 1000 --seed 0 --out assets --json
+
+AdamW with a short warm-up and a cosine schedule; batches drawn with a seeded torch.Generator, so
+a run is reproducible on one machine. Ctrl-C (or a stop button) ends training early with a usable
+model; a NaN or infinite loss stops with a message naming the step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from tqdm.auto import tqdm
+
+from helpers.checkpoints import default_name, save_checkpoint
+from helpers.evaluate import clue_accuracy, perplexity
+from helpers.model import CourseModel, count_parameters, course_model
+from helpers.stories import Clue, generate_stories, join_stories
+from helpers.tokenizer import Tokenizer, read_text_file, story_tokenizer
+
+TRAIN_STORIES = 12_000
+VAL_STORIES = 600
+CORPUS_SEED = 12345  # the story world's text is the same for every training seed
+BATCH_SIZE = 32
+LEARNING_RATE = 1e-2
+WARMUP_STEPS = 50
+WEIGHT_DECAY = 0.01
+CHECKPOINT_STEPS = 1000  # the recipe of the shipped checkpoints and of the benchmark's table
+
+
+@dataclass
+class Corpus:
+    """Token ids for training and validation, the tokenizer, and (story world only) the clue annotations."""
+
+    name: str
+    tokenizer: Tokenizer
+    train_ids: torch.Tensor  # [N_train] long
+    val_ids: torch.Tensor  # [N_val] long
+    val_clues: list[Clue] = field(default_factory=list)  # positions index val_ids
+
+    @property
+    def has_clues(self) -> bool:
+        return bool(self.val_clues)
+
+
+@lru_cache(maxsize=4)
+def _story_ids(n_stories: int, seed: int) -> tuple[torch.Tensor, tuple[Clue, ...]]:
+    stream = join_stories(generate_stories(n_stories, seed=seed))
+    ids = torch.tensor(story_tokenizer().encode(" ".join(stream.words)), dtype=torch.long)
+    return ids, tuple(stream.clues)
+
+
+def story_validation(val_stories: int = VAL_STORIES) -> tuple[torch.Tensor, list[Clue]]:
+    """The story world's validation text: word ids [N] and their clue annotations (cached)."""
+    ids, clues = _story_ids(val_stories, CORPUS_SEED + 1)
+    return ids, list(clues)
+
+
+def story_corpus(train_stories: int = TRAIN_STORIES, val_stories: int = VAL_STORIES) -> Corpus:
+    """The story world, generated from CORPUS_SEED (validation stories from the next seed); cached."""
+    train_ids, _ = _story_ids(train_stories, CORPUS_SEED)
+    val_ids, val_clues = story_validation(val_stories)
+    return Corpus("story world", story_tokenizer(), train_ids, val_ids, val_clues)
+
+
+def text_corpus(path: str | Path, context: int = 128) -> Corpus:
+    """A user's UTF-8 text file: its 1,023 most frequent words, first 90% for training, last 10% to validate."""
+    text = read_text_file(path)
+    tok = Tokenizer.from_text(text, source=str(path))
+    ids = torch.tensor(tok.encode(text), dtype=torch.long)
+    n_val = max(len(ids) // 10, context + 1)
+    if len(ids) - n_val < context + 1:
+        raise ValueError(
+            f"{path}: has {len(ids)} words, too short to train on: it needs at least {2 * (context + 1)} "
+            f"({context + 1} for one training window of {context} words, as many again to validate)"
+        )
+    return Corpus(str(path), tok, ids[:-n_val], ids[-n_val:])
+
+
+@dataclass
+class TrainResult:
+    """What a training run produced: the model, its learning curve and its scores."""
+
+    model: CourseModel
+    heads: int
+    seed: int
+    steps: int  # steps actually taken (fewer than asked if stopped early)
+    steps_planned: int
+    losses: list[float]  # training loss at every step: the learning curve
+    val_ppl: float
+    clue_accuracy: dict[str, float]  # per clue kind and "all" (story world only)
+    tokens_per_s: float
+    seconds: float
+    stopped_early: str = ""  # why training stopped before `steps_planned`, if it did
+    corpus: str = "story world"
+
+    @property
+    def params(self) -> int:
+        return count_parameters(self.model)
+
+    def summary(self) -> dict:
+        """The run's figures as plain JSON-ready values."""
+        return {
+            "heads": self.heads, "seed": self.seed, "steps": self.steps, "params": self.params,
+            "val_ppl": round(self.val_ppl, 4), "tokens_per_s": round(self.tokens_per_s),
+            "seconds": round(self.seconds, 2), "clue_accuracy": self.clue_accuracy,
+            "corpus": self.corpus, "stopped_early": self.stopped_early,
+        }
+
+
+def learning_rate(step: int, steps: int, peak: float = LEARNING_RATE, warmup: int = WARMUP_STEPS) -> float:
+    """Linear warm-up to `peak`, then a cosine down to 10% of it at the last step."""
+    warmup = min(warmup, max(steps // 10, 1))
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    progress = (step - warmup) / max(steps - warmup, 1)
+    return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def random_batch(ids: torch.Tensor, batch_size: int, context: int, gen: torch.Generator):
+    """`batch_size` random windows: inputs [B, T] and the words that follow them [B, T]."""
+    starts = torch.randint(0, len(ids) - context - 1, (batch_size,), generator=gen)
+    offsets = starts[:, None] + torch.arange(context)  # [B, T]
+    return ids[offsets], ids[offsets + 1]
+
+
+def train(
+    heads: int = 4,
+    steps: int = CHECKPOINT_STEPS,
+    seed: int = 0,
+    corpus: Corpus | None = None,
+    batch_size: int = BATCH_SIZE,
+    lr: float = LEARNING_RATE,
+    max_seconds: float | None = None,
+    progress: bool = True,
+    evaluate_at_end: bool = True,
+    model: torch.nn.Module | None = None,
+) -> TrainResult:
+    """Train a fresh course model with `heads` heads for `steps` steps (or until `max_seconds` pass).
+
+    Pass `model` to train another model with the course model's interface (`.config.context`,
+    `model(ids) -> logits`), such as the transformer block of chapter 7; `heads` is then ignored.
+    """
+    for name, value in (("heads", heads), ("steps", steps), ("batch_size", batch_size)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
+    if not _is_number(lr) or not 0 < lr < math.inf:
+        raise ValueError(f"the learning rate must be a finite number > 0, got {lr!r}")
+    if max_seconds is not None and (not _is_number(max_seconds) or not max_seconds > 0):
+        raise ValueError(f"max_seconds must be a number > 0 (or None for no time limit), got {max_seconds!r}")
+    if corpus is not None and not isinstance(corpus, Corpus):
+        raise ValueError(f"corpus must be a Corpus, got {type(corpus).__name__}: "
+                         "use text_corpus(path) for a text file, or None for the story world")
+    corpus = story_corpus() if corpus is None else corpus
+    if model is None:
+        model = course_model(heads=heads, seed=seed)
+    else:
+        heads = model.config.heads
+    model.tokenizer = corpus.tokenizer
+    context = model.config.context
+    if len(corpus.train_ids) < context + 2:
+        raise ValueError(f"{corpus.name}: {len(corpus.train_ids)} words is too short for one training window")
+
+    gen = torch.Generator().manual_seed(seed)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "emb" not in n]
+    no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "emb" not in n)]
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": WEIGHT_DECAY}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
+    )
+    losses: list[float] = []
+    stopped = ""
+    model.train()
+    bar = tqdm(total=steps, desc=f"{heads} head{'s' * (heads > 1)}", disable=not progress, leave=True)
+    start = time.perf_counter()
+    try:
+        for step in range(steps):
+            for group in opt.param_groups:
+                group["lr"] = learning_rate(step, steps, lr)
+            x, y = random_batch(corpus.train_ids, batch_size, context, gen)  # [B, T], [B, T]
+            logits = model(x)  # [B, T, V]
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+            if not torch.isfinite(loss):
+                raise FloatingPointError(
+                    f"the loss became {loss.item()} at step {step + 1} of {steps}: training diverged. "
+                    f"Try a lower learning rate (now {lr:g}, e.g. {lr / 3:.2g})."
+                )
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            losses.append(loss.item())
+            bar.update(1)
+            if step % 10 == 0:
+                bar.set_postfix(loss=f"{losses[-1]:.3f}")
+            if max_seconds is not None and time.perf_counter() - start > max_seconds:
+                if step + 1 < steps:
+                    stopped = f"time budget of {max_seconds:g} s reached after {step + 1} of {steps} steps"
+                break
+    except KeyboardInterrupt:
+        stopped = f"interrupted after {len(losses)} of {steps} steps; the model keeps what it learned so far"
+    finally:
+        bar.close()
+    seconds = time.perf_counter() - start
+    if stopped and progress:
+        print(stopped, file=sys.stderr)
+    model.eval()
+    val_ppl, accuracy = float("nan"), {}
+    if evaluate_at_end:
+        val_ppl = perplexity(model, corpus.val_ids)
+        if corpus.has_clues:
+            accuracy = clue_accuracy(model, corpus.val_ids, corpus.val_clues)
+    return TrainResult(
+        model=model, heads=heads, seed=seed, steps=len(losses), steps_planned=steps, losses=losses,
+        val_ppl=val_ppl, clue_accuracy=accuracy, tokens_per_s=len(losses) * batch_size * context / seconds,
+        seconds=seconds, stopped_early=stopped, corpus=corpus.name,
+    )
+
+
+def _is_number(value: object) -> bool:
+    """A real number (int or float), not a bool or a piece of text."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def reproduce_command(heads: int, steps: int, seed: int, out: str | None = None) -> str:
+    """The shell command that trains this model again."""
+    command = f"python -m helpers.train --heads {heads} --steps {steps} --seed {seed}"
+    return command + (f" --out {out}" if out else "")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _heads(text: str) -> int:
+    value = _positive(text)
+    if 128 % value:
+        raise argparse.ArgumentTypeError(f"must divide the width 128 (1, 2, 4, 8, ...), got {value}")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m helpers.train", description=__doc__.split("\n")[0])
+    parser.add_argument("--heads", type=_heads, default=4, help="attention heads (divides 128); default 4")
+    parser.add_argument("--steps", type=_positive, default=CHECKPOINT_STEPS,
+                        help=f"training steps; default {CHECKPOINT_STEPS}")
+    parser.add_argument("--seed", type=_seed, default=0, help="random seed; default 0")
+    parser.add_argument("--max-seconds", type=float, help="stop after this many seconds even if steps remain")
+    parser.add_argument("--text", type=Path, help="train on this UTF-8 text file instead of the story world")
+    parser.add_argument("--out", type=Path, help="save a checkpoint (.safetensors + .json) in this folder")
+    parser.add_argument("--name", help="checkpoint file name without extension (default one_head/four_heads/...)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object with the results")
+    args = parser.parse_args(argv)
+    if args.max_seconds is not None and not args.max_seconds > 0:
+        parser.error(f"argument --max-seconds: must be > 0, got {args.max_seconds}")
+    try:
+        corpus = text_corpus(args.text) if args.text else story_corpus()
+    except ValueError as err:
+        parser.error(str(err))
+    result = train(heads=args.heads, steps=args.steps, seed=args.seed, corpus=corpus, progress=not args.json,
+                   max_seconds=args.max_seconds)
+    summary = result.summary()
+    if args.out:
+        name = args.name or default_name(args.heads)
+        command = reproduce_command(args.heads, args.steps, args.seed, str(args.out))
+        if args.text:
+            command += f" --text {args.text}"
+        if args.name:
+            command += f" --name {args.name}"
+        if args.max_seconds is not None:
+            command += f" --max-seconds {args.max_seconds:g}"
+        summary["checkpoint"] = str(save_checkpoint(result, args.out / name, command))
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        accuracy = ", ".join(f"{k} {v:.1%}" for k, v in result.clue_accuracy.items())
+        print(f"{result.heads} head(s), {result.params:,} parameters, {result.steps} steps in "
+              f"{result.seconds:.1f} s ({result.tokens_per_s:,.0f} tokens/s)")
+        print(f"validation perplexity {result.val_ppl:.2f}" + (f"; clue accuracy: {accuracy}" if accuracy else ""))
+        if "checkpoint" in summary:
+            print(f"saved {summary['checkpoint']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,287 @@
+"""The attention explorer in a real browser: JupyterLab + headless Chromium, driven like a learner would.
+
+Starts its own JupyterLab on 127.0.0.1 (free port, random token) over a temporary copy of the explorer
+notebook, runs all cells, changes the head and the sentence, and reads the plotly heatmap back from the page.
+Prints the time from a head change to the redrawn heatmap, and saves a screenshot to tests/browser/screenshots/.
+With EXPLORER_ASSETS=1 it also refreshes assets/explorer.png and assets/explorer_browser_speed.json.
+When CI=true a missing Chromium or Playwright fails the test instead of skipping it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from helpers.plots import unique_labels
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "notebooks" / "explorer.ipynb"
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+NEW_SENTENCE = "sadly , the foxes that cross the old bridge sigh ."
+HEATMAP = ".attention-explorer .js-plotly-plot"
+
+
+def _need(what: str, missing: bool) -> None:
+    """Skip when a browser piece is missing, except in CI, where the browser test must run."""
+    if missing:
+        reason = f"{what} is not installed: the real-browser test cannot run"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason} (CI=true, so this is a failure, not a skip)")
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def chromium() -> str:
+    """Debian's chromium, checked before any server starts; Playwright for Python must import too."""
+    path = shutil.which("chromium")
+    _need("Debian's chromium", path is None)
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _need("playwright (Python)", True)
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def lab(tmp_path: Path) -> Iterator[str]:
+    """A JupyterLab server over a temporary copy of the notebook; yields the notebook's URL. Always stopped."""
+    root, home = tmp_path / "root", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
+    news = home / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    news.parent.mkdir(parents=True)
+    news.write_text(json.dumps({"fetchNews": "false"}))  # no "receive Jupyter news?" pop-up over the page
+    port, token = _free_port(), secrets.token_hex(16)
+    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "JUPYTER_RUNTIME_DIR": str(home / "runtime")}
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+           f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
+           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           "--LabApp.extension_manager=readonly", "--allow-root"]
+    log = (tmp_path / "lab.log").open("w")
+    server = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
+                    break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not start:\n{(tmp_path / 'lab.log').read_text()[-3000:]}")
+                time.sleep(0.5)
+        yield f"{base}/lab/tree/{NOTEBOOK.name}?token={token}"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+def _heatmap(page) -> dict:
+    """What the page shows in the explorer's heatmap: its title, tick labels and weights."""
+    return page.evaluate(
+        """(selector) => {
+            const gd = document.querySelector(selector);
+            const trace = gd._fullData[0];
+            return {
+                title: gd.layout.title.text,
+                x: Array.from(trace.x), y: Array.from(trace.y),
+                z: Array.from(trace.z, row => Array.from(row, v => (v === null || Number.isNaN(v)) ? null : v)),
+                ticks: Array.from(gd.querySelectorAll('.xtick text'), t => t.textContent),
+            };
+        }""",
+        HEATMAP,
+    )
+
+
+def _run_all_cells(page) -> None:
+    """Run every cell through JupyterLab's own command, then wait for the kernel to finish."""
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        " && window.jupyterapp.shell.currentWidget.sessionContext"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
+        timeout=60_000,
+    )
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        """() => {
+            const nb = window.jupyterapp.shell.currentWidget;
+            const cells = nb.content.widgets.filter(c => c.model.type === 'code');
+            const failed = cells.some(c => Array.from({length: c.model.outputs.length},
+                                                      (_, k) => c.model.outputs.get(k).type).includes('error'));
+            return failed || (cells.every(c => c.model.executionCount !== null)
+                              && nb.sessionContext.session.kernel.status === 'idle');
+        }""",
+        timeout=90_000,
+    )
+    states = page.evaluate(_CELL_STATES)
+    errors = [o for cell in states for o in cell["outputs"] if o.startswith(("error", "stderr"))]
+    assert not errors, f"a notebook cell failed or warned in JupyterLab: {errors}"
+
+
+def _time_head_change(page, label: str, title: str) -> float:
+    """Pick `label` in the head picker; milliseconds until the heatmap's title reads `title` on screen."""
+    return page.evaluate(
+        """async ([label, title]) => {
+            const box = document.querySelector('.attention-explorer');
+            const select = Array.from(box.querySelectorAll('.widget-dropdown'))
+                .find(d => d.querySelector('label').textContent.trim() === 'head').querySelector('select');
+            const shows = () => Array.from(box.querySelectorAll('.js-plotly-plot .gtitle')).some(
+                t => t.textContent === title && t.checkVisibility({visibilityProperty: true}));
+            const start = performance.now();
+            select.value = label;
+            select.dispatchEvent(new Event('change', {bubbles: true}));
+            while (!shows()) {
+                await new Promise(r => requestAnimationFrame(r));
+                if (performance.now() - start > 30000) throw new Error('the explorer never showed ' + title);
+            }
+            return performance.now() - start;
+        }""",
+        [label, title],
+    )
+
+
+_CELL_STATES = """() => {
+    const nb = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    if (!nb || !nb.content) return 'no notebook open';
+    return nb.content.widgets.filter(c => c.model.type === 'code').map(c => ({
+        count: c.model.executionCount,
+        outputs: Array.from({length: c.model.outputs.length}, (_, k) => c.model.outputs.get(k).toJSON())
+            .map(o => o.output_type === 'error' ? 'error ' + o.ename + ': ' + o.evalue
+                 : o.output_type === 'stream' ? o.name + ' ' + String(o.text).slice(0, 300) : o.output_type),
+    }));
+}"""
+
+
+def _check_explorer(page) -> float:
+    """Run the notebook, change head and sentence, check the heatmap; returns the head-change time in ms."""
+    _run_all_cells(page)
+    page.locator(".attention-explorer").scroll_into_view_if_needed()
+    page.wait_for_selector(HEATMAP, state="attached", timeout=60_000)
+    _time_head_change(page, "head 0", "Head 0 of the 4-head model")  # the notebook left "all heads" on
+    before = _heatmap(page)
+
+    # A head change redraws the same words with other weights.
+    ms = _time_head_change(page, "head 2", "Head 2 of the 4-head model")
+    after_head = _heatmap(page)
+    assert after_head["title"] == "Head 2 of the 4-head model"
+    assert after_head["x"] == before["x"]
+    assert after_head["z"] != before["z"], "head 2 drew the same weights as head 0"
+
+    # A new sentence redraws new words on both axes, the future masked, each row summing to 100%.
+    text_box = page.locator(".attention-explorer .widget-text input").first
+    text_box.fill(NEW_SENTENCE)
+    text_box.press("Enter")
+    page.wait_for_function(
+        f"() => document.querySelector('{HEATMAP}')._fullData[0].x.includes('bridge')", timeout=30_000
+    )
+    after_sentence = _heatmap(page)
+    words = NEW_SENTENCE.split()
+    assert after_sentence["x"] == unique_labels(words)
+    assert after_sentence["y"] == after_sentence["x"]
+    assert "bridge" in after_sentence["ticks"] and "foxes" in after_sentence["ticks"]
+    assert after_sentence["z"][0][1:] == [None] * (len(words) - 1), "the future is not masked"
+    rows = [sum(v for v in row if v is not None) for row in after_sentence["z"]]
+    assert all(abs(r - 1) < 1e-3 for r in rows), f"rows of weights do not sum to 1: {rows}"
+    assert "head 2, reading 'sigh', looks mostly at:" in page.locator(".attention-explorer").inner_text()
+    return ms
+
+
+def test_explorer_in_a_real_browser(chromium: str, lab: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1100})
+            page.set_default_timeout(60_000)
+            page.goto(lab)
+            try:
+                ms = _check_explorer(page)
+            except Exception:
+                page.screenshot(path=str(SCREENSHOTS / "failure.png"), full_page=True)
+                print("\ncode cells when it failed:", page.evaluate(_CELL_STATES))
+                raise
+            print(f"\nhead change to redrawn heatmap in the browser: {ms:.0f} ms")
+            shot = SCREENSHOTS / "explorer.png"
+            page.locator(".attention-explorer").screenshot(path=str(shot))
+            result = {"head_change_to_redraw_ms": round(ms, 1), "browser": "chromium (headless)",
+                      "what": "time from picking a head to the redrawn heatmap title in JupyterLab"}
+            (SCREENSHOTS / "explorer_browser_speed.json").write_text(json.dumps(result, indent=2) + "\n")
+            if os.environ.get("EXPLORER_ASSETS") == "1":
+                shutil.copy(shot, ROOT / "assets" / "explorer.png")
+                shutil.copy(SCREENSHOTS / "explorer_browser_speed.json", ROOT / "assets")
+        finally:
+            browser.close()
+
+
+def test_static_copy_switches_heads_in_exported_html(chromium: str, tmp_path: Path) -> None:
+    """Where no kernel runs: the executed notebook, exported to HTML, still switches heads and sentences."""
+    import nbformat
+    from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import ExecutePreprocessor
+
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    run = ExecutePreprocessor(timeout=120, kernel_name="python3", store_widget_state=False)
+    run.preprocess(nb, {"metadata": {"path": str(tmp_path)}})
+    page_file = tmp_path / "explorer.html"
+    page_file.write_text(HTMLExporter().from_notebook_node(nb)[0], encoding="utf-8")
+    from playwright.sync_api import sync_playwright
+
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1100})
+            page.route("http*://**", lambda route: route.abort())  # prove it needs no internet
+            page.goto(page_file.as_uri())
+            page.wait_for_function("() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+                                   ".some(gd => gd.layout && gd.layout.updatemenus)", timeout=60_000)
+            static = "Array.from(document.querySelectorAll('.js-plotly-plot')).find(gd => gd.layout.updatemenus)"
+            shown = f"""() => {{ const gd = {static};
+                const i = gd._fullData.findIndex(t => t.visible === true);
+                return {{x: Array.from(gd._fullData[i].x), z: JSON.stringify(gd._fullData[i].z),
+                         ticks: Array.from(gd.querySelectorAll('.xtick text'), t => t.textContent)}}; }}"""
+            first = page.evaluate(shown)
+            assert first["ticks"] == first["x"], "the axis shows words of sentences that are hidden"
+            page.locator(".updatemenu-header").nth(1).click()  # the head menu
+            page.locator(".updatemenu-dropdown-button", has_text="head 2").click()
+            head_2 = page.evaluate(shown)
+            assert head_2["x"] == first["x"] and head_2["z"] != first["z"], "the head menu did not change weights"
+            page.locator(".updatemenu-header").nth(0).click()  # the sentence menu
+            page.locator(".updatemenu-dropdown-button").nth(1).click()
+            second = page.evaluate(shown)
+            assert second["x"] != first["x"] and second["ticks"] == second["x"]
+            page.screenshot(path=str(SCREENSHOTS / "static_copy.png"), full_page=False)
+        finally:
+            browser.close()
+

@@ -1,0 +1,157 @@
+"""The transformer block: parameter counts from first principles, per-word feed-forward, causality, training."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from helpers.attention import MultiHeadAttention
+from helpers.block import BlockConfig, BlockModel, FeedForward, TransformerBlock, block_model
+from helpers.model import CourseConfig, count_parameters, course_model
+from helpers.train import story_corpus, train
+
+
+def feed_forward_size(width: int, hidden: int) -> int:
+    return width * hidden + hidden + hidden * width + width  # two Linear layers with biases
+
+
+def attention_size(width: int) -> int:
+    return 3 * width * width + width * width + width  # q, k, v without bias; output mix with bias
+
+
+@pytest.mark.parametrize(("width", "hidden"), [(16, None), (16, 20), (128, None)])
+def test_feed_forward_parameters(width: int, hidden: int | None) -> None:
+    assert count_parameters(FeedForward(width, hidden)) == feed_forward_size(width, hidden or 4 * width)
+
+
+@pytest.mark.parametrize(("width", "heads"), [(128, 4), (48, 3), (32, 1)])
+def test_block_is_attention_plus_two_norms_plus_feed_forward(width: int, heads: int) -> None:
+    block = TransformerBlock(width, heads)
+    attention = count_parameters(MultiHeadAttention(width, heads))
+    assert attention == attention_size(width)
+    assert count_parameters(block) == attention + 2 * (2 * width) + feed_forward_size(width, 4 * width)
+
+
+def test_block_without_feed_forward_is_attention_plus_one_norm() -> None:
+    block = TransformerBlock(128, 4, feed_forward=False)
+    assert block.ff is None and block.ln2 is None
+    assert count_parameters(block) == attention_size(128) + 2 * 128
+
+
+def test_block_model_sizes_against_the_course_model() -> None:
+    embeddings = 1024 * 128 + 128 * 128
+    output = 128 * 1024 + 1024
+    without = embeddings + attention_size(128) + 256 + 256 + output  # block's ln1, final ln_f
+    assert count_parameters(block_model(heads=4, feed_forward=False)) == without == 345_728
+    assert count_parameters(block_model(heads=4)) == without + 256 + feed_forward_size(128, 512) == 477_696
+    assert count_parameters(course_model(heads=4)) == without - 512  # the course model has no layer norms
+    one_block = count_parameters(TransformerBlock(128, 4))
+    assert count_parameters(block_model(heads=4, layers=3)) == 477_696 + 2 * one_block
+
+
+def test_block_forward_is_pre_norm_residual() -> None:
+    torch.manual_seed(0)
+    block = TransformerBlock(24, 3)
+    x = torch.randn(2, 7, 24)
+    mid = x + block.attn(block.ln1(x))[0]
+    want = mid + block.ff(block.ln2(mid))
+    got, att = block(x)
+    assert att is None
+    assert torch.allclose(got, want, atol=1e-6)
+
+
+def test_block_without_feed_forward_only_adds_attention() -> None:
+    torch.manual_seed(0)
+    block = TransformerBlock(24, 3, feed_forward=False)
+    x = torch.randn(2, 7, 24)
+    got, att = block(x, need_weights=True)
+    assert torch.allclose(got, x + block.attn(block.ln1(x))[0], atol=1e-6)
+    assert att.shape == (2, 3, 7, 7)
+
+
+def test_feed_forward_works_on_each_word_alone_and_attention_does_not() -> None:
+    torch.manual_seed(0)
+    ff, attn = FeedForward(16), MultiHeadAttention(16, 4)
+    x = torch.randn(1, 6, 16)
+    other = x.clone()
+    other[0, 2] = torch.randn(16)  # change word 2 only
+    ff_change = (ff(other) - ff(x)).abs().amax(-1)[0]  # [T]
+    attn_change = (attn(other)[0] - attn(x)[0]).abs().amax(-1)[0]  # [T]
+    assert ff_change[2] > 0 and torch.all(ff_change[[0, 1, 3, 4, 5]] == 0)
+    assert torch.all(attn_change[:2] == 0) and torch.all(attn_change[2:] > 0)  # later words see the change
+
+
+@pytest.mark.parametrize(("layers", "feed_forward"), [(1, True), (1, False), (2, True)])
+def test_block_model_is_causal(layers: int, feed_forward: bool) -> None:
+    model = block_model(heads=4, layers=layers, feed_forward=feed_forward)
+    ids = torch.randint(0, 1024, (2, 20))
+    other = ids.clone()
+    other[:, 12:] = (other[:, 12:] + 7) % 1024
+    a, b = model(ids), model(other)
+    assert torch.allclose(a[:, :12], b[:, :12], atol=1e-6)
+    assert not torch.allclose(a[:, 12:], b[:, 12:], atol=1e-3)
+
+
+def test_return_attention_gives_the_first_blocks_weights() -> None:
+    model = block_model(heads=4, layers=2)
+    ids = torch.randint(0, 1024, (2, 12))
+    logits, att = model(ids, return_attention=True)
+    assert logits.shape == (2, 12, 1024) and att.shape == (2, 4, 12, 12)
+    assert torch.allclose(att.sum(-1), torch.ones(2, 4, 12), atol=1e-5)
+    x = model.tok_emb(ids) + model.pos_emb(torch.arange(12))
+    assert torch.allclose(att, model.blocks[0].attn(model.blocks[0].ln1(x))[1], atol=1e-6)
+    assert torch.allclose(model(ids), logits, atol=1e-5)
+    one_sentence = model(ids[0])
+    assert one_sentence.shape == (1, 12, 1024)
+
+
+def test_same_seed_same_model() -> None:
+    a, b = block_model(seed=3), block_model(seed=3)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: BlockConfig(layers=0), "layers must be a whole number >= 1"),
+        (lambda: BlockConfig(feed_forward="yes"), "feed_forward must be True or False"),
+        (lambda: BlockConfig(heads=3), "not divisible by 3 heads"),
+        (lambda: BlockModel(CourseConfig(heads=4)), "needs a BlockConfig"),
+        (lambda: TransformerBlock(128, 5), "not divisible by 5 heads"),
+        (lambda: TransformerBlock(0, 1), "whole number >= 1"),
+        (lambda: FeedForward(0), "width must be a whole number >= 1"),
+        (lambda: FeedForward(16, hidden=0), "hidden must be a whole number >= 1"),
+        (lambda: FeedForward(16)(torch.randn(2, 3, 8)), "last size is the width 16"),
+    ],
+)
+def test_bad_settings_give_clear_errors(make, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+@pytest.mark.parametrize(
+    ("ids", "message"),
+    [
+        (torch.zeros(1, 0, dtype=torch.long), "empty"),
+        (torch.zeros(1, 129, dtype=torch.long), "longer than the model's context of 128"),
+        (torch.tensor([[1, 2, 1024]]), "0..1023"),
+        (torch.tensor([[0.5, 1.0]]), "whole numbers"),
+    ],
+)
+def test_bad_token_ids_give_the_course_models_errors(ids: torch.Tensor, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        block_model()(ids)
+
+
+def test_train_accepts_a_block_model_and_the_loss_goes_down() -> None:
+    corpus = story_corpus(200, 20)
+    model = block_model(heads=2, width=32, context=32, seed=0)
+    result = train(model=model, steps=40, seed=0, corpus=corpus, batch_size=8, progress=False)
+    assert result.model is model and model.tokenizer is corpus.tokenizer
+    assert result.heads == 2 and result.steps == 40
+    assert sum(result.losses[-5:]) / 5 < sum(result.losses[:5]) / 5 - 1.0
+    assert math.isfinite(result.val_ppl) and result.val_ppl < len(corpus.tokenizer)
+    assert "all" in result.clue_accuracy
+    assert not model.training

@@ -1,0 +1,91 @@
+"""helpers.compare: learning curves, scoreboard heatmap, ablation bars and saving an upload."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers.compare import ablation_bars, learning_curves, scoreboard_heatmap, smooth, uploaded_file
+from helpers.stories import CLUE_KINDS
+
+BOARD_4 = {"subject": [0.01, 0.02, 0.05, 0.37], "previous": [0.03, 0.21, 0.03, 0.04],
+           "mood": [0.23, 0.0, 0.0, 0.0], "sense": [0.01, 0.0, 0.0, 0.17], "chance": [0.03, 0.04, 0.02, 0.02]}
+BOARD_1 = {"subject": [0.19], "previous": [0.02], "mood": [0.05], "sense": [0.04], "chance": [0.03, 0.04, 0.02, 0.02]}
+
+
+def test_smooth_is_a_trailing_mean() -> None:
+    assert smooth([4.0, 2.0, 0.0, 2.0], window=2) == [4.0, 3.0, 1.0, 1.0]
+    assert smooth([1.0, 2.0, 3.0], window=10) == [1.0, 1.5, 2.0]
+    assert smooth([], window=3) == []
+    with pytest.raises(ValueError, match="window"):
+        smooth([1.0], window=0)
+
+
+def test_learning_curves_draw_every_step_and_a_smoothed_line_per_run() -> None:
+    fig = learning_curves({"one head": [7.0, 5.0, 4.0], "four heads": [7.0, 4.0]}, window=2)
+    assert len(fig.data) == 4
+    raw, bold = fig.data[0], fig.data[1]
+    assert list(raw.x) == [1, 2, 3] and list(raw.y) == [7.0, 5.0, 4.0]
+    assert list(bold.y) == [7.0, 6.0, 4.5] and bold.name == "one head"
+    assert fig.data[3].name == "four heads" and len(fig.data[3].x) == 2
+    assert fig.layout.xaxis.title.text == "training step"
+    assert "loss" in fig.layout.yaxis.title.text
+
+
+@pytest.mark.parametrize("curves", [{}, {"one head": []}])
+def test_learning_curves_need_losses(curves) -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        learning_curves(curves)
+
+
+def test_scoreboard_heatmap_shows_chance_then_each_model() -> None:
+    fig = scoreboard_heatmap({"one head": BOARD_1, "four heads": BOARD_4})
+    chance, one, four = fig.data
+    assert list(chance.x) == ["chance"] and [row[0] for row in chance.z] == BOARD_4["chance"]
+    assert list(one.x) == ["head 0"]
+    assert list(four.x) == [f"head {h}" for h in range(4)] and list(four.y) == list(CLUE_KINDS)
+    assert list(four.z[0]) == BOARD_4["subject"]
+    assert four.text[2][0] == "23%"
+    assert fig.layout.yaxis.title.text == "kind of clue"
+    assert fig.layout.xaxis2.title.text == "head"
+
+
+def test_scoreboard_heatmap_refuses_a_board_without_the_kinds() -> None:
+    with pytest.raises(ValueError, match="lacks the clue kinds"):
+        scoreboard_heatmap({"four heads": {"subject": [0.1], "chance": [0.1] * 4}})
+    with pytest.raises(ValueError, match="one share per head"):
+        scoreboard_heatmap({"four heads": {**BOARD_4, "mood": [0.1]}})
+    with pytest.raises(ValueError, match="chance"):
+        scoreboard_heatmap({"four heads": {k: v for k, v in BOARD_4.items() if k != "chance"}})
+
+
+def test_ablation_bars_put_the_whole_model_first_and_the_accuracy_lost_per_kind() -> None:
+    baseline = {"val_ppl": 2.3, "clue_accuracy": dict.fromkeys(CLUE_KINDS, 0.7)}
+    rows = [{"head": h, "val_ppl": 2.5 + h, "clue_accuracy": dict.fromkeys(CLUE_KINDS, 0.7 - 0.1 * h)}
+            for h in range(2)]
+    fig = ablation_bars(baseline, rows)
+    perplexity, *lost = fig.data
+    assert list(perplexity.x) == ["all heads on", "head 0 off", "head 1 off"]
+    assert list(perplexity.y) == [2.3, 2.5, 3.5]
+    assert [trace.name for trace in lost] == list(CLUE_KINDS)
+    assert lost[0].y == pytest.approx([0.0, 0.1])
+    with pytest.raises(ValueError, match="clue_accuracy"):
+        ablation_bars(baseline, [{"head": 0, "val_ppl": 3.0}])
+    with pytest.raises(ValueError, match="at least one"):
+        ablation_bars(baseline, [])
+
+
+def test_uploaded_file_saves_the_bytes_under_the_files_own_name(tmp_path: Path) -> None:
+    assert uploaded_file((), folder=tmp_path) is None
+    value = ({"name": "../../story.txt", "type": "text/plain", "size": 5, "content": memoryview(b"hello")},)
+    path = uploaded_file(value, folder=tmp_path)
+    assert path == tmp_path / "story.txt"
+    assert path.read_bytes() == b"hello"
+
+
+@pytest.mark.parametrize("value", [({"name": "..", "content": b"x"},), ({"content": b"x"},), ("story.txt",)])
+def test_uploaded_file_refuses_what_is_not_an_upload(value, tmp_path: Path) -> None:
+    with pytest.raises(ValueError):
+        uploaded_file(value, folder=tmp_path)
+    assert not any(tmp_path.iterdir())

@@ -1,0 +1,103 @@
+"""Evaluation: perplexity, clue accuracy, the detective scoreboard and switching heads off."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from helpers.evaluate import (
+    attention_on_clues,
+    clue_accuracy,
+    head_ablation,
+    head_removed,
+    perplexity,
+    scorable_clues,
+)
+from helpers.model import course_model
+from helpers.stories import Clue
+
+
+@pytest.fixture(scope="module")
+def val():
+    from helpers.train import story_validation
+
+    ids, clues = story_validation(val_stories=12)
+    return ids, clues
+
+
+def test_a_model_that_knows_nothing_has_perplexity_1024(val):
+    model = course_model(heads=4)
+    torch.nn.init.zeros_(model.lm_head.weight)
+    torch.nn.init.zeros_(model.lm_head.bias)
+    assert perplexity(model, val[0]) == pytest.approx(1024, rel=1e-4)
+
+
+def test_clues_outside_the_window_are_not_scored():
+    clues = [Clue(5, "mood", (2,)), Clue(130, "mood", (100,)), Clue(130, "sense", (120, 127)),
+             Clue(140, "mood", (128, 131)), Clue(300, "mood", (250,))]
+    kept = scorable_clues(clues, n_words=257, context=128)
+    assert [(c.target, w, i) for c, w, i in kept] == [(5, 0, 4), (140, 1, 11)]
+
+
+def test_clue_accuracy_counts_exact_guesses(val):
+    ids, clues = val
+    model = course_model(heads=1)
+    scores = clue_accuracy(model, ids, clues)
+    assert set(scores) == {"subject", "previous", "mood", "sense", "all"}
+    assert all(0 <= v <= 1 for v in scores.values())
+    assert clue_accuracy(Oracle(ids, model.config), ids, clues) == dict.fromkeys(scores, 1.0)
+
+
+class Oracle(torch.nn.Module):
+    """Always scores highest the word that really follows (it reads the answer from the stream)."""
+
+    def __init__(self, ids, config):
+        super().__init__()
+        self.ids, self.config, self.windows_seen = ids, config, 0
+
+    def forward(self, x):
+        B, T = x.shape
+        rows = torch.arange(self.windows_seen, self.windows_seen + B)
+        self.windows_seen += B
+        return torch.nn.functional.one_hot(self.ids[rows[:, None] * T + torch.arange(T) + 1], 1024).float()
+
+
+def test_scoreboard_gives_each_head_a_share_per_clue_kind(val):
+    ids, clues = val
+    board = attention_on_clues(course_model(heads=4), ids, clues, max_windows=4)
+    assert set(board) == {"subject", "previous", "mood", "sense", "chance"}
+    for kind in ("subject", "previous", "mood", "sense"):
+        assert len(board[kind]) == 4 and all(0 <= v <= 1 for v in board[kind])
+
+
+def test_trained_heads_specialise():
+    from helpers.checkpoints import load_model
+    from helpers.train import story_validation
+
+    ids, clues = story_validation()
+    board = attention_on_clues(load_model("four_heads"), ids, clues)
+    chance = dict(zip(("subject", "previous", "mood", "sense"), board["chance"], strict=True))
+    for kind in chance:  # some head looks at each kind of clue far more than spreading evenly would
+        assert max(board[kind]) > 2 * chance[kind], (kind, board[kind], chance[kind])
+
+
+def test_removing_a_head_changes_the_output_and_is_undone(val):
+    model = course_model(heads=4)
+    x = val[0][:50]
+    before = model(x)
+    with head_removed(model, 2):
+        during = model(x)
+    assert not torch.allclose(before, during)
+    assert torch.equal(model(x), before)
+    with pytest.raises(ValueError, match=r"0\.\.3"):
+        with head_removed(model, 4):
+            pass
+
+
+def test_head_ablation_reports_every_head(val):
+    ids, clues = val
+    rows = head_ablation(course_model(heads=4), ids, clues)
+    assert [r["head"] for r in rows] == [0, 1, 2, 3]
+    assert all(math.isfinite(r["val_ppl"]) and "all" in r["clue_accuracy"] for r in rows)

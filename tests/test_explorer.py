@@ -1,0 +1,382 @@
+"""The attention explorer driven from code, without a browser: behaviour, and bad input that must not break it.
+
+Most tests use freshly initialised course models with the story-world tokenizer (fast, and independent of
+the trained checkpoints); the last ones open the real checkpoints through explore().
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import plotly.graph_objects as go
+import pytest
+import torch
+from plotly.callbacks import InputDeviceState, Points
+
+from helpers.checkpoints import CheckpointError
+from helpers.course import COURSE_EXAMPLES
+from helpers.explorer import ALL_HEADS, Explorer, explore, read_sentence, static_explorer, summarise
+from helpers.model import CourseModel, course_model
+from helpers.plots import unique_labels
+from helpers.stories import example_sentences
+from helpers.tokenizer import story_tokenizer
+
+STORY = "sadly , the foxes that cross the old bridge sigh ."
+OTHER = "wearily , tom looks at the sky . then he quietly sobs and weeps ."
+
+
+@cache
+def _model(name: str) -> CourseModel:
+    model = course_model(heads={"one_head": 1, "four_heads": 4}[name], seed=0).eval()
+    model.tokenizer = story_tokenizer()
+    return model
+
+
+def _explorer(**kwargs) -> Explorer:
+    return Explorer(loader=_model, **kwargs)
+
+
+def _grid(trace) -> list[list[float]]:
+    """A heatmap trace's z as lists, masked cells (None) as NaN."""
+    return [[math.nan if v is None else float(v) for v in row] for row in trace.z]
+
+
+def _assert_shows(ex: Explorer, sentence: str) -> None:
+    """The heatmap shows `sentence`'s words on both axes, the future masked and each row summing to 1."""
+    labels = unique_labels(story_tokenizer().encode_with_report(sentence).words)
+    shown, masked = ex.heatmap.data
+    assert list(shown.x) == labels and list(shown.y) == labels
+    z = _grid(shown)
+    for i, row in enumerate(z):
+        assert all(math.isnan(v) for v in row[i + 1 :]), f"row {i} shows weights for later words"
+        assert sum(row[: i + 1]) == pytest.approx(1, abs=1e-5)
+        assert [v == 1 for v in _grid(masked)[i][i + 1 :]] == [True] * (len(row) - i - 1)
+        assert all(math.isnan(v) for v in _grid(masked)[i][: i + 1]), f"row {i} greys out words it may see"
+
+
+# ----- behaviour ---------------------------------------------------------------------------------------
+
+
+def test_opens_on_a_story_sentence_with_words_on_both_axes() -> None:
+    ex = _explorer(sentence=STORY)
+    _assert_shows(ex, STORY)
+    assert ex.model_picker.value == "four_heads"
+    assert [label for label, _ in ex.head_picker.options] == ["head 0", "head 1", "head 2", "head 3", ALL_HEADS]
+    assert ex.heatmap.layout.title.text == "Head 0 of the 4-head model"
+    assert ex.heatmap.layout.xaxis.title.text == "word looked at"
+    assert ex.heatmap.layout.yaxis.title.text == "word that looks"
+    assert ex.heatmap.data[0].colorscale[0][1] != ex.heatmap.data[0].colorscale[-1][1]
+    assert ex.message_lines == [] and ex.message.value == ""
+    sigh = ex.words.index("sigh")
+    assert ex.focus == sigh and ex.focus_picker.value == sigh, "the first focus is the last word, not the '.'"
+    assert ex.summary_lines == [
+        f"head 0, reading 'sigh', looks mostly at: {summarise(ex.att[0, sigh, : sigh + 1], ex.words[: sigh + 1])}"
+    ]
+
+
+def test_default_sentence_is_the_first_story_example() -> None:
+    ex = _explorer()
+    assert ex.sentence.value == example_sentences()[0]
+    assert list(ex.example_picker.options) == list(dict.fromkeys([*COURSE_EXAMPLES, *example_sentences()]))
+
+
+def test_summary_names_the_strongest_words_in_percent() -> None:
+    row = torch.tensor([0.1, 0.61, 0.17, 0.12])
+    assert summarise(row, ["the", "animal", "the", "street"]) == "animal 61%, the (2) 17%"
+    assert summarise(torch.tensor([1.0]), ["the"]) == "the 100%"
+
+
+def test_head_change_updates_the_same_figure_in_place() -> None:
+    ex = _explorer(sentence=STORY)
+    figure, before = ex.heatmap, _grid(ex.heatmap.data[0])
+    ex.head_picker.value = 2
+    assert ex.heatmap is figure, "the heatmap was rebuilt instead of updated"
+    assert ex.heatmap.layout.title.text == "Head 2 of the 4-head model"
+    after = _grid(ex.heatmap.data[0])
+    assert after != before
+    assert torch.allclose(torch.tensor(after).nan_to_num(0), ex.att[2].tril(), atol=1e-6)
+    assert ex.summary_lines[0].startswith("head 2, reading 'sigh', looks mostly at: ")
+
+
+def test_sentence_change_redraws_words_and_weights() -> None:
+    ex = _explorer(sentence=STORY)
+    ex.sentence.value = OTHER
+    _assert_shows(ex, OTHER)
+    assert ex.focus_picker.value == ex.words.index("weeps")
+    assert [label for label, _ in ex.focus_picker.options] == unique_labels(ex.words)
+
+
+def test_example_picker_loads_the_example() -> None:
+    ex = _explorer(sentence=STORY)
+    ex.example_picker.value = example_sentences()[4]
+    assert ex.sentence.value == example_sentences()[4]
+    _assert_shows(ex, example_sentences()[4])
+    ex.sentence.value = STORY
+    assert ex.example_picker.value is None, "the example list still names a sentence that is not on show"
+
+
+def test_all_heads_shows_a_grid_with_one_shared_colour_scale() -> None:
+    ex = _explorer(sentence=STORY)
+    ex.head_picker.value = ALL_HEADS
+    assert ex.figure is ex.grid and len(ex.grid.data) == 8
+    assert {(t.zmin, t.zmax) for t in ex.grid.data[::2]} == {(0, 1)}
+    assert sum(bool(t.showscale) for t in ex.grid.data[::2]) == 1
+    assert ex.grid_box.layout.visibility == "visible" and ex.heatmap_box.layout.visibility == "hidden"
+    assert len(ex.summary_lines) == 4 and ex.summary_lines[3].startswith("head 3, reading 'sigh'")
+    grid = ex.grid
+    ex.sentence.value = OTHER
+    assert ex.grid is grid and list(grid.data[6].x) == unique_labels(ex.words)
+    ex.head_picker.value = 1
+    assert ex.figure is ex.heatmap and ex.grid_box.layout.visibility == "hidden"
+    _assert_shows(ex, OTHER)
+
+
+def test_focus_view_shows_one_words_spotlight_from_every_head() -> None:
+    ex = _explorer(sentence=STORY)
+    i = ex.words.index("bridge")
+    ex.focus_picker.value = i
+    assert len(ex.bars.data) == 4
+    for h, bars in enumerate(ex.bars.data):
+        assert list(bars.x) == unique_labels(ex.words)[: i + 1]
+        assert torch.allclose(torch.tensor(list(bars.y), dtype=torch.float32), ex.att[h, i, : i + 1])
+    assert ex.bars.layout.title.text == "Where 'bridge' looks, in every head"
+    assert ex.summary_lines[0].startswith("head 0, reading 'bridge', looks mostly at: ")
+
+
+def test_clicking_a_heatmap_row_focuses_on_that_word() -> None:
+    ex = _explorer(sentence=STORY)
+    trace = ex.heatmap.data[0]
+    trace._dispatch_on_click(Points(point_inds=[[3, 1]], xs=["the"], ys=["foxes"], trace_index=0),
+                             InputDeviceState())
+    assert ex.focus == 3 and ex.focus_picker.value == 3
+    assert "reading 'foxes'" in ex.summary_lines[0]
+
+
+def test_model_picker_switches_to_one_head() -> None:
+    ex = _explorer(sentence=STORY)
+    ex.head_picker.value = 3
+    ex.model_picker.value = "one_head"
+    assert ex.model.config.heads == 1 and ex.att.shape[0] == 1
+    assert ex.head == 0 and ex.head_picker.value == 0
+    assert [label for label, _ in ex.head_picker.options] == ["head 0", ALL_HEADS]
+    assert ex.heatmap.layout.title.text == "Head 0 of the one-head model"
+    assert len(ex.bars.data) == 1
+    ex.head_picker.value = ALL_HEADS
+    assert len(ex.grid.data) == 2
+    _assert_shows(ex, STORY)
+
+
+def test_models_are_loaded_once_and_cached() -> None:
+    calls = []
+
+    def loader(name: str) -> CourseModel:
+        calls.append(name)
+        return _model(name)
+
+    ex = Explorer(loader=loader, sentence=STORY)
+    assert calls == ["four_heads"]
+    from helpers import explorer as module
+
+    module._loaded["four_heads"] = _model("four_heads")
+    try:
+        assert module.load_cached("four_heads") is _model("four_heads")
+    finally:
+        module._loaded.pop("four_heads")
+    ex.set_model("one_head")
+    assert calls == ["four_heads", "one_head"]
+
+
+def test_static_figure_switches_heads_and_sentences_with_its_own_menus() -> None:
+    sentences = [STORY, OTHER]
+    fig = static_explorer("four_heads", sentences=sentences, loader=_model)
+    assert isinstance(fig, go.Figure) and not isinstance(fig, go.FigureWidget)
+    sentence_menu, head_menu = fig.layout.updatemenus
+    assert [b.label for b in head_menu.buttons] == ["head 0", "head 1", "head 2", "head 3"]
+    assert len(sentence_menu.buttons) == 2 and len(fig.data) == 4
+    assert [t.visible for t in fig.data] == [True, True, False, False]
+    assert sentence_menu.buttons[1].args[0]["visible"] == [False, False, True, True]
+    restyle, traces = head_menu.buttons[2].args
+    assert list(traces) == [0, 2]
+    model = _model("four_heads")
+    for s, sentence in enumerate(sentences):
+        att = model(torch.tensor(model.tokenizer.encode(sentence)), return_attention=True)[1][0]
+        z = torch.tensor([[math.nan if v is None else v for v in row] for row in restyle["z"][s]])
+        assert torch.allclose(z.nan_to_num(0), att[2].tril(), atol=1e-6)
+        assert list(fig.data[2 * s].x) == unique_labels(story_tokenizer().encode_with_report(sentence).words)
+
+
+# ----- bad input: a message in the widget, never a traceback, and the next good input works -----------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", ["The sentence is empty", "still shows the previous sentence"]),
+        ("    \n ", ["The sentence is empty"]),
+        ("!!! ??? ...", []),  # punctuation only: known tokens, no problem
+    ],
+)
+def test_empty_sentence_gets_a_message_and_keeps_the_last_heatmap(text: str, expected: list[str]) -> None:
+    ex = _explorer(sentence=STORY)
+    before = list(ex.heatmap.data[0].x)
+    ex.sentence.value = text
+    message = " ".join(ex.message_lines)
+    for part in expected:
+        assert part in message
+    if expected:
+        assert list(ex.heatmap.data[0].x) == before
+    ex.sentence.value = OTHER
+    assert ex.message_lines == []
+    _assert_shows(ex, OTHER)
+
+
+@pytest.mark.parametrize(
+    ("text", "unknown"),
+    [
+        ("zorblax quuxifies flimflam", ["zorblax", "quuxifies", "flimflam"]),
+        ("🦊🐱 🐶", ["🦊", "🐱", "🐶"]),
+        ("кошка сидит на окне", ["кошка", "сидит", "на", "окне"]),
+        ("猫が好きです", ["猫が好きです"]),
+    ],
+    ids=["made-up words", "emoji", "cyrillic", "japanese"],
+)
+def test_only_unknown_words_are_shown_as_unk_with_a_note(text: str, unknown: list[str]) -> None:
+    ex = _explorer(sentence=STORY)
+    ex.sentence.value = text
+    assert ex.words == ["<unk>"] * len(story_tokenizer().split(text))
+    assert set(ex.heatmap.data[0].x) <= {"<unk>", *(f"<unk> ({n})" for n in range(2, 9))}
+    note = ex.message_lines[0]
+    assert note.startswith("Not in the model's vocabulary, shown as <unk>:")
+    assert all(f"'{w}'" in note for w in unknown)
+    assert "None of these words are known" in ex.message_lines[1]
+    assert "&lt;unk&gt;" in ex.message.value, "the note must show <unk> as text, not as an HTML tag"
+    ex.sentence.value = STORY
+    assert ex.message_lines == []
+    _assert_shows(ex, STORY)
+
+
+def test_some_unknown_words_are_named_once_in_the_note() -> None:
+    ex = _explorer(sentence="the fox met a <b>bold</b> snowman ☃ on the bridge .")
+    assert ex.words[:5] == ["the", "fox", "<unk>", "a", "<unk>"]
+    assert ex.message_lines == ["Not in the model's vocabulary, shown as <unk>: 'met', '<', 'b', '>', 'bold', "
+                                "'/', 'snowman', '☃'."]
+    assert "<b>" not in ex.message.value, "typed HTML must be shown as text"
+    ex.sentence.value = "<script>alert(1)</script> " + " ".join(f"x{i}" for i in range(6))
+    assert ex.message_lines[0].endswith("'(', '1', ')', '/' and 6 more.")
+    assert "<script>" not in ex.message.value
+
+
+def test_a_500_word_sentence_is_trimmed_to_the_context_with_a_note() -> None:
+    words = " ".join((STORY.split() * 50)[:500])
+    ex = _explorer(sentence=STORY)
+    ex.sentence.value = words
+    assert len(ex.words) == 128 and len(ex.heatmap.data[0].x) == 128
+    assert ex.message_lines == ["The sentence has 500 words, more than the model's context of 128: "
+                                "showing the first 128."]
+    assert ex.heatmap.layout.width <= 1200, "a long sentence should still fit on screen"
+    ex.sentence.value = STORY
+    _assert_shows(ex, STORY)
+    assert ex.message_lines == []
+
+
+@pytest.mark.parametrize("head", [4, -1, 99, "two", 1.0, True, None])
+def test_a_head_that_does_not_exist_gets_a_message(head: object) -> None:
+    ex = _explorer(sentence=STORY)
+    ex.set_head(1)
+    ex.set_head(head)
+    assert ex.message_lines == [f"There is no head {head!r}: this model has heads 0, 1, 2, 3 (or 'all heads')."]
+    assert ex.head == 1 and ex.head_picker.value == 1
+    assert ex.heatmap.layout.title.text == "Head 1 of the 4-head model"
+    ex.head_picker.value = 3
+    assert ex.message_lines == [] and ex.heatmap.layout.title.text == "Head 3 of the 4-head model"
+
+
+@pytest.mark.parametrize("name", ["five_heads", "", "Four Heads", None])
+def test_a_model_that_does_not_exist_gets_a_message(name: object) -> None:
+    ex = _explorer(sentence=STORY)
+    ex.set_model(name)
+    assert ex.message_lines == [f"There is no model {name!r}: choose 'one_head' or 'four_heads'."]
+    assert ex.model_name == "four_heads" and ex.model_picker.value == "four_heads"
+    ex.model_picker.value = "one_head"
+    assert ex.message_lines == [] and ex.model.config.heads == 1
+
+
+def test_opening_on_a_model_that_does_not_exist_shows_four_heads_and_says_so() -> None:
+    ex = _explorer(model="seven_heads", sentence=STORY)
+    assert ex.message_lines == ["There is no model 'seven_heads': choose 'one_head' or 'four_heads'. "
+                                "Showing the four-head model instead."]
+    assert ex.model_name == "four_heads"
+    _assert_shows(ex, STORY)
+
+
+def test_a_broken_checkpoint_gets_a_message_and_the_widget_keeps_working() -> None:
+    def loader(name: str) -> CourseModel:
+        if name == "one_head":
+            raise CheckpointError("assets/one_head.safetensors: tensor attn.query.weight has shape [3, 3]")
+        return _model(name)
+
+    ex = Explorer(loader=loader, sentence=STORY)
+    ex.model_picker.value = "one_head"
+    assert ex.message_lines == ["assets/one_head.safetensors: tensor attn.query.weight has shape [3, 3]"]
+    assert ex.model_name == "four_heads" and ex.model_picker.value == "four_heads"
+    ex.sentence.value = OTHER
+    _assert_shows(ex, OTHER)
+
+
+def test_an_unexpected_error_is_reported_not_raised() -> None:
+    def loader(name: str) -> CourseModel:
+        if name == "one_head":
+            raise RuntimeError("disk on fire")
+        return _model(name)
+
+    ex = Explorer(loader=loader, sentence=STORY)
+    ex.set_model("one_head")
+    assert ex.message_lines == ["Something went wrong (RuntimeError): disk on fire"]
+    ex.set_head(2)
+    assert ex.message_lines == [] and ex.heatmap.layout.title.text == "Head 2 of the 4-head model"
+
+
+@pytest.mark.parametrize("position", [-1, 11, 99, "fox", None])
+def test_a_focus_word_that_does_not_exist_gets_a_message(position: object) -> None:
+    ex = _explorer(sentence=STORY)
+    ex.set_focus(position)
+    assert ex.message_lines[0].startswith(f"There is no word at position {position!r}: the sentence has 11")
+    ex.set_focus(2)
+    assert ex.message_lines == [] and "reading 'the'" in ex.summary_lines[0]
+
+
+def test_read_sentence_keeps_the_first_words_of_a_long_text() -> None:
+    model = _model("four_heads")
+    reading = read_sentence(model, " ".join(["fox"] * 127 + ["bridge", "sky"]))
+    assert len(reading.ids) == 128 and reading.words[-1] == "bridge"
+    with pytest.raises(ValueError, match="must be text"):
+        read_sentence(model, 42)
+
+
+def test_no_traceback_reaches_the_output(capsys: pytest.CaptureFixture[str]) -> None:
+    ex = _explorer(sentence=STORY)
+    for bad in ("", "🦊", " ".join(["fox"] * 500)):
+        ex.sentence.value = bad
+    ex.set_head(9)
+    ex.set_model("nope")
+    ex.set_focus(-5)
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
+
+
+# ----- the real checkpoints --------------------------------------------------------------------------------
+
+
+def test_explore_opens_the_trained_four_head_checkpoint() -> None:
+    ex = explore()
+    assert ex.model_name == "four_heads" and ex.problem == ""
+    assert ex.model.config.heads == 4 and len(ex.words) > 5
+    ex.set_model("one_head")
+    assert ex.problem == "" and ex.att.shape[0] == 1
+
+
+def test_static_fallback_uses_the_trained_checkpoint() -> None:
+    fig = static_explorer()
+    assert len(fig.data) == 2 * len(example_sentences())
+    assert len(fig.layout.updatemenus[1].buttons) == 4

@@ -1,0 +1,121 @@
+"""The story world: deterministic, and every clue annotation points at the word it claims to."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers.stories import (
+    CLAUSE_VERBS,
+    CLUE_KINDS,
+    HEROES,
+    MOOD_VERBS,
+    MOOD_WORDS,
+    NAMES,
+    PLAIN_VERBS,
+    PRONOUNS,
+    SENSE_VERBS,
+    STORY_START,
+    TOPICS,
+    agree,
+    example_sentences,
+    example_stories,
+    generate_stories,
+    join_stories,
+    story_vocabulary,
+)
+from helpers.tokenizer import story_tokenizer
+
+HAPPY, SAD = set(MOOD_WORDS["happy"]), set(MOOD_WORDS["sad"])
+PRONOUN_WORDS = {w for forms in PRONOUNS.values() for w in forms}
+FAMILY = {pronoun: family for family, (pronoun, _) in PRONOUNS.items()}
+FAMILY |= {name: family for family, names in NAMES.items() for name in names}
+for _family, _nouns in HEROES.items():
+    FAMILY |= {singular: _family for singular, _ in _nouns} | {plural: "they" for _, plural in _nouns}
+VERBS = [*PLAIN_VERBS, *CLAUSE_VERBS, *SENSE_VERBS.values()] + [v for row in MOOD_VERBS.values() for v in row.values()]
+
+
+@pytest.fixture(scope="module")
+def stories():
+    return generate_stories(300, seed=7)
+
+
+def test_same_seed_same_stories_other_seed_other_stories(stories):
+    again = generate_stories(300, seed=7)
+    assert [s.words for s in again] == [s.words for s in stories]
+    assert [s.clues for s in again] == [s.clues for s in stories]
+    assert [s.words for s in generate_stories(300, seed=8)] != [s.words for s in stories]
+
+
+def test_stories_are_varied_and_use_the_whole_vocabulary(stories):
+    assert all(s.words[0] == STORY_START for s in stories)
+    lengths = [len(s.words) for s in stories]
+    assert 50 < sum(lengths) / len(lengths) < 128  # a story fits in the model's context
+    assert len({s.text for s in stories}) == len(stories)
+    stream = join_stories(generate_stories(3000, seed=1))
+    assert set(stream.words) == set(story_vocabulary())
+    assert len(story_vocabulary()) > 300
+
+
+def test_every_kind_of_clue_occurs_and_points_backwards(stories):
+    kinds = {c.kind for s in stories for c in s.clues}
+    assert kinds == set(CLUE_KINDS)
+    for story in stories:
+        for clue in story.clues:
+            assert clue.clues and all(0 < p < clue.target for p in clue.clues), clue
+
+
+def test_many_words_need_several_kinds_of_clue_at_once(stories):
+    kinds_per_word: dict[tuple[int, int], set[str]] = {}
+    for i, story in enumerate(stories):
+        for clue in story.clues:
+            kinds_per_word.setdefault((i, clue.target), set()).add(clue.kind)
+    several = sum(len(k) >= 2 for k in kinds_per_word.values())
+    assert several / len(kinds_per_word) > 0.25
+
+
+def test_clues_point_at_the_right_words(stories):
+    for story in stories:
+        words = story.words
+        for clue in story.clues:
+            target, clue_words = words[clue.target], [words[p] for p in clue.clues]
+            if clue.kind == "previous":
+                assert clue.clues == (clue.target - 1,)
+            elif clue.kind == "mood":
+                (mood,) = clue_words
+                assert mood in HAPPY | SAD
+                happy_target = target in {"smile", "smiles", "laugh", "laughs", "hum", "hums", "dance", "dances",
+                                          "glad", "swim", "swims", "deposit", "deposits", "wave", "waves",
+                                          "swing", "swings"}
+                assert happy_target == (mood in HAPPY), (mood, target, story.text)
+                # it is the latest mood word before the target
+                assert not (set(words[clue.clues[0] + 1 : clue.target]) & (HAPPY | SAD))
+            elif clue.kind == "sense":
+                topics = [name for name, t in TOPICS.items() if set(clue_words) <= set(t["places"] + t["things"])]
+                assert len(topics) == 1, clue_words
+                assert TOPICS[topics[0]]["word"] in words[: clue.target] or target in clue_words
+            else:  # subject: a pronoun, a possessive or a verb that agrees with the hero
+                (subject,) = clue_words
+                family = FAMILY[subject]
+                if target in PRONOUN_WORDS:
+                    assert target in PRONOUNS[family], (subject, target)
+                elif target in {"is", "are"}:
+                    assert (target == "are") == (family == "they")
+                else:
+                    assert target in {agree(base, family == "they") for base in VERBS}, (subject, target)
+
+
+def test_example_stories_and_sentences_use_story_words():
+    vocabulary = set(story_vocabulary())
+    tok = story_tokenizer()
+    assert len(example_stories()) >= 3
+    sentences = example_sentences()
+    assert len(sentences) >= 4
+    for sentence in sentences:
+        encoding = tok.encode_with_report(sentence)
+        assert encoding.unknown == [], sentence
+        assert set(encoding.words) <= vocabulary
+
+
+def test_bad_story_count_is_refused():
+    with pytest.raises(ValueError, match="n_stories"):
+        generate_stories(0)

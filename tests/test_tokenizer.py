@@ -1,0 +1,95 @@
+"""Word-level tokenizer: 1,024 entries, round trips, reports unknown words, clear errors for bad files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers.stories import STORY_START, example_sentences, generate_stories
+from helpers.tokenizer import UNK, VOCAB_SIZE, Tokenizer, split, story_tokenizer
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_story_tokenizer_has_exactly_1024_entries():
+    tok = story_tokenizer()
+    assert len(tok) == VOCAB_SIZE == 1024
+    assert tok.words[0] == UNK and tok.words[1] == STORY_START
+    reserved = [w for w in tok.words if w.startswith("<reserved-")]
+    assert len(reserved) == 1024 - 2 - len([w for w in tok.words if not w.startswith("<")])
+    assert not any(split(w) == [w] for w in reserved)  # reserved entries can never come out of text
+
+
+def test_split_lowercases_and_separates_punctuation():
+    assert split("The FOX, who smiles.") == ["the", "fox", ",", "who", "smiles", "."]
+    assert split("<story> it's") == ["<story>", "it's"]
+
+
+def test_round_trip_on_stories():
+    tok = story_tokenizer()
+    for story in generate_stories(20, seed=3):
+        ids = tok.encode(story.text)
+        assert UNK not in tok.decode(ids).split()
+        assert tok.decode(ids) == story.text
+        assert tok.encode(tok.decode(ids)) == ids
+    for sentence in example_sentences():
+        assert tok.encode_with_report(sentence).unknown == []
+
+
+def test_unknown_words_are_reported_not_hidden():
+    tok = story_tokenizer()
+    encoding = tok.encode_with_report("The fox quietly hums a Zorblax tune")
+    assert encoding.unknown == ["zorblax", "tune"]
+    assert encoding.words == ["the", "fox", "quietly", "hums", "a", UNK, UNK]
+    assert encoding.ids[-2:] == [0, 0]
+    assert len(encoding.ids) == len(encoding.words)
+
+
+def test_decode_refuses_ids_outside_the_vocabulary():
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        story_tokenizer().decode([3, 1024])
+
+
+def test_tokenizer_from_a_user_text_file_keeps_the_most_frequent_words():
+    tok = Tokenizer.from_text_file(DATA / "sample.txt")
+    assert len(tok) == 1024
+    assert tok.words[1:4] == ["the", ",", "."] or set(tok.words[1:4]) == {"the", ",", "."}
+    encoding = tok.encode_with_report("The keeper lit the lamp over Zanzibar")
+    assert encoding.unknown == ["zanzibar"]
+    assert tok.source.endswith("sample.txt")
+
+
+def test_more_than_1023_distinct_words_keeps_the_1023_most_frequent():
+    text = " ".join(f"w{i}" for i in range(1500)) + " common" * 5
+    tok = Tokenizer.from_text(text)
+    assert len(tok) == 1024 and tok.words[1] == "common"
+    assert sum(not w.startswith("<") for w in tok.words) == 1023
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [("empty.txt", "empty"), ("blank.txt", "empty"), ("binary.bin", "binary"), ("latin1.txt", "not UTF-8"),
+     ("missing.txt", "no such file")],
+)
+def test_bad_files_get_a_clear_error_naming_the_file(name, problem):
+    with pytest.raises(ValueError, match=problem) as err:
+        Tokenizer.from_text_file(DATA / name)
+    assert name in str(err.value)
+
+
+def test_save_and_load_round_trip(tmp_path):
+    tok = story_tokenizer()
+    tok.save(tmp_path / "tok.json")
+    again = Tokenizer.load(tmp_path / "tok.json")
+    assert again.words == tok.words and again.source == tok.source
+    (tmp_path / "bad.json").write_text('{"words": [1, 2]}')
+    with pytest.raises(ValueError, match=r"bad\.json"):
+        Tokenizer.load(tmp_path / "bad.json")
+
+
+def test_vocabulary_must_have_1024_distinct_entries():
+    with pytest.raises(ValueError, match="exactly 1024"):
+        Tokenizer([UNK, "a"])
+    with pytest.raises(ValueError, match="more than once"):
+        Tokenizer([UNK] + ["a"] * 1023)

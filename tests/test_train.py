@@ -1,0 +1,109 @@
+"""Training: loss goes down, runs repeat exactly, stops cleanly, and the command line prints JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+import helpers.train as train_module
+from helpers.train import main, story_corpus, text_corpus, train
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="module")
+def small():
+    return story_corpus(train_stories=60, val_stories=6)
+
+
+def test_loss_goes_down_in_a_tiny_run(small):
+    result = train(heads=4, steps=40, seed=0, corpus=small, batch_size=8, lr=3e-3, progress=False)
+    assert result.steps == 40 and len(result.losses) == 40
+    assert sum(result.losses[-5:]) / 5 < sum(result.losses[:5]) / 5 - 0.5
+    assert result.val_ppl < 1024
+    assert set(result.clue_accuracy) == {"subject", "previous", "mood", "sense", "all"}
+    assert result.tokens_per_s > 0 and result.seconds > 0
+    assert not result.model.training
+
+
+def test_same_seed_same_run(small):
+    runs = [train(heads=1, steps=5, seed=3, corpus=small, batch_size=4, progress=False, evaluate_at_end=False)
+            for _ in range(2)]
+    assert runs[0].losses == runs[1].losses
+    for a, b in zip(runs[0].model.parameters(), runs[1].model.parameters(), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_diverging_loss_stops_with_the_step_and_a_hint(small):
+    with pytest.raises(FloatingPointError, match=r"at step \d+ .*lower learning rate"):
+        train(heads=1, steps=20, seed=0, corpus=small, batch_size=4, lr=1e30, progress=False)
+
+
+def test_interrupt_keeps_a_usable_model(small, monkeypatch):
+    real_batch, calls = train_module.random_batch, []
+
+    def interrupted_batch(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real_batch(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "random_batch", interrupted_batch)
+    result = train(heads=4, steps=50, seed=0, corpus=small, batch_size=4, progress=False)
+    assert result.steps == 3 and "interrupted after 3 of 50 steps" in result.stopped_early
+    assert result.model(torch.tensor([1, 2, 3])).shape == (1, 3, 1024)
+
+
+def test_time_budget_stops_early(small):
+    result = train(heads=1, steps=1000, seed=0, corpus=small, batch_size=4, max_seconds=1e-6, progress=False,
+                   evaluate_at_end=False)
+    assert result.steps == 1 and "time budget" in result.stopped_early
+
+
+def test_user_text_file(tmp_path):
+    corpus = text_corpus(DATA / "sample.txt")
+    result = train(heads=4, steps=3, seed=0, corpus=corpus, batch_size=4, progress=False)
+    assert result.clue_accuracy == {} and result.val_ppl > 1
+    assert result.model.tokenizer.encode_with_report("the lighthouse keeper").unknown == []
+    short = tmp_path / "short.txt"
+    short.write_text("a few words only. " * 20, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"short\.txt: has \d+ words, too short"):
+        text_corpus(short)
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="heads"):
+        train(heads=0, steps=1)
+    with pytest.raises(ValueError, match="learning rate"):
+        train(heads=1, steps=1, lr=-1.0)
+
+
+def test_command_line_prints_one_json_object(capsys):
+    assert main(["--heads", "4", "--steps", "2", "--seed", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["params"] == 345_216 and out["steps"] == 2
+    assert {"val_ppl", "tokens_per_s", "seconds"} <= set(out)
+    assert set(out["clue_accuracy"]) == {"subject", "previous", "mood", "sense", "all"}
+
+
+def test_command_line_on_a_text_file_with_checkpoint(capsys, tmp_path):
+    assert main(["--heads", "1", "--steps", "2", "--text", str(DATA / "sample.txt"), "--out", str(tmp_path),
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["params"] == 328_704 and out["clue_accuracy"] == {}
+    assert (tmp_path / "one_head.safetensors").is_file() and (tmp_path / "one_head.json").is_file()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [(["--heads", "3"], "divide"), (["--steps", "0"], ">= 1"), (["--seed", "x"], "whole number"),
+     (["--text", str(DATA / "binary.bin")], "binary")],
+)
+def test_command_line_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
