@@ -67,6 +67,7 @@ def test_makefile_installs_the_cpu_torch_before_the_package() -> None:
 def test_notebook_is_committed_stripped(path: Path) -> None:
     """Only cells marked for nbval keep outputs (their expected text); everything else is stripped."""
     nb = json.loads(path.read_text())
+    assert "widgets" not in nb["metadata"], f"{path.name} stores widget state; run tools/refresh_outputs.py"
     for i, cell in enumerate(nb["cells"]):
         if cell["cell_type"] != "code":
             continue

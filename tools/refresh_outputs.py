@@ -39,6 +39,7 @@ def refresh(path: Path, timeout: int = 300) -> int:
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=timeout, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
+    nb.metadata.pop("widgets", None)  # widget state is output too
     checked = 0
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
