@@ -19,6 +19,7 @@ import torch
 
 from helpers.explorer import explore
 from helpers.stories import example_sentences
+from helpers.tokenizer import Tokenizer
 
 WORDS = 20
 REPEATS = 60
@@ -26,7 +27,7 @@ TARGET_MS = 30.0
 OUT = Path(__file__).resolve().parents[1] / "assets" / "explorer_speed.json"
 
 
-def twenty_words(text: str, tokenizer) -> str:
+def twenty_words(text: str, tokenizer: Tokenizer) -> str:
     """The first WORDS words (and punctuation marks) of text, padded by repeating it if too short."""
     words = tokenizer.split(text)
     while len(words) < WORDS:

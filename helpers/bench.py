@@ -15,6 +15,7 @@ import os
 import platform
 import statistics
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def machine() -> dict:
     }
 
 
-def _best_time(fn, repeats: int = 5, warmup: int = 2) -> float:
+def _best_time(fn: Callable[[], object], repeats: int = 5, warmup: int = 2) -> float:
     """Fastest of `repeats` timings of fn() in seconds (the least disturbed by other programs)."""
     for _ in range(warmup):
         fn()
@@ -109,7 +110,7 @@ def plain_loop_tokens_per_s(heads: int, steps: int = 30) -> float:
     gen = torch.Generator().manual_seed(0)
     batches = [random_batch(corpus.train_ids, BATCH_SIZE, 128, gen) for _ in range(steps + 3)]
 
-    def one(x, y):
+    def one(x: torch.Tensor, y: torch.Tensor) -> None:
         loss = F.cross_entropy(model(x).reshape(-1, 1024), y.reshape(-1))
         opt.zero_grad(set_to_none=True)
         loss.backward()

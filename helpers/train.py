@@ -128,7 +128,9 @@ def learning_rate(step: int, steps: int, peak: float = LEARNING_RATE, warmup: in
     return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
-def random_batch(ids: torch.Tensor, batch_size: int, context: int, gen: torch.Generator):
+def random_batch(
+    ids: torch.Tensor, batch_size: int, context: int, gen: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
     """`batch_size` random windows: inputs [B, T] and the words that follow them [B, T]."""
     starts = torch.randint(0, len(ids) - context - 1, (batch_size,), generator=gen)
     offsets = starts[:, None] + torch.arange(context)  # [B, T]
@@ -240,24 +242,23 @@ def reproduce_command(heads: int, steps: int, seed: int, out: str | None = None)
     return command + (f" --out {out}" if out else "")
 
 
-def _positive(text: str) -> int:
+def _whole(text: str, minimum: int) -> int:
+    """argparse helper: text as a whole number >= minimum, or a message saying what is wrong."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
     return value
+
+
+def _positive(text: str) -> int:
+    return _whole(text, 1)
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
+    return _whole(text, 0)
 
 
 def _heads(text: str) -> int:
