@@ -20,8 +20,11 @@ $(BIN)/.installed: pyproject.toml
 
 install: $(BIN)/.installed
 
+# JupyterLab refuses to run as root (containers, some cloud machines) unless told it may
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: install
-	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
 test: install
 	$(BIN)/python -m pytest
