@@ -1,7 +1,9 @@
-"""Run notebooks and keep only the outputs nbval checks.
+"""Run notebooks, record what their checked cells print, and strip every output.
 
-Committed notebooks carry no outputs, except the cells whose first line is `# NBVAL_CHECK_OUTPUT`: those keep
-their plain-text output as the expected result that nbval compares against on every test run.
+Notebooks are committed with no outputs at all. The cells whose first line is `# NBVAL_CHECK_OUTPUT` print
+deterministic results (counts, shapes, small tables); their text is recorded in
+tests/expected_outputs/<notebook>.json, keyed by cell id, and tests/test_run_twice.py fails when a run
+prints anything else. nbval runs the stripped notebooks top to bottom.
 
     python tools/refresh_outputs.py notebooks/*.ipynb
 """
@@ -9,60 +11,81 @@ their plain-text output as the expected result that nbval compares against on ev
 from __future__ import annotations
 
 import argparse
+import json
+import re
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 
 CHECK = "# NBVAL_CHECK_OUTPUT"
+EXPECTED = Path(__file__).resolve().parents[1] / "tests" / "expected_outputs"
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")  # object reprs differ between runs without meaning anything
 
 
 def is_checked(cell: nbformat.NotebookNode) -> bool:
     return cell.cell_type == "code" and cell.source.lstrip().startswith(CHECK)
 
 
-def _text_only(outputs: list) -> list:
-    """Keep stream text and text/plain results; drop images, HTML, widgets and errors."""
-    kept = []
-    for out in outputs:
+def checked_text(cell: nbformat.NotebookNode) -> str:
+    """What a cell showed as text: its printed streams and text results, in order.
+
+    Printed text may arrive in several pieces (where it is cut differs from run to run), so consecutive
+    pieces of one stream are joined.
+    """
+    parts: list[str] = []
+    for out in cell.get("outputs", []):
         if out.output_type == "stream":
-            kept.append(out)
-        elif out.output_type == "execute_result" and "text/plain" in out.data:
-            out.data = {"text/plain": out.data["text/plain"]}
-            out.metadata = {}
-            kept.append(out)
-    return kept
+            label = f"[{out.name}] "
+            if parts and parts[-1].startswith(label):
+                parts[-1] += out.text
+            else:
+                parts.append(label + out.text)
+        elif out.output_type in ("execute_result", "display_data") and "text/plain" in out.get("data", {}):
+            parts.append(out.data["text/plain"])
+        elif out.output_type == "error":
+            parts.append(f"[error] {out.ename}: {out.evalue}")
+    return _ADDRESS.sub(" at 0x…", "".join(parts))
+
+
+def expected_path(notebook: Path) -> Path:
+    return EXPECTED / f"{notebook.stem}.json"
+
+
+def load_expected(notebook: Path) -> dict[str, str]:
+    """The recorded text of each checked cell of `notebook`, by cell id ({} if none is recorded)."""
+    path = expected_path(notebook)
+    return json.loads(path.read_text())["cells"] if path.exists() else {}
+
+
+def strip(nb: nbformat.NotebookNode) -> None:
+    """Remove every output, execution count, timing and widget state."""
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
 
 
 def refresh(path: Path, timeout: int = 300) -> int:
-    """Execute `path` in its folder, then strip every output but the checked cells'. Returns their count."""
+    """Execute `path` in its folder, record its checked cells' text, strip it. Returns the checked count."""
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=timeout, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
-    nb.metadata.pop("widgets", None)  # widget state is output too
-    checked = 0
-    for cell in nb.cells:
-        cell.metadata.pop("execution", None)
-        if cell.cell_type != "code":
-            continue
-        if is_checked(cell):
-            checked += 1
-            cell.outputs = _text_only(cell.outputs)
-            cell.execution_count = checked
-            for out in cell.outputs:
-                if out.output_type == "execute_result":
-                    out.execution_count = checked
-        else:
-            cell.outputs, cell.execution_count = [], None
+    expected = {cell.id: checked_text(cell) for cell in nb.cells if is_checked(cell)}
+    strip(nb)
     nbformat.write(nb, path)
-    return checked
+    EXPECTED.mkdir(parents=True, exist_ok=True)
+    expected_path(path).write_text(json.dumps({"notebook": path.name, "cells": expected}, indent=1,
+                                              ensure_ascii=False) + "\n")
+    return len(expected)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="+", type=Path)
     for path in parser.parse_args().notebooks:
-        print(f"{path}: kept the outputs of {refresh(path)} checked cells")
+        print(f"{path}: recorded the output of {refresh(path.resolve())} checked cells")
 
 
 if __name__ == "__main__":
