@@ -15,7 +15,7 @@ def _shape(t: torch.Tensor) -> str:
     return "[" + ", ".join(str(s) for s in t.shape) + "]"
 
 
-def _is_count(n: object) -> bool:
+def is_count(n: object) -> bool:
     """True for a whole number >= 1 (bools and floats are not counts)."""
     return isinstance(n, int) and not isinstance(n, bool) and n >= 1
 
@@ -29,7 +29,7 @@ def _check_float_tensor(name: str, t: object) -> None:
 
 def causal_mask(n_words: int, device: torch.device | str | None = None) -> torch.Tensor:
     """[T, T] boolean grid, True where a word may look: itself and the words before it."""
-    if not _is_count(n_words):
+    if not is_count(n_words):
         raise ValueError(f"causal_mask needs a whole number of words >= 1, got {n_words!r}")
     return torch.ones(n_words, n_words, dtype=torch.bool, device=device).tril()
 
@@ -129,7 +129,7 @@ class AttentionHead(nn.Module):
     def __init__(self, width: int, head_width: int | None = None) -> None:
         super().__init__()
         head_width = width if head_width is None else head_width
-        if not (_is_count(width) and _is_count(head_width)):
+        if not (is_count(width) and is_count(head_width)):
             raise ValueError(
                 f"width and head_width must be whole numbers >= 1, got {width!r} and {head_width!r}"
             )
@@ -160,9 +160,9 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, width: int, heads: int, out_proj: bool = True) -> None:
         super().__init__()
-        if not _is_count(heads):
+        if not is_count(heads):
             raise ValueError(f"need a whole number of heads >= 1, got heads={heads!r}")
-        if not _is_count(width):
+        if not is_count(width):
             raise ValueError(f"width must be a whole number >= 1, got {width!r}")
         if width % heads != 0:
             raise ValueError(

@@ -17,13 +17,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from helpers.attention import MultiHeadAttention
+from helpers.attention import MultiHeadAttention, is_count
 from helpers.model import CourseConfig, CourseModel
-
-
-def _is_count(n: object) -> bool:
-    """True for a whole number >= 1 (bools and floats are not counts)."""
-    return isinstance(n, int) and not isinstance(n, bool) and n >= 1
 
 
 class FeedForward(nn.Module):
@@ -31,10 +26,10 @@ class FeedForward(nn.Module):
 
     def __init__(self, width: int, hidden: int | None = None) -> None:
         super().__init__()
-        if not _is_count(width):
+        if not is_count(width):
             raise ValueError(f"width must be a whole number >= 1, got {width!r}")
         hidden = 4 * width if hidden is None else hidden
-        if not _is_count(hidden):
+        if not is_count(hidden):
             raise ValueError(f"hidden must be a whole number >= 1 (default 4 x width), got {hidden!r}")
         self.width, self.hidden = width, hidden
         self.up = nn.Linear(width, hidden)  # C -> 4C: room to compute
@@ -87,7 +82,7 @@ class BlockConfig(CourseConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not _is_count(self.layers):
+        if not is_count(self.layers):
             raise ValueError(f"layers must be a whole number >= 1, got {self.layers!r}")
         if self.feed_forward not in (True, False):
             raise ValueError(f"feed_forward must be True or False, got {self.feed_forward!r}")
@@ -101,6 +96,7 @@ class BlockModel(nn.Module):
     """
 
     check_ids = CourseModel.check_ids  # the same input checks as the course model: type, shape, length, range
+    embed = CourseModel.embed  # the same word + position embedding
 
     def __init__(self, config: BlockConfig) -> None:
         super().__init__()
@@ -121,10 +117,7 @@ class BlockModel(nn.Module):
         self, token_ids: torch.Tensor, return_attention: bool = False
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         """token_ids [B, T] (or [T]) -> logits [B, T, vocab]; with the first block's attention if asked."""
-        idx = self.check_ids(token_ids)
-        T = idx.shape[1]
-        pos = torch.arange(T, device=idx.device)
-        x = self.tok_emb(idx) + self.pos_emb(pos)  # [B, T, C]
+        x = self.embed(token_ids)  # [B, T, C]
         x, att = self.blocks[0](x, need_weights=return_attention)  # [B, T, C], [B, H, T, T] or None
         for block in self.blocks[1:]:
             x, _ = block(x)  # [B, T, C]

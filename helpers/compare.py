@@ -16,12 +16,8 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from helpers.explorer_figures import HEAD_COLOURS
-from helpers.plots import COLOURS, style
+from helpers.plots import COLOURS, PALETTE, style
 from helpers.stories import CLUE_KINDS
-
-CURVE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
-"""Okabe-Ito colours for the learning curves, told apart by colour-blind viewers."""
 
 UPLOADS = Path(tempfile.gettempdir()) / "several-spotlights-uploads"
 """Where `uploaded_file` saves what a learner uploads."""
@@ -49,7 +45,7 @@ def learning_curves(
         raise ValueError(f"need at least one run with at least one loss, got these numbers of losses: {sizes}")
     fig = go.Figure()
     for i, (name, losses) in enumerate(curves.items()):
-        colour = CURVE_COLOURS[i % len(CURVE_COLOURS)]
+        colour = PALETTE[i % len(PALETTE)]
         steps = list(range(1, len(losses) + 1))
         fig.add_trace(go.Scatter(
             x=steps, y=list(losses), mode="lines", line={"color": colour, "width": 1}, opacity=0.35,
@@ -146,7 +142,7 @@ def ablation_bars(
     for i, kind in enumerate(kinds):
         lost = [baseline["clue_accuracy"][kind] - row["clue_accuracy"][kind] for row in rows]
         fig.add_trace(go.Bar(
-            x=labels, y=lost, name=kind, marker_color=HEAD_COLOURS[i % len(HEAD_COLOURS)],
+            x=labels, y=lost, name=kind, marker_color=PALETTE[i % len(PALETTE)],
             hovertemplate=f"%{{x}}<br>{kind} clues: accuracy lost %{{y:.1%}}<extra></extra>",
         ), row=1, col=2)
     s = style()

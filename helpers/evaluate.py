@@ -166,3 +166,16 @@ def head_ablation(model: CourseModel, ids: torch.Tensor, clues: list[Clue] | Non
                 row["clue_accuracy"] = clue_accuracy(model, ids, clues)
         rows.append(row)
     return rows
+
+
+@torch.no_grad()
+def next_word_guesses(model: CourseModel, ids: list[int] | torch.Tensor, position: int, k: int = 3) -> str:
+    """The model's k most likely words to follow word `position` of `ids`, as text: "smiles 82%, sighs 9%"."""
+    if model.tokenizer is None:
+        raise ValueError("next_word_guesses needs a model with a tokenizer: load it with helpers.load_model")
+    ids = torch.as_tensor(ids)
+    if not -ids.shape[-1] <= position < ids.shape[-1]:
+        raise ValueError(f"position must point at one of the {ids.shape[-1]} words, got {position}")
+    probs = model(ids)[0, position].softmax(-1)  # [V]
+    top = probs.topk(k)
+    return ", ".join(f"{model.tokenizer.decode([i])} {p:.0%}" for p, i in zip(*top, strict=True))

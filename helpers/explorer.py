@@ -18,6 +18,7 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 import torch
 
+from helpers.checkpoints import load_model
 from helpers.course import COURSE_EXAMPLES
 from helpers.explorer_figures import (
     focus_figure,
@@ -30,6 +31,7 @@ from helpers.explorer_figures import (
 )
 from helpers.model import CourseModel
 from helpers.plots import style, unique_labels
+from helpers.stories import example_sentences
 
 MODELS = {"one head": "one_head", "four heads": "four_heads"}
 """Model picker labels -> checkpoint names for helpers.checkpoints.load_model."""
@@ -45,16 +47,12 @@ _loaded: dict[str, CourseModel] = {}
 def load_cached(name: str) -> CourseModel:
     """helpers.checkpoints.load_model, but each checkpoint is read from disk only once per session."""
     if name not in _loaded:
-        from helpers.checkpoints import load_model
-
         _loaded[name] = load_model(name)
     return _loaded[name]
 
 
 def default_examples() -> list[str]:
     """The course's example sentences followed by the story-world sentences."""
-    from helpers.stories import example_sentences
-
     return list(dict.fromkeys([*COURSE_EXAMPLES, *example_sentences()]))
 
 
@@ -393,8 +391,6 @@ def static_explorer(
 
     Precomputes the weights of every head for each sentence (default: the story-world examples).
     """
-    from helpers.stories import example_sentences
-
     course_model = loader(model)
     readings = [read_sentence(course_model, s) for s in (sentences or example_sentences())]
     weights = [attention(course_model, r.ids) for r in readings]  # each [H, T, T]

@@ -12,10 +12,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import torch
 
-from helpers.plots import LOOKED_AT, attention_heatmap, heads_grid, heatmap_traces, style, unique_labels
-
-HEAD_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-"""Okabe-Ito colours, told apart by colour-blind viewers: one per head in the focus bars."""
+from helpers.plots import LOOKED_AT, PALETTE, attention_heatmap, heads_grid, heatmap_traces, style, unique_labels
 
 MAX_SIDE = 1100
 """Largest heatmap side in pixels: a 128-word sentence still fits on a projector screen."""
@@ -66,7 +63,7 @@ def update_grid_figure(fig: go.FigureWidget, weights: torch.Tensor, words: Seque
 def focus_figure(heads: int) -> go.FigureWidget:
     """An empty bar chart with one bar series per head: one word's spotlight from every head at once."""
     bars = [
-        go.Bar(name=f"head {h}", marker_color=HEAD_COLOURS[h % len(HEAD_COLOURS)],
+        go.Bar(name=f"head {h}", marker_color=PALETTE[h % len(PALETTE)],
                hovertemplate=f"head {h}<br>{LOOKED_AT}: %{{x}}<br>weight: %{{y:.1%}}<extra></extra>")
         for h in range(heads)
     ]

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
-from helpers.attention import MultiHeadAttention
+from helpers.attention import MultiHeadAttention, is_count
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class CourseConfig:
     def __post_init__(self) -> None:
         for name in ("heads", "width", "vocab_size", "context"):
             value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            if not is_count(value):
                 raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
         if self.width % self.heads != 0:
             raise ValueError(f"width {self.width} is not divisible by {self.heads} heads")
@@ -78,14 +78,17 @@ class CourseModel(nn.Module):
             )
         return token_ids.long()
 
+    def embed(self, token_ids: torch.Tensor) -> torch.Tensor:
+        """Checked token_ids -> each word's vector plus its position's vector, [B, T, C]."""
+        idx = self.check_ids(token_ids)  # [B, T]
+        pos = torch.arange(idx.shape[1], device=idx.device)  # [T]
+        return self.tok_emb(idx) + self.pos_emb(pos)  # [B, T, C]
+
     def forward(
         self, token_ids: torch.Tensor, return_attention: bool = False
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         """token_ids [B, T] (or [T]) -> logits [B, T, vocab]; with attention [B, H, T, T] if asked."""
-        idx = self.check_ids(token_ids)
-        T = idx.shape[1]
-        pos = torch.arange(T, device=idx.device)
-        x = self.tok_emb(idx) + self.pos_emb(pos)  # [B, T, C]
+        x = self.embed(token_ids)  # [B, T, C]
         y, att = self.attn(x, need_weights=return_attention)  # [B, T, C], [B, H, T, T] or None
         x = x + y  # residual: attention adds what it found to each word
         logits = self.lm_head(x)  # [B, T, vocab]
@@ -109,7 +112,7 @@ def count_parameters(model: nn.Module) -> int:
 
 def attention_layer_size(width: int, heads: int, out_proj: bool = True) -> dict[str, int]:
     """Head width and parameter counts of one multi-head attention layer (no q/k/v bias)."""
-    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in (width, heads)):
+    if not (is_count(width) and is_count(heads)):
         raise ValueError(f"width and heads must be whole numbers >= 1, got {width!r} and {heads!r}")
     if width % heads != 0:
         raise ValueError(f"width {width} must split evenly between {heads} heads")

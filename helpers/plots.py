@@ -13,6 +13,8 @@ import torch
 from plotly.subplots import make_subplots
 
 COLOURS = "Cividis"
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+"""Okabe-Ito colours for heads, curves and bars: told apart with any common colour blindness."""
 MASKED = "#d9d9d9"
 LOOKS = "word that looks"
 LOOKED_AT = "word looked at"

@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from helpers.attention import is_count
 from helpers.checkpoints import default_name, save_checkpoint
 from helpers.evaluate import clue_accuracy, perplexity
 from helpers.model import CourseModel, count_parameters, course_model
@@ -155,7 +156,7 @@ def train(
     `model(ids) -> logits`), such as the transformer block of chapter 7; `heads` is then ignored.
     """
     for name, value in (("heads", heads), ("steps", steps), ("batch_size", batch_size)):
-        if not isinstance(value, int) or value < 1:
+        if not is_count(value):
             raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")

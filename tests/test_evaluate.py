@@ -101,3 +101,23 @@ def test_head_ablation_reports_every_head(val):
     rows = head_ablation(course_model(heads=4), ids, clues)
     assert [r["head"] for r in rows] == [0, 1, 2, 3]
     assert all(math.isfinite(r["val_ppl"]) and "all" in r["clue_accuracy"] for r in rows)
+
+
+def test_next_word_guesses_lists_the_most_likely_words_in_order() -> None:
+    from helpers.checkpoints import load_model
+    from helpers.evaluate import next_word_guesses
+
+    model = load_model("four_heads")
+    ids = model.tokenizer.encode("eagerly , the fox that crosses the wet streets smiles .")
+    text = next_word_guesses(model, ids, 8, k=3)
+    parts = [part.rsplit(" ", 1) for part in text.split(", ")]
+    assert len(parts) == 3
+    with torch.no_grad():
+        probs = model(torch.tensor(ids))[0, 8].softmax(-1)
+    assert [word for word, _ in parts] == [model.tokenizer.decode([i]) for i in probs.topk(3).indices.tolist()]
+    shares = [int(share.rstrip("%")) for _, share in parts]
+    assert shares == sorted(shares, reverse=True)
+    with pytest.raises(ValueError, match="position must point at one of the 11 words"):
+        next_word_guesses(model, ids, 11)
+    with pytest.raises(ValueError, match="needs a model with a tokenizer"):
+        next_word_guesses(course_model(heads=4), ids, 2)
