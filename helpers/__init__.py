@@ -1,6 +1,7 @@
 """Several Spotlights: the finished pieces the chapters build step by step.
 
 `helpers.explore` is imported on first use, because the explorer pulls in ipywidgets and plotly.
+Importing `helpers` sets torch's thread count once, to the CPUs this process may use (helpers.threads).
 """
 
 from typing import Any
@@ -16,6 +17,7 @@ from helpers.model import (
     course_size_table,
 )
 from helpers.plots import presenter_mode
+from helpers.threads import apply_thread_policy
 
 __all__ = [
     "AttentionHead",
@@ -33,6 +35,8 @@ __all__ = [
     "presenter_mode",
     "spotlight",
 ]
+
+apply_thread_policy()
 
 
 def __getattr__(name: str) -> Any:

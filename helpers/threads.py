@@ -1,0 +1,95 @@
+"""One thread policy for the whole series: as many torch threads as CPUs this process may really use.
+
+A machine (or a Binder container) can report many CPUs while the process may run on only some of them:
+the scheduler's affinity mask limits which cores it runs on, and a cgroup CPU quota limits how much CPU
+time it gets. torch starts one thread per reported CPU, and on a one-CPU container those threads wait on
+each other. `usable_cpus` reads both limits; `apply_thread_policy` runs once, when `helpers` is imported,
+so no notebook or module sets threads by hand.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+CGROUP = Path("/sys/fs/cgroup")
+"""Where Linux mounts the cgroup files that hold this process's CPU quota."""
+
+_applied: list[int] = []  # the thread count chosen at import, once
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+def cgroup_quota(root: Path = CGROUP) -> float | None:
+    """The cgroup CPU quota in CPUs (1.5 = one and a half CPUs' worth of time), or None for no quota.
+
+    cgroup v2 keeps "quota period" in cpu.max ("max" when unlimited); cgroup v1 keeps them in
+    cpu/cpu.cfs_quota_us and cpu/cpu.cfs_period_us (a quota of -1 when unlimited).
+    """
+    v2 = _read(root / "cpu.max")
+    if v2 is not None:
+        parts = v2.split()
+        if len(parts) == 2 and parts[0] != "max":
+            return _ratio(parts[0], parts[1])
+        return None
+    for folder in (root / "cpu", root / "cpu,cpuacct", root):
+        quota, period = _read(folder / "cpu.cfs_quota_us"), _read(folder / "cpu.cfs_period_us")
+        if quota is not None and period is not None:
+            return _ratio(quota, period)
+    return None
+
+
+def _ratio(quota: str, period: str) -> float | None:
+    """quota / period as a number of CPUs; None when either is not a positive number (no quota)."""
+    try:
+        q, p = int(quota), int(period)
+    except ValueError:
+        return None
+    return q / p if q > 0 and p > 0 else None
+
+
+def affinity_cpus() -> int:
+    """How many CPUs the scheduler lets this process run on (all reported CPUs where that is unknown)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS and Windows have no affinity call
+        return os.cpu_count() or 1
+
+
+def usable_cpus(affinity: int, quota: float | None) -> int:
+    """CPUs this process can keep busy: the affinity count, lowered to the whole CPUs of the quota (at least 1).
+
+    A quota of 1.5 CPUs gives 1 thread: a second thread would be throttled for half of every period.
+    """
+    cpus = max(1, affinity)
+    if quota is not None:
+        cpus = min(cpus, max(1, math.floor(quota + 1e-9)))
+    return cpus
+
+
+def apply_thread_policy(
+    affinity: Callable[[], int] = affinity_cpus, quota: Callable[[], float | None] = cgroup_quota
+) -> int:
+    """Set torch's thread count to the usable CPUs, once per process; returns the count chosen."""
+    if not _applied:
+        threads = usable_cpus(affinity(), quota())
+        torch.set_num_threads(threads)
+        _applied.append(threads)
+    return _applied[0]
+
+
+def thread_report() -> str:
+    """One line for learners and benchmarks: what the policy chose and why."""
+    quota = cgroup_quota()
+    limit = "no CPU quota" if quota is None else f"a CPU quota of {quota:g} CPUs"
+    return (f"torch uses {torch.get_num_threads()} thread(s): this process may run on {affinity_cpus()} "
+            f"of the {os.cpu_count()} CPUs the machine reports, with {limit}")

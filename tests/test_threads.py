@@ -1,0 +1,61 @@
+"""The thread policy: how many CPUs this process may use, from faked affinity and cgroup files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from helpers import threads
+
+
+def _cgroup(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text + "\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize(("files", "quota"), [
+    ({"cpu.max": "100000 100000"}, 1.0),  # cgroup v2, one CPU (Binder)
+    ({"cpu.max": "250000 100000"}, 2.5),
+    ({"cpu.max": "max 100000"}, None),  # v2, no limit
+    ({"cpu/cpu.cfs_quota_us": "50000", "cpu/cpu.cfs_period_us": "100000"}, 0.5),  # cgroup v1
+    ({"cpu,cpuacct/cpu.cfs_quota_us": "200000", "cpu,cpuacct/cpu.cfs_period_us": "100000"}, 2.0),
+    ({"cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000"}, None),  # v1, no limit
+    ({"cpu.max": "garbage"}, None),
+    ({}, None),  # no cgroup files at all (macOS, or not mounted)
+])
+def test_cgroup_quota_reads_v1_and_v2(tmp_path: Path, files: dict[str, str], quota: float | None) -> None:
+    assert threads.cgroup_quota(_cgroup(tmp_path, files)) == quota
+
+
+@pytest.mark.parametrize(("affinity", "quota", "expected"), [
+    (64, 1.0, 1),  # a big machine, a one-CPU container: one thread, not 64
+    (64, None, 64),
+    (2, None, 2),
+    (8, 2.5, 2),  # half a CPU of quota cannot keep a third thread busy
+    (1, 4.0, 1),  # pinned to one core whatever the quota
+    (4, 0.5, 1),  # less than one CPU still runs one thread
+    (0, None, 1),
+])
+def test_usable_cpus_takes_the_tighter_limit(affinity: int, quota: float | None, expected: int) -> None:
+    assert threads.usable_cpus(affinity, quota) == expected
+
+
+def test_policy_is_applied_once_on_import(monkeypatch: pytest.MonkeyPatch) -> None:
+    import helpers  # noqa: F401  (importing helpers applies the policy)
+
+    chosen = threads.apply_thread_policy()
+    assert torch.get_num_threads() == chosen == threads.usable_cpus(threads.affinity_cpus(), threads.cgroup_quota())
+    # a second call does not ask again or change anything
+    monkeypatch.setattr(threads, "_applied", [])
+    old = torch.get_num_threads()
+    try:
+        assert threads.apply_thread_policy(affinity=lambda: 16, quota=lambda: 1.0) == 1
+        assert torch.get_num_threads() == 1
+        assert threads.apply_thread_policy(affinity=lambda: 16, quota=lambda: None) == 1
+    finally:
+        torch.set_num_threads(old)
+    assert "thread(s)" in threads.thread_report()
