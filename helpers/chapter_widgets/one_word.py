@@ -1,0 +1,189 @@
+"""Chapter 7's "change one word": swap one word of a sentence and see which positions' outputs move.
+
+The sentence's word vectors go through one transformer block's two parts, attention and the feed-forward
+part, once as written and once with one word replaced. Two rows of bars show how far each position's output
+moved: attention's row moves at the changed word and at every later word (they can all look at it), the
+feed-forward row only at the changed word (it works on each word alone). Attention moves information between
+words; the feed-forward part computes on each word by itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ipywidgets as widgets
+import plotly.graph_objects as go
+import torch
+from plotly.subplots import make_subplots
+
+from helpers.block import BlockModel, block_model
+from helpers.chapter_widgets.base import ChapterWidget
+from helpers.plots import FIT_WIDTH, PALETTE, style, unique_labels
+from helpers.static import static_build
+from helpers.stories import example_sentences
+from helpers.tokenizer import story_tokenizer
+
+ROWS = ("after attention (words mix)", "after the feed-forward part (each word alone)")
+MOVED = 1e-5
+"""A position counts as moved when its output changed by more than this (rounding stays far below it)."""
+SWAPS = ("old", "wet", "girl", "fox", "sadly")
+"""Replacement words to start with (the first the sentence does not already have at that place)."""
+
+
+def default_model() -> BlockModel:
+    """An untrained four-head block model with the story world's tokenizer: which positions move does
+    not depend on training, only on how the block is wired."""
+    model = block_model(heads=4, seed=0)
+    model.tokenizer = story_tokenizer()
+    return model
+
+
+def outputs_moved(model: BlockModel, ids: Sequence[int], changed: Sequence[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """How far each position's attention output and feed-forward output move, ids -> changed: two [T]."""
+    block = model.blocks[0]
+    if block.ff is None:
+        raise ValueError("this block has no feed-forward part: build it with feed_forward=True")
+    with torch.no_grad():
+        x = model.embed(torch.tensor([list(ids), list(changed)]))  # [2, T, C]: as written, with the swap
+        y, _ = block.attn(block.ln1(x))  # [2, T, C]: attention's output
+        f = block.ff(block.ln2(x))  # [2, T, C]: the feed-forward part's output on the same vectors
+    return (y[1] - y[0]).norm(dim=-1), (f[1] - f[0]).norm(dim=-1)  # [T], [T]
+
+
+def summary_line(words: Sequence[str], position: int, new: str, attn: Sequence[float], ff: Sequence[float]) -> str:
+    """In words: which positions moved after each part."""
+    labels = unique_labels(words)
+    def where(moved: Sequence[float]) -> str:
+        hit = [labels[i] for i, m in enumerate(moved) if m > MOVED]
+        return f"{len(hit)} position{'s' if len(hit) != 1 else ''} ({', '.join(hit) or 'none'})"
+    return (f"Replacing '{words[position]}' (word {position}) with '{new}': attention's output moved at "
+            f"{where(attn)}, the feed-forward part's at {where(ff)}.")
+
+
+def _figure(labels: Sequence[str]) -> go.Figure:
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, subplot_titles=ROWS, vertical_spacing=0.14)
+    for row, colour in ((1, PALETTE[0]), (2, PALETTE[1])):
+        fig.add_trace(go.Bar(x=list(labels), y=[0.0] * len(labels), marker_color=colour, name=ROWS[row - 1],
+                             hovertemplate="%{x}: moved by %{y:.3f}<extra>" + ROWS[row - 1] + "</extra>"),
+                      row=row, col=1)
+    s = style()
+    fig.update_layout(width=min(FIT_WIDTH, s["size"] + 260), height=int(s["size"] * 1.1), showlegend=False,
+                      font={"size": s["font"]}, margin={"t": 90})
+    fig.update_annotations(font_size=s["font"])
+    fig.update_xaxes(title_text="position (word)", tickangle=-45, row=2, col=1)
+    fig.update_yaxes(title_text="moved by", rangemode="tozero")
+    return fig
+
+
+class ChangeOneWord(ChapterWidget):
+    """A word picker and a replacement box; two rows of bars: how far each position's output moved."""
+
+    css_class = "change-one-word"
+
+    def __init__(self, sentence: str | None = None, model: BlockModel | None = None) -> None:
+        super().__init__()
+        self.model = model if model is not None else default_model()
+        if getattr(self.model, "tokenizer", None) is None or not hasattr(self.model, "blocks"):
+            raise ValueError("change_one_word needs a block model with a tokenizer (helpers.block.block_model)")
+        self.tokenizer = self.model.tokenizer
+        enc = self.tokenizer.encode_with_report(sentence if sentence is not None else example_sentences()[0])
+        if enc.unknown or not enc.ids:
+            raise ValueError(f"every word of the sentence must be in the model's vocabulary, unknown: {enc.unknown}")
+        self.ids, self.words = list(enc.ids), list(enc.words)
+        self.position = self.words.index("wet") if "wet" in self.words else len(self.words) // 2
+        self.new_word = swap_for(self.words, self.position, self.tokenizer.ids)
+        self.attn_moved = self.ff_moved = torch.zeros(len(self.words))
+        labels = unique_labels(self.words)
+        self.word_picker = widgets.Dropdown(description="word", options=[(w, i) for i, w in enumerate(labels)],
+                                            value=self.position)
+        self.replacement = widgets.Text(value=self.new_word, description="replace with", continuous_update=False,
+                                        style={"description_width": "7em"})
+        self.word_picker.observe(self.calls(self.set_position), names="value")
+        self.replacement.observe(self.calls(self.set_replacement), names="value")
+        self.bars = go.FigureWidget(_figure(labels))
+        self.children = [self.css, widgets.HBox([self.word_picker, self.replacement]), self.message, self.bars,
+                         self.summary]
+        self._redraw()
+
+    # ----- what code (and the tests) call ------------------------------------------------------
+
+    def set_position(self, position: int) -> None:
+        """Change the word at `position` instead (a fresh replacement is picked if the old one is its twin)."""
+        with self.report():
+            if type(position) is not int or not 0 <= position < len(self.words):
+                self.set_quietly(self.word_picker, self.position)
+                raise ValueError(f"There is no word at position {position!r}: pick 0 to {len(self.words) - 1}.")
+            self.position = position
+            if self.words[position] == self.new_word:
+                self.new_word = swap_for(self.words, position, self.tokenizer.ids)
+            self._redraw()
+
+    def set_replacement(self, word: str) -> None:
+        """Replace the picked word with `word` (one word the model knows)."""
+        with self.report():
+            pieces = self.tokenizer.split(word) if isinstance(word, str) else []
+            if len(pieces) != 1:
+                self.set_quietly(self.replacement, self.new_word)
+                raise ValueError(f"Type exactly one word to put in, got {word!r}.")
+            if pieces[0] not in self.tokenizer.ids:
+                self.set_quietly(self.replacement, self.new_word)
+                raise ValueError(f"'{pieces[0]}' is not in the model's vocabulary: try a story word such as "
+                                 + ", ".join(f"'{w}'" for w in SWAPS) + ".")
+            self.new_word = pieces[0]
+            self._redraw()
+
+    # ----- drawing -----------------------------------------------------------------------------------
+
+    def _redraw(self) -> None:
+        self.set_quietly(self.word_picker, self.position)
+        self.set_quietly(self.replacement, self.new_word)
+        changed = list(self.ids)
+        changed[self.position] = self.tokenizer.ids[self.new_word]
+        self.attn_moved, self.ff_moved = outputs_moved(self.model, self.ids, changed)
+        with self.bars.batch_update():
+            self.bars.data[0].y = self.attn_moved.tolist()
+            self.bars.data[1].y = self.ff_moved.tolist()
+            self.bars.layout.title.text = f"'{self.words[self.position]}' → '{self.new_word}': which outputs move?"
+        self.say(summary_line(self.words, self.position, self.new_word, self.attn_moved.tolist(),
+                              self.ff_moved.tolist()))
+
+
+def swap_for(words: Sequence[str], position: int, vocabulary: dict[str, int]) -> str:
+    """A replacement for words[position]: the first of SWAPS the model knows that differs from it."""
+    return next(w for w in SWAPS if w in vocabulary and w != words[position])
+
+
+def change_one_word(sentence: str | None = None, model: BlockModel | None = None) -> ChangeOneWord | go.Figure:
+    """The live widget on `sentence` (default: the first story example) with `model`'s first block.
+
+    In a site or slide build (helpers.static.static_build()) it returns the static copy instead.
+    """
+    if static_build():
+        return static_change_one_word(sentence, model)
+    return ChangeOneWord(sentence, model)
+
+
+def static_change_one_word(sentence: str | None = None, model: BlockModel | None = None) -> go.Figure:
+    """Without a kernel: the same two rows of bars, and a menu that changes each word in turn."""
+    model = model if model is not None else default_model()
+    enc = model.tokenizer.encode_with_report(sentence if sentence is not None else example_sentences()[0])
+    labels = unique_labels(enc.words)
+    fig = go.Figure(_figure(labels))
+    buttons = []
+    for i in range(len(enc.words)):
+        new = swap_for(enc.words, i, model.tokenizer.ids)
+        changed = list(enc.ids)
+        changed[i] = model.tokenizer.ids[new]
+        attn, ff = outputs_moved(model, enc.ids, changed)
+        buttons.append({"label": f"{labels[i]} → {new}", "method": "update",
+                        "args": [{"y": [attn.tolist(), ff.tolist()]},
+                                 {"title.text": summary_line(enc.words, i, new, attn.tolist(), ff.tolist())}]})
+    start = enc.words.index("wet") if "wet" in enc.words else len(enc.words) // 2
+    fig.update_traces(selector=0, y=buttons[start]["args"][0]["y"][0])
+    fig.data[1].y = buttons[start]["args"][0]["y"][1]
+    s = style()
+    fig.update_layout(title={"text": buttons[start]["args"][1]["title.text"], "font": {"size": s["font"] - 2}},
+                      margin={"t": 150},
+                      updatemenus=[{"buttons": buttons, "active": start, "x": 0.0, "y": 1.25, "xanchor": "left",
+                                    "yanchor": "bottom"}])
+    return fig

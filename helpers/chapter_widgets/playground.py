@@ -1,0 +1,205 @@
+"""Chapter 1's spotlight playground: drag the match scores, set the temperature, watch the weights share 100%.
+
+One word (the last one given) looks at itself and every word before it. Each word it can see has a slider
+for its match score; softmax(scores / temperature) turns them into weights, drawn as bars, and the weights
+take the weighted average of the words' vectors. The "three clues" preset boosts three words equally, which
+shows the limit of one spotlight: however high the boost, none of the three gets more than a third.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import ipywidgets as widgets
+import plotly.graph_objects as go
+import torch
+
+from helpers.chapter_widgets.base import ChapterWidget, tensor_table
+from helpers.plots import FIT_WIDTH, spotlight_bars, style, unique_labels
+from helpers.static import static_build
+
+SCORE_RANGE = (-5.0, 10.0)
+"""What the sliders allow: enough to make one word win outright, or to push it to nearly nothing."""
+CLUE_BOOST = 8.0
+"""The score each clue gets in the "three clues" preset (every other word gets 0)."""
+STATIC_TEMPERATURES = (0.25, 0.5, 1.0, 2.0, 4.0, 10.0)
+"""The temperatures the static copy's slider offers."""
+
+
+def _check_inputs(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str], clues: Sequence[str]) -> None:
+    if not words:
+        raise ValueError("the playground needs at least one word")
+    if not isinstance(vectors, torch.Tensor) or vectors.shape != (len(words), len(features)):
+        got = list(vectors.shape) if isinstance(vectors, torch.Tensor) else type(vectors).__name__
+        raise ValueError(f"vectors must be a [{len(words)} words, {len(features)} features] tensor, got {got}")
+    missing = [c for c in clues if c not in words]
+    if missing or len(clues) != 3:
+        raise ValueError(f"the three clues must be three of the words {list(words)}, got {list(clues)}")
+
+
+def preset_scores(words: Sequence[str], preset: str, clues: Sequence[str]) -> list[float]:
+    """Match scores for a preset: 'plain average' (all 0), 'three clues' or 'one clue' (the first clue)."""
+    boosted = {"plain average": [], "three clues": list(clues), "one clue": list(clues[:1])}
+    if preset not in boosted:
+        raise ValueError(f"There is no preset {preset!r}: choose one of {', '.join(map(repr, boosted))}.")
+    targets = {words.index(c) for c in boosted[preset]}
+    return [CLUE_BOOST if i in targets else 0.0 for i in range(len(words))]
+
+
+class SpotlightPlayground(ChapterWidget):
+    """Sliders for each word's match score and the temperature; bars of the weights; the weighted average."""
+
+    css_class = "spotlight-playground"
+
+    def __init__(self, words: Sequence[str], vectors: torch.Tensor, features: Sequence[str],
+                 clues: Sequence[str]) -> None:
+        _check_inputs(words, vectors, features, clues)
+        super().__init__()
+        self.words, self.labels = list(words), unique_labels(words)
+        self.vectors = vectors.detach().float()  # [T, F]
+        self.features, self.clues = list(features), list(clues)
+        self.scores = [0.0] * len(words)
+        self.temperature = 1.0
+        self.weights = torch.full((len(words),), 1 / len(words))  # [T]
+        s = style()
+        slider_layout = widgets.Layout(width="330px")
+        label_style = {"description_width": f"{4 + s['font'] // 4}em"}
+        self.sliders = [widgets.FloatSlider(value=0.0, min=SCORE_RANGE[0], max=SCORE_RANGE[1], step=0.5,
+                                            description=label, layout=slider_layout, style=label_style)
+                        for label in self.labels]
+        self.temperature_slider = widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05,
+                                                         description="temperature", layout=slider_layout,
+                                                         style=label_style)
+        self.preset_buttons = [widgets.Button(description=name, tooltip=f"set the scores: {name}")
+                               for name in ("plain average", "three clues", "one clue")]
+        for i, slider in enumerate(self.sliders):
+            slider.observe(self.calls(lambda value, i=i: self.set_score(i, value)), names="value")
+        self.temperature_slider.observe(self.calls(self.set_temperature), names="value")
+        for button in self.preset_buttons:
+            button.on_click(lambda b: self.preset(b.description))
+
+        self.bars = go.FigureWidget(spotlight_bars(self.weights, self.words, title=self._title()))
+        self.bars.update_layout(width=min(FIT_WIDTH - 340, s["size"]), margin={"t": 60, "r": 10})
+        self.average = widgets.HTML()
+        scores_title = widgets.HTML(self.html_line(f"match scores of the words '{self.words[-1]}' can see"))
+        controls = widgets.VBox([scores_title, *self.sliders, self.temperature_slider])
+        self.children = [self.css, widgets.HBox(self.preset_buttons), widgets.HBox([controls, self.bars]),
+                         self.message, self.summary, self.average]
+        self._redraw()
+
+    def _title(self) -> str:
+        return f"Where '{self.labels[-1]}' looks (temperature {self.temperature:.2g})"
+
+    # ----- what code (and the tests) call ------------------------------------------------------
+
+    def set_score(self, word: int | str, score: float) -> None:
+        """Set the match score of one word (its position, or the word itself) and redraw."""
+        with self.report():
+            i = self._position(word)
+            if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+                raise ValueError(f"A match score must be a finite number, got {score!r}.")
+            self.scores[i] = float(score)
+            self.set_quietly(self.sliders[i], min(max(score, SCORE_RANGE[0]), SCORE_RANGE[1]))
+            self._redraw()
+
+    def set_temperature(self, temperature: float) -> None:
+        """Divide every score by `temperature` before the softmax: low is sharp, high is soft."""
+        with self.report():
+            if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
+                    or not math.isfinite(temperature) or temperature <= 0):
+                raise ValueError(f"The temperature must be a number above 0, got {temperature!r}: "
+                                 "small is sharp, large is soft.")
+            self.temperature = float(temperature)
+            self.set_quietly(self.temperature_slider, min(max(temperature, 0.1), 10.0))
+            self._redraw()
+
+    def preset(self, name: str) -> None:
+        """Set every score at once: 'plain average', 'three clues' or 'one clue'."""
+        with self.report():
+            self.scores = preset_scores(self.words, name, self.clues)
+            for slider, score in zip(self.sliders, self.scores, strict=True):
+                self.set_quietly(slider, score)
+            self._redraw()
+
+    # ----- drawing -----------------------------------------------------------------------------------
+
+    def _position(self, word: int | str) -> int:
+        if isinstance(word, str) and word in self.labels:
+            return self.labels.index(word)
+        if type(word) is int and 0 <= word < len(self.words):
+            return word
+        raise ValueError(f"There is no word {word!r} here: pick a position 0 to {len(self.words) - 1} "
+                         f"or one of {', '.join(self.labels)}.")
+
+    def _redraw(self) -> None:
+        scores = torch.tensor(self.scores) / self.temperature  # [T]
+        self.weights = torch.softmax(scores, dim=-1)  # [T], adds up to 1
+        row = self.weights.tolist()
+        with self.bars.batch_update():
+            self.bars.data[0].update(y=row, text=[f"{w:.0%}" for w in row])
+            self.bars.layout.title.text = self._title()
+        average = self.weights @ self.vectors  # [T] @ [T, F] -> [F]
+        self.average.value = (
+            self.html_line(f"the weighted average of the {len(self.words)} word vectors, shape "
+                           f"{list(average.shape)}:")
+            + tensor_table([average.tolist()], rows=["average"], columns=self.features, font=self.font)
+        )
+        self.say(summary_line(self.labels, row, [self.labels[self.words.index(c)] for c in self.clues]))
+
+
+def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequence[str]) -> str:
+    """The playground's summary in words: the top weights, then the three clues' shares."""
+    top = sorted(range(len(weights)), key=lambda i: -weights[i])[:3]
+    shares = [weights[labels.index(c)] for c in clues]
+    return (f"'{labels[-1]}' looks mostly at: " + ", ".join(f"{labels[i]} {weights[i]:.0%}" for i in top)
+            + f" (all weights together: {sum(weights):.0%}). The three clues get "
+            + ", ".join(f"{c} {w:.0%}" for c, w in zip(clues, shares, strict=True))
+            + f"; the weakest has {min(shares):.0%}, and one spotlight cannot give all three more than a third.")
+
+
+def spotlight_playground(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str],
+                         clues: Sequence[str]) -> SpotlightPlayground | go.Figure:
+    """The live playground for the last of `words` looking at all of them (vectors [T, F]).
+
+    In a site or slide build (helpers.static.static_build()) it returns the static copy instead.
+    """
+    if static_build():
+        return static_playground(words, vectors, features, clues)
+    return SpotlightPlayground(words, vectors, features, clues)
+
+
+def static_playground(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str],
+                      clues: Sequence[str]) -> go.Figure:
+    """The playground without a kernel: buttons pick the preset scores, a slider sets the temperature.
+
+    Each preset owns one bar trace (the buttons switch which is visible); the slider swaps the bars of all
+    three at once, so the two controls never undo each other.
+    """
+    _check_inputs(words, vectors, features, clues)
+    presets = ("plain average", "three clues", "one clue")
+    scores = [torch.tensor(preset_scores(list(words), p, clues)) for p in presets]  # each [T]
+    by_temperature = [[torch.softmax(sc / t, dim=-1).tolist() for sc in scores] for t in STATIC_TEMPERATURES]
+    start = STATIC_TEMPERATURES.index(1.0)
+    fig = go.Figure()
+    labels = unique_labels(words)
+    for p, name in enumerate(presets):
+        bars = spotlight_bars(by_temperature[start][p], words).data[0]
+        bars.update(name=name, visible=p == 1)
+        fig.add_trace(bars)
+    s = style()
+    steps = [{"label": f"{t:g}", "method": "restyle",
+              "args": [{"y": rows, "text": [[f"{w:.0%}" for w in row] for row in rows]}]}
+             for t, rows in zip(STATIC_TEMPERATURES, by_temperature, strict=True)]
+    buttons = [{"label": name, "method": "restyle", "args": [{"visible": [q == p for q in range(len(presets))]}]}
+               for p, name in enumerate(presets)]
+    fig.update_layout(
+        title=f"Where '{labels[-1]}' looks: pick the scores, slide the temperature",
+        width=min(FIT_WIDTH, s["size"] + 200), height=int(s["size"] * 0.9) + 80, font={"size": s["font"]},
+        xaxis_title="word looked at", yaxis={"title": "weight", "tickformat": ".0%", "range": [0, 1.1]},
+        margin={"t": 120}, showlegend=False,
+        updatemenus=[{"type": "buttons", "direction": "right", "buttons": buttons, "active": 1,
+                      "x": 0.0, "y": 1.18, "xanchor": "left", "yanchor": "bottom"}],
+        sliders=[{"active": start, "steps": steps, "currentvalue": {"prefix": "temperature "}, "pad": {"t": 90}}],
+    )
+    return fig

@@ -1,0 +1,265 @@
+"""The chapter widgets driven from Python: what they compute, what they show, and how they take bad values."""
+
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+import pytest
+import torch
+from IPython.display import HTML
+
+from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
+from helpers.chapter_widgets.one_word import static_change_one_word
+from helpers.chapter_widgets.playground import static_playground
+from helpers.chapter_widgets.split_width import HEAD_COUNTS, TRAINED, static_split_the_width
+from helpers.chapter_widgets.step_through import STEPS, static_step_through
+from helpers.model import attention_layer_size
+from helpers.plots import FIT_WIDTH, presenter_mode
+from helpers.static import STATIC_ENV
+
+WORDS = "the animal that crossed the wet street".split()
+FEATURES = ["living", "place", "action", "describes", "grammar"]
+CLUES = ["animal", "crossed", "wet"]
+
+
+@pytest.fixture
+def vectors() -> torch.Tensor:
+    return torch.randn(len(WORDS), len(FEATURES), generator=torch.Generator().manual_seed(0))
+
+
+@pytest.fixture
+def qkv() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    q, k, v = torch.randn(3, 9, 4, generator=torch.Generator().manual_seed(0))
+    return q, k, v
+
+
+@pytest.fixture(scope="module")
+def split() -> object:
+    return split_the_width()
+
+
+# ----- chapter 1: the spotlight playground -------------------------------------------------------------
+
+
+def test_playground_weights_share_100_percent_and_average_the_vectors(vectors: torch.Tensor) -> None:
+    p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
+    p.set_score("animal", 4.0)
+    assert math.isclose(float(p.weights.sum()), 1.0, rel_tol=1e-6)
+    assert int(p.weights.argmax()) == WORDS.index("animal")
+    assert list(p.bars.data[0].y) == pytest.approx(p.weights.tolist())
+    average = p.weights @ vectors
+    assert f"{average[0]:.2f}" in p.average.value
+    assert p.summary_text.startswith("'street' looks mostly at: animal")
+
+
+def test_playground_three_clues_never_get_more_than_a_third_each(vectors: torch.Tensor) -> None:
+    p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
+    p.preset("three clues")
+    shares = [float(p.weights[WORDS.index(c)]) for c in CLUES]
+    assert max(shares) - min(shares) < 1e-6 and max(shares) <= 1 / 3
+    assert [s.value for s in p.sliders if s.value > 0] == [8.0, 8.0, 8.0]
+    p.set_temperature(0.1)  # as sharp as the slider goes: still a third at most
+    assert max(float(p.weights[WORDS.index(c)]) for c in CLUES) <= 1 / 3 + 1e-6
+    assert "33%" in p.summary_text
+
+
+def test_playground_temperature_sharpens_and_softens(vectors: torch.Tensor) -> None:
+    p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
+    p.preset("one clue")
+    p.set_temperature(4.0)
+    soft = float(p.weights.max())
+    p.set_temperature(0.5)
+    assert float(p.weights.max()) > soft
+    assert p.temperature_slider.value == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda p: p.set_temperature(0), "above 0"),
+    (lambda p: p.set_temperature(float("nan")), "above 0"),
+    (lambda p: p.set_score("zebra", 1.0), "no word 'zebra'"),
+    (lambda p: p.set_score(0, float("inf")), "finite number"),
+    (lambda p: p.preset("four clues"), "no preset"),
+])
+def test_playground_bad_values_get_a_message_and_keep_the_widget(vectors: torch.Tensor, call, message) -> None:
+    p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
+    p.preset("three clues")
+    before = p.weights.clone()
+    call(p)
+    assert message in p.problem and message in p.message.value
+    assert torch.equal(p.weights, before)
+    p.set_score("animal", 2.0)  # the next good value simply works
+    assert p.problem == "" and p.message.value == ""
+
+
+def test_playground_refuses_clues_that_are_not_in_the_sentence(vectors: torch.Tensor) -> None:
+    with pytest.raises(ValueError, match="three clues must be three of the words"):
+        spotlight_playground(WORDS, vectors, FEATURES, ["animal", "crossed", "zebra"])
+
+
+def test_playground_static_copy_has_presets_and_a_temperature_slider(vectors: torch.Tensor) -> None:
+    fig = static_playground(WORDS, vectors, FEATURES, CLUES)
+    assert [b.label for b in fig.layout.updatemenus[0].buttons] == ["plain average", "three clues", "one clue"]
+    steps = fig.layout.sliders[0].steps
+    for step in steps:
+        for row in step.args[0]["y"]:
+            assert sum(row) == pytest.approx(1.0)
+    sharp, soft = steps[0].args[0]["y"][2], steps[-1].args[0]["y"][2]  # the "one clue" bars
+    assert max(sharp) > max(soft)
+
+
+# ----- chapter 2: the step-through ----------------------------------------------------------------------
+
+
+def test_step_through_shows_every_step_with_its_shape(qkv) -> None:
+    q, k, v = qkv
+    s = step_through(list(WORDS) + ["was", "tired"], q, k, v)
+    shapes = []
+    for n in range(len(STEPS)):
+        s.go_to(n)
+        shapes.append(list(s.tensors[n].shape))
+        assert f"has shape <b>{shapes[-1]}</b>" in s.view.value
+        assert f"Step {n + 1} of {len(STEPS)}" in s.summary_text
+    assert shapes == [[4], [9], [9], [9], [9], [4]]
+
+
+def test_step_through_mask_softmax_and_weighted_sum_are_right(qkv) -> None:
+    q, k, v = qkv
+    s = step_through(list(WORDS) + ["was", "tired"], q, k, v)
+    s.set_word(3)
+    query, raw, scaled, masked, weights, y = s.tensors
+    assert torch.allclose(raw, k @ q[3]) and torch.allclose(scaled, raw / 2)  # sqrt(D) = 2
+    assert torch.isinf(masked[4:]).all() and not torch.isinf(masked[:4]).any()
+    assert float(weights[4:].sum()) == 0 and math.isclose(float(weights.sum()), 1, rel_tol=1e-6)
+    assert torch.allclose(y, weights @ v)
+    s.set_scale(False)
+    assert torch.allclose(s.tensors[2], raw)
+
+
+def test_step_through_buttons_and_slider_move_between_steps(qkv) -> None:
+    s = step_through(list(WORDS) + ["was", "tired"], *qkv)
+    assert s.back.disabled and not s.next.disabled
+    s.next.click()
+    s.next.click()
+    assert s.step == 2 and s.step_slider.value == 3
+    s.back.click()
+    assert s.step == 1
+    s.step_slider.value = 6
+    assert s.step == 5 and s.next.disabled
+    s.go_to(6)  # Next after the last step
+    assert "last of the 6 steps" in s.problem and s.step == 5
+    s.set_word(42)
+    assert "no word at position 42" in s.message.value and s.position == 8
+
+
+def test_step_through_static_copy_has_every_word_and_step(qkv) -> None:
+    words = list(WORDS) + ["was", "tired"]
+    page = static_step_through(words, *qkv)
+    assert isinstance(page, HTML)
+    assert page.data.count("<details") == len(words) and page.data.count("has shape") == len(words) * len(STEPS)
+    assert "<script" not in page.data
+
+
+# ----- chapter 4: split the width -----------------------------------------------------------------------
+
+
+def test_split_counts_parameters_from_the_model_code(split) -> None:
+    for heads in HEAD_COUNTS:
+        split.set_heads(heads)
+        with_proj = attention_layer_size(128, heads, out_proj=True)["attention_params"]
+        without = attention_layer_size(128, heads, out_proj=False)["attention_params"]
+        assert (split.option.params_with_proj, split.option.params_without_proj) == (with_proj, without)
+        assert split.option.att.shape[0] == heads
+        assert split.strip.value.count("title='head") == heads
+        assert f"{128 // heads} numbers each" in split.summary_text and f"{with_proj:,}" in split.table.value
+        shown = [b for b in split.boxes if b.layout.visibility == "visible"]
+        assert shown == [split.boxes[HEAD_COUNTS.index(heads)]]
+
+
+def test_split_trained_checkpoint_fixes_four_heads(split) -> None:
+    split.set_heads(16)
+    split.set_layer(TRAINED)
+    assert split.option.heads == 4 and split.head_buttons.disabled and split.head_buttons.value == 4
+    assert "In the trained layer" in split.summary_text
+    assert not torch.equal(split.option.att, split.options[HEAD_COUNTS.index(4)].att)
+    split.set_heads(2)  # picking a head count goes back to the untrained layer
+    assert split.layer != TRAINED and not split.head_buttons.disabled
+
+
+def test_split_bad_values_get_a_message(split) -> None:
+    split.set_heads(8)
+    split.set_heads(3)
+    assert "Pick a head count" in split.problem and split.option.heads == 8
+    split.set_layer("half trained")
+    assert "Pick 'untrained layer'" in split.message.value and split.option.heads == 8
+
+
+def test_split_static_copy_has_a_button_per_option() -> None:
+    fig = static_split_the_width()
+    buttons = fig.layout.updatemenus[0].buttons
+    assert len(buttons) == len(HEAD_COUNTS) + 1
+    for button, heads in zip(buttons, (*HEAD_COUNTS, 4), strict=True):
+        assert sum(button.args[0]["visible"]) == heads
+        assert len(button.args[1]["annotations"]) == heads
+
+
+# ----- chapter 7: change one word -----------------------------------------------------------------------
+
+
+def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own() -> None:
+    w = change_one_word()
+    for position in (2, w.words.index("wet")):
+        w.set_position(position)
+        w.set_replacement("girl")
+        assert (w.attn_moved[:position] == 0).all() and (w.attn_moved[position:] > 1e-5).all()
+        assert (w.ff_moved > 1e-5).tolist() == [i == position for i in range(len(w.words))]
+        assert list(w.bars.data[0].y) == pytest.approx(w.attn_moved.tolist())
+        assert "the feed-forward part's at 1 position" in w.summary_text
+
+
+@pytest.mark.parametrize("word, message", [("zebraish", "not in the model's vocabulary"),
+                                           ("two words", "exactly one word"), (7, "exactly one word")])
+def test_change_one_word_bad_replacements_get_a_message(word, message) -> None:
+    w = change_one_word()
+    before = w.attn_moved.clone()
+    w.set_replacement(word)
+    assert message in w.problem and torch.equal(w.attn_moved, before)
+    assert w.replacement.value == w.new_word
+    w.set_position(99)
+    assert "no word at position 99" in w.problem
+
+
+def test_change_one_word_static_copy_changes_each_word() -> None:
+    fig = static_change_one_word()
+    buttons = fig.layout.updatemenus[0].buttons
+    assert len(buttons) == 11
+    attn, ff = buttons[3].args[0]["y"]
+    assert [a > 1e-5 for a in attn] == [i >= 3 for i in range(11)]
+    assert [f > 1e-5 for f in ff] == [i == 3 for i in range(11)]
+
+
+# ----- all of them ----------------------------------------------------------------------------------------
+
+
+def test_static_build_returns_static_copies(monkeypatch, vectors, qkv) -> None:
+    monkeypatch.setenv(STATIC_ENV, "1")
+    assert isinstance(spotlight_playground(WORDS, vectors, FEATURES, CLUES), go.Figure)
+    assert isinstance(step_through(list(WORDS) + ["was", "tired"], *qkv), HTML)
+    assert isinstance(split_the_width(), go.Figure)
+    assert isinstance(change_one_word(), go.Figure)
+
+
+def test_presenter_mode_enlarges_and_fits_the_output_area(vectors, qkv) -> None:
+    presenter_mode(True)
+    try:
+        big = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
+        one = change_one_word()
+        step = step_through(list(WORDS) + ["was", "tired"], *qkv)
+    finally:
+        presenter_mode(False)
+    small = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
+    assert big.font > small.font and "font-size: 22px" in big.css.value and "font-size: 22px" in step.view.value
+    assert big.bars.layout.font.size > small.bars.layout.font.size
+    for fig in (big.bars, one.bars):
+        assert fig.layout.width <= FIT_WIDTH
+    assert big.bars.layout.width + 340 <= FIT_WIDTH + 20  # the sliders sit beside the bars
