@@ -15,7 +15,7 @@ def good_softmax(scores: torch.Tensor) -> torch.Tensor:
 
 
 def test_softmax_reference_passes(capsys: pytest.CaptureFixture[str]) -> None:
-    check_softmax(good_softmax)
+    assert check_softmax(good_softmax) is True
     assert "softmax: correct" in capsys.readouterr().out
 
 
@@ -23,7 +23,7 @@ def test_softmax_stub_is_not_attempted(capsys: pytest.CaptureFixture[str]) -> No
     def stub(scores: torch.Tensor) -> torch.Tensor:
         todo()
 
-    check_softmax(stub)
+    assert check_softmax(stub) is False
     out = capsys.readouterr().out
     assert "not attempted yet" in out and "correct" not in out
 
@@ -38,6 +38,11 @@ def test_softmax_stub_is_not_attempted(capsys: pytest.CaptureFixture[str]) -> No
         (lambda s: torch.softmax(s, dim=-1)[:-1], "shape"),
         (lambda s: torch.softmax(s.abs(), dim=-1), "differs from the reference"),
         (lambda s: s.tolist(), "torch tensor"),
+        (lambda s: torch.softmax(s, dim=0), "COLUMN of the weights adds up to 1"),
+        (lambda s: (s - s.max(dim=0, keepdim=True).values).exp()
+         / (s - s.max(dim=0, keepdim=True).values).exp().sum(dim=0, keepdim=True), "softmax ran over dim=0"),
+        (lambda s: (s - s.max(dim=-1).values).exp() / (s - s.max(dim=-1).values).exp().sum(dim=-1), "keepdim=True"),
+        (lambda s: s.exp() / s.exp().sum(dim=-1), "keepdim=True"),
     ],
 )
 def test_softmax_wrong_answers_explain(wrong, reason: str) -> None:
@@ -46,7 +51,7 @@ def test_softmax_wrong_answers_explain(wrong, reason: str) -> None:
 
 
 def test_weighted_average_reference_passes(capsys: pytest.CaptureFixture[str]) -> None:
-    check_weighted_average(lambda w, v: (w[:, None] * v).sum(dim=0))
+    assert check_weighted_average(lambda w, v: (w[:, None] * v).sum(dim=0)) is True
     assert "weighted_average: correct" in capsys.readouterr().out
 
 
@@ -54,7 +59,7 @@ def test_weighted_average_stub_is_not_attempted(capsys: pytest.CaptureFixture[st
     def stub(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
         todo()
 
-    check_weighted_average(stub)
+    assert check_weighted_average(stub) is False
     assert "not attempted yet" in capsys.readouterr().out
 
 

@@ -33,9 +33,9 @@ def head_with(scores_fn, weights_fn=good_weights, output="v"):
 
 
 def test_references_pass(capsys: pytest.CaptureFixture[str]) -> None:
-    check_scaled_scores(good_scores)
-    check_masked_weights(good_weights)
-    check_one_head(head_with(good_scores))
+    assert check_scaled_scores(good_scores) is True
+    assert check_masked_weights(good_weights) is True
+    assert check_one_head(head_with(good_scores)) is True
     out = capsys.readouterr().out
     for name in ("scaled_scores", "masked_weights", "one_head"):
         assert f"{name}: correct" in out
@@ -46,7 +46,7 @@ def test_stubs_are_not_attempted(check, capsys: pytest.CaptureFixture[str]) -> N
     def stub(*args):
         todo()
 
-    check(stub)
+    assert check(stub) is False
     out = capsys.readouterr().out
     assert "not attempted yet" in out and "correct" not in out
 
@@ -77,7 +77,8 @@ def _tril(n: int, diagonal: int = 0) -> torch.Tensor:
         (lambda s: torch.softmax(s.masked_fill(~_tril(len(s)), 0.0), dim=-1), "exp\\(0\\) = 1"),
         (lambda s: torch.softmax(s, dim=-1) * _tril(len(s)), "before the softmax, not after"),
         (lambda s: torch.softmax(s.masked_fill(~_tril(len(s), -1), FUTURE), dim=-1), "diagonal"),
-        (lambda s: torch.softmax(s.masked_fill(~_tril(len(s)), FUTURE), dim=0), "each row must add up to 1"),
+        (lambda s: torch.softmax(s.masked_fill(~_tril(len(s)), FUTURE), dim=0), "softmax ran over dim=0"),
+        (lambda s: torch.softmax(s.masked_fill(_tril(len(s)), FUTURE), dim=-1), "mask is the wrong way round"),
         (lambda s: s.masked_fill(~_tril(len(s)), 0.0), "negative weight"),
         (lambda s: good_weights(s / 2), "differs from the reference"),
         (lambda s: good_weights(s)[1:], "shape"),

@@ -62,6 +62,7 @@ def test_split_heads_mistakes(wrong, reason: str) -> None:
         (lambda y: y.reshape(y.shape[0], y.shape[2], -1), "without moving the head dimension"),
         (lambda y: y.transpose(1, 2).reshape(y.shape[0], y.shape[2], -1).flip(2), "original back"),
         (lambda y: y.transpose(1, 2).reshape(y.shape[0], -1), r"shape \[2, 60\]"),
+        (lambda y: y.transpose(1, 2).view(y.shape[0], y.shape[2], -1), r"Use \.reshape\(B, T, H \* D\)"),
     ],
 )
 def test_merge_heads_mistakes(wrong, reason: str) -> None:

@@ -1,7 +1,8 @@
 """Exercise checks: each one runs a learner's function, asserts, and explains what is wrong in plain words.
 
-A stub that still raises NotImplementedError is reported as not attempted (so "Run All" keeps going);
-a wrong answer raises AssertionError with the reason; a right one prints a short confirmation.
+Every check returns a bool: False (with a note) when the stub still raises NotImplementedError, so
+"Run All" keeps going; True after printing a short confirmation when the answer is right. A wrong
+answer raises AssertionError with the reason.
 """
 
 from __future__ import annotations
@@ -55,6 +56,17 @@ def expect_close(name: str, got: torch.Tensor, want: torch.Tensor, what: str, at
         )
 
 
+def softmax_went_down_columns(name: str, weights: torch.Tensor) -> None:
+    """Fail with an explanation when a grid of weights adds up to 1 down each column instead of along each row."""
+    rows_fine = bool(((weights.sum(dim=-1) - 1).abs() < 1e-4).all())
+    columns_sum_to_one = bool(((weights.sum(dim=-2) - 1).abs() < 1e-4).all())
+    expect(rows_fine or not columns_sum_to_one,
+           f"{name}: each COLUMN of the weights adds up to 1, not each row: the softmax ran over dim=0, down "
+           "each column. Each row is one word's spotlight, so work along the last "
+           "dimension: dim=-1 (with keepdim=True for the max and the total).")
+
+
 def passed(name: str) -> bool:
+    """Print the confirmation and return True (what every check returns for a right answer)."""
     print(f"{name}: correct. Well done.")
     return True

@@ -6,20 +6,34 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.checks import attempt, expect, expect_close, expect_tensor, passed
+from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, softmax_went_down_columns
 
 
 def _reference_softmax(scores: torch.Tensor) -> torch.Tensor:
     return torch.softmax(scores, dim=-1)
 
 
-def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> None:
+def _on_grid(name: str, softmax: Callable[[torch.Tensor], torch.Tensor], grid: torch.Tensor) -> object:
+    """softmax(grid); a shape error (a row's total without keepdim) becomes a plain-words explanation."""
+    try:
+        return softmax(grid.clone())
+    except RuntimeError as err:
+        rows = grid.shape[0]
+        raise AssertionError(
+            f"{name} on a {list(grid.shape)} grid of scores stopped with an error ({str(err).rstrip('.')}). "
+            f"A row's largest score or total taken with .max(dim=-1) or .sum(dim=-1) has shape [{rows}], one "
+            f"number per row, which does not line up with the {list(grid.shape)} grid. Add keepdim=True: "
+            f"the shape becomes [{rows}, 1] and each row is divided by its own total"
+        ) from err
+
+
+def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
     """softmax(scores) must turn each row of scores into weights that are >= 0 and add up to 1."""
     name = "softmax"
     scores = torch.tensor([2.0, -1.0, 0.5, 3.0])  # [4], one word's scores
     done, got = attempt(name, softmax, scores.clone())
     if not done:
-        return
+        return False
     got = expect_tensor(name, got, (4,))
     expect(bool((got >= 0).all()),
            f"{name} gave a negative weight ({float(got.min()):.3f}): a spotlight never shines a negative "
@@ -30,7 +44,8 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> None:
     expect_close(name, got, _reference_softmax(scores), "the weight")
 
     grid = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 4.0]])  # [2, 3], two words' scores, one row each
-    got = expect_tensor(f"{name} on a [2, 3] grid of scores", softmax(grid.clone()), (2, 3))
+    got = expect_tensor(f"{name} on a [2, 3] grid of scores", _on_grid(name, softmax, grid), (2, 3))
+    softmax_went_down_columns(f"{name} on a [2, 3] grid of scores", got)
     row_sums = got.sum(dim=-1)
     expect(bool(((row_sums - 1).abs() < 1e-4).all()),
            f"{name} on a grid: each row is one word's spotlight, so each row must add up to 1, but the rows "
@@ -45,17 +60,17 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> None:
            f"becomes infinity. Subtract the largest score of each row first; the weights do not change, "
            f"because it divides the top and the bottom of the fraction by the same number")
     expect_close(f"{name} of large scores", got, _reference_softmax(big), "the weight")
-    passed(name)
+    return passed(name)
 
 
-def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
+def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> bool:
     """weighted_average(weights [T], values [T, C]) must return the [C] sum of weight times value."""
     name = "weighted_average"
     weights = torch.tensor([0.1, 0.6, 0.3])  # [3], adds up to 1
     values = torch.tensor([[1.0, 0.0], [2.0, 4.0], [-3.0, 1.0]])  # [3, 2], one row per word
     done, got = attempt(name, weighted_average, weights.clone(), values.clone())
     if not done:
-        return
+        return False
     expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(values.shape)),
            f"{name} returned shape {list(values.shape)}, one row per word: you multiplied each word by "
            f"its weight but did not add the words up. Sum over the words (dim=0), or use weights @ values")
@@ -68,4 +83,4 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
            f"{name} divided by the number of words: no need, the weights already add up to 1, "
            f"so the weighted sum is already an average")
     expect_close(name, got, want, "the average")
-    passed(name)
+    return passed(name)

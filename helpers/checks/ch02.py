@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from helpers.attention import AttentionHead, causal_mask, spotlight
-from helpers.checks import attempt, expect, expect_close, expect_tensor, passed
+from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, softmax_went_down_columns
 
 
 def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -22,7 +22,7 @@ def _first_peek(weights: torch.Tensor) -> tuple[int, int] | None:
     return None if len(peeks) == 0 else (int(peeks[0][0]), int(peeks[0][1]))
 
 
-def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
+def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> bool:
     """scaled_scores(q [T, D], k [T, D]) must return q @ k.T / sqrt(D), shape [T, T]."""
     name = "scaled_scores"
     gen = torch.Generator().manual_seed(2)
@@ -31,7 +31,7 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
         k = torch.randn(words, d, generator=gen)  # [T, D]
         done, got = attempt(name, scaled_scores, q.clone(), k.clone())
         if not done:
-            return
+            return False
         got = expect_tensor(f"{name} for {words} words with d = {d}", got, (words, words))
         raw = q @ k.T  # [T, T]
         expect(not _close(got, raw),
@@ -44,10 +44,18 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
                f"column to a word looked at (a key), so compute q @ k.T, not k @ q.T")
         expect_close(f"{name} with d = {d}", got, raw / d**0.5,
                      "the score (if it is right for one d but not another, read d from q.shape[-1])")
-    passed(name)
+    return passed(name)
 
 
-def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor]) -> None:
+def _hid_the_past(got: object, scores: torch.Tensor) -> bool:
+    """True when got is what a mask used the wrong way round gives: the past hidden and the future shown."""
+    words = scores.shape[-1]
+    wrong = torch.softmax(scores.masked_fill(causal_mask(words), float("-inf")), dim=-1)  # [T, T]
+    return isinstance(got, torch.Tensor) and got.shape == wrong.shape and bool(
+        torch.allclose(got, wrong, atol=1e-5, equal_nan=True))
+
+
+def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor]) -> bool:
     """masked_weights(scores [T, T]) must give causal softmax weights: rows add to 1, no weight on later words."""
     name = "masked_weights"
     gen = torch.Generator().manual_seed(3)
@@ -55,11 +63,17 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
         scores = torch.randn(words, words, generator=gen) * 2  # [T, T]
         done, got = attempt(name, masked_weights, scores.clone())
         if not done:
-            return
+            return False
+        expect(not _hid_the_past(got, scores),
+               f"{name}: the mask is the wrong way round. causal_mask(T) is True where a word MAY look (itself "
+               "and earlier words), so filling those places with -inf hid the past and showed the future; the "
+               "last word, which may look everywhere, was left with nothing and its row became NaN. Fill where "
+               "the mask is False: scores.masked_fill(~causal_mask(T), float('-inf'))")
         expect(not (isinstance(got, torch.Tensor) and got.dim() == 2 and bool(got[0].isnan().any())),
                f"{name}: the first word's row is NaN. It can only look at itself, and it found nothing "
                f"allowed: the diagonal (a word looking at itself) must stay allowed. Use .tril(), not .tril(-1)")
         got = expect_tensor(f"{name} for {words} words", got, (words, words))
+        softmax_went_down_columns(name, got)
         expect(bool((got >= 0).all()),
                f"{name} gave a negative weight ({float(got.min()):.3f}): weights come out of softmax, "
                f"which never gives negative numbers")
@@ -76,7 +90,7 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
                f"zeroing weights afterwards leaves rows that no longer add up to 1")
         want = torch.softmax(scores.masked_fill(~causal_mask(words), float("-inf")), dim=-1)  # [T, T]
         expect_close(name, got, want, "the weight")
-    passed(name)
+    return passed(name)
 
 
 def _reference_head(x: torch.Tensor, query: nn.Linear, key: nn.Linear, value: nn.Linear) -> AttentionHead:
@@ -88,7 +102,7 @@ def _reference_head(x: torch.Tensor, query: nn.Linear, key: nn.Linear, value: nn
 
 def check_one_head(
     one_head: Callable[[torch.Tensor, nn.Linear, nn.Linear, nn.Linear], tuple[torch.Tensor, torch.Tensor]],
-) -> None:
+) -> bool:
     """one_head(x [T, C], query, key, value) must return (y [T, D], att [T, T]) like helpers' AttentionHead."""
     name = "one_head"
     words, width, d = 5, 6, 4
@@ -101,7 +115,7 @@ def check_one_head(
             layer.weight.copy_(torch.randn(d, width, generator=gen) * size)  # [D, C]
         done, result = attempt(name, one_head, x.clone(), query, key, value)
         if not done:
-            return
+            return False
         expect(isinstance(result, tuple) and len(result) == 2,
                f"{name} should return two things, (y, att), got {type(result).__name__}")
         y, att = result
@@ -126,4 +140,4 @@ def check_one_head(
             expect(not _close(y, wrong),
                    f"{name} averaged the {what}: the output is the weighted average of the values, att @ v")
         expect_close(f"{name}'s y", y, want_y, "the output")
-    passed(name)
+    return passed(name)

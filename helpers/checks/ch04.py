@@ -54,8 +54,16 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
     """merge_heads(y [B, H, T, D]) must undo split_heads: [B, T, H*D] with the heads side by side."""
     name = "merge_heads"
     x = _numbered()
-    y = _split(x, _H)
-    done, got = attempt(name, merge_heads, y.clone())
+    y = _split(x, _H).contiguous()  # [B, H, T, D] stored in its own order, as att @ v returns it
+    try:
+        done, got = attempt(name, merge_heads, y.clone())
+    except RuntimeError as err:
+        raise AssertionError(
+            f"{name} stopped with an error ({str(err).rstrip('.')}). After .transpose(1, 2) the numbers are no "
+            "longer stored in row order, so .view() cannot reinterpret them; real attention output (att @ v) "
+            "is always in this state. Use .reshape(B, T, H * D), which copies when it has to "
+            "(or .contiguous().view(...))."
+        ) from err
     if not done:
         return False
     expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type(got).__name__}")
@@ -68,7 +76,7 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
                f"{name}: you reshaped [B, H, T, D] straight to [B, T, C] without moving the head dimension "
                "back behind the words. Swap them first with .transpose(1, 2), then .reshape(B, T, H * D).")
         expect_close(name, got, x, "merging a split tensor should give the original back; the number")
-    expect(torch.equal(merge_heads(_split(x, 1)), x), f"{name}: with a single head it should give x back")
+    expect(torch.equal(merge_heads(_split(x, 1).contiguous()), x), f"{name}: with a single head it should give x back")
     return passed(name)
 
 
