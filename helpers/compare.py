@@ -3,6 +3,7 @@
 - `learning_curves`: training loss against step for several runs, in one chart;
 - `scoreboard_heatmap`: the detective scoreboard (share of attention on each kind of clue, per head);
 - `ablation_bars`: what switching off each head costs in perplexity and clue accuracy;
+- `late_checks` and `race_verdict`: score two equally long live runs and say whether the gap beats the noise;
 - `uploaded_file`: the file a learner gave an ipywidgets FileUpload, saved so `text_corpus` can read it.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from helpers.plots import COLOURS, PALETTE, style
+from helpers.plots import COLOURS, PALETTE, style, styled
 from helpers.stories import CLUE_KINDS
 
 UPLOADS = Path(tempfile.gettempdir()) / "several-spotlights-uploads"
@@ -57,13 +58,11 @@ def learning_curves(
             name=name, legendgroup=name,
             hovertemplate=f"{name}<br>step %{{x}}<br>loss, mean of the last {window} steps %{{y:.3f}}<extra></extra>",
         ))
-    s = style()
     fig.update_layout(
         title=f"{title}<br><sup>thin lines: every step; bold: mean of the last {window} steps</sup>",
-        height=int(s["size"] * 0.9), width=s["size"] + 340, font={"size": s["font"]},
         xaxis_title="training step", yaxis_title="training loss (lower is better)", legend={"title": "model"},
     )
-    return fig
+    return styled(fig, height=int(style()["size"] * 0.9))
 
 
 def _check_board(name: str, board: Mapping[str, Sequence[float]], kinds: Sequence[str]) -> int:
@@ -106,14 +105,13 @@ def scoreboard_heatmap(
             texttemplate="%{text}", colorbar={"title": "share", "tickformat": ".0%"},
             hovertemplate=f"{name}<br>%{{x}}<br>clue kind: %{{y}}<br>share of attention: %{{z:.1%}}<extra></extra>",
         ), row=1, col=col)
-    s = style()
     fig.update_yaxes(autorange="reversed")
     fig.update_yaxes(title_text="kind of clue", row=1, col=1)
     for col in range(2, len(panels) + 1):
         fig.update_xaxes(title_text="head", row=1, col=col)
-    fig.update_layout(title=title, height=int(s["size"] * 0.85), width=s["size"] + 80 * sum(widths) + 100,
-                      font={"size": s["font"]})
-    return fig
+    fig.update_xaxes(tickangle=-45)
+    fig.update_layout(title=title, margin={"t": 110})
+    return styled(fig, height=int(style()["size"] * 0.9))
 
 
 def ablation_bars(
@@ -131,7 +129,7 @@ def ablation_bars(
         if "val_ppl" not in row or "head" not in row or missing:
             raise ValueError(f"each row needs 'head', 'val_ppl' and clue_accuracy for {list(kinds)}, got {row}")
     labels = [f"head {row['head']} off" for row in rows]
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12, subplot_titles=[
+    fig = make_subplots(rows=2, cols=1, vertical_spacing=0.2, subplot_titles=[
         "perplexity (lower is better)", "clue accuracy lost (higher = more needed)"])
     perplexities = [baseline["val_ppl"]] + [row["val_ppl"] for row in rows]
     fig.add_trace(go.Bar(
@@ -144,14 +142,54 @@ def ablation_bars(
         fig.add_trace(go.Bar(
             x=labels, y=lost, name=kind, marker_color=PALETTE[i % len(PALETTE)],
             hovertemplate=f"%{{x}}<br>{kind} clues: accuracy lost %{{y:.1%}}<extra></extra>",
-        ), row=1, col=2)
-    s = style()
-    fig.update_xaxes(title_text="head switched off")
+        ), row=2, col=1)
+    fig.update_xaxes(title_text="head switched off", row=2, col=1)
     fig.update_yaxes(title_text="validation perplexity", rangemode="tozero", row=1, col=1)
-    fig.update_yaxes(title_text="accuracy lost", tickformat=".0%", row=1, col=2)
+    fig.update_yaxes(range=[0, max(perplexities) * 1.2], row=1, col=1)  # room for the numbers over the bars
+    fig.update_yaxes(title_text="accuracy lost", tickformat=".0%", row=2, col=1)
     fig.update_layout(title="Switching off one head at a time", barmode="group", legend={"title": "kind of clue"},
-                      height=int(s["size"] * 0.9), width=s["size"] + 600, font={"size": s["font"]})
-    return fig
+                      margin={"t": 90})
+    return styled(fig, height=int(style()["size"] * 1.7))
+
+
+def late_checks(steps: int, checks: int = 3) -> tuple[int, ...]:
+    """Steps at which to score the validation text in a live run: `checks` steps spread over its last third."""
+    if not isinstance(steps, int) or steps < checks:
+        raise ValueError(f"need a whole number of steps >= {checks} to check {checks} times, got {steps!r}")
+    first = steps - steps // 3
+    return tuple(sorted({first + round(i * (steps - first) / (checks - 1)) for i in range(checks)}))
+
+
+def race_verdict(runs: Mapping[str, Any]) -> str:
+    """The verdict on two live runs (train() results with a val_curve from `eval_at=late_checks(steps)`).
+
+    The noise of a short run is estimated from the run itself: how far each model's validation perplexity
+    still moved over its last checks. A gap between the two models smaller than that movement could flip
+    with a few more steps or another seed, so the verdict says the race is undecided.
+    """
+    if len(runs) != 2:
+        raise ValueError(f"a race needs exactly two runs, got {len(runs)}: {list(runs)}")
+    (name_a, a), (name_b, b) = runs.items()
+    for name, run in runs.items():
+        if len(run.val_curve) < 2:
+            raise ValueError(f"run {name!r} needs at least two validation checks: train it with "
+                             f"eval_at=late_checks(steps), got {dict(run.val_curve)}")
+    noise = max(max(run.val_curve.values()) - min(run.val_curve.values()) for run in runs.values())
+    checks = ", ".join(str(step) for step in a.val_curve)
+    gap = abs(a.val_ppl - b.val_ppl)
+    ahead = name_a if a.val_ppl < b.val_ppl else name_b
+    lines = [f"validation perplexity after {a.steps} and {b.steps} steps: {name_a} {a.val_ppl:.2f}, "
+             f"{name_b} {b.val_ppl:.2f} (lower is better), a gap of {gap:.2f}"]
+    if a.steps != b.steps:
+        lines.append("the runs took different numbers of steps, so this is not a fair race")
+    lines.append(f"noise: over its last checks (steps {checks}) each model's perplexity still moved by up to "
+                 f"{noise:.2f}")
+    if gap <= noise:
+        lines.append("verdict: the gap is within the noise of a run this short; these runs do not say which "
+                     "model is better")
+    else:
+        lines.append(f"verdict: {ahead} is ahead by more than the noise, in this run (one seed, one short run)")
+    return "\n".join(lines)
 
 
 def uploaded_file(value: Sequence[Mapping[str, Any]], folder: str | Path = UPLOADS) -> Path | None:

@@ -31,7 +31,9 @@ from helpers.explorer_figures import (
 )
 from helpers.model import CourseModel
 from helpers.plots import style, unique_labels
+from helpers.static import static_build
 from helpers.stories import example_sentences
+from helpers.tokenizer import UNK
 
 MODELS = {"one head": "one_head", "four heads": "four_heads"}
 """Model picker labels -> checkpoint names for helpers.checkpoints.load_model."""
@@ -58,11 +60,13 @@ def default_examples() -> list[str]:
 
 @dataclass(frozen=True)
 class Reading:
-    """A sentence as the model reads it: ids [T], the words it sees ('<unk>' for unknown) and notes."""
+    """A sentence as the model reads it: ids [T], the words it sees ('<unk>' for unknown), the words as
+    typed (`originals`, the same length: an unknown word keeps its text there) and notes."""
 
     ids: list[int]
     words: list[str]
     notes: list[str]
+    originals: list[str]
 
 
 def read_sentence(model: CourseModel, text: str) -> Reading:
@@ -80,35 +84,28 @@ def read_sentence(model: CourseModel, text: str) -> Reading:
     if not enc.ids:
         raise ValueError(f"No words found in {text!r}: the model reads words and punctuation.")
     ids, words, notes = list(enc.ids), list(enc.words), []
+    typed = iter(enc.unknown)  # the unknown words as typed, in the order their <unk>s appear
+    originals = [next(typed, w) if w == UNK else w for w in words]
     if enc.unknown:
         unknown = list(dict.fromkeys(enc.unknown))
         more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
         listed = ", ".join(f"'{w}'" for w in unknown[:8]) + more
         notes.append(f"Not in the model's vocabulary, shown as <unk>: {listed}.")
-        if all(w == "<unk>" for w in words):
+        if all(w == UNK for w in words):
             notes.append("None of these words are known, so the heatmap can only show word positions: "
                          "try a sentence from the list.")
     context = model.config.context
     if len(ids) > context:
         notes.append(f"The sentence has {len(ids)} words, more than the model's context of {context}: "
                      f"showing the first {context}.")
-        ids, words = ids[:context], words[:context]
-    return Reading(ids, words, notes)
+        ids, words, originals = ids[:context], words[:context], originals[:context]
+    return Reading(ids, words, notes, originals)
 
 
 def attention(model: CourseModel, ids: Sequence[int]) -> torch.Tensor:
-    """The model's attention weights [H, T, T] for one sentence of word ids.
-
-    Runs on one thread: a sentence is too small to share out, and on a busy machine handing work between
-    threads costs more than the forward pass itself.
-    """
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with torch.no_grad():
-            _, att = model(torch.tensor(ids, dtype=torch.long), return_attention=True)  # att [1, H, T, T]
-    finally:
-        torch.set_num_threads(threads)
+    """The model's attention weights [H, T, T] for one sentence of word ids."""
+    with torch.no_grad():
+        _, att = model(torch.tensor(ids, dtype=torch.long), return_attention=True)  # att [1, H, T, T]
     return att[0]
 
 
@@ -140,6 +137,7 @@ class Explorer(widgets.VBox):
         self.model: CourseModel | None = None
         self.model_name = ""
         self.words: list[str] = []
+        self.originals: list[str] = []  # the words as typed: unknown words keep their own text here
         self.att = torch.zeros(1, 1, 1)  # [H, T, T] of the sentence on show
         self.head: int | str = 0
         self.focus = 0
@@ -165,6 +163,8 @@ class Explorer(widgets.VBox):
         self.grid_box = widgets.Box([], layout=widgets.Layout(**_HIDDEN))
         self.bars_box = widgets.Box([])
         self._listen_to_clicks(self.heatmap)
+        self._bars_by_heads: dict[int, go.FigureWidget] = {}  # one focus figure per number of heads
+        self._grids_by_heads: dict[int, go.FigureWidget] = {}  # one "all heads" grid per number of heads
 
         for picker, setter in ((self.sentence, self.set_sentence), (self.example_picker, self.set_sentence),
                                (self.model_picker, self.set_model), (self.head_picker, self.set_head),
@@ -178,6 +178,12 @@ class Explorer(widgets.VBox):
         super().__init__([controls, self.message, self.heatmap_box, self.grid_box, self.summary, self.bars_box])
         self.add_class("attention-explorer")
 
+        self.models: dict[str, CourseModel] = {}  # every checkpoint of MODELS, read once: switching is instant
+        for name in MODELS.values():
+            try:
+                self.models[name] = self.loader(name)
+            except Exception:  # reported by set_model when that model is picked
+                continue
         self.set_model(model)
         first_problem = self.problem
         if self.model is None and model != "four_heads":
@@ -187,6 +193,14 @@ class Explorer(widgets.VBox):
             instead = " Showing the four-head model instead." if self.model is not None else ""
             self.problem = first_problem + instead
             self._show_message()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        """The live widget, or in a site or slide build (no kernel to answer it) the static explorer on the
+        sentence on show and the examples."""
+        if not static_build():
+            return super()._repr_mimebundle_(**kwargs)
+        sentences = list(dict.fromkeys([self.sentence.value, *example_sentences()]))
+        return static_explorer(self.model_name, sentences, loader=self.loader)._repr_mimebundle_(**kwargs)
 
     def _first_story(self) -> str:
         """The first example after the course's own (those use words outside the story world)."""
@@ -209,10 +223,14 @@ class Explorer(widgets.VBox):
             except ValueError as error:
                 still = " The heatmap still shows the previous sentence." if self.words else ""
                 raise ValueError(f"{error}{still}") from error
+            focus_word = self.originals[self.focus] if self.focus < len(self.originals) else None
             self.att = attention(self.model, reading.ids)  # [H, T, T]
-            self.words, self.notes = reading.words, reading.notes
-            self.focus = _last_word(self.words)
-            options = [(label, i) for i, label in enumerate(unique_labels(self.words))]
+            self.words, self.notes, self.originals = reading.words, reading.notes, reading.originals
+            self.focus = (reading.originals.index(focus_word) if focus_word in reading.originals
+                          else _last_word(self.words))  # keep the focus word when the sentence still has it
+            labels = unique_labels(self.words)
+            options = [(label if word == typed else f"{label} = '{typed}'", i)
+                       for i, (label, word, typed) in enumerate(zip(labels, self.words, self.originals, strict=True))]
             self._set_quietly(self.focus_picker, self.focus, options=options)
             self._redraw()
 
@@ -229,14 +247,14 @@ class Explorer(widgets.VBox):
             self._redraw()
 
     def set_model(self, name: str) -> None:
-        """Switch to the checkpoint `name` ("one_head" or "four_heads"), loading it once per session."""
+        """Switch to the checkpoint `name` (a value of MODELS), read when the explorer opened."""
         with _Report(self):
             if name not in MODELS.values():
                 self._set_quietly(self.model_picker, self.model_name or None)
                 raise ValueError(f"There is no model {name!r}: choose "
                                  + " or ".join(f"'{n}'" for n in MODELS.values()) + ".")
             try:
-                model = self.loader(name)
+                model = self.models[name] if name in self.models else self.loader(name)
             finally:
                 self._set_quietly(self.model_picker, self.model_name or None)
             self.model, self.model_name = model, name
@@ -246,15 +264,12 @@ class Explorer(widgets.VBox):
             options = [(f"head {h}", h) for h in range(heads)] + [(ALL_HEADS, ALL_HEADS)]
             self._set_quietly(self.model_picker, name)
             self._set_quietly(self.head_picker, self.head, options=options)
-            if self.bars is None or len(self.bars.data) != heads:  # another number of heads: new figures
-                old, self.bars = self.bars, focus_figure(heads)
-                self.bars_box.children = [self.bars]
-                if old is not None:
-                    old.close()
-                if self.grid is not None:
-                    self.grid_box.children = []
-                    self.grid.close()
-                    self.grid = None
+            if heads not in self._bars_by_heads:  # built once per number of heads, then shown or hidden
+                self._bars_by_heads[heads] = focus_figure(heads)
+                self.bars_box.children = [*self.bars_box.children, widgets.Box([self._bars_by_heads[heads]])]
+            self.bars, self.grid = self._bars_by_heads[heads], self._grids_by_heads.get(heads)
+            for box in self.bars_box.children:
+                box.layout = widgets.Layout(**(_SHOWN if box.children[0] is self.bars else _HIDDEN))
             if self.words:
                 self.set_sentence(self.sentence.value)
 
@@ -287,13 +302,17 @@ class Explorer(widgets.VBox):
         if grid:
             title = f"Every head of the {name} model"
             if self.grid is None:
-                self.grid = grid_figure(self.att, self.words, title)
+                self.grid = grid_figure(self.att, self.words, title, self.originals)
+                self._grids_by_heads[heads] = self.grid
                 self._listen_to_clicks(self.grid)
-                self.grid_box.children = [self.grid]
+                self.grid_box.children = [*self.grid_box.children, widgets.Box([self.grid])]
             else:
-                update_grid_figure(self.grid, self.att, self.words, title)
+                update_grid_figure(self.grid, self.att, self.words, title, self.originals)
         else:
-            update_head_figure(self.heatmap, self.att[self.head], self.words, f"Head {self.head} of the {name} model")
+            update_head_figure(self.heatmap, self.att[self.head], self.words, f"Head {self.head} of the {name} model",
+                               self.originals)
+        for box in self.grid_box.children:
+            box.layout = widgets.Layout(**(_SHOWN if grid and box.children[0] is self.grid else _HIDDEN))
         self.grid_box.layout = widgets.Layout(**(_SHOWN if grid else _HIDDEN))
         self.heatmap_box.layout = widgets.Layout(**(_HIDDEN if grid else _SHOWN))
         self._redraw_focus()
@@ -301,6 +320,8 @@ class Explorer(widgets.VBox):
     def _redraw_focus(self) -> None:
         """The bars and the summary line for the focus word."""
         i, word = self.focus, unique_labels(self.words)[self.focus]
+        if self.originals[i] != self.words[i]:
+            word = f"{word} = {self.originals[i]}"  # an unknown word: say which word it was
         rows = self.att[:, i, : i + 1]  # [H, i + 1]: word i's weights over the words it can see
         update_focus_figure(self.bars, rows, self.words[: i + 1], f"Where '{word}' looks, in every head")
         heads = range(rows.shape[0]) if self.head == ALL_HEADS else [self.head]
@@ -380,7 +401,11 @@ class _Report:
 
 
 def explore(model: str = "four_heads", sentence: str | None = None) -> Explorer:
-    """The attention explorer for checkpoint `model`, opened on `sentence` (or the first example)."""
+    """The attention explorer for checkpoint `model`, opened on `sentence` (or the first example).
+
+    In a site or slide build (`static_build()`) it shows as the static explorer, whose own menus work
+    with no kernel; its methods (set_sentence, set_head, ...) still work from code.
+    """
     return Explorer(model=model, sentence=sentence)
 
 
@@ -396,4 +421,5 @@ def static_explorer(
     weights = [attention(course_model, r.ids) for r in readings]  # each [H, T, T]
     heads = course_model.config.heads
     return static_figure(weights, [r.words for r in readings],
-                         title=f"Where each word looks: {heads}-head model (pick a sentence and a head)")
+                         title=f"Where each word looks: {heads}-head model<br><sup>pick a sentence and a head</sup>",
+                         originals=[r.originals for r in readings])

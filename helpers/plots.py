@@ -1,12 +1,14 @@
 """Plotly figures for attention: spotlight bars and heatmaps with words on both axes.
 
 Rows are the word that looks, columns the word looked at; future words are greyed out.
-The colour scale (cividis) is readable with red-green colour blindness.
+The colour scale (cividis) is readable with red-green colour blindness. Every figure is at most
+FIT_WIDTH pixels wide, so it fits JupyterLab's output area, also on a 1280x720 projector.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 import torch
@@ -18,12 +20,20 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
 MASKED = "#d9d9d9"
 LOOKS = "word that looks"
 LOOKED_AT = "word looked at"
-_style = {"font": 14, "size": 460}
+FIT_WIDTH = 820
+"""Widest figure in pixels: JupyterLab's output area is about 850 px wide at 1280x720 (presenter mode)."""
+MAX_LABELLED = 40
+"""Up to this many words every word gets an axis label; beyond it every k-th, and the axis says so."""
+_READING, _PRESENTER = {"font": 14, "size": 460}, {"font": 22, "size": 620}
+_style = dict(_READING)
 
 
 def presenter_mode(on: bool = True) -> None:
-    """Larger fonts and figures for a projector (on), or the reading sizes (off)."""
-    _style.update(font=22, size=640) if on else _style.update(font=14, size=460)
+    """Larger text (titles, labels, subplot titles, notes) for a projector (on), or the reading sizes (off).
+
+    Figures keep within FIT_WIDTH either way; figures drawn after the switch use the new sizes.
+    """
+    _style.update(_PRESENTER if on else _READING)
 
 
 def style() -> dict[str, int]:
@@ -31,14 +41,43 @@ def style() -> dict[str, int]:
     return dict(_style)
 
 
+def styled(fig: go.Figure, width: int = FIT_WIDTH, height: int | None = None) -> go.Figure:
+    """Apply the current text sizes to every piece of text (subplot titles too) and cap the width."""
+    font = _style["font"]
+    fig.update_layout(width=min(int(width), FIT_WIDTH), font={"size": font}, title_font_size=font + 4)
+    if height is not None:
+        fig.update_layout(height=int(height))
+    fig.update_annotations(font_size=font)  # subplot titles are annotations with their own (small) size
+    return fig
+
+
 def unique_labels(words: Sequence[str]) -> list[str]:
-    """Plotly merges equal category labels, so repeated words get a position suffix: 'the', 'the²'."""
+    """Plotly merges equal category labels, so repeated words get a position suffix: 'the', 'the (2)'."""
     seen: dict[str, int] = {}
     labels = []
     for w in words:
         seen[w] = seen.get(w, 0) + 1
         labels.append(w if seen[w] == 1 else f"{w} ({seen[w]})")
     return labels
+
+
+def word_axis(labels: Sequence[str], pixels: float) -> tuple[dict, str]:
+    """Axis settings that label every word (up to MAX_LABELLED) at a font that fits `pixels`, and a note.
+
+    Returns (axis properties, note); the note is "" when every word is labelled, else says which are.
+    """
+    n = max(len(labels), 1)
+    every = 1 if n <= MAX_LABELLED else math.ceil(n / MAX_LABELLED)
+    shown = list(labels[::every])
+    size = max(8, min(_style["font"], int(0.9 * pixels * every / n)))
+    axis = {"tickmode": "array", "tickvals": shown, "ticktext": shown, "tickfont": {"size": size}}
+    note = "" if every == 1 else f"every {_ordinal(every)} word labelled"
+    return axis, note
+
+
+def _ordinal(k: int) -> str:
+    """2 -> '2nd', 3 -> '3rd', 4 -> '4th' (a 128-word context needs at most every 4th)."""
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
 
 def _as_grid(weights: torch.Tensor | Sequence[Sequence[float]]) -> list[list[float]]:
@@ -52,32 +91,60 @@ def _as_grid(weights: torch.Tensor | Sequence[Sequence[float]]) -> list[list[flo
     return grid.tolist()
 
 
+def hover_texts(words: Sequence[str], originals: Sequence[str] | None = None) -> tuple[list, list]:
+    """The tooltip text of every cell: (visible cells, masked cells), rows looking, columns looked at.
+
+    `originals` are the words as typed, where the model read some as '<unk>': the tooltip names them.
+    """
+    if originals is None:
+        originals = words
+    if len(originals) != len(words):
+        raise ValueError(f"{len(words)} words need {len(words)} original words, got {len(originals)}")
+    named = [label if o == w else f"{label} ({o})"
+             for label, w, o in zip(unique_labels(words), words, originals, strict=True)]
+    seen = [[f"'{named[i]}' looks at '{named[j]}'" for j in range(len(named))] for i in range(len(named))]
+    masked = [[f"masked: '{named[i]}' cannot see the later word '{named[j]}'" for j in range(len(named))]
+              for i in range(len(named))]
+    return seen, masked
+
+
 def heatmap_traces(
     weights: torch.Tensor | Sequence[Sequence[float]],
     words: Sequence[str],
     causal: bool = True,
     zmax: float = 1.0,
     show_scale: bool = True,
+    originals: Sequence[str] | None = None,
 ) -> list[go.Heatmap]:
-    """Two heatmap traces: the weights, and grey cells over the masked future (when causal)."""
+    """Two heatmap traces: the weights, and grey cells over the masked future (when causal).
+
+    Each trace answers the hover only on its own cells (hoverongaps off): a visible cell names both words
+    and its weight in percent, a masked cell says it is masked.
+    """
     grid = _as_grid(weights)
     n, columns = len(grid), len(grid[0]) if grid else 0
     if len(words) != n or columns != n:
         raise ValueError(f"{len(words)} words need a {len(words)} x {len(words)} grid, "
                          f"got a [{n}, {columns}] grid ({n} rows, {columns} columns)")
     labels = unique_labels(words)
+    seen_text, masked_text = hover_texts(words, originals)
     z = [[None if causal and j > i else grid[i][j] for j in range(n)] for i in range(n)]
     hidden = [[1 if causal and j > i else None for j in range(n)] for i in range(n)]
     shown = go.Heatmap(
         z=z, x=labels, y=labels, zmin=0, zmax=zmax, colorscale=COLOURS, showscale=show_scale,
         colorbar={"title": "weight", "tickformat": ".0%"} if show_scale else None,
-        hovertemplate=f"{LOOKS}: %{{y}}<br>{LOOKED_AT}: %{{x}}<br>weight: %{{z:.1%}}<extra></extra>",
+        text=seen_text, hoverongaps=False, hovertemplate="%{text}: %{z:.1%}<extra></extra>",
     )
     masked = go.Heatmap(
         z=hidden, x=labels, y=labels, colorscale=[[0, MASKED], [1, MASKED]], showscale=False,
-        hovertemplate="%{y} cannot see the later word %{x}<extra>masked</extra>",
+        text=masked_text, hoverongaps=False, hovertemplate="%{text}<extra></extra>",
     )
     return [shown, masked]
+
+
+def heatmap_side(n_words: int) -> int:
+    """Side of one heatmap's plot area in pixels: grows with the words, the figure staying within FIT_WIDTH."""
+    return min(FIT_WIDTH - 200, _style["size"] + 12 * max(0, n_words - 10))
 
 
 def attention_heatmap(
@@ -85,53 +152,89 @@ def attention_heatmap(
     words: Sequence[str],
     title: str = "Where each word looks",
     causal: bool = True,
+    originals: Sequence[str] | None = None,
 ) -> go.Figure:
     """One head's [T, T] weights as a heatmap with words on both axes."""
-    fig = go.Figure(heatmap_traces(weights, words, causal=causal))
-    size = _style["size"] + 12 * max(0, len(words) - 10)
-    fig.update_layout(
-        title=title, width=size + 90, height=size, font={"size": _style["font"]},
-        xaxis={"title": LOOKED_AT, "side": "bottom", "tickangle": -45},
-        yaxis={"title": LOOKS, "autorange": "reversed"},
-    )
-    return fig
+    fig = go.Figure(heatmap_traces(weights, words, causal=causal, originals=originals))
+    fig.update_layout(title=title, margin={"t": 80})
+    label_heatmap_axes(fig, unique_labels(words))
+    side = heatmap_side(len(words))
+    return styled(fig, width=side + 200, height=side + 160)
+
+
+def label_heatmap_axes(fig: go.Figure, labels: Sequence[str], pixels: float | None = None) -> None:
+    """Word labels on both axes of a one-heatmap figure (rows reversed: the first word on top)."""
+    axis, note = word_axis(labels, pixels or heatmap_side(len(labels)))
+    looked_at = LOOKED_AT + (f" ({note})" if note else "")
+    fig.update_xaxes(title_text=looked_at, side="bottom", tickangle=-45, **axis)
+    fig.update_yaxes(title_text=LOOKS, autorange="reversed", **axis)
 
 
 def heads_grid(
-    weights: torch.Tensor, words: Sequence[str], title: str = "Every head at once", causal: bool = True
+    weights: torch.Tensor, words: Sequence[str], title: str = "Every head at once", causal: bool = True,
+    originals: Sequence[str] | None = None, cols: int = 2,
 ) -> go.Figure:
-    """[H, T, T] weights as small heatmaps side by side, one shared colour scale."""
+    """[H, T, T] weights as small heatmaps, `cols` to a row (four heads: a 2 x 2 grid), one colour scale."""
     if not isinstance(weights, torch.Tensor) or weights.dim() != 3:
         got = list(weights.shape) if isinstance(weights, torch.Tensor) else type(weights).__name__
         raise ValueError(f"heads_grid needs a [heads, words, words] tensor, got {got}")
     heads = weights.shape[0]
-    fig = make_subplots(rows=1, cols=heads, subplot_titles=[f"head {h}" for h in range(heads)],
-                        horizontal_spacing=0.03)
+    cols = max(1, min(heads, cols))
+    rows = math.ceil(heads / cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h}" for h in range(heads)],
+                        horizontal_spacing=0.12, vertical_spacing=0.22 / rows * 2 if rows > 1 else 0.1)
     for h in range(heads):
-        for trace in heatmap_traces(weights[h], words, causal=causal, show_scale=(h == 0)):
-            fig.add_trace(trace, row=1, col=h + 1)
-        fig.update_yaxes(autorange="reversed", showticklabels=(h == 0), row=1, col=h + 1)
-        fig.update_xaxes(tickangle=-45, row=1, col=h + 1)
-    fig.update_yaxes(title_text=LOOKS, row=1, col=1)
-    fig.update_xaxes(title_text=LOOKED_AT)
-    fig.update_layout(title=title, height=_style["size"], width=max(_style["size"], 300 * heads),
-                      font={"size": _style["font"]})
-    return fig
+        for trace in heatmap_traces(weights[h], words, causal=causal, show_scale=(h == 0), originals=originals):
+            fig.add_trace(trace, row=h // cols + 1, col=h % cols + 1)
+    panel = (FIT_WIDTH - 220) / cols  # pixels per heatmap
+    axis, note = word_axis(unique_labels(words), panel)
+    fig.update_xaxes(tickangle=-45, **axis)
+    fig.update_yaxes(autorange="reversed", **axis)
+    for r in range(1, rows + 1):
+        fig.update_yaxes(title_text=LOOKS, row=r, col=1)
+    fig.update_xaxes(title_text=LOOKED_AT + (f" ({note})" if note else ""), row=rows)
+    fig.update_layout(title=title, margin={"t": 90})
+    return styled(fig, height=rows * (panel + 110) + 120)
 
 
 def spotlight_bars(
     weights: torch.Tensor | Sequence[float], words: Sequence[str], title: str = "One word's spotlight"
 ) -> go.Figure:
     """One row of weights as bars, one bar per word looked at, labelled in percent."""
+    row = _as_row(weights, words)
+    fig = go.Figure(_bars(row, words))
+    fig.update_layout(title=title, xaxis_title=LOOKED_AT,
+                      yaxis={"title": "weight", "tickformat": ".0%", "range": [0, 1.15]})
+    return styled(fig, width=_style["size"] + 260, height=_style["size"] * 0.8)
+
+
+def _as_row(weights: torch.Tensor | Sequence[float], words: Sequence[str]) -> list[float]:
     row = torch.as_tensor(weights, dtype=torch.float32).detach().cpu().flatten().tolist()
     if len(row) != len(words):
         raise ValueError(f"{len(words)} words need {len(words)} weights, got {len(row)}")
-    fig = go.Figure(go.Bar(
-        x=unique_labels(words), y=row, text=[f"{w:.0%}" for w in row], textposition="outside",
-        marker_color="#3b528b", hovertemplate=f"{LOOKED_AT}: %{{x}}<br>weight: %{{y:.1%}}<extra></extra>",
-    ))
-    fig.update_layout(
-        title=title, height=_style["size"] * 0.8, font={"size": _style["font"]},
-        xaxis_title=LOOKED_AT, yaxis={"title": "weight", "tickformat": ".0%", "range": [0, 1.1]},
+    return row
+
+
+def _bars(row: Sequence[float], words: Sequence[str], colour: str = "#3b528b") -> go.Bar:
+    return go.Bar(
+        x=unique_labels(words), y=list(row), text=[f"{w:.0%}" for w in row], textposition="outside",
+        marker_color=colour, cliponaxis=False,
+        hovertemplate=f"{LOOKED_AT}: %{{x}}<br>weight: %{{y:.1%}}<extra></extra>",
     )
-    return fig
+
+
+def stacked_spotlights(
+    rows: Mapping[str, torch.Tensor | Sequence[float]], words: Sequence[str], title: str = "Several spotlights"
+) -> go.Figure:
+    """Several spotlights of one word, one bar chart per spotlight, stacked over the same words."""
+    if not rows:
+        raise ValueError("need at least one spotlight to draw")
+    fig = make_subplots(rows=len(rows), cols=1, shared_xaxes=True, subplot_titles=list(rows),
+                        vertical_spacing=0.35 / len(rows))
+    for r, weights in enumerate(rows.values(), start=1):
+        fig.add_trace(_bars(_as_row(weights, words), words, PALETTE[(r - 1) % len(PALETTE)]), row=r, col=1)
+        fig.update_yaxes(title_text="weight", row=r, col=1)
+    fig.update_yaxes(tickformat=".0%", range=[0, 1.3], nticks=3)
+    fig.update_xaxes(title_text=LOOKED_AT, tickangle=-45, row=len(rows), col=1)
+    fig.update_layout(title=title, showlegend=False, margin={"t": 90})
+    return styled(fig, height=150 + len(rows) * (_style["font"] * 9))

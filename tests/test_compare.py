@@ -89,3 +89,52 @@ def test_uploaded_file_refuses_what_is_not_an_upload(value, tmp_path: Path) -> N
     with pytest.raises(ValueError):
         uploaded_file(value, folder=tmp_path)
     assert not any(tmp_path.iterdir())
+
+
+def test_late_checks_spread_over_the_last_third() -> None:
+    from helpers.compare import late_checks
+
+    assert late_checks(60) == (40, 50, 60)
+    assert late_checks(100) == (67, 83, 100)
+    assert late_checks(3) == (2, 3)
+    with pytest.raises(ValueError, match="whole number of steps"):
+        late_checks(2)
+
+
+def test_race_verdict_compares_the_gap_with_the_runs_own_noise() -> None:
+    from types import SimpleNamespace
+
+    from helpers.compare import race_verdict
+
+    def run(curve: dict[int, float], steps: int = 60) -> SimpleNamespace:
+        return SimpleNamespace(val_curve=curve, val_ppl=list(curve.values())[-1], steps=steps)
+
+    close = race_verdict({"one head": run({40: 30.0, 50: 26.0, 60: 24.0}),
+                          "four heads": run({40: 29.0, 50: 25.0, 60: 22.0})})
+    assert "a gap of 2.00" in close and "moved by up to 7.00" in close and "within the noise" in close
+    clear = race_verdict({"one head": run({40: 30.0, 50: 29.8, 60: 29.7}),
+                          "four heads": run({40: 22.4, 50: 22.2, 60: 22.0})})
+    assert "verdict: four heads is ahead by more than the noise" in clear
+    unfair = race_verdict({"a": run({40: 3.0, 60: 2.0}), "b": run({40: 3.0, 60: 2.5}, steps=90)})
+    assert "not a fair race" in unfair
+    with pytest.raises(ValueError, match="two validation checks"):
+        race_verdict({"a": run({60: 2.0}), "b": run({40: 3.0, 60: 2.5})})
+    with pytest.raises(ValueError, match="exactly two runs"):
+        race_verdict({"a": run({40: 3.0, 60: 2.0})})
+
+
+def test_comparison_figures_fit_850_pixels_and_grow_their_text_for_a_projector() -> None:
+    import helpers
+
+    baseline = {"val_ppl": 2.3, "clue_accuracy": dict.fromkeys(CLUE_KINDS, 0.7)}
+    rows = [{"head": h, "val_ppl": 2.5, "clue_accuracy": dict.fromkeys(CLUE_KINDS, 0.6)} for h in range(4)]
+    try:
+        for on in (False, True):
+            helpers.presenter_mode(on)
+            boards = {"one head": BOARD_1, "four heads": BOARD_4}
+            for fig in (learning_curves({"a": [1.0, 0.5]}), scoreboard_heatmap(boards), ablation_bars(baseline, rows)):
+                assert fig.layout.width <= 820
+                assert fig.layout.font.size == (22 if on else 14)
+                assert all(a.font.size == fig.layout.font.size for a in fig.layout.annotations)
+    finally:
+        helpers.presenter_mode(False)

@@ -175,7 +175,7 @@ def test_models_are_loaded_once_and_cached() -> None:
         return _model(name)
 
     ex = Explorer(loader=loader, sentence=STORY)
-    assert calls == ["four_heads"]
+    assert sorted(calls) == ["four_heads", "one_head"]  # every model read once, when the explorer opens
     from helpers import explorer as module
 
     module._loaded["four_heads"] = _model("four_heads")
@@ -184,7 +184,8 @@ def test_models_are_loaded_once_and_cached() -> None:
     finally:
         module._loaded.pop("four_heads")
     ex.set_model("one_head")
-    assert calls == ["four_heads", "one_head"]
+    ex.set_model("four_heads")
+    assert sorted(calls) == ["four_heads", "one_head"]  # switching reads nothing again
 
 
 def test_static_figure_switches_heads_and_sentences_with_its_own_menus() -> None:
@@ -380,3 +381,37 @@ def test_static_fallback_uses_the_trained_checkpoint() -> None:
     fig = static_explorer()
     assert len(fig.data) == 2 * len(example_sentences())
     assert len(fig.layout.updatemenus[1].buttons) == 4
+
+
+# ----- what the learner sees: focus kept, unknown words named, tooltips --------------------------------
+
+
+def test_focus_word_is_kept_when_the_new_sentence_has_it() -> None:
+    ex = _explorer(sentence=STORY)
+    ex.set_focus(ex.words.index("bridge"))
+    ex.set_sentence("the old bridge is wet .")
+    assert ex.words[ex.focus] == "bridge" and ex.focus_picker.value == ex.focus
+    ex.set_model("one_head")  # a model switch reads the sentence again: still 'bridge'
+    assert ex.words[ex.focus] == "bridge"
+    ex.set_sentence("the girl walks .")  # no 'bridge' here: back to the last word
+    assert ex.words[ex.focus] == "walks"
+
+
+def test_unknown_words_show_their_own_text_in_picker_and_tooltip() -> None:
+    ex = _explorer(sentence="the zebra walks to the bridge .")
+    assert ex.words[1] == "<unk>" and ex.originals[1] == "zebra"
+    assert ex.focus_picker.options[1][0] == "<unk> = 'zebra'"
+    shown, masked = ex.heatmap.data
+    assert shown.text[2][1] == "'walks' looks at '<unk> (zebra)'"
+    assert masked.text[1][2] == "masked: '<unk> (zebra)' cannot see the later word 'walks'"
+    ex.set_focus(1)
+    assert "reading '<unk> = zebra'" in ex.summary_lines[0]
+
+
+def test_tooltips_hover_only_their_own_cells() -> None:
+    ex = _explorer(sentence=STORY)
+    for fig in (ex.heatmap, ex.set_head(ALL_HEADS) or ex.grid):
+        for shown, masked in zip(fig.data[::2], fig.data[1::2], strict=True):
+            assert shown.hoverongaps is False and masked.hoverongaps is False
+            assert "%{z:.1%}" in shown.hovertemplate and "%{text}" in masked.hovertemplate
+    assert ex.grid.layout.width <= 820 and len({t.xaxis for t in ex.grid.data}) == 4

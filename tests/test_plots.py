@@ -1,0 +1,68 @@
+"""helpers.plots: true tooltips, figures that fit about 850 px, every word labelled, presenter-mode text."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import helpers
+from helpers.plots import FIT_WIDTH, attention_heatmap, heads_grid, spotlight_bars, stacked_spotlights
+
+WORDS = ["the", "fox", "sees", "the", "bridge"]
+
+
+def _weights(n: int) -> torch.Tensor:
+    return torch.tril(torch.ones(n, n)) / torch.arange(1, n + 1)[:, None]  # [T, T], rows sum to 1
+
+
+def test_each_layer_hovers_only_on_its_own_cells() -> None:
+    shown, masked = attention_heatmap(_weights(5), WORDS).data
+    assert shown.hoverongaps is False and masked.hoverongaps is False
+    assert shown.z[1][3] is None and masked.z[1][3] == 1  # 'fox' cannot see the second 'the'
+    assert shown.z[3][1] == pytest.approx(0.25) and masked.z[3][1] is None
+    assert shown.text[3][1] == "'the (2)' looks at 'fox'" and shown.hovertemplate.startswith("%{text}: %{z:.1%}")
+    assert masked.text[1][3] == "masked: 'fox' cannot see the later word 'the (2)'"
+
+
+def test_unknown_words_are_named_in_the_tooltip() -> None:
+    shown = attention_heatmap(_weights(3), ["the", "<unk>", "sighs"], originals=["the", "zebra", "sighs"]).data[0]
+    assert shown.text[2][1] == "'sighs' looks at '<unk> (zebra)'"
+    with pytest.raises(ValueError, match="original words"):
+        attention_heatmap(_weights(3), ["the", "<unk>", "sighs"], originals=["the"])
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_figures_fit_and_presenter_mode_grows_every_text(on: bool) -> None:
+    try:
+        helpers.presenter_mode(on)
+        font = 22 if on else 14
+        for n in (5, 40, 128):
+            words = [f"w{i}" for i in range(n)]
+            for fig in (attention_heatmap(_weights(n), words), heads_grid(_weights(n).expand(4, n, n), words)):
+                assert fig.layout.width <= FIT_WIDTH and fig.layout.font.size == font
+                assert all(a.font.size == font for a in fig.layout.annotations)  # subplot titles too
+        bars = [spotlight_bars(_weights(5)[4], WORDS), stacked_spotlights({"a": _weights(5)[4]}, WORDS)]
+        assert all(fig.layout.width <= FIT_WIDTH for fig in bars)
+    finally:
+        helpers.presenter_mode(False)
+
+
+def test_every_word_is_labelled_up_to_forty_and_the_axis_says_which_beyond() -> None:
+    words = [f"w{i}" for i in range(40)]
+    fig = attention_heatmap(_weights(40), words)
+    assert list(fig.layout.xaxis.tickvals) == words and list(fig.layout.yaxis.tickvals) == words
+    assert fig.layout.xaxis.title.text == "word looked at"
+    many = [f"w{i}" for i in range(100)]
+    fig = attention_heatmap(_weights(100), many)
+    assert list(fig.layout.xaxis.tickvals) == many[::3]
+    assert fig.layout.xaxis.title.text == "word looked at (every 3rd word labelled)"
+
+
+def test_four_heads_are_a_two_by_two_grid() -> None:
+    fig = heads_grid(_weights(5).expand(4, 5, 5), WORDS)
+    cells = {(trace.xaxis, trace.yaxis) for trace in fig.data}
+    assert len(cells) == 4
+    domains = {(tuple(fig.layout[f"xaxis{'' if i == 1 else i}"].domain),
+                tuple(fig.layout[f"yaxis{'' if i == 1 else i}"].domain)) for i in range(1, 5)}
+    assert len({x for x, _ in domains}) == 2 and len({y for _, y in domains}) == 2
+    assert [a.text for a in fig.layout.annotations] == [f"head {h}" for h in range(4)]
