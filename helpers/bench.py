@@ -1,6 +1,7 @@
 """Benchmark: one head vs four heads over 3 seeds, training speed against this machine's peak, attention speed.
 
-    python -m helpers.bench            # writes assets/results.md and assets/results.json
+    python -m helpers.bench                    # writes assets/results.md and assets/results.json
+    python -m helpers.bench --only-controls    # reruns just the output-projection control, merged in
 
 Everything is measured in one run, side by side, because the machine is shared and noisy: the load
 average seen at the start and the end is recorded with the figures. Each target prints whether it
@@ -33,6 +34,11 @@ SEEDS = (0, 1, 2)
 TARGET_SECONDS = 90
 TARGET_TOKENS_PER_S = 80_000
 KINDS = (*CLUE_KINDS, "all")
+CONTROLS = {
+    "4-no-proj": {"heads": 4, "out_proj": False, "label": "four heads, no output projection"},
+    "1-proj": {"heads": 1, "out_proj": True, "label": "one head with an output projection"},
+}
+"""The control: does four heads' gain come from the heads or from the output projection's parameters?"""
 
 
 def machine() -> dict:
@@ -66,9 +72,12 @@ def matmul_gflops(n: int = 1024) -> float:
     return 2 * n**3 / _best_time(lambda: a @ b, repeats=10) / 1e9
 
 
-def training_flops_per_token(heads: int, width: int = 128, vocab: int = 1024, context: int = 128) -> float:
+def training_flops_per_token(
+    heads: int, width: int = 128, vocab: int = 1024, context: int = 128, out_proj: bool | None = None
+) -> float:
     """Arithmetic per training token: forward (matmuls + attention) times 3 for forward and backward."""
-    projections = 3 * width * width + (width * width if heads > 1 else 0)  # q, k, v (+ output mix)
+    mixes = heads > 1 if out_proj is None else out_proj  # the course model's default, as in CourseConfig
+    projections = 3 * width * width + (width * width if mixes else 0)  # q, k, v (+ output mix)
     attention = 2 * width * (context + 1) / 2  # scores and weighted sum over on average (T+1)/2 words
     forward = 2 * (projections + width * vocab) + 2 * attention
     return 3 * forward
@@ -125,33 +134,56 @@ def plain_loop_tokens_per_s(heads: int, steps: int = 30) -> float:
 
 
 def _spread(values: list[float]) -> float:
+    """The range over the seeds: largest minus smallest (not a standard deviation)."""
     return max(values) - min(values)
+
+
+def _mean_range(values: list[float], fmt: str) -> str:
+    """'mean (lowest to highest)', each value written with format `fmt`."""
+    mean, low, high = (format(v, fmt) for v in (statistics.mean(values), min(values), max(values)))
+    return f"{mean} ({low} to {high})"
+
+
+def _one_run(heads: int, steps: int, seed: int, out_proj: bool | None = None) -> dict:
+    """Train one course model (out_proj=None: the course's default) and return its figures."""
+    model = course_model(heads=heads, seed=seed, out_proj=out_proj)
+    result = train(steps=steps, seed=seed, progress=False, model=model)
+    mixes = bool(model.config.out_proj)
+    print(f"  seed {seed}, {heads} head(s), output projection {'yes' if mixes else 'no'}: val perplexity "
+          f"{result.val_ppl:.3f}, clue accuracy {result.clue_accuracy['all']:.1%}, {result.seconds:.1f} s, "
+          f"{result.tokens_per_s:,.0f} tokens/s", flush=True)
+    return result.summary() | {"flops_per_token": training_flops_per_token(heads, out_proj=mixes)}
+
+
+def _summary(runs: list[dict]) -> dict:
+    """Mean and range (largest minus smallest) over the seeds of one model's runs."""
+    ppl = [r["val_ppl"] for r in runs]
+    return {
+        "heads": runs[0]["heads"], "params": runs[0]["params"],
+        "val_ppl_mean": round(statistics.mean(ppl), 4), "val_ppl_spread": round(_spread(ppl), 4),
+        "clue_accuracy_mean": {k: round(statistics.mean(r["clue_accuracy"][k] for r in runs), 4) for k in KINDS},
+        "clue_accuracy_spread": {k: round(_spread([r["clue_accuracy"][k] for r in runs]), 4) for k in KINDS},
+        "seconds_mean": round(statistics.mean(r["seconds"] for r in runs), 1),
+        "seconds_max": round(max(r["seconds"] for r in runs), 1),
+        "tokens_per_s_mean": round(statistics.mean(r["tokens_per_s"] for r in runs)),
+    }
 
 
 def compare(steps: int, seeds: tuple[int, ...]) -> dict:
     """Train one head and four heads for every seed; collect per-run figures and per-model summaries."""
-    runs = []
-    for seed in seeds:
-        for heads in (1, 4):
-            result = train(heads=heads, steps=steps, seed=seed, progress=False)
-            runs.append(result.summary() | {"flops_per_token": training_flops_per_token(heads)})
-            print(f"  seed {seed}, {heads} head(s): val perplexity {result.val_ppl:.3f}, clue accuracy "
-                  f"{result.clue_accuracy['all']:.1%}, {result.seconds:.1f} s, {result.tokens_per_s:,.0f} tokens/s",
-                  flush=True)
-    models = {}
-    for heads in (1, 4):
-        mine = [r for r in runs if r["heads"] == heads]
-        ppl = [r["val_ppl"] for r in mine]
-        models[str(heads)] = {
-            "heads": heads, "params": mine[0]["params"],
-            "val_ppl_mean": round(statistics.mean(ppl), 4), "val_ppl_spread": round(_spread(ppl), 4),
-            "clue_accuracy_mean": {k: round(statistics.mean(r["clue_accuracy"][k] for r in mine), 4) for k in KINDS},
-            "clue_accuracy_spread": {k: round(_spread([r["clue_accuracy"][k] for r in mine]), 4) for k in KINDS},
-            "seconds_mean": round(statistics.mean(r["seconds"] for r in mine), 1),
-            "seconds_max": round(max(r["seconds"] for r in mine), 1),
-            "tokens_per_s_mean": round(statistics.mean(r["tokens_per_s"] for r in mine)),
-        }
+    runs = [_one_run(heads, steps, seed) for seed in seeds for heads in (1, 4)]
+    models = {str(heads): _summary([r for r in runs if r["heads"] == heads]) for heads in (1, 4)}
     return {"steps": steps, "seeds": list(seeds), "runs": runs, "models": models}
+
+
+def controls(steps: int, seeds: tuple[int, ...]) -> dict:
+    """The output-projection control for every seed, with the load average seen before and after."""
+    start = machine()
+    runs = {key: [_one_run(c["heads"], steps, seed, c["out_proj"]) for seed in seeds] for key, c in CONTROLS.items()}
+    models = {key: _summary(mine) | {"label": CONTROLS[key]["label"], "out_proj": CONTROLS[key]["out_proj"]}
+              for key, mine in runs.items()}
+    return {"steps": steps, "seeds": list(seeds), "machine_at_start": start, "machine_at_end": machine(),
+            "runs": runs, "models": models}
 
 
 def targets(table: dict, speed: dict) -> list[dict]:
@@ -167,11 +199,11 @@ def targets(table: dict, speed: dict) -> list[dict]:
     acc_spread = max(one["clue_accuracy_spread"]["all"], four["clue_accuracy_spread"]["all"])
     slowest = max(one["seconds_max"], four["seconds_max"])
     return [
-        {"target": "four heads beat one head on validation perplexity in every seed, by more than the seed spread",
-         "measured": f"won {sum(ppl_wins)} of {len(seeds)} seeds; mean gap {ppl_gap:.3f} vs spread {ppl_spread:.3f}",
+        {"target": "four heads beat one head on validation perplexity in every seed, by more than the range over seeds",
+         "measured": f"won {sum(ppl_wins)} of {len(seeds)} seeds; mean gap {ppl_gap:.3f} vs range {ppl_spread:.3f}",
          "met": all(ppl_wins) and ppl_gap > ppl_spread},
-        {"target": "four heads beat one head on clue accuracy in every seed, by more than the seed spread",
-         "measured": f"won {sum(acc_wins)} of {len(seeds)} seeds; mean gap {acc_gap:.1%} vs spread {acc_spread:.1%}",
+        {"target": "four heads beat one head on clue accuracy in every seed, by more than the range over seeds",
+         "measured": f"won {sum(acc_wins)} of {len(seeds)} seeds; mean gap {acc_gap:.1%} vs range {acc_spread:.1%}",
          "met": all(acc_wins) and acc_gap > acc_spread},
         {"target": f"each model reaches its checkpoint quality in <= {TARGET_SECONDS} s of training",
          "measured": f"slowest run {slowest:.1f} s for {table['steps']} steps",
@@ -216,6 +248,7 @@ def run(steps: int, seeds: tuple[int, ...]) -> dict:
     attention = [attention_speed(h) for h in (1, 4)]
     print(f"matmul {gflops_before:.1f} GFLOP/s; plain loop {plain} tokens/s; attention {attention}", flush=True)
     table = compare(steps, seeds)
+    control = controls(steps, seeds)
     gflops_after = matmul_gflops()
     peak = max(gflops_before, gflops_after)
     share = {
@@ -229,10 +262,50 @@ def run(steps: int, seeds: tuple[int, ...]) -> dict:
     }
     results = {
         "machine_at_start": start_machine, "machine_at_end": machine(), "speed": speed, "table": table,
+        "controls": control,
         "targets": targets(table, speed), "checkpoints": checkpoint_check(table), "detectives": detectives(),
         "course_table": list(COURSE_TABLE),
     }
     return results
+
+
+def control_markdown(table: dict, control: dict) -> list[str]:
+    """The output-projection control beside the two course models, with per-seed verdicts."""
+    start, end = control["machine_at_start"], control["machine_at_end"]
+    one, four = table["models"]["1"], table["models"]["4"]
+    rows = [("one head", "no", [r for r in table["runs"] if r["heads"] == 1]),
+            (CONTROLS["4-no-proj"]["label"], "no", control["runs"]["4-no-proj"]),
+            (CONTROLS["1-proj"]["label"], "yes", control["runs"]["1-proj"]),
+            ("four heads", "yes", [r for r in table["runs"] if r["heads"] == 4])]
+    lines = [
+        f"### Heads or parameters? The output-projection control ({len(control['seeds'])} seeds, "
+        f"{control['steps']} training steps each)",
+        "",
+        f"Four heads have {four['params'] - one['params']:,} more parameters than one head: the output projection "
+        "that mixes the heads. The control swaps it: four heads without it (one head's parameter count) and one "
+        f"head with it (four heads' count). Trained on {start['date_utc']} UTC, load average (1, 5, 15 min) "
+        f"{start['load_average_1_5_15']} at the start and {end['load_average_1_5_15']} at the end.",
+        "",
+        "| model | output projection | parameters | val perplexity: mean (range) | clue accuracy: mean (range) |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for label, mixes, runs in rows:
+        lines.append(f"| {label} | {mixes} | {runs[0]['params']:,} | "
+                     f"{_mean_range([r['val_ppl'] for r in runs], '.3f')} | "
+                     f"{_mean_range([r['clue_accuracy']['all'] for r in runs], '.1%')} |")
+    lines.append("")
+    if control["steps"] != table["steps"]:
+        return [*lines, f"The control trained {control['steps']} steps and the course models {table['steps']}: "
+                        "no seed-by-seed comparison.", ""]
+    by_seed = {(r["seed"], r["heads"]): r for r in table["runs"]}
+    for key, rival_heads, who, rival in (("4-no-proj", 1, "four heads without the projection", "one head"),
+                                         ("1-proj", 4, "one head with the projection", "four heads")):
+        pairs = [(r, by_seed.get((r["seed"], rival_heads))) for r in control["runs"][key]]
+        pairs = [(r, other) for r, other in pairs if other is not None]
+        wins = sum(r["val_ppl"] < other["val_ppl"] for r, other in pairs)
+        lines.append(f"- Same parameter count ({pairs[0][0]['params']:,}): {who} reached a lower perplexity than "
+                     f"{rival} in {wins} of {len(pairs)} seeds.")
+    return [*lines, ""]
 
 
 def markdown(results: dict) -> str:
@@ -252,19 +325,20 @@ def markdown(results: dict) -> str:
         f"### One head vs four heads ({len(table['seeds'])} seeds, {table['steps']} training steps each)",
         "",
         "Validation perplexity on the story world (lower is better) and clue accuracy: how often the model's "
-        "top guess is right for words that depend on a clue (higher is better). Spread = largest minus "
-        "smallest over the seeds.",
+        "top guess is right for words that depend on a clue (higher is better). Each is the mean over the "
+        "seeds, with the range in brackets: the lowest and the highest seed (a range, not a standard deviation).",
         "",
-        "| model | parameters | val perplexity (mean ± spread) | clue accuracy | "
+        "| model | parameters | val perplexity: mean (range) | clue accuracy: mean (range) | "
         + " | ".join(CLUE_KINDS) + " | training time | tokens/s |",
         "|---|---:|---:|---:|" + "---:|" * len(CLUE_KINDS) + "---:|---:|",
     ]
     for key, label in (("1", "one head"), ("4", "four heads")):
         m = table["models"][key]
         acc = m["clue_accuracy_mean"]
+        mine = [r for r in table["runs"] if r["heads"] == m["heads"]]
         lines.append(
-            f"| {label} | {m['params']:,} | {m['val_ppl_mean']:.3f} ± {m['val_ppl_spread']:.3f} | "
-            f"{acc['all']:.1%} ± {m['clue_accuracy_spread']['all']:.1%} | "
+            f"| {label} | {m['params']:,} | {_mean_range([r['val_ppl'] for r in mine], '.3f')} | "
+            f"{_mean_range([r['clue_accuracy']['all'] for r in mine], '.1%')} | "
             + " | ".join(f"{acc[k]:.1%}" for k in CLUE_KINDS)
             + f" | {m['seconds_mean']:.1f} s | {m['tokens_per_s_mean']:,} |"
         )
@@ -277,6 +351,8 @@ def markdown(results: dict) -> str:
                           for c in results["course_table"])
     lines += ["", f"For comparison, the course measured on its own text: {course}. Perplexities on different "
               "text are not comparable; the story world is far more predictable than real writing.", ""]
+    if "controls" in results:
+        lines += control_markdown(table, results["controls"])
     lines += ["### Targets", ""]
     for t in results["targets"]:
         lines.append(f"- **{'met' if t['met'] else 'NOT met'}**: {t['target']} ({t['measured']})")
@@ -320,14 +396,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=CHECKPOINT_STEPS, help="training steps per run")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS), help="training seeds")
     parser.add_argument("--out", type=Path, default=ASSETS, help="folder for results.md and results.json")
+    parser.add_argument("--only-controls", action="store_true",
+                        help="train only the output-projection control and merge it into the existing results.json")
     args = parser.parse_args(argv)
     if args.steps < 1:
         parser.error(f"--steps must be >= 1, got {args.steps}")
+    existing = args.out / "results.json"
+    if args.only_controls and not existing.exists():
+        parser.error(f"--only-controls merges into {existing}, which does not exist: run the full benchmark first")
     args.out.mkdir(parents=True, exist_ok=True)
     flag = args.out / "BENCH_RUNNING"
     flag.write_text(f"python -m helpers.bench started {datetime.now(timezone.utc):%H:%M} UTC, pid {os.getpid()}\n")
     try:
-        results = run(args.steps, tuple(args.seeds))
+        if args.only_controls:
+            results = json.loads(existing.read_text(encoding="utf-8"))
+            story_corpus()  # generate the text before any timing
+            results["controls"] = controls(args.steps, tuple(args.seeds))
+            results["targets"] = targets(results["table"], results["speed"])
+        else:
+            results = run(args.steps, tuple(args.seeds))
     finally:
         flag.unlink(missing_ok=True)
     (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

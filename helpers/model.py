@@ -95,9 +95,15 @@ class CourseModel(nn.Module):
         return (logits, att) if return_attention else logits
 
 
-def course_model(heads: int = 1, seed: int | None = 0, **sizes: int) -> CourseModel:
-    """The course model with `heads` heads (1 or 4 in the course), freshly initialised from `seed`."""
-    config = CourseConfig(heads=heads, **sizes)
+def course_model(
+    heads: int = 1, seed: int | None = 0, out_proj: bool | None = None, **sizes: int
+) -> CourseModel:
+    """The course model with `heads` heads (1 or 4 in the course), freshly initialised from `seed`.
+
+    out_proj=None keeps the course's choice (an output projection only with several heads); True or False
+    forces it, for the control that tells the heads apart from the projection's 16,512 extra parameters.
+    """
+    config = CourseConfig(heads=heads, out_proj=out_proj, **sizes)
     if seed is not None:
         torch.manual_seed(seed)
     return CourseModel(config)

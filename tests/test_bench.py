@@ -5,6 +5,9 @@ from __future__ import annotations
 import copy
 import json
 
+import pytest
+
+from helpers import bench
 from helpers.bench import markdown, targets, training_flops_per_token
 from helpers.checkpoints import ASSETS
 
@@ -36,3 +39,44 @@ def test_a_seed_where_four_heads_lose_fails_the_target():
 
 def test_flops_per_token_counts_the_output_mix_only_for_several_heads():
     assert training_flops_per_token(4) - training_flops_per_token(1) == 3 * 2 * 128 * 128
+    assert training_flops_per_token(4, out_proj=False) == training_flops_per_token(1)
+    assert training_flops_per_token(1, out_proj=True) == training_flops_per_token(4)
+
+
+def test_the_range_is_called_a_range_not_plus_or_minus() -> None:
+    text = markdown(_results())
+    assert "±" not in text
+    assert "(a range, not a standard deviation)" in text
+
+
+def _fake_controls(steps: int, seeds: tuple[int, ...]) -> dict:
+    """What controls() returns, without training: made-up perplexities, the real parameter counts."""
+    def run(heads: int, params: int, seed: int, ppl: float) -> dict:
+        return {"heads": heads, "seed": seed, "steps": steps, "params": params, "val_ppl": ppl,
+                "tokens_per_s": 1, "seconds": 1.0, "clue_accuracy": dict.fromkeys(bench.KINDS, 0.5)}
+
+    machine = bench.machine()
+    runs = {"4-no-proj": [run(4, 328_704, s, 2.0) for s in seeds], "1-proj": [run(1, 345_216, s, 9.0) for s in seeds]}
+    models = {k: bench._summary(v) | {"label": bench.CONTROLS[k]["label"]} for k, v in runs.items()}
+    return {"steps": steps, "seeds": list(seeds), "machine_at_start": machine, "machine_at_end": machine,
+            "runs": runs, "models": models}
+
+
+def test_only_controls_merges_into_the_existing_results(tmp_path, monkeypatch) -> None:
+    old = _results()
+    (tmp_path / "results.json").write_text(json.dumps(old))
+    monkeypatch.setattr(bench, "controls", _fake_controls)
+    assert bench.main(["--only-controls", "--out", str(tmp_path)]) == 0
+    new = json.loads((tmp_path / "results.json").read_text())
+    assert new["table"] == old["table"] and new["speed"] == old["speed"]
+    assert new["controls"]["seeds"] == old["table"]["seeds"]
+    text = (tmp_path / "results.md").read_text()
+    assert "| four heads, no output projection | no | 328,704 | 2.000 (2.000 to 2.000) |" in text
+    n = len(old["table"]["seeds"])
+    assert f"four heads without the projection reached a lower perplexity than one head in {n} of {n}" in text
+    assert f"one head with the projection reached a lower perplexity than four heads in 0 of {n}" in text
+
+
+def test_only_controls_needs_an_existing_results_file(tmp_path) -> None:
+    with pytest.raises(SystemExit):
+        bench.main(["--only-controls", "--out", str(tmp_path)])

@@ -17,6 +17,32 @@ def test_four_heads_add_exactly_the_output_projection() -> None:
     assert extra == 128 * 128 + 128 == 16_512
 
 
+@pytest.mark.parametrize(("heads", "out_proj", "params"), [(4, False, 328_704), (1, True, 345_216)])
+def test_the_output_projection_control_swaps_the_counts(heads: int, out_proj: bool, params: int) -> None:
+    model = course_model(heads=heads, out_proj=out_proj)
+    assert count_parameters(model) == params
+    assert (model.attn.proj is not None) is out_proj
+
+
+def test_out_proj_default_keeps_the_course_models() -> None:
+    assert course_model(heads=1).config.out_proj is False and course_model(heads=4).config.out_proj is True
+    assert course_model(heads=1, out_proj=None).attn.proj is None
+
+
+def test_one_head_output_projection_folds_into_the_value_matrix() -> None:
+    layer = course_model(heads=1, out_proj=True).attn
+    folded = course_model(heads=1, out_proj=False).attn
+    with torch.no_grad():
+        folded.query.weight.copy_(layer.query.weight)
+        folded.key.weight.copy_(layer.key.weight)
+        # nn.Linear computes x @ W.T, so (x Wv^T) Wo^T = x (Wo Wv)^T; the bias passes through the averaging
+        folded.value.weight.copy_(layer.proj.weight @ layer.value.weight)
+    x = torch.randn(2, 9, 128)
+    y, _ = layer(x)
+    y_folded, _ = folded(x)
+    assert torch.allclose(y, y_folded + layer.proj.bias, atol=1e-5)
+
+
 def test_return_attention_gives_per_head_weights() -> None:
     model = course_model(heads=4)
     ids = torch.randint(0, 1024, (2, 12))
