@@ -25,6 +25,7 @@ VOCAB_SIZE = 1024
 UNK = "<unk>"
 RESERVED = "<reserved-{:04d}>"
 _FORMAT = "several-spotlights-tokenizer"
+MAX_TEXT_BYTES = 10_000_000  # twice the series' three novels together; more would take minutes just to read
 _WORD = re.compile(rf"<unk>|{STORY_START}|\w+(?:'\w+)*|[^\w\s]")
 
 
@@ -164,6 +165,10 @@ def read_text_file(path: str | Path) -> str:
         raise ValueError(f"{path}: is a folder, not a text file")
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
+    size = path.stat().st_size
+    if size > MAX_TEXT_BYTES:
+        raise ValueError(f"{path}: is {size / 1e6:.1f} MB, too large (the limit is {MAX_TEXT_BYTES / 1e6:.0f} MB, "
+                         "twice the series' three novels together); save a part of it as its own file")
     data = path.read_bytes()
     if not data.strip():
         raise ValueError(f"{path}: the file is empty; it needs some text")

@@ -26,7 +26,7 @@ from helpers.explorer import Explorer, read_sentence
 from helpers.model import CourseConfig, CourseModel, attention_layer_size, count_parameters, course_model
 from helpers.plots import attention_heatmap, heads_grid, spotlight_bars
 from helpers.stories import generate_stories
-from helpers.tokenizer import Tokenizer, story_tokenizer
+from helpers.tokenizer import MAX_TEXT_BYTES, Tokenizer, story_tokenizer
 from helpers.train import Corpus, TrainResult, text_corpus, train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,6 +64,13 @@ _NO_ROW = torch.tensor([[True, False], [False, False]])  # the second word may l
 _EMPTY, _BINARY = _file("empty.txt", b"  \n"), _file("picture.txt", b"\x89PNG\x00\x00\x01")
 _LATIN1 = _file("notes.txt", "caf\xe9 cr\xe8me".encode("latin-1"))
 _SHORT = _file("short.txt", b"the fox ran home . " * 20)
+
+
+def _huge(tmp: Path) -> Path:
+    path = tmp / "big.txt"
+    with path.open("wb") as file:
+        file.truncate(MAX_TEXT_BYTES + 1)  # a sparse file: takes no disk space, but its size is too large
+    return path
 
 
 def _folder(tmp: Path) -> Path:
@@ -321,6 +328,8 @@ CASES = [
          lambda tmp: Tokenizer.from_text_file(tmp / "nope.txt"), ValueError, r"nope\.txt: no such file"),
     Case("file-folder", "Tokenizer.from_text_file", "a folder instead of a file",
          lambda tmp: Tokenizer.from_text_file(_folder(tmp)), ValueError, r"texts: is a folder, not a text file"),
+    Case("file-huge", "Tokenizer.from_text_file", "a file of 10 MB and 1 byte",
+         lambda tmp: Tokenizer.from_text_file(_huge(tmp)), ValueError, r"big\.txt: is 10\.0 MB, too large"),
     Case("text-no-words", "Tokenizer.from_text", "text with no words",
          lambda _: Tokenizer.from_text("   "), ValueError, r"no words to build a vocabulary"),
     Case("tokenizer-not-json", "Tokenizer.load", "a file that is not JSON",

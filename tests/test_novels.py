@@ -1,0 +1,52 @@
+"""The shipped novels: all three books load, the splits are disjoint and in reading order, and shares shrink
+only the training text."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers.checkpoints import ASSETS
+from helpers.novels import BOOKS, novel_corpus, novel_tokenizer, novel_words, read_novels, unknown_share
+from helpers.tokenizer import split
+
+
+def test_three_books_ship_with_their_provenance():
+    books = read_novels()
+    assert tuple(books) == BOOKS
+    assert books["pride_and_prejudice"].startswith("Chapter 1")
+    assert "Call me Ishmael" in books["moby_dick"][:200]
+    assert all("\u2019" not in text and "\u201c" not in text for text in books.values())  # quotes made plain
+    provenance = (ASSETS / "novels.md").read_text()
+    assert "public domain" in provenance and "Project Gutenberg" in provenance
+
+
+def test_splits_cover_each_book_in_reading_order_without_overlap():
+    words = novel_words()
+    for i, text in enumerate(read_novels().values()):
+        train, validation, test = (words[name][i] for name in ("train", "validation", "test"))
+        assert train + validation + test == split(text)  # nothing lost, nothing repeated, order kept
+        assert len(validation) == pytest.approx(0.05 * len(split(text)), abs=2)
+        assert len(test) >= len(validation) > 1000
+
+
+def test_share_shrinks_only_the_training_text():
+    full, quarter = novel_corpus(), novel_corpus(share=0.25)
+    assert len(quarter.train_ids) == pytest.approx(len(full.train_ids) / 4, rel=0.001)
+    assert quarter.val_ids.equal(full.val_ids) and quarter.tokenizer is full.tokenizer
+    test = novel_corpus(evaluate_on="test")
+    assert len(test.val_ids) > 1000 and not test.val_ids[:1000].equal(full.val_ids[:1000])
+    assert "test" in test.name and "validation" in full.name
+
+
+def test_vocabulary_comes_from_training_text_and_unknown_share_is_measured():
+    tok = novel_tokenizer()
+    assert len(tok) == 1024 and {"the", "whale", "elizabeth", "pierre"} <= set(tok.words)
+    share = unknown_share(novel_corpus().val_ids)
+    assert 0.05 < share < 0.3  # about one word in six is outside a 1,023-word vocabulary
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [({"share": 0}, "share"), ({"share": 1.5}, "share"),
+                                                 ({"share": "all"}, "share"), ({"evaluate_on": "train"}, "test")])
+def test_bad_arguments_get_clear_messages(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        novel_corpus(**kwargs)
