@@ -77,6 +77,15 @@ def results_block() -> str:
     return "\n".join(lines[1:] if lines[0].startswith("## ") else lines).strip()
 
 
+def real_text_block() -> str:
+    """assets/real_text.md: the one-head vs four-head table on the shipped novels."""
+    results = ASSETS / "real_text.md"
+    if not results.exists():
+        return "Not measured yet: run `python benchmarks/real_text.py table`."
+    lines = results.read_text().strip().splitlines()
+    return "\n".join(lines[1:] if lines[0].startswith("### ") else lines).strip()
+
+
 def explorer_block() -> str:
     """The explorer's measured update times."""
     kernel, browser = _load("explorer_speed.json"), _load("explorer_browser_speed.json")
@@ -94,10 +103,30 @@ def explorer_block() -> str:
     return "\n".join(lines)
 
 
+def widgets_block() -> str:
+    """The chapter widgets' measured update times, and how busy the machine was."""
+    speed = _load("widget_speed.json")
+    if speed is None:
+        return "Not measured yet: run `python benchmarks/widget_speed.py`."
+    start, end = speed["machine_at_start"], speed["machine_at_end"]
+    rows = ["| Widget | Update | Median | 90th percentile |", "|---|---|---|---|"]
+    rows += [f"| {r['widget']} | {r['update']} | {r['median_ms']:.1f} ms | {r['p90_ms']:.1f} ms |"
+             for r in speed["updates"]]
+    verdict = "Every median meets" if speed["meets_target"] else "Not every median meets"
+    busy = max(start["load_average_1_5_15"][0], end["load_average_1_5_15"][0]) > start["cpus"] / 2
+    rows += ["", f"{verdict} the target of {speed['target_median_ms']:.0f} ms. Measured by "
+             f"`python benchmarks/widget_speed.py` on {start['date_utc']} UTC: {start['cpus']} CPU cores, "
+             f"{start['torch_threads']} torch threads, load average (1, 5, 15 min) {start['load_average_1_5_15']} "
+             f"at the start and {end['load_average_1_5_15']} at the end"
+             + (": other programs shared the machine, so these times are slower than on an idle one." if busy
+                else ".")]
+    return "\n".join(rows)
+
+
 BLOCKS = {
     ROOT / "README.md": {"status": status_block, "timing": timing_block, "results": results_block,
-                         "explorer": explorer_block},
-    ROOT / "docs" / "instructor.md": {"timing": timing_block},
+                         "real_text": real_text_block, "explorer": explorer_block},
+    ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block},
 }
 
 

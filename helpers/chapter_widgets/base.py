@@ -31,7 +31,8 @@ class ChapterWidget(widgets.VBox):
         # the controls' labels and buttons at the widget's font size (larger in presenter mode)
         self.css = widgets.HTML(
             f"<style>.{self.css_class} .widget-label, .{self.css_class} button, .{self.css_class} select, "
-            f".{self.css_class} input, .{self.css_class} .widget-readout {{font-size: {self.font}px}}</style>",
+            f".{self.css_class} input, .{self.css_class} label, .{self.css_class} .widget-readout "
+            f"{{font-size: {self.font}px}} .{self.css_class} code {{font-size: inherit}}</style>",
             layout=widgets.Layout(height="0px", overflow="hidden"),
         )
         super().__init__(layout=widgets.Layout(max_width=f"{FIT_WIDTH + 20}px"))

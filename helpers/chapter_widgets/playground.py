@@ -64,14 +64,15 @@ class SpotlightPlayground(ChapterWidget):
         self.weights = torch.full((len(words),), 1 / len(words))  # [T]
         s = style()
         slider_layout = widgets.Layout(width="330px")
-        label_style = {"description_width": f"{4 + s['font'] // 4}em"}
+        label_style = {"description_width": f"{s['font'] * 6}px"}
         self.sliders = [widgets.FloatSlider(value=0.0, min=SCORE_RANGE[0], max=SCORE_RANGE[1], step=0.5,
                                             description=label, layout=slider_layout, style=label_style)
                         for label in self.labels]
         self.temperature_slider = widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05,
                                                          description="temperature", layout=slider_layout,
                                                          style=label_style)
-        self.preset_buttons = [widgets.Button(description=name, tooltip=f"set the scores: {name}")
+        self.preset_buttons = [widgets.Button(description=name, tooltip=f"set the scores: {name}",
+                                              layout=widgets.Layout(width="auto"))
                                for name in ("plain average", "three clues", "one clue")]
         for i, slider in enumerate(self.sliders):
             slider.observe(self.calls(lambda value, i=i: self.set_score(i, value)), names="value")

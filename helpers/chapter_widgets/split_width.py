@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 
 from helpers.attention import MultiHeadAttention
 from helpers.chapter_widgets.base import ChapterWidget
-from helpers.explorer import Loader, attention, load_cached, read_sentence
+from helpers.explorer import Loader, _last_word, attention, load_cached, read_sentence
 from helpers.model import count_parameters, course_model
 from helpers.plots import FIT_WIDTH, LOOKED_AT, LOOKS, PALETTE, heads_grid, heatmap_traces, style, unique_labels
 from helpers.static import static_build
@@ -89,8 +89,8 @@ def parameter_table(option: Option, width: int, font: int) -> str:
 
 
 def _grid(option: Option, words: Sequence[str]) -> go.FigureWidget:
-    """The option's heads as a grid of heatmaps, up to four to a row."""
-    cols = min(option.heads, 4)
+    """The option's heads as a grid of heatmaps: two to a row up to four heads, then four to a row."""
+    cols = 2 if option.heads <= 4 else 4
     title = (f"{option.heads} untrained head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
              else "The trained four-head checkpoint")
     return go.FigureWidget(heads_grid(option.att, words, title=title, cols=cols))
@@ -171,13 +171,14 @@ _HIDDEN = {"visibility": "hidden", "height": "0px", "overflow": "hidden"}
 def summary_line(option: Option, words: Sequence[str]) -> str:
     """In words: the split, the cost, and which word each head's spotlight from the last word likes best."""
     labels = unique_labels(words)
-    favourite = option.att[:, -1].argmax(dim=-1).tolist()  # [H]: where the last word looks hardest, per head
+    last = _last_word(words)
+    favourite = option.att[:, last].argmax(dim=-1).tolist()  # [H]: where the last word looks hardest, per head
     which = "trained" if option.layer == TRAINED else "untrained"
     return (f"Width {WIDTH} split between {option.heads} head{'s' if option.heads > 1 else ''}: "
             f"{WIDTH // option.heads} numbers each. The layer has {option.params_with_proj:,} parameters with the "
             f"output projection, {option.params_without_proj:,} without. In the {which} layer, "
-            f"'{labels[-1]}' looks hardest at: "
-            + ", ".join(f"head {h} → {labels[j]}" for h, j in enumerate(favourite)) + ".")
+            f"'{labels[last]}' looks hardest at: "
+            + ", ".join(f"head {h} → '{labels[j]}'" for h, j in enumerate(favourite)) + ".")
 
 
 def split_the_width(sentence: str | None = None) -> SplitTheWidth | go.Figure:

@@ -1,0 +1,80 @@
+"""How long one update of each chapter widget takes in the kernel: compute, then redraw the figure or HTML.
+
+Run: .venv/bin/python benchmarks/widget_speed.py
+Drives every widget through its Python update methods (what a slider, button or text box calls), alternating
+between values so that every update is a real change, and writes the medians to assets/widget_speed.json.
+Target: median <= 50 ms per update. The load average is recorded at the start and the end: on a busy machine
+the figures are slower than on an idle one.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+import torch
+from explorer_speed import REPEATS, time_ms  # the explorer benchmark's timing loop (warm-up, then repeats)
+
+from helpers.bench import machine
+from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
+from helpers.course import COURSE_EXAMPLES
+
+TARGET_MS = 50.0
+OUT = Path(__file__).resolve().parents[1] / "assets" / "widget_speed.json"
+
+
+def widgets_and_updates() -> list[tuple[str, str, object]]:
+    """(chapter widget, what one update does, the update as a function of the repeat number)."""
+    words = COURSE_EXAMPLES[1].split()
+    gen = torch.Generator().manual_seed(0)
+    visible = words[: words.index("street") + 1]
+    playground = spotlight_playground(visible, torch.randn(len(visible), 5, generator=gen), list("abcde"),
+                                      visible[1:4])
+    q, k, v = torch.randn(3, len(words), 4, generator=gen)
+    steps = step_through(words, q, k, v)
+    split = split_the_width()
+    heads = (1, 2, 4, 8, 16)
+    one_word = change_one_word()
+    swaps = ("old", "girl")
+    return [
+        ("chapter 1: spotlight playground", "drag one match score",
+         lambda i: playground.set_score(1, float(i % 7))),
+        ("chapter 1: spotlight playground", "move the temperature slider",
+         lambda i: playground.set_temperature((0.5, 2.0)[i % 2])),
+        ("chapter 2: step-through", "Next / Back", lambda i: steps.go_to(i % 6)),
+        ("chapter 2: step-through", "pick another word", lambda i: steps.set_word(i % len(words))),
+        ("chapter 4: split the width", "pick a head count", lambda i: split.set_heads(heads[i % 5])),
+        ("chapter 7: change one word", "type a replacement word", lambda i: one_word.set_replacement(swaps[i % 2])),
+        ("chapter 7: change one word", "pick another word", lambda i: one_word.set_position(i % 10)),
+    ]
+
+
+def main() -> None:
+    start = machine()
+    rows = []
+    for widget, action, update in widgets_and_updates():
+        times = time_ms(update)
+        rows.append({"widget": widget, "update": action, "median_ms": round(statistics.median(times), 2),
+                     "p90_ms": round(statistics.quantiles(times, n=10)[-1], 2)})
+        print(f"{widget:<34}{action:<30} median {rows[-1]['median_ms']:7.2f} ms, 90th percentile "
+              f"{rows[-1]['p90_ms']:7.2f} ms")
+    result = {
+        "what": "kernel-side time of one chapter-widget update: compute, then update the figure or HTML",
+        "repeats": REPEATS,
+        "target_median_ms": TARGET_MS,
+        "meets_target": all(r["median_ms"] <= TARGET_MS for r in rows),
+        "updates": rows,
+        "machine_at_start": start,
+        "machine_at_end": machine(),
+    }
+    OUT.write_text(json.dumps(result, indent=2) + "\n")
+    slowest = max(rows, key=lambda r: r["median_ms"])
+    print(f"slowest median: {slowest['median_ms']} ms ({slowest['widget']}, {slowest['update']}); target "
+          f"<= {TARGET_MS:.0f} ms: {'met' if result['meets_target'] else 'MISSED'}. Load average "
+          f"{start['load_average_1_5_15']} at the start, {result['machine_at_end']['load_average_1_5_15']} at the end")
+    print(f"written to {OUT.relative_to(OUT.parents[1])}")
+
+
+if __name__ == "__main__":
+    main()
