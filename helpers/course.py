@@ -19,3 +19,6 @@ COURSE_EXAMPLES = (
 
 BANK_CLUES = {"mood": "eagerly", "person": "He", "action": "deposit"}
 """What the word 'bank' wants to look at in the first example, by kind of clue."""
+
+ANIMAL_CLUES = {"the subject": "animal", "the grammar": "that", "the last word": "street"}
+"""What helps guess the word after 'street' in the second example: the same three clues in every chapter."""
