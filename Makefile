@@ -1,6 +1,7 @@
 # Two commands for a fresh machine with Python 3.10+ and git:
 #   make lab    install everything into .venv and open JupyterLab on the first chapter
 #   make test   install everything into .venv and run the whole test suite
+#   make site   build the offline site and slides into site/ (needs npm once, for reveal.js)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -9,7 +10,7 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 TORCH_INDEX ?=
 
-.PHONY: lab test install clean
+.PHONY: lab test site install clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +29,9 @@ lab: install
 
 test: install
 	$(BIN)/python -m pytest
+
+site: install
+	$(BIN)/python tools/build_site.py
 
 clean:
 	rm -rf $(VENV)

@@ -18,15 +18,18 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
+from tqdm.std import tqdm as text_tqdm
 
 from helpers.attention import is_count
 from helpers.checkpoints import default_name, save_checkpoint
 from helpers.evaluate import clue_accuracy, perplexity
 from helpers.model import CourseModel, count_parameters, course_model
+from helpers.static import static_build
 from helpers.stories import Clue, generate_stories, join_stories
 from helpers.tokenizer import Tokenizer, read_text_file, story_tokenizer
 
@@ -138,6 +141,11 @@ def random_batch(
     return ids[offsets], ids[offsets + 1]
 
 
+def _progress_bar(**options: Any) -> tqdm:
+    """A live progress widget, or plain text on stdout in a site or slide build (no widget can show there)."""
+    return text_tqdm(file=sys.stdout, **options) if static_build() else tqdm(**options)
+
+
 def train(
     heads: int = 4,
     steps: int = CHECKPOINT_STEPS,
@@ -186,7 +194,7 @@ def train(
     losses: list[float] = []
     stopped = ""
     model.train()
-    bar = tqdm(total=steps, desc=f"{heads} head{'s' * (heads > 1)}", disable=not progress, leave=True)
+    bar = _progress_bar(total=steps, desc=f"{heads} head{'s' * (heads > 1)}", disable=not progress, leave=True)
     start = time.perf_counter()
     try:
         for step in range(steps):

@@ -67,11 +67,20 @@ def strip(nb: nbformat.NotebookNode) -> None:
             cell.outputs, cell.execution_count = [], None
 
 
-def refresh(path: Path, timeout: int = 300) -> int:
-    """Execute `path` in its folder, record its checked cells' text, strip it. Returns the checked count."""
+def execute(path: Path, timeout: int = 300) -> nbformat.NotebookNode:
+    """Run the notebook at `path` top to bottom in a fresh kernel, in its own folder; return it with outputs.
+
+    The kernel inherits this process's environment (the site builder sets SPOTLIGHTS_STATIC there).
+    """
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=timeout, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
+    return nb
+
+
+def refresh(path: Path, timeout: int = 300) -> int:
+    """Execute `path` in its folder, record its checked cells' text, strip it. Returns the checked count."""
+    nb = execute(path, timeout)
     expected = {cell.id: checked_text(cell) for cell in nb.cells if is_checked(cell)}
     strip(nb)
     nbformat.write(nb, path)

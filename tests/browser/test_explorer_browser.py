@@ -22,37 +22,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import CHROMIUM_FLAGS
 
 from helpers.plots import unique_labels
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "explorer.ipynb"
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 NEW_SENTENCE = "sadly , the foxes that cross the old bridge sigh ."
 HEATMAP = ".attention-explorer .js-plotly-plot"
-
-
-def _need(what: str, missing: bool) -> None:
-    """Skip when a browser piece is missing, except in CI, where the browser test must run."""
-    if missing:
-        reason = f"{what} is not installed: the real-browser test cannot run"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason} (CI=true, so this is a failure, not a skip)")
-        pytest.skip(reason)
-
-
-@pytest.fixture
-def chromium() -> str:
-    """Debian's chromium, checked before any server starts; Playwright for Python must import too."""
-    path = shutil.which("chromium")
-    _need("Debian's chromium", path is None)
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        _need("playwright (Python)", True)
-    return path
 
 
 def _free_port() -> int:

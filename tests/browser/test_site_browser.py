@@ -1,0 +1,187 @@
+"""The offline site in a real browser, with every request recorded and any to another host blocked.
+
+Builds chapters 2 and 4, the explorer and their slide decks with tools/build_site.py, serves them from
+127.0.0.1 and opens them in headless Chromium, as a reader with no kernel and no internet would: every page
+loads with no script error, figures render, the static explorer's menus switch head and sentence, the math
+is drawn, and a deck advances with the keyboard. Screenshots go to tests/browser/screenshots/.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+import nbformat
+import pytest
+from conftest import CHROMIUM_FLAGS, need
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+CHAPTERS = ["02_queries_keys_values", "04_multi_head_attention"]  # 2 has solution cells on slides, 4 has math
+FIGURES_DRAWN = """() => {
+    const figures = Array.from(document.querySelectorAll('.plotly-graph-div'));
+    return figures.length > 0 && figures.every(f => f._fullLayout && f.querySelector('.main-svg'));
+}"""
+FIGURE_ON_SLIDE = """() => Array.from(Reveal.getCurrentSlide().querySelectorAll('.plotly-graph-div')).some(f => {
+    const step = f.closest('.fragment');
+    const box = f.getBoundingClientRect();
+    return (!step || step.classList.contains('visible')) && f.querySelector('.main-svg') && box.width > 100;
+})"""
+STATIC_EXPLORER = "Array.from(document.querySelectorAll('.js-plotly-plot')).find(f => f.layout.updatemenus)"
+SHOWN = f"""() => {{
+    const figure = {STATIC_EXPLORER};
+    const trace = figure._fullData.find(t => t.visible === true);
+    return {{words: Array.from(trace.x), weights: JSON.stringify(trace.z),
+             ticks: Array.from(figure.querySelectorAll('.xtick text'), t => t.textContent)}};
+}}"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The built site served on 127.0.0.1; yields its address. Prints how long the build took."""
+    need("npm (it fetches reveal.js for the slides)", shutil.which("npm") is None)
+    out = tmp_path_factory.mktemp("site")
+    notebooks = [ROOT / "notebooks" / f"{name}.ipynb" for name in CHAPTERS] + [ROOT / "notebooks" / "explorer.ipynb"]
+    start = time.perf_counter()
+    command = [sys.executable, str(ROOT / "tools" / "build_site.py"), "--out", str(out), *map(str, notebooks)]
+    build = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    print(f"\nbuilt {len(notebooks)} notebooks with slides in {time.perf_counter() - start:.0f} s")
+    handler = functools.partial(_QuietHandler, directory=str(out))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        """No log line per request in the test output."""
+
+
+def test_solutions_are_left_out_of_the_slides_only(site: str) -> None:
+    nb = nbformat.read(ROOT / "notebooks" / f"{CHAPTERS[0]}.ipynb", as_version=4)
+    solutions = [max(c.source.splitlines(), key=len).strip() for c in nb.cells
+                 if "solution" in c.metadata.get("tags", [])]
+    assert solutions, "chapter 2 should have solution cells for this test to mean anything"
+    deck, page = _text(urljoin(site, f"slides/{CHAPTERS[0][:2]}.html")), _text(urljoin(site, f"{CHAPTERS[0]}.html"))
+    for line in solutions:
+        assert line in page, f"the reading page lost a solution line: {line!r}"
+        assert line not in deck, f"a solution shows on the slides: {line!r}"
+
+
+def _text(url: str) -> str:
+    """The text of a page, roughly: tags removed (code is split into highlighted spans), entities decoded."""
+    with urllib.request.urlopen(url) as response:
+        return html.unescape(re.sub(r"<[^>]+>", "", response.read().decode()))
+
+
+def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    SCREENSHOTS.mkdir(exist_ok=True)
+    host = urlparse(site).netloc
+    requests, blocked, errors = [], [], []
+
+    def route(r) -> None:
+        requests.append(r.request.url)
+        if urlparse(r.request.url).netloc == host:
+            r.continue_()
+        else:
+            blocked.append(r.request.url)
+            r.abort()
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            context.route("**/*", route)
+            page = context.new_page()
+            page.set_default_timeout(60_000)
+            page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+            page.on("response", lambda r: r.ok or errors.append(f"{r.url}: HTTP {r.status}"))
+            page.on("requestfailed", lambda r: urlparse(r.url).netloc != host or errors.append(f"{r.url} failed"))
+
+            # The index links every page and deck, and each of them loads.
+            page.goto(site)
+            links = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
+            local = [href for href in links if not urlparse(href).scheme]
+            assert {f"{name}.html" for name in CHAPTERS} | {"explorer.html"} <= set(local)
+            assert {f"slides/{name[:2]}.html" for name in CHAPTERS} <= set(local)
+            assert "about" in page.inner_text("table"), "the index shows reading times"
+            page.screenshot(path=str(SCREENSHOTS / "site_index.png"), full_page=True)
+            for href in local:
+                response = page.goto(urljoin(site, href))
+                assert response is not None and response.ok, f"{href} did not load"
+                if not href.startswith("slides/"):
+                    page.wait_for_function(FIGURES_DRAWN)
+
+            # A chapter: figures drawn inside the page, math drawn as MathML, no TeX left over.
+            page.goto(urljoin(site, f"{CHAPTERS[1]}.html"))
+            page.wait_for_function(FIGURES_DRAWN)
+            maths = page.locator("math")
+            assert maths.count() >= 1, "chapter 4's formula is not on the page as MathML"
+            box = maths.first.bounding_box()
+            assert box is not None and box["width"] > 5 and box["height"] > 5, f"the math is not drawn: {box}"
+            assert "\\sqrt" not in page.inner_text("body"), "raw TeX shows on the page"
+            maths.first.scroll_into_view_if_needed()
+            page.screenshot(path=str(SCREENSHOTS / "site_math.png"))
+
+            # The static explorer: its menus switch head and sentence with no kernel.
+            page.goto(urljoin(site, "explorer.html"))
+            page.wait_for_function(FIGURES_DRAWN)
+            explorer = page.locator(".js-plotly-plot", has=page.locator(".updatemenu-header")).first
+            explorer.scroll_into_view_if_needed()
+            first = page.evaluate(SHOWN)
+            assert first["ticks"] == first["words"]
+            explorer.locator(".updatemenu-header").nth(1).click()  # the head menu
+            explorer.locator(".updatemenu-dropdown-button", has_text="head 2").click()
+            head_2 = page.evaluate(SHOWN)
+            assert head_2["words"] == first["words"] and head_2["weights"] != first["weights"], "head menu did nothing"
+            explorer.locator(".updatemenu-header").nth(0).click()  # the sentence menu
+            explorer.locator(".updatemenu-dropdown-button").nth(1).click()
+            second = page.evaluate(SHOWN)
+            assert second["words"] != first["words"] and second["ticks"] == second["words"], "sentence menu did nothing"
+            explorer.screenshot(path=str(SCREENSHOTS / "site_explorer.png"))
+
+            # A deck on a 1280x720 projector: the keyboard moves it on, and its figures are drawn.
+            page.set_viewport_size({"width": 1280, "height": 720})
+            page.goto(urljoin(site, f"slides/{CHAPTERS[1][:2]}.html"))
+            page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+            cells = nbformat.read(ROOT / "notebooks" / f"{CHAPTERS[1]}.ipynb", as_version=4).cells
+            slides = sum(c.metadata["slideshow"]["slide_type"] == "slide" for c in cells
+                         if "solution" not in c.metadata.get("tags", []))
+            assert page.evaluate("() => Reveal.getHorizontalSlides().length") == slides, "slides nested wrongly"
+            start = page.evaluate("() => Reveal.getIndices()")
+            page.keyboard.press("ArrowRight")
+            moved = page.evaluate("() => Reveal.getIndices()")
+            assert moved["h"] == start["h"] + 1, f"the right arrow did not move to the next slide: {start} -> {moved}"
+            page.screenshot(path=str(SCREENSHOTS / "slides_next.png"))
+            where = None
+            while not page.evaluate(FIGURE_ON_SLIDE) and where != (where := page.evaluate("() => Reveal.getIndices()")):
+                page.keyboard.press("Space")  # the next part of the slide, or the next slide; the end stays put
+            page.wait_for_function(FIGURE_ON_SLIDE)
+            page.wait_for_timeout(300)  # the figure has drawn; let the fragment's fade-in finish for the picture
+            page.screenshot(path=str(SCREENSHOTS / "slides_figure.png"))
+        finally:
+            browser.close()
+    print(f"{len(requests)} requests, all to {host}" if not blocked else f"blocked: {blocked}")
+    assert not blocked, f"pages asked other hosts for: {json.dumps(sorted(set(blocked)), indent=1)}"
+    assert not errors, f"script errors on the pages: {errors}"
+    assert all(urlparse(url).netloc == host for url in requests)

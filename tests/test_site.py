@@ -1,0 +1,124 @@
+"""The offline site builds quickly and needs nothing from another host (tests/browser checks it in Chromium)."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers.explorer import explore
+from helpers.static import STATIC_ENV
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = [ROOT / "notebooks" / "00_start_here.ipynb", ROOT / "notebooks" / "explorer.ipynb"]
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+# a script, style sheet, image or font that a page would fetch from another host
+REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One chapter and the explorer page, built without slides; returns the folder and the build's output."""
+    out = tmp_path_factory.mktemp("site")
+    start = time.perf_counter()
+    build = subprocess.run([sys.executable, str(ROOT / "tools" / "build_site.py"), "--no-slides", "--out", str(out),
+                            *map(str, BUILD)], capture_output=True, text=True, cwd=ROOT)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    print(f"\nbuilt {len(BUILD)} notebooks in {time.perf_counter() - start:.0f} s:\n{build.stdout}")
+    return out, build.stdout
+
+
+def test_pages_share_one_plotly_and_fetch_nothing_from_other_hosts(site: tuple[Path, str]) -> None:
+    out, _ = site
+    plotly_js = out / "plotly.min.js"
+    assert plotly_js.stat().st_size > 1_000_000, "the site's own copy of plotly.js is missing"
+    for page in (out / f"{nb.stem}.html" for nb in BUILD):
+        text = page.read_text()
+        assert '<script src="plotly.min.js"></script>' in text, f"{page.name} does not load the shared plotly.js"
+        assert "Plotly.newPlot" in text, f"{page.name} draws no figure"
+        assert "window.PlotlyConfig" not in text and text.count("plotly.js v") == 0, f"{page.name} inlines plotly.js"
+        assert not REMOTE.search(text), f"{page.name} fetches from another host: {REMOTE.search(text)[0]}"
+        assert "mathjax" not in text.lower() and "require.js" not in text, f"{page.name} loads MathJax or require.js"
+
+
+def test_explorer_page_has_the_static_explorer_and_no_blank_widget(site: tuple[Path, str]) -> None:
+    out, _ = site
+    text = (out / "explorer.html").read_text()
+    assert text.count('"updatemenus"') >= 2, "the explorer cell and the static copy both show menus"
+    assert WIDGET_MIME not in text, "a live widget is left on the page, blank without a kernel"
+
+
+def test_build_fails_on_a_widget_with_no_static_copy(tmp_path: Path) -> None:
+    notebook = tmp_path / "widget.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import ipywidgets\nipywidgets.IntSlider()")])
+    nbformat.write(nb, notebook)
+    build = subprocess.run([sys.executable, str(ROOT / "tools" / "build_site.py"), "--no-slides",
+                            "--out", str(tmp_path / "site"), str(notebook)], capture_output=True, text=True, cwd=ROOT)
+    assert build.returncode == 1, build.stdout + build.stderr
+    assert "live widgets, blank without a kernel" in build.stdout and "widget.ipynb cell 0" in build.stdout
+
+
+def test_index_lists_chapters_with_reading_times_and_how_to_run(site: tuple[Path, str]) -> None:
+    from tools.update_docs import reading_minutes
+
+    out, _ = site
+    index = (out / "index.html").read_text()
+    for nb in BUILD:
+        assert f'href="{nb.stem}.html"' in index
+    assert f"about {reading_minutes(BUILD[0])} min" in index, "reading time computed as in the instructor guide"
+    for way in ("make lab", "mybinder.org", "JupyterHub", "nbgitpuller"):
+        assert way in index, f"the index does not say how to run the notebooks with {way}"
+
+
+def test_build_reports_time_and_size_under_the_limit(site: tuple[Path, str]) -> None:
+    out, stdout = site
+    reported = re.search(r"the site is ([\d.]+) MB \(limit (\d+) MB\)", stdout)
+    assert reported, stdout
+    measured = sum(f.stat().st_size for f in out.rglob("*") if f.is_file()) / 1e6
+    assert abs(float(reported[1]) - measured) < 0.1 and measured <= float(reported[2])
+    assert re.search(r"built \d+ notebooks in \d+ s", stdout)
+
+
+def test_explorer_displays_its_static_copy_in_static_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    explorer = explore("four_heads")
+    assert WIDGET_MIME in explorer._repr_mimebundle_(), "outside a static build the explorer is a live widget"
+    monkeypatch.setenv(STATIC_ENV, "1")
+    import plotly.io as pio
+
+    monkeypatch.setattr(pio.renderers, "default", "plotly_mimetype")
+    bundle = explorer._repr_mimebundle_()
+    assert WIDGET_MIME not in bundle
+    menus = bundle[PLOTLY_MIME]["layout"]["updatemenus"]
+    assert [len(m["buttons"]) for m in menus][1] == 4, "the static copy's head menu offers the four heads"
+    explorer.set_head(2)
+    assert explorer.head == 2, "the explorer still works from code in a static build"
+
+
+def test_progress_is_plain_text_on_stdout_in_static_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    from helpers.train import _progress_bar
+
+    monkeypatch.setenv(STATIC_ENV, "1")
+    printed = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", printed)
+    bar = _progress_bar(total=3, desc="1 head", disable=False)
+    bar.update(3)
+    bar.close()
+    assert "1 head: 100%" in printed.getvalue() and "3/3" in printed.getvalue(), printed.getvalue()
+
+
+def test_every_notebooks_math_converts_to_mathml(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "tools"))  # the builder imports its neighbours as scripts do
+    from build_site import mathml
+
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "markdown" and "$" in cell.source:
+                converted = mathml(cell.source)
+                assert "$" not in converted and "<math" in converted, f"{path.name}: math left as TeX"

@@ -1,0 +1,221 @@
+"""Build the offline site: every chapter and the explorer, executed, readable with no kernel and no network.
+
+    python tools/build_site.py                      # all chapters, the explorer, slides and index into site/
+    python tools/build_site.py --no-slides --out DIR notebooks/00_start_here.ipynb notebooks/explorer.ipynb
+
+Each notebook runs once, with SPOTLIGHTS_STATIC=1 (helpers.static), so every widget comes out as its static
+copy (the explorer as a figure with its own menus) and progress bars as plain text. Pages load one shared
+plotly.min.js from the site's root, math is turned into MathML here (no MathJax to fetch), and nothing on a
+page asks another host for anything. The build prints its time and the size of the whole site.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import os
+import re
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import nbformat
+import plotly
+import plotly.io as pio
+from jinja2 import DictLoader
+from latex2mathml.converter import convert as latex_to_mathml
+from nbconvert import HTMLExporter
+from refresh_outputs import execute
+from update_docs import CHAPTERS, reading_minutes
+
+from helpers.static import STATIC_ENV
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "site"
+PLOTLY_JS = "plotly.min.js"
+MAX_SITE_MB = 20.0
+REPOSITORY = "https://github.com/several-spotlights/several-spotlights"
+PUBLISHED = "https://several-spotlights.github.io/several-spotlights/"
+BINDER = ("https://mybinder.org/v2/gh/several-spotlights/several-spotlights/HEAD"
+          "?urlpath=lab/tree/notebooks/00_start_here.ipynb")
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+EXPLORER = "explorer.ipynb"
+PLOTLY_LOADER = "window.PlotlyConfig"
+"""Marks the output in which plotly's "notebook" renderer loads its own copy of plotly.js."""
+
+# The lab page without the parts that come from other hosts (require.js, MathJax, mermaid, the widget
+# manager); plotly.js comes from the site's own copy instead.
+PAGE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
+{%- block html_head_js -%}<script src="{{ resources.plotly_js }}"></script>{%- endblock html_head_js -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+"""
+
+_DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
+_INLINE_MATH = re.compile(r"(?<![\\$])\$([^$\n]+?)\$")
+
+
+def mathml(markdown: str) -> str:
+    """`markdown` with every $$display$$ and $inline$ formula replaced by MathML, which browsers draw."""
+    markdown = _DISPLAY_MATH.sub(lambda m: latex_to_mathml(m[1].strip(), display="block"), markdown)
+    return _INLINE_MATH.sub(lambda m: latex_to_mathml(m[1].strip()), markdown)
+
+
+def execute_static(path: Path) -> nbformat.NotebookNode:
+    """Run one notebook top to bottom as a static build: widgets give their static copies, plotly its JSON."""
+    os.environ[STATIC_ENV] = "1"  # the kernel inherits this process's environment
+    os.environ["PLOTLY_RENDERER"] = "plotly_mimetype"  # figure JSON only; the page draws it with shared plotly.js
+    return execute(path)
+
+
+def widget_cells(nb: nbformat.NotebookNode) -> list[int]:
+    """Indexes of code cells that still show a live widget: a blank output where no kernel runs."""
+    return [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            and any(WIDGET_MIME in out.get("data", {}) for out in cell.get("outputs", []))]
+
+
+def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Make an executed notebook need nothing from outside: figures drawn by shared plotly.js, math as MathML."""
+    nb.metadata.pop("widgets", None)  # widget state would pull in a widget manager from a CDN
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = mathml(cell.source)
+        if cell.cell_type == "code":  # plotly's "notebook" renderer shows a copy of plotly.js: the site has one
+            cell.outputs = [o for o in cell.outputs if PLOTLY_LOADER not in o.get("data", {}).get("text/html", "")]
+        for out in cell.get("outputs", []):
+            figure = out.get("data", {}).get(PLOTLY_MIME)
+            if figure is not None:
+                out.data = {"text/html": pio.to_html(figure, include_plotlyjs=False, full_html=False,
+                                                      validate=False, config={"displaylogo": False})}
+    return nb
+
+
+def exporter(template: str, kind: type[HTMLExporter] = HTMLExporter, **options: object) -> HTMLExporter:
+    """An nbconvert exporter of `kind` whose page is `template` (Jinja source extending one of nbconvert's)."""
+    return kind(extra_loaders=[DictLoader({"spotlights.html.j2": template})], template_file="spotlights.html.j2",
+                **options)
+
+
+def write_page(nb: nbformat.NotebookNode, name: str, out_dir: Path) -> Path:
+    """Write a prepared notebook as `out_dir/<name>.html`; links to other notebooks point at their pages."""
+    body, _ = exporter(PAGE_TEMPLATE).from_notebook_node(nb, resources={"plotly_js": PLOTLY_JS})
+    target = out_dir / f"{name}.html"
+    target.write_text(body.replace('.ipynb"', '.html"'), encoding="utf-8")
+    return target
+
+
+def ship_plotly(out_dir: Path) -> Path:
+    """Copy the plotly.js that ships with plotly's Python package to the site's root, once for every page."""
+    target = out_dir / PLOTLY_JS
+    shutil.copyfile(Path(plotly.__file__).parent / "package_data" / PLOTLY_JS, target)
+    return target
+
+
+def chapter_title(name: str) -> str:
+    """The chapter's title as the README and instructor guide give it."""
+    return CHAPTERS.get(f"{name}.ipynb", "The attention explorer" if name == "explorer" else name)
+
+
+def write_index(pages: Sequence[tuple[Path, Path]], out_dir: Path) -> Path:
+    """The site's front page: chapters with reading times and slides, and how to run the notebooks live.
+
+    `pages` pairs each notebook with its page.
+    """
+    rows = []
+    for notebook, page in pages:
+        slides = out_dir / "slides" / f"{page.stem[:2]}.html"
+        slide_link = (f'<a href="slides/{slides.name}">slides</a>' if page.stem != "explorer" and slides.exists()
+                      else "")
+        number = page.stem[:2] if page.stem[:2].isdigit() else ""
+        rows.append(f'<tr><td>{number}</td><td><a href="{page.name}">{html.escape(chapter_title(page.stem))}</a>'
+                    f"</td><td>about {reading_minutes(notebook)} min</td><td>{slide_link}</td></tr>")
+    index = out_dir / "index.html"
+    index.write_text(INDEX.format(rows="\n".join(rows), binder=BINDER, repository=REPOSITORY), encoding="utf-8")
+    return index
+
+
+INDEX = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Several Spotlights</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.5; }}
+table {{ border-collapse: collapse; }}
+td, th {{ padding: 0.3rem 0.8rem; border-bottom: 1px solid #ddd; text-align: left; }}
+code {{ background: #f3f3f3; padding: 0.1rem 0.3rem; }}
+</style></head>
+<body>
+<h1>Several Spotlights</h1>
+<p>Attention, the heart of every transformer, grown from one spotlight (one set of weights that adds up to
+100%) to multi-head attention. These pages are the executed notebooks: read them, hover over the figures and
+use the explorer's menus with no Python running. To change code and run it, open the notebooks live (below).</p>
+<h2>Chapters</h2>
+<table>
+<tr><th>#</th><th>Chapter</th><th>Reading time</th><th>Slides</th></tr>
+{rows}
+</table>
+<p>Reading times count the words of each notebook, as the instructor guide does; plan about twice that for a
+taught session.</p>
+<h2>Run the notebooks yourself</h2>
+<ul>
+<li><strong>JupyterLab on your computer</strong>: <code>git clone {repository}</code>, then <code>make lab</code>
+in the clone (Python 3.10+, git and make; it installs everything into <code>.venv</code>).</li>
+<li><strong>Binder</strong>, nothing to install: <a href="{binder}">open the first chapter on Binder</a>
+(1 CPU, shut down after about 10 minutes idle: download notebooks you changed).</li>
+<li><strong>A JupyterHub for a class</strong>: install the environment once and hand out an nbgitpuller link,
+as the <a href="{repository}/blob/main/docs/instructor.md">instructor guide</a> explains.</li>
+</ul>
+<p>Source, tests and instructor guide: <a href="{repository}">{repository}</a>.</p>
+</body></html>
+"""
+
+
+def site_megabytes(out_dir: Path) -> float:
+    """Total size of every file under `out_dir`, in MB (10^6 bytes)."""
+    return sum(f.stat().st_size for f in out_dir.rglob("*") if f.is_file()) / 1e6
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter and the explorer")
+    parser.add_argument("--out", type=Path, default=SITE)
+    parser.add_argument("--no-slides", action="store_true", help="pages only, no reveal.js decks")
+    args = parser.parse_args()
+    notebooks = [p.resolve() for p in args.notebooks] or [
+        *sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")), ROOT / "notebooks" / EXPLORER]
+    args.out.mkdir(parents=True, exist_ok=True)
+    ship_plotly(args.out)
+    write_deck = None
+    if not args.no_slides:
+        # imported here: build_slides imports this module for the shared steps above
+        from build_slides import ship_reveal, write_deck
+        ship_reveal(args.out / "slides")
+    start, pages, blank = time.perf_counter(), [], []
+    for path in notebooks:
+        began = time.perf_counter()
+        nb = execute_static(path)
+        blank += [f"{path.name} cell {i}" for i in widget_cells(nb)]
+        prepare(nb)
+        pages.append((path, write_page(nb, path.stem, args.out)))
+        made = [pages[-1][1].name]
+        if write_deck is not None and path.name != EXPLORER:
+            made.append(write_deck(nb, path.stem, args.out / "slides").relative_to(args.out).as_posix())
+        print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {', '.join(made)}", flush=True)
+    print(f"index: {write_index(pages, args.out)}")
+    size = site_megabytes(args.out)
+    print(f"built {len(pages)} notebooks in {time.perf_counter() - start:.0f} s (load average "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}); the site is {size:.1f} MB "
+          f"(limit {MAX_SITE_MB:.0f} MB)")
+    problems = [f"the site is {size:.1f} MB, over the {MAX_SITE_MB:.0f} MB limit"] if size > MAX_SITE_MB else []
+    if blank:
+        problems.append("live widgets, blank without a kernel (give their factory a static copy, see "
+                        f"helpers/static.py): {', '.join(blank)}")
+    for problem in problems:
+        print(f"error: {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,119 @@
+"""Build reveal.js slides of every chapter into site/slides/NN.html: executed, with figures, solutions hidden.
+
+    python tools/build_slides.py                   # every chapter
+    python tools/build_slides.py --out DIR notebooks/04_multi_head_attention.ipynb
+
+Each chapter runs as in the site build (static copies, MathML, the site's one plotly.min.js). reveal.js comes
+from its npm package, fetched once into build/npm and copied next to the decks, so a deck works offline:
+open it in a browser and move with the arrow keys or space. Cells tagged "solution" are left out.
+`python tools/build_site.py` builds these decks too, from the same run of each notebook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import nbformat
+from build_site import EXPLORER, PLOTLY_JS, ROOT, SITE, execute_static, exporter, prepare, ship_plotly
+from nbconvert import SlidesExporter
+
+REVEAL = "reveal.js@5.2.1"
+"""The npm package and version the decks use."""
+NPM_DIR = ROOT / "build" / "npm"
+THEME = "white"
+REVEAL_FILES = ["dist/reveal.js", "dist/reveal.css", f"dist/theme/{THEME}.css", "dist/theme/fonts/source-sans-pro"]
+"""The parts of reveal.js a deck loads: the script, its styles, the white theme and that theme's font."""
+SOLUTION_TAG = "solution"
+WIDTH, HEIGHT = 1280, 800  # slide size in CSS pixels before reveal.js scales it to the screen
+
+# nbconvert's reveal page without what it fetches from other hosts (jQuery, require.js, mermaid, MathJax, the
+# widget manager): reveal.js and plotly.js are the site's own copies, loaded with plain script tags.
+DECK_TEMPLATE = """{%- extends 'reveal/index.html.j2' -%}
+{%- block html_head_js -%}<script src="{{ resources.plotly_js }}"></script>{%- endblock html_head_js -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_css -%}
+<style>.reveal .slides section { height: 100%; overflow-y: auto; }</style>
+{%- endblock html_head_css -%}
+{%- block footer_js -%}
+<script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>
+<script>
+Reveal.initialize({controls: true, progress: true, history: true, center: false, transition: "none",
+                   slideNumber: "c/t", width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}});
+// a figure drawn while its slide was hidden takes its size once the slide shows
+Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-plotly-plot")
+    .forEach((figure) => Plotly.Plots.resize(figure)));
+</script>
+{%- endblock footer_js -%}
+"""
+
+
+def reveal_package() -> Path:
+    """The reveal.js npm package in build/npm, installed with npm the first time."""
+    package = NPM_DIR / "node_modules" / "reveal.js"
+    manifest = package / "package.json"
+    if not manifest.exists() or json.loads(manifest.read_text())["version"] != REVEAL.rsplit("@", 1)[1]:
+        npm = shutil.which("npm")
+        if npm is None:
+            raise SystemExit(f"the slides need {REVEAL} from npm once: install Node.js with npm "
+                             "(e.g. apt-get install npm) and run this again")
+        subprocess.run([npm, "install", "--prefix", str(NPM_DIR), "--no-audit", "--no-fund", REVEAL], check=True)
+    return package
+
+
+def ship_reveal(slides_dir: Path) -> Path:
+    """Copy the parts of reveal.js the decks load to `slides_dir/reveal.js`; returns that folder."""
+    package, target = reveal_package(), slides_dir / "reveal.js"
+    for part in REVEAL_FILES:
+        source, copy = package / part, target / part
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, copy, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.eot", "*.ttf"))
+        else:
+            shutil.copyfile(source, copy)
+    return target
+
+
+def deck_links(body: str) -> str:
+    """Links between notebooks, pointed at the other decks (and the explorer at its page one folder up)."""
+    body = body.replace(f'href="{EXPLORER}"', f'href="../{EXPLORER[:-6]}.html"')
+    return re.sub(r'href="(\d\d)_\w+\.ipynb"', r'href="\1.html"', body)
+
+
+def write_deck(nb: nbformat.NotebookNode, name: str, slides_dir: Path) -> Path:
+    """Write a prepared (executed) notebook as `slides_dir/NN.html`, without its solution cells."""
+    deck = exporter(DECK_TEMPLATE, SlidesExporter, reveal_url_prefix="reveal.js", reveal_theme=THEME,
+                    reveal_width=str(WIDTH), reveal_height=str(HEIGHT))
+    # before the exporter groups cells into slides: a cell removed afterwards can take a slide's end with it
+    shown = copy.deepcopy(nb)
+    shown.cells = [cell for cell in nb.cells if SOLUTION_TAG not in cell.metadata.get("tags", [])]
+    body, _ = deck.from_notebook_node(shown, resources={"plotly_js": f"../{PLOTLY_JS}"})
+    slides_dir.mkdir(parents=True, exist_ok=True)
+    target = slides_dir / f"{name[:2]}.html"
+    target.write_text(deck_links(body), encoding="utf-8")
+    return target
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter")
+    parser.add_argument("--out", type=Path, default=SITE, help="the site folder; decks go to its slides/")
+    args = parser.parse_args()
+    notebooks = [p.resolve() for p in args.notebooks] or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    ship_plotly(args.out)
+    ship_reveal(args.out / "slides")
+    for path in notebooks:
+        began = time.perf_counter()
+        deck = write_deck(prepare(execute_static(path)), path.stem, args.out / "slides")
+        print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {deck}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
