@@ -89,7 +89,7 @@ def text_corpus(path: str | Path, context: int = 128) -> Corpus:
             f"{path}: has {len(ids)} words, too short to train on: it needs at least {2 * (context + 1)} "
             f"({context + 1} for one training window of {context} words, as many again to validate)"
         )
-    return Corpus(str(path), tok, ids[:-n_val], ids[-n_val:])
+    return Corpus(Path(path).name, tok, ids[:-n_val], ids[-n_val:])  # the file's name: no folders in titles
 
 
 @dataclass
@@ -108,6 +108,7 @@ class TrainResult:
     seconds: float
     stopped_early: str = ""  # why training stopped before `steps_planned`, if it did
     corpus: str = "story world"
+    val_curve: dict[int, float] = field(default_factory=dict)  # validation perplexity after step n (eval_at)
 
     @property
     def params(self) -> int:
@@ -157,11 +158,13 @@ def train(
     progress: bool = True,
     evaluate_at_end: bool = True,
     model: torch.nn.Module | None = None,
+    eval_at: tuple[int, ...] = (),
 ) -> TrainResult:
     """Train a fresh course model with `heads` heads for `steps` steps (or until `max_seconds` pass).
 
     Pass `model` to train another model with the course model's interface (`.config.context`,
     `model(ids) -> logits`), such as the transformer block of chapter 7; `heads` is then ignored.
+    eval_at: step counts after which to score the validation text too (the learning curve on unseen text).
     """
     for name, value in (("heads", heads), ("steps", steps), ("batch_size", batch_size)):
         if not is_count(value):
@@ -192,6 +195,7 @@ def train(
         [{"params": decay, "weight_decay": WEIGHT_DECAY}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
     )
     losses: list[float] = []
+    val_curve: dict[int, float] = {}
     stopped = ""
     model.train()
     bar = _progress_bar(total=steps, desc=f"{heads} head{'s' * (heads > 1)}", disable=not progress, leave=True)
@@ -213,12 +217,17 @@ def train(
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             losses.append(loss.item())
+            if step + 1 in eval_at:
+                paused = time.perf_counter()
+                val_curve[step + 1] = round(perplexity(model, corpus.val_ids), 4)
+                start += time.perf_counter() - paused  # scoring is not training time
             bar.update(1)
             if step % 10 == 0:
                 bar.set_postfix(loss=f"{losses[-1]:.3f}")
             if max_seconds is not None and time.perf_counter() - start > max_seconds:
                 if step + 1 < steps:
                     stopped = f"time budget of {max_seconds:g} s reached after {step + 1} of {steps} steps"
+                    bar.total = step + 1  # a planned stop: the bar ends as finished, not as failed
                 break
     except KeyboardInterrupt:
         stopped = f"interrupted after {len(losses)} of {steps} steps; the model keeps what it learned so far"
@@ -226,7 +235,7 @@ def train(
         bar.close()
     seconds = time.perf_counter() - start
     if stopped and progress:
-        print(stopped, file=sys.stderr)
+        print(stopped)  # a note, on ordinary output: a pink stderr box would look like a failure
     model.eval()
     val_ppl, accuracy = float("nan"), {}
     if evaluate_at_end:
@@ -236,7 +245,7 @@ def train(
     return TrainResult(
         model=model, heads=heads, seed=seed, steps=len(losses), steps_planned=steps, losses=losses,
         val_ppl=val_ppl, clue_accuracy=accuracy, tokens_per_s=len(losses) * batch_size * context / seconds,
-        seconds=seconds, stopped_early=stopped, corpus=corpus.name,
+        seconds=seconds, stopped_early=stopped, corpus=corpus.name, val_curve=val_curve,
     )
 
 
