@@ -138,7 +138,7 @@ def static_figure(
         for s, words in enumerate(sentences)
     ]
     fig.update_layout(
-        title=title, margin={"t": 150},
+        title={"text": title, "y": 0.99, "yanchor": "top"}, margin={"t": 190},
         updatemenus=[
             {"buttons": sentence_menu, "x": 0.0, "y": 1.02, "xanchor": "left", "yanchor": "bottom",
              "showactive": True, "pad": {"b": 10}},
@@ -147,7 +147,7 @@ def static_figure(
         ],
     )
     fig.update_layout(axes[0])
-    return styled(fig, width=side + 200, height=side + 230)
+    return styled(fig, width=side + 200, height=side + 270)
 
 
 def _static_axes(labels: Sequence[str], side: float) -> dict:

@@ -96,7 +96,15 @@ def explorer_block() -> str:
              f"kernel side: median {kernel['sentence_update_median_ms']:.1f} ms, 90th percentile "
              f"{kernel['sentence_update_p90_ms']:.1f} ms over {kernel['repeats']} repeats; a head change: median "
              f"{kernel['head_change_median_ms']:.1f} ms. This {verdict} the target of "
-             f"{kernel['target_median_ms']:.0f} ms ({kernel['machine']})."]
+             f"{kernel['target_median_ms']:.0f} ms ({kernel['machine']}"
+             + (f"; load average {kernel['load_average_1_5_15']}" if "load_average_1_5_15" in kernel else "") + ")."]
+    if "model_switch_median_ms" in kernel:
+        verdict = "meets" if kernel["model_switch_meets_target"] else "misses"
+        lines.append(f"- Switching model (one head <-> four heads, both read when the explorer opens), kernel side: "
+                     f"median {kernel['model_switch_median_ms']:.0f} ms, slowest {kernel['model_switch_max_ms']:.0f} "
+                     f"ms over {kernel['model_switch_repeats']} switches; this {verdict} the target of "
+                     f"{kernel['model_switch_target_ms']:.0f} ms (load average {kernel['load_average_1_5_15']}: "
+                     "other programs shared the machine).")
     if browser is not None:
         lines.append(f"- In {browser['browser']}, from picking a head to the redrawn heatmap: "
                      f"{browser['head_change_to_redraw_ms']:.0f} ms (measured by the browser test).")
@@ -123,9 +131,30 @@ def widgets_block() -> str:
     return "\n".join(rows)
 
 
+def threads_block() -> str:
+    """Training speed with 1 thread and with the thread policy's choice, and the live races' CPU time."""
+    measured = _load("threads.json")
+    if measured is None:
+        return "Not measured yet: run `python benchmarks/threads.py`."
+    start, end = measured["machine_start"], measured["machine_end"]
+    quota = measured["cgroup_quota_cpus"]
+    lines = [f"- Thread policy: {measured['chosen_threads']} torch thread(s) here (this process may run on "
+             f"{measured['affinity_cpus']} CPUs, {'no CPU quota' if quota is None else f'a CPU quota of {quota:g}'}).",
+             f"- Four-head training, alternating runs side by side: {measured['tokens_per_s_1_thread']:,} tokens/s "
+             f"with 1 thread, {measured['tokens_per_s_chosen']:,} tokens/s with {measured['chosen_threads']}. "
+             f"Load average (1, 5, 15 min) {start['load_average_1_5_15']} at the start and "
+             f"{end['load_average_1_5_15']} at the end, on {start['cpus']} CPUs: when other programs keep the "
+             "cores busy, extra threads wait on each other and one thread can be faster."]
+    for race, seconds in measured["live_race_cpu_s"].items():
+        verdict = "within" if seconds <= measured["live_target_s"] else "OVER"
+        lines.append(f"- Live training of {race}: {seconds:.1f} CPU seconds on one thread, {verdict} the "
+                     f"target of {measured['live_target_s']:.0f} s.")
+    return "\n".join(lines)
+
+
 BLOCKS = {
     ROOT / "README.md": {"status": status_block, "timing": timing_block, "results": results_block,
-                         "real_text": real_text_block, "explorer": explorer_block},
+                         "real_text": real_text_block, "explorer": explorer_block, "threads": threads_block},
     ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block},
 }
 

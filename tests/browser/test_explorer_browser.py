@@ -19,6 +19,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -40,15 +41,23 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def lab(tmp_path: Path) -> Iterator[str]:
-    """A JupyterLab server over a temporary copy of the notebook; yields the notebook's URL. Always stopped."""
-    root, home = tmp_path / "root", tmp_path / "home"
-    root.mkdir()
-    home.mkdir()
-    shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
-    news = home / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-    news.parent.mkdir(parents=True)
-    news.write_text(json.dumps({"fetchNews": "false"}))  # no "receive Jupyter news?" pop-up over the page
+def lab_notebook() -> Path:
+    """The notebook the lab fixture opens; a test module that imports `lab` can override this fixture."""
+    return NOTEBOOK
+
+
+@contextmanager
+def jupyter_lab(root: Path, home: Path, settings: dict[str, dict] | None = None) -> Iterator[tuple[str, str]]:
+    """A JupyterLab server over the folder `root` (its settings and logs in `home`); yields (base URL, token).
+
+    `settings` maps a settings file (e.g. "@jupyterlab/notebook-extension/tracker") to its values. Always stopped.
+    """
+    files = {"@jupyterlab/apputils-extension/notification": {"fetchNews": "false"},  # no news pop-up over the page
+             **(settings or {})}
+    for name, values in files.items():
+        path = home / "settings" / f"{name}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
     port, token = _free_port(), secrets.token_hex(16)
     env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "JUPYTER_RUNTIME_DIR": str(home / "runtime")}
@@ -57,7 +66,7 @@ def lab(tmp_path: Path) -> Iterator[str]:
            f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
            "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
            "--LabApp.extension_manager=readonly", "--allow-root"]
-    log = (tmp_path / "lab.log").open("w")
+    log = (home / "lab.log").open("w")
     server = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -68,9 +77,9 @@ def lab(tmp_path: Path) -> Iterator[str]:
                     break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"JupyterLab did not start:\n{(tmp_path / 'lab.log').read_text()[-3000:]}")
+                    pytest.fail(f"JupyterLab did not start:\n{(home / 'lab.log').read_text()[-3000:]}")
                 time.sleep(0.5)
-        yield f"{base}/lab/tree/{NOTEBOOK.name}?token={token}"
+        yield base, token
     finally:
         server.terminate()
         try:
@@ -79,6 +88,38 @@ def lab(tmp_path: Path) -> Iterator[str]:
             server.kill()
             server.wait()
         log.close()
+
+
+@pytest.fixture
+def lab(tmp_path: Path, lab_notebook: Path) -> Iterator[str]:
+    """A JupyterLab server over a temporary copy of the notebook; yields the notebook's URL. Always stopped."""
+    root, home = tmp_path / "root", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    shutil.copy(lab_notebook, root / lab_notebook.name)
+    with jupyter_lab(root, home) as (base, token):
+        yield f"{base}/lab/tree/{lab_notebook.name}?token={token}"
+
+
+def hover_text(page, figure: str, trace: int, row: int, column: int) -> str:
+    """Move the mouse over cell (row, column) of heatmap `trace` in the figure found by JS `figure`; the tooltip."""
+    x, y = page.evaluate(
+        """([figure, trace, row, column]) => {
+            const gd = eval(figure);
+            const data = gd._fullData[trace];
+            const xa = gd._fullLayout[data.xaxis.replace('x', 'xaxis')];
+            const ya = gd._fullLayout[data.yaxis.replace('y', 'yaxis')];
+            gd.scrollIntoView({block: 'center'});
+            const box = gd.querySelector('.main-svg').getBoundingClientRect();
+            return [box.left + xa._offset + xa.c2p(column), box.top + ya._offset + ya.c2p(row)];
+        }""",
+        [figure, trace, row, column],
+    )
+    page.mouse.move(0, 0)  # away first, so the last tooltip is gone
+    page.wait_for_function("(figure) => eval(figure).querySelector('.hoverlayer').textContent === ''", arg=figure)
+    page.mouse.move(x, y)
+    page.wait_for_function("(figure) => eval(figure).querySelector('.hoverlayer').textContent !== ''", arg=figure)
+    return page.evaluate("(figure) => eval(figure).querySelector('.hoverlayer').textContent", figure)
 
 
 def _heatmap(page) -> dict:
@@ -190,6 +231,22 @@ def _check_explorer(page) -> float:
     rows = [sum(v for v in row if v is not None) for row in after_sentence["z"]]
     assert all(abs(r - 1) < 1e-3 for r in rows), f"rows of weights do not sum to 1: {rows}"
     assert "head 2, reading 'sigh', looks mostly at:" in page.locator(".attention-explorer").inner_text()
+
+    # The tooltips tell the truth: a visible cell names both words and its weight, a masked cell says masked.
+    figure = f"document.querySelector('{HEATMAP}')"
+    weight = after_sentence["z"][3][2]
+    seen = hover_text(page, figure, 0, 3, 2)
+    assert seen == f"'foxes' looks at 'the': {weight:.1%}", f"a visible cell's tooltip says {seen!r}"
+    hidden = hover_text(page, figure, 1, 2, 3)
+    assert hidden == "masked: 'the' cannot see the later word 'foxes'", f"a masked cell's tooltip says {hidden!r}"
+
+    # Every figure of the explorer lies inside its output area (1400 px wide window).
+    boxes = page.evaluate("""() => Array.from(document.querySelectorAll('.attention-explorer .js-plotly-plot'))
+        .filter(gd => gd.getBoundingClientRect().height > 0).map(gd => {
+            const area = gd.closest('.jp-OutputArea-output').getBoundingClientRect();
+            const r = gd.querySelector('.main-svg').getBoundingClientRect();
+            return [r.left - area.left, area.right - r.right]; })""")
+    assert boxes and all(left >= -1 and right >= -1 for left, right in boxes), f"outside the output area: {boxes}"
     return ms
 
 

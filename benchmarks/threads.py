@@ -1,0 +1,100 @@
+"""Training speed with 1 torch thread and with the count helpers.threads chooses, measured side by side.
+
+Run: .venv/bin/python benchmarks/threads.py
+Alternates short four-head training runs at 1 thread and at the chosen count (so both see the same load on
+a shared machine), prints tokens per second for each, and times the live races of chapters 3, 5 and 7 on
+one thread in CPU seconds (busy neighbours slow the wall clock, not the CPU time a run needs). Writes
+assets/threads.json, which tools/update_docs.py copies into the README.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+from helpers.bench import machine
+from helpers.block import block_model
+from helpers.compare import late_checks
+from helpers.model import course_model
+from helpers.threads import affinity_cpus, apply_thread_policy, cgroup_quota
+from helpers.train import story_corpus, train
+
+OUT = Path(__file__).resolve().parents[1] / "assets" / "threads.json"
+ROUNDS = 3
+SPEED_STEPS = 30
+LIVE_TARGET_S = 20.0
+RACES = {  # the live training cells: their steps, batch size and slice of the story world
+    "chapters 3 and 5: one head against four heads": {"steps": 60, "batch": 16, "stories": (300, 200)},
+    "chapter 7: course model, block without and with feed-forward": {"steps": 80, "batch": 8, "stories": (2000, 100)},
+}
+
+
+def tokens_per_s(threads: int) -> float:
+    """Four-head training speed on `threads` torch threads (the story world, batch 32)."""
+    torch.set_num_threads(threads)
+    run = train(heads=4, steps=SPEED_STEPS, seed=0, corpus=story_corpus(300, 20), progress=False,
+                evaluate_at_end=False)
+    return run.tokens_per_s
+
+
+def race_cpu_seconds(name: str) -> float:
+    """CPU seconds one thread spends on a chapter's live race: every model's training and its checks."""
+    recipe = RACES[name]
+    corpus = story_corpus(*recipe["stories"])
+    steps = recipe["steps"]
+    makers: list[Callable[[], torch.nn.Module]] = [lambda: course_model(heads=1, seed=0),
+                                                   lambda: course_model(heads=4, seed=0)]
+    if name.startswith("chapter 7"):
+        makers = [lambda: course_model(heads=4, seed=0), lambda: block_model(heads=4, feed_forward=False, seed=0),
+                  lambda: block_model(heads=4, feed_forward=True, seed=0)]
+    torch.set_num_threads(1)
+    start = time.process_time()
+    for make in makers:
+        train(model=make(), steps=steps, seed=0, corpus=corpus, batch_size=recipe["batch"],
+              eval_at=late_checks(steps), progress=False)
+    return time.process_time() - start
+
+
+def main() -> None:
+    chosen = apply_thread_policy()
+    before = machine()
+    one, many = [], []
+    for _ in range(ROUNDS):  # alternate, so both counts see the same neighbours
+        one.append(tokens_per_s(1))
+        many.append(tokens_per_s(chosen))
+    races = {name: round(race_cpu_seconds(name), 1) for name in RACES}
+    torch.set_num_threads(chosen)
+    result = {
+        "what": "four-head training speed (tokens/s, median of alternating runs) with 1 torch thread and with "
+                "the count helpers.threads chooses; CPU seconds of each live race on one thread",
+        "chosen_threads": chosen,
+        "affinity_cpus": affinity_cpus(),
+        "cgroup_quota_cpus": cgroup_quota(),
+        "rounds": ROUNDS,
+        "tokens_per_s_1_thread": round(statistics.median(one)),
+        "tokens_per_s_chosen": round(statistics.median(many)),
+        "live_race_cpu_s": races,
+        "live_target_s": LIVE_TARGET_S,
+        "machine_start": before,
+        "machine_end": machine(),
+    }
+    OUT.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"threads chosen: {chosen} (affinity {result['affinity_cpus']} CPUs, cgroup quota "
+          f"{result['cgroup_quota_cpus'] or 'none'})")
+    print(f"{'threads':>8}{'tokens/s':>12}")
+    print(f"{1:>8}{result['tokens_per_s_1_thread']:>12,}")
+    print(f"{chosen:>8}{result['tokens_per_s_chosen']:>12,}")
+    for name, seconds in races.items():
+        print(f"{name}: {seconds:.1f} CPU s on one thread (target <= {LIVE_TARGET_S:.0f} s)")
+    print(f"load average (1, 5, 15 min): {before['load_average_1_5_15']} at the start, "
+          f"{result['machine_end']['load_average_1_5_15']} at the end")
+    print(f"written to {OUT.relative_to(OUT.parents[1])}")
+
+
+if __name__ == "__main__":
+    main()
