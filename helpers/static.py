@@ -7,7 +7,10 @@ page with its own menus, which works in a browser with no kernel behind it.
 
 from __future__ import annotations
 
+import html
 import os
+
+from IPython.display import HTML
 
 STATIC_ENV = "SPOTLIGHTS_STATIC"
 """The environment variable that turns static copies on ("1") for the notebooks a build executes."""
@@ -16,3 +19,15 @@ STATIC_ENV = "SPOTLIGHTS_STATIC"
 def static_build() -> bool:
     """True when a site or slide build is executing this kernel: widgets should return their static copy."""
     return os.environ.get(STATIC_ENV, "") == "1"
+
+
+def live_only(control: object, what: str) -> object:
+    """`control` itself, or in a site or slide build a line saying what it does there instead.
+
+    For inputs that have no static copy (a file-upload button): a page with no kernel behind it names the
+    control rather than showing a blank output.
+    """
+    if not static_build():
+        return control
+    return HTML(f"<p><em>{html.escape(what)}</em>: a live control, there when the notebook runs in JupyterLab "
+                "or on Binder.</p>")

@@ -122,3 +122,13 @@ def test_every_notebooks_math_converts_to_mathml(monkeypatch: pytest.MonkeyPatch
             if cell.cell_type == "markdown" and "$" in cell.source:
                 converted = mathml(cell.source)
                 assert "$" not in converted and "<math" in converted, f"{path.name}: math left as TeX"
+
+
+def test_live_only_controls_name_themselves_in_static_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    from helpers.static import live_only
+
+    control = object()
+    assert live_only(control, "An upload button") is control
+    monkeypatch.setenv(STATIC_ENV, "1")
+    shown = live_only(control, "An upload button")
+    assert "An upload button" in shown._repr_html_() and "JupyterLab" in shown._repr_html_()
