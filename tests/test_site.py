@@ -132,3 +132,14 @@ def test_live_only_controls_name_themselves_in_static_builds(monkeypatch: pytest
     monkeypatch.setenv(STATIC_ENV, "1")
     shown = live_only(control, "An upload button")
     assert "An upload button" in shown._repr_html_() and "JupyterLab" in shown._repr_html_()
+
+
+def test_a_text_progress_bar_shows_its_last_state_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "tools"))
+    from build_site import prepare
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("train()")])
+    redraws = ["\r1 head:   0%| | 0/3", "\r1 head:  67%| | 2/3", "\r1 head: 100%| | 3/3\n", "done\n"]
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text=t) for t in redraws]
+    (shown,) = prepare(nb).cells[0].outputs
+    assert shown.text == "1 head: 100%| | 3/3\ndone\n"

@@ -26,6 +26,7 @@ import plotly.io as pio
 from jinja2 import DictLoader
 from latex2mathml.converter import convert as latex_to_mathml
 from nbconvert import HTMLExporter
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 from refresh_outputs import execute
 from update_docs import CHAPTERS, reading_minutes
 
@@ -80,6 +81,7 @@ def widget_cells(nb: nbformat.NotebookNode) -> list[int]:
 def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Make an executed notebook need nothing from outside: figures drawn by shared plotly.js, math as MathML."""
     nb.metadata.pop("widgets", None)  # widget state would pull in a widget manager from a CDN
+    CoalesceStreamsPreprocessor().preprocess(nb, {})  # a text progress bar's redraws: its last state only
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = mathml(cell.source)
