@@ -29,6 +29,7 @@ from helpers.attention import is_count
 from helpers.checkpoints import default_name, save_checkpoint
 from helpers.evaluate import clue_accuracy, perplexity
 from helpers.model import CourseModel, count_parameters, course_model
+from helpers.recipes import TEXT_RECIPE
 from helpers.static import static_build
 from helpers.stories import Clue, generate_stories, join_stories
 from helpers.tokenizer import Tokenizer, read_text_file, story_tokenizer
@@ -158,6 +159,8 @@ def train(
     progress: bool = True,
     evaluate_at_end: bool = True,
     model: torch.nn.Module | None = None,
+    warmup: int = WARMUP_STEPS,
+    weight_decay: float = WEIGHT_DECAY,
     eval_at: tuple[int, ...] = (),
 ) -> TrainResult:
     """Train a fresh course model with `heads` heads for `steps` steps (or until `max_seconds` pass).
@@ -192,7 +195,7 @@ def train(
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "emb" not in n]
     no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "emb" not in n)]
     opt = torch.optim.AdamW(
-        [{"params": decay, "weight_decay": WEIGHT_DECAY}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
+        [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
     )
     losses: list[float] = []
     val_curve: dict[int, float] = {}
@@ -203,7 +206,7 @@ def train(
     try:
         for step in range(steps):
             for group in opt.param_groups:
-                group["lr"] = learning_rate(step, steps, lr)
+                group["lr"] = learning_rate(step, steps, lr, warmup)
             x, y = random_batch(corpus.train_ids, batch_size, context, gen)  # [B, T], [B, T]
             logits = model(x)  # [B, T, V]
             loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
@@ -289,8 +292,8 @@ def _heads(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m helpers.train", description=__doc__.split("\n")[0])
     parser.add_argument("--heads", type=_heads, default=4, help="attention heads (divides 128); default 4")
-    parser.add_argument("--steps", type=_positive, default=CHECKPOINT_STEPS,
-                        help=f"training steps; default {CHECKPOINT_STEPS}")
+    parser.add_argument("--steps", type=_positive,
+                        help=f"training steps; default {CHECKPOINT_STEPS}, or {TEXT_RECIPE.steps} with --text")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed; default 0")
     parser.add_argument("--max-seconds", type=float, help="stop after this many seconds even if steps remain")
     parser.add_argument("--text", type=Path, help="train on this UTF-8 text file instead of the story world")
@@ -304,7 +307,12 @@ def main(argv: list[str] | None = None) -> int:
         corpus = text_corpus(args.text) if args.text else story_corpus()
     except ValueError as err:
         parser.error(str(err))
-    result = train(heads=args.heads, steps=args.steps, seed=args.seed, corpus=corpus, progress=not args.json,
+    if args.text:  # real text: the recipe chosen by the sweep (helpers.recipes); the story world keeps its own
+        args.steps = args.steps or TEXT_RECIPE.steps
+        recipe = {k: v for k, v in TEXT_RECIPE.to_dict().items() if k != "steps"}
+    else:
+        args.steps, recipe = args.steps or CHECKPOINT_STEPS, {}
+    result = train(heads=args.heads, steps=args.steps, seed=args.seed, corpus=corpus, progress=not args.json, **recipe,
                    max_seconds=args.max_seconds)
     summary = result.summary()
     if args.out:
