@@ -176,14 +176,28 @@ def compare(steps: int, seeds: tuple[int, ...]) -> dict:
     return {"steps": steps, "seeds": list(seeds), "runs": runs, "models": models}
 
 
-def controls(steps: int, seeds: tuple[int, ...]) -> dict:
-    """The output-projection control for every seed, with the load average seen before and after."""
+def controls(
+    steps: int, seeds: tuple[int, ...], rows: tuple[str, ...] = tuple(CONTROLS), earlier: dict | None = None
+) -> dict:
+    """Train the control `rows` for every seed, merged into `earlier` results of the same step count.
+
+    A new run replaces an earlier one of the same row and seed, so the rows can be measured a few at a time on
+    a busy machine; each session keeps the load average seen before and after it.
+    """
     start = machine()
-    runs = {key: [_one_run(c["heads"], steps, seed, c["out_proj"]) for seed in seeds] for key, c in CONTROLS.items()}
-    models = {key: _summary(mine) | {"label": CONTROLS[key]["label"], "out_proj": CONTROLS[key]["out_proj"]}
-              for key, mine in runs.items()}
-    return {"steps": steps, "seeds": list(seeds), "machine_at_start": start, "machine_at_end": machine(),
-            "runs": runs, "models": models}
+    fresh = {key: [_one_run(CONTROLS[key]["heads"], steps, seed, CONTROLS[key]["out_proj"]) for seed in seeds]
+             for key in rows}
+    end = machine()
+    keep = earlier is not None and earlier["steps"] == steps
+    runs = {key: list(earlier["runs"].get(key, [])) if keep else [] for key in CONTROLS}
+    for key, new in fresh.items():
+        runs[key] = sorted([r for r in runs[key] if r["seed"] not in seeds] + new, key=lambda r: r["seed"])
+    sessions = [*(earlier["sessions"] if keep else []),
+                {"rows": list(rows), "seeds": list(seeds), "machine_at_start": start, "machine_at_end": end}]
+    models = {key: _summary(mine) | {"label": CONTROLS[key]["label"], "out_proj": CONTROLS[key]["out_proj"],
+                                     "seeds": [r["seed"] for r in mine]}
+              for key, mine in runs.items() if mine}
+    return {"steps": steps, "sessions": sessions, "runs": runs, "models": models}
 
 
 def targets(table: dict, speed: dict) -> list[dict]:
@@ -271,26 +285,32 @@ def run(steps: int, seeds: tuple[int, ...]) -> dict:
 
 def control_markdown(table: dict, control: dict) -> list[str]:
     """The output-projection control beside the two course models, with per-seed verdicts."""
-    start, end = control["machine_at_start"], control["machine_at_end"]
     one, four = table["models"]["1"], table["models"]["4"]
     rows = [("one head", "no", [r for r in table["runs"] if r["heads"] == 1]),
             (CONTROLS["4-no-proj"]["label"], "no", control["runs"]["4-no-proj"]),
             (CONTROLS["1-proj"]["label"], "yes", control["runs"]["1-proj"]),
             ("four heads", "yes", [r for r in table["runs"] if r["heads"] == 4])]
     lines = [
-        f"### Heads or parameters? The output-projection control ({len(control['seeds'])} seeds, "
-        f"{control['steps']} training steps each)",
+        f"### Heads or parameters? The output-projection control ({control['steps']} training steps each)",
         "",
         f"Four heads have {four['params'] - one['params']:,} more parameters than one head: the output projection "
         "that mixes the heads. The control swaps it: four heads without it (one head's parameter count) and one "
-        f"head with it (four heads' count). Trained on {start['date_utc']} UTC, load average (1, 5, 15 min) "
-        f"{start['load_average_1_5_15']} at the start and {end['load_average_1_5_15']} at the end.",
+        "head with it (four heads' count), each from the seeds listed. Trained in these sessions (load average "
+        "over 1, 5 and 15 min at the start and at the end; a load far above the number of cores means the "
+        "machine was shared, which slows training but does not change what it learns):",
         "",
-        "| model | output projection | parameters | val perplexity: mean (range) | clue accuracy: mean (range) |",
-        "|---|---|---:|---:|---:|",
     ]
+    for session in control["sessions"]:
+        start, end = session["machine_at_start"], session["machine_at_end"]
+        lines.append(f"- {start['date_utc']} UTC, {', '.join(session['rows'])}, seeds {session['seeds']}: load "
+                     f"{start['load_average_1_5_15']} at the start, {end['load_average_1_5_15']} at the end")
+    lines += ["", "| model | output projection | parameters | seeds | val perplexity: mean (range) | "
+              "clue accuracy: mean (range) |", "|---|---|---:|---|---:|---:|"]
     for label, mixes, runs in rows:
-        lines.append(f"| {label} | {mixes} | {runs[0]['params']:,} | "
+        if not runs:
+            lines.append(f"| {label} | {mixes} | | not measured yet | | |")
+            continue
+        lines.append(f"| {label} | {mixes} | {runs[0]['params']:,} | {', '.join(str(r['seed']) for r in runs)} | "
                      f"{_mean_range([r['val_ppl'] for r in runs], '.3f')} | "
                      f"{_mean_range([r['clue_accuracy']['all'] for r in runs], '.1%')} |")
     lines.append("")
@@ -302,6 +322,8 @@ def control_markdown(table: dict, control: dict) -> list[str]:
                                          ("1-proj", 4, "one head with the projection", "four heads")):
         pairs = [(r, by_seed.get((r["seed"], rival_heads))) for r in control["runs"][key]]
         pairs = [(r, other) for r, other in pairs if other is not None]
+        if not pairs:
+            continue
         wins = sum(r["val_ppl"] < other["val_ppl"] for r, other in pairs)
         lines.append(f"- Same parameter count ({pairs[0][0]['params']:,}): {who} reached a lower perplexity than "
                      f"{rival} in {wins} of {len(pairs)} seeds.")
@@ -398,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ASSETS, help="folder for results.md and results.json")
     parser.add_argument("--only-controls", action="store_true",
                         help="train only the output-projection control and merge it into the existing results.json")
+    parser.add_argument("--control", nargs="+", choices=list(CONTROLS), default=list(CONTROLS),
+                        help="with --only-controls: which control rows to train (default: both)")
     args = parser.parse_args(argv)
     if args.steps < 1:
         parser.error(f"--steps must be >= 1, got {args.steps}")
@@ -411,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only_controls:
             results = json.loads(existing.read_text(encoding="utf-8"))
             story_corpus()  # generate the text before any timing
-            results["controls"] = controls(args.steps, tuple(args.seeds))
+            results["controls"] = controls(args.steps, tuple(args.seeds), tuple(args.control), results.get("controls"))
             results["targets"] = targets(results["table"], results["speed"])
         else:
             results = run(args.steps, tuple(args.seeds))

@@ -49,30 +49,32 @@ def test_the_range_is_called_a_range_not_plus_or_minus() -> None:
     assert "(a range, not a standard deviation)" in text
 
 
-def _fake_controls(steps: int, seeds: tuple[int, ...]) -> dict:
-    """What controls() returns, without training: made-up perplexities, the real parameter counts."""
-    def run(heads: int, params: int, seed: int, ppl: float) -> dict:
-        return {"heads": heads, "seed": seed, "steps": steps, "params": params, "val_ppl": ppl,
-                "tokens_per_s": 1, "seconds": 1.0, "clue_accuracy": dict.fromkeys(bench.KINDS, 0.5)}
-
-    machine = bench.machine()
-    runs = {"4-no-proj": [run(4, 328_704, s, 2.0) for s in seeds], "1-proj": [run(1, 345_216, s, 9.0) for s in seeds]}
-    models = {k: bench._summary(v) | {"label": bench.CONTROLS[k]["label"]} for k, v in runs.items()}
-    return {"steps": steps, "seeds": list(seeds), "machine_at_start": machine, "machine_at_end": machine,
-            "runs": runs, "models": models}
+def _fake_run(heads: int, steps: int, seed: int, out_proj: bool | None = None) -> dict:
+    """What _one_run returns, without training: made-up scores, the real parameter count."""
+    params = {(4, False): 328_704, (1, True): 345_216}[heads, out_proj]
+    return {"heads": heads, "seed": seed, "steps": steps, "params": params, "val_ppl": 2.0 if heads == 4 else 9.0,
+            "tokens_per_s": 1, "seconds": 1.0, "clue_accuracy": dict.fromkeys(bench.KINDS, 0.5)}
 
 
 def test_only_controls_merges_into_the_existing_results(tmp_path, monkeypatch) -> None:
     old = _results()
+    old.pop("controls", None)
     (tmp_path / "results.json").write_text(json.dumps(old))
-    monkeypatch.setattr(bench, "controls", _fake_controls)
-    assert bench.main(["--only-controls", "--out", str(tmp_path)]) == 0
+    monkeypatch.setattr(bench, "_one_run", _fake_run)
+    steps = str(old["table"]["steps"])
+    assert bench.main(["--only-controls", "--control", "4-no-proj", "--seeds", "0", "--steps", steps,
+                       "--out", str(tmp_path)]) == 0
+    text = (tmp_path / "results.md").read_text()
+    assert "| four heads, no output projection | no | 328,704 | 0 | 2.000 (2.000 to 2.000) |" in text
+    assert "| one head with an output projection | yes | | not measured yet | | |" in text
+    seeds = [str(s) for s in old["table"]["seeds"]]
+    assert bench.main(["--only-controls", "--seeds", *seeds, "--steps", steps, "--out", str(tmp_path)]) == 0
     new = json.loads((tmp_path / "results.json").read_text())
     assert new["table"] == old["table"] and new["speed"] == old["speed"]
-    assert new["controls"]["seeds"] == old["table"]["seeds"]
+    assert [r["seed"] for r in new["controls"]["runs"]["4-no-proj"]] == old["table"]["seeds"]  # seed 0 replaced
+    assert len(new["controls"]["sessions"]) == 2
     text = (tmp_path / "results.md").read_text()
-    assert "| four heads, no output projection | no | 328,704 | 2.000 (2.000 to 2.000) |" in text
-    n = len(old["table"]["seeds"])
+    n = len(seeds)
     assert f"four heads without the projection reached a lower perplexity than one head in {n} of {n}" in text
     assert f"one head with the projection reached a lower perplexity than four heads in 0 of {n}" in text
 
