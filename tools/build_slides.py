@@ -40,7 +40,10 @@ DECK_TEMPLATE = """{%- extends 'reveal/index.html.j2' -%}
 {%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_css -%}
-<style>.reveal .slides section { height: 100%; overflow-y: auto; }</style>
+<style>
+.reveal .slides section { height: 100%; overflow-y: auto; }  /* a tall slide scrolls with the mouse wheel */
+.reveal .jp-InputArea-editor .highlight pre { overflow-x: auto; }  /* and a long line of code sideways */
+</style>
 {%- endblock html_head_css -%}
 {%- block footer_js -%}
 <script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>
