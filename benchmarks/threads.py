@@ -30,7 +30,7 @@ SPEED_STEPS = 30
 LIVE_TARGET_S = 20.0
 RACES = {  # the live training cells: their steps, batch size and slice of the story world
     "chapters 3 and 5: one head against four heads": {"steps": 60, "batch": 16, "stories": (300, 200)},
-    "chapter 7: course model, block without and with feed-forward": {"steps": 80, "batch": 8, "stories": (2000, 100)},
+    "chapter 7: course model, block without and with feed-forward": {"steps": 100, "batch": 8, "stories": (2000, 100)},
 }
 
 
