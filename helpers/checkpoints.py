@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 NAMES = ("one_head", "four_heads")
+NOVEL_NAMES = ("novel_one_head", "novel_four_heads")  # the same models trained on the novels (helpers.novels)
 _FORMAT = "several-spotlights-checkpoint"
 
 
@@ -80,7 +81,7 @@ def weights_metadata(config: CourseConfig) -> dict[str, str]:
 
 def checkpoint_paths(name_or_path: str | Path) -> tuple[Path, Path]:
     """(card .json, weights .safetensors) for "one_head", "four_heads", or a path to either file."""
-    if isinstance(name_or_path, str) and name_or_path in NAMES:
+    if isinstance(name_or_path, str) and name_or_path in NAMES + NOVEL_NAMES:
         stem = ASSETS / name_or_path
     elif isinstance(name_or_path, (str, Path)):
         stem = Path(name_or_path)
@@ -88,7 +89,7 @@ def checkpoint_paths(name_or_path: str | Path) -> tuple[Path, Path]:
             stem = stem.with_suffix("")
         elif not stem.with_suffix(".json").exists():
             raise ValueError(
-                f"unknown checkpoint {str(name_or_path)!r}: choose one of {', '.join(NAMES)} "
+                f"unknown checkpoint {str(name_or_path)!r}: choose one of {', '.join(NAMES + NOVEL_NAMES)} "
                 "or give the path of a .json / .safetensors checkpoint file"
             )
     else:
@@ -115,7 +116,8 @@ def read_card(card_path: Path) -> dict:
 def load_model(name_or_path: str | Path = "four_heads") -> CourseModel:
     """A trained course model in eval mode, with `.tokenizer` and `.card` (its JSON card) attached.
 
-    name_or_path: "one_head", "four_heads", or the path of a checkpoint's .json or .safetensors file.
+    name_or_path: "one_head", "four_heads" (story world), "novel_one_head", "novel_four_heads" (the novels),
+    or the path of a checkpoint's .json or .safetensors file.
     """
     card_path, weights = checkpoint_paths(name_or_path)
     card = read_card(card_path)

@@ -87,3 +87,23 @@ def novel_corpus(share: float = 1.0, evaluate_on: str = "validation") -> Corpus:
 def unknown_share(ids: torch.Tensor) -> float:
     """Share of word ids that are <unk> (id 0): words outside the 1,024-word vocabulary."""
     return float((ids == 0).float().mean()) if len(ids) else 0.0
+
+
+def novel_examples(per_book: int = 2, min_words: int = 8, max_words: int = 18) -> list[str]:
+    """Whole sentences from each book's test text made only of words in the vocabulary (no <unk>):
+    examples the real-text models know every word of, as the model sees them (lower case, split)."""
+    known = novel_tokenizer().ids
+    examples = []
+    for book in novel_words()["test"]:
+        found, sentence = [], []
+        for word in book:
+            sentence.append(word)
+            if word in (".", "!", "?"):
+                if min_words <= len(sentence) <= max_words and sentence[0].isalpha() and all(
+                        w in known for w in sentence):
+                    found.append(" ".join(sentence))
+                sentence = []
+            if len(found) == per_book:
+                break
+        examples += found
+    return examples

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from helpers.checkpoints import ASSETS
-from helpers.novels import BOOKS, novel_corpus, novel_tokenizer, novel_words, read_novels, unknown_share
+from helpers.novels import (
+    BOOKS,
+    novel_corpus,
+    novel_examples,
+    novel_tokenizer,
+    novel_words,
+    read_novels,
+    unknown_share,
+)
 from helpers.tokenizer import split
 
 
@@ -50,3 +58,12 @@ def test_vocabulary_comes_from_training_text_and_unknown_share_is_measured():
 def test_bad_arguments_get_clear_messages(kwargs, message):
     with pytest.raises(ValueError, match=message):
         novel_corpus(**kwargs)
+
+
+def test_examples_are_whole_sentences_the_novel_vocabulary_knows():
+    examples = novel_examples()
+    assert len(examples) == 2 * len(BOOKS)
+    known = set(novel_tokenizer().words)
+    for sentence in examples:
+        words = sentence.split()
+        assert 8 <= len(words) <= 18 and words[-1] in ".!?" and set(words) <= known

@@ -1,0 +1,82 @@
+"""What each head of a real-text model looks at: measured shares of attention on kinds of earlier words.
+
+On the story world the series knows which clue every word needs; in a novel nobody does. What we can
+measure is where each head's 100% of attention goes, sorted by simple, checkable kinds of earlier word:
+the previous word, the word itself, the same word earlier, punctuation marks, the first word of the current
+sentence, and the first word of the window. Each share is set beside *chance*: what spreading attention
+evenly over the allowed words would give. A head gets a label only when one kind clearly stands out;
+otherwise the honest label is that its pattern has no simple name.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from helpers.model import CourseModel
+
+KINDS = ("previous word", "itself", "same word earlier", "punctuation", "start of the sentence",
+         "first word of the window")
+SENTENCE_ENDS = (".", "!", "?")
+MIN_SHARE, MIN_LIFT = 0.3, 2.0
+"""A head is named after a kind when at least 30% of its attention goes there, twice chance or more."""
+
+
+def kind_masks(ids: torch.Tensor, words: list[str]) -> dict[str, torch.Tensor]:
+    """For windows of word ids [N, T]: {kind: [N, T, T] bool}, True where key word j is of that kind for
+    query word i (only j <= i, the words a causal head may see)."""
+    n, t = ids.shape
+    pos = torch.arange(t)
+    allowed = pos[None, :] <= pos[:, None]  # [T, T]: key j at or before query i
+    is_punct = torch.tensor([not w[0].isalnum() and not w.startswith("<") for w in words])[ids]  # [N, T]
+    is_end = torch.tensor([w in SENTENCE_ENDS for w in words])[ids]  # [N, T]
+    # the sentence of word i starts right after the last sentence end before i (or at the window's start)
+    after_end = torch.zeros(n, t, dtype=torch.long)
+    after_end[:, 1:] = torch.where(is_end[:, :-1], pos[1:], torch.zeros_like(pos[1:]))  # [N, T]
+    start = torch.cummax(after_end, dim=1).values  # [N, T]: position where word i's sentence starts
+    same = ids[:, None, :] == ids[:, :, None]  # [N, T, T]: key word j is the query word i
+    return {
+        "previous word": (pos[None, :] == pos[:, None] - 1).expand(n, t, t),
+        "itself": (pos[None, :] == pos[:, None]).expand(n, t, t),
+        "same word earlier": same & (pos[None, :] < pos[:, None]) & (ids[:, :, None] != 0),  # <unk> is no word
+        "punctuation": is_punct[:, None, :] & allowed,
+        "start of the sentence": pos[None, None, :] == start[:, :, None],
+        "first word of the window": (pos[None, :] == 0).expand(t, t).expand(n, t, t),
+    }
+
+
+@torch.no_grad()
+def head_roles(model: CourseModel, ids: torch.Tensor, max_windows: int = 24) -> list[dict]:
+    """For each head: its share of attention on each kind of word, chance for that kind, and a label.
+
+    ids: validation word ids [N] (cut into windows of the model's context). Queries at position 0 are
+    skipped, because the first word can look only at itself.
+    """
+    if model.tokenizer is None:
+        raise ValueError("head_roles needs a model with a tokenizer: load it with helpers.load_model")
+    context = model.config.context
+    n = min((len(ids) - 1) // context, max_windows)
+    if n < 1:
+        raise ValueError(f"need at least {context + 1} word ids to fill one window, got {len(ids)}")
+    x = ids[: n * context].view(n, context)  # [N, T]
+    masks = kind_masks(x, model.tokenizer.words)
+    allowed_count = torch.arange(1, context + 1, dtype=torch.float)  # [T]: words query i may see
+    shares = {kind: torch.zeros(model.config.heads) for kind in KINDS}
+    chance = {}
+    for start in range(0, n, 8):
+        att = model(x[start : start + 8], return_attention=True)[1]  # [b, H, T, T]
+        for kind in KINDS:
+            m = masks[kind][start : start + 8, None, 1:, :].float()  # [b, 1, T-1, T]: queries 1..T-1
+            shares[kind] += (att[:, :, 1:, :] * m).sum(-1).sum((0, 2))  # [H]
+    queries = n * (context - 1)
+    for kind in KINDS:
+        shares[kind] /= queries
+        chance[kind] = float((masks[kind][:, 1:, :].float().sum(-1) / allowed_count[1:]).mean())
+    rows = []
+    for head in range(model.config.heads):
+        share = {kind: round(float(shares[kind][head]), 4) for kind in KINDS}
+        lift = {kind: share[kind] / max(chance[kind], 1e-9) for kind in KINDS}
+        named = [k for k in KINDS if share[k] >= MIN_SHARE and lift[k] >= MIN_LIFT]
+        label = max(named, key=lambda k: share[k]) if named else "no simple label"
+        rows.append({"head": head, "share": share, "chance": {k: round(v, 4) for k, v in chance.items()},
+                     "label": label})
+    return rows
