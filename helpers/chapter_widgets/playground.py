@@ -63,7 +63,7 @@ class SpotlightPlayground(ChapterWidget):
         self.temperature = 1.0
         self.weights = torch.full((len(words),), 1 / len(words))  # [T]
         s = style()
-        slider_layout = widgets.Layout(width="330px")
+        slider_layout = widgets.Layout(width="390px")
         label_style = {"description_width": f"{s['font'] * 6}px"}
         self.sliders = [widgets.FloatSlider(value=0.0, min=SCORE_RANGE[0], max=SCORE_RANGE[1], step=0.5,
                                             description=label, layout=slider_layout, style=label_style)
@@ -81,12 +81,13 @@ class SpotlightPlayground(ChapterWidget):
             button.on_click(lambda b: self.preset(b.description))
 
         self.bars = go.FigureWidget(spotlight_bars(self.weights, self.words, title=self._title()))
-        self.bars.update_layout(width=min(FIT_WIDTH - 340, s["size"]), margin={"t": 60, "r": 10})
+        self.bars.update_layout(width=min(FIT_WIDTH, s["size"] + 200), margin={"t": 60, "r": 10})
         self.average = widgets.HTML()
         scores_title = widgets.HTML(self.html_line(f"match scores of the words '{self.words[-1]}' can see"))
-        controls = widgets.VBox([scores_title, *self.sliders, self.temperature_slider])
-        self.children = [self.css, widgets.HBox(self.preset_buttons), widgets.HBox([controls, self.bars]),
-                         self.message, self.summary, self.average]
+        sliders = widgets.GridBox([*self.sliders, self.temperature_slider],  # two columns: fits 1280x720
+                                  layout=widgets.Layout(grid_template_columns="repeat(2, 400px)"))
+        self.children = [self.css, widgets.HBox(self.preset_buttons), scores_title, sliders, self.message,
+                         self.bars, self.summary, self.average]
         self._redraw()
 
     def _title(self) -> str:

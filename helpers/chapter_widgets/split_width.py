@@ -9,6 +9,7 @@ built, so a click only swaps what is on show.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -88,12 +89,23 @@ def parameter_table(option: Option, width: int, font: int) -> str:
     return f"<table style='font-size: {font}px'>{body}</table>"
 
 
-def _grid(option: Option, words: Sequence[str]) -> go.FigureWidget:
+def _grid(option: Option, words: Sequence[str]) -> go.Figure:
     """The option's heads as a grid of heatmaps: two to a row up to four heads, then four to a row."""
     cols = 2 if option.heads <= 4 else 4
     title = (f"{option.heads} untrained head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
              else "The trained four-head checkpoint")
-    return go.FigureWidget(heads_grid(option.att, words, title=title, cols=cols))
+    return heads_grid(option.att, words, title=title, cols=cols)
+
+
+def _shown_in(fig: go.Figure) -> widgets.Output:
+    """An output area holding a plain plotly figure: drawn once by JupyterLab's plotly renderer and never
+    updated, so six of them cost the page far less than six live FigureWidgets."""
+    figure = json.loads(fig.to_json())  # plain JSON: what the plotly renderer reads
+    out = widgets.Output()
+    out.outputs = ({"output_type": "display_data", "metadata": {},
+                    "data": {"application/vnd.plotly.v1+json": {**figure, "config": {}},
+                             "text/plain": f"<plotly figure: {fig.layout.title.text}>"}},)
+    return out
 
 
 class SplitTheWidth(ChapterWidget):
@@ -114,7 +126,7 @@ class SplitTheWidth(ChapterWidget):
         self.layer_buttons.observe(self.calls(self.set_layer), names="value")
         self.strip, self.table = widgets.HTML(), widgets.HTML()
         self.figures = [_grid(option, self.words) for option in self.options]
-        self.boxes = [widgets.Box([fig]) for fig in self.figures]
+        self.boxes = [widgets.Box([_shown_in(fig)]) for fig in self.figures]
         self.children = [self.css, self.head_buttons, self.layer_buttons, self.message, self.strip, self.table,
                          self.summary, *self.boxes]
         self._redraw()

@@ -15,6 +15,7 @@ import pytest
 from conftest import CHROMIUM_FLAGS
 from test_explorer_browser import _CELL_STATES, _run_all_cells, lab  # noqa: F401 - lab is a fixture
 
+from helpers.chapter_widgets.split_width import HEAD_COUNTS
 from helpers.model import attention_layer_size
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -60,6 +61,9 @@ def _text(page, widget: str) -> str:
 
 
 def _bars(page, widget: str, trace: int = 0) -> list[float]:
+    """The y values of one bar trace of the widget's figure, once plotly has drawn it."""
+    page.wait_for_function("(sel) => (document.querySelector(sel)._fullData || []).length > 0",
+                           arg=f".{widget} .js-plotly-plot", timeout=60_000)
     return page.evaluate(
         """([selector, trace]) => Array.from(document.querySelector(selector)._fullData[trace].y)""",
         [f".{widget} .js-plotly-plot", trace],
@@ -115,10 +119,11 @@ def _check_split(page) -> None:
     _wait_text(page, w, "8 numbers each")
     counts = attention_layer_size(128, 16)
     assert f"{counts['attention_params']:,}" in _text(page, w)
-    shown = page.evaluate("""(sel) => Array.from(document.querySelectorAll(sel)).filter(
-        gd => gd.checkVisibility({visibilityProperty: true})).map(gd => gd._fullData.length)""",
-                          f".{w} .js-plotly-plot")
-    assert shown == [32], f"the 16-head grid should be the one figure on show: {shown}"
+    shown = """(sel) => Array.from(document.querySelectorAll(sel)).filter(
+        gd => gd.checkVisibility({visibilityProperty: true})).map(gd => (gd._fullData || []).length)"""
+    page.wait_for_function(f"() => ({shown})('.{w} .js-plotly-plot').join() === '32'", timeout=60_000)
+    titles = page.locator(f".{w} .js-plotly-plot").nth(HEAD_COUNTS.index(16)).locator(".annotation-text")
+    assert titles.last.text_content() == "head 15", "the 16-head grid must be the figure on show"
     page.locator(f".{w} .widget-toggle-button", has_text="trained four-head checkpoint").click()
     _wait_text(page, w, "In the trained layer")
     assert "32 numbers each" in _text(page, w)
@@ -165,6 +170,9 @@ def test_chapter_widgets_in_a_real_browser(chromium: str, lab: str, presenter: b
         try:
             page = browser.new_page(viewport=size)
             page.set_default_timeout(60_000)
+            console = []  # the page's own errors, printed if the test fails
+            page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: console.append(str(e)))
             page.goto(lab)
             try:
                 _run_all_cells(page)
@@ -182,6 +190,7 @@ def test_chapter_widgets_in_a_real_browser(chromium: str, lab: str, presenter: b
             except Exception:
                 page.screenshot(path=str(SCREENSHOTS / f"chapter-widgets-failure-{mode}.png"), full_page=True)
                 print("\ncode cells when it failed:", page.evaluate(_CELL_STATES))
+                print("errors in the page:", console[-20:])
                 raise
         finally:
             browser.close()
