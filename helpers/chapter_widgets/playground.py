@@ -64,7 +64,7 @@ class SpotlightPlayground(ChapterWidget):
         self.weights = torch.full((len(words),), 1 / len(words))  # [T]
         s = style()
         slider_layout = widgets.Layout(width="390px")
-        label_style = {"description_width": f"{s['font'] * 6}px"}
+        label_style = {"description_width": f"{s['font'] * 7}px"}
         self.sliders = [widgets.FloatSlider(value=0.0, min=SCORE_RANGE[0], max=SCORE_RANGE[1], step=0.5,
                                             description=label, layout=slider_layout, style=label_style)
                         for label in self.labels]
