@@ -143,3 +143,15 @@ def test_a_text_progress_bar_shows_its_last_state_only(monkeypatch: pytest.Monke
     nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text=t) for t in redraws]
     (shown,) = prepare(nb).cells[0].outputs
     assert shown.text == "1 head: 100%| | 3/3\ndone\n"
+
+
+def test_a_notebook_that_fails_is_reported_and_fails_the_build(tmp_path: Path) -> None:
+    good, bad = tmp_path / "good.ipynb", tmp_path / "bad.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('fine')")]), good)
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")]), bad)
+    command = [sys.executable, str(ROOT / "tools" / "build_site.py"), "--no-slides", "--out", str(tmp_path / "site"),
+               str(bad), str(good)]
+    build = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert build.returncode == 1, build.stdout + build.stderr
+    assert "error: bad.ipynb did not run" in build.stdout and "ZeroDivisionError" in build.stdout, build.stdout
+    assert (tmp_path / "site" / "good.html").exists(), "the other notebooks are still built"

@@ -25,6 +25,7 @@ import plotly
 import plotly.io as pio
 from jinja2 import DictLoader
 from latex2mathml.converter import convert as latex_to_mathml
+from nbclient.exceptions import CellExecutionError
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 from refresh_outputs import execute
@@ -36,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"
 PLOTLY_JS = "plotly.min.js"
 MAX_SITE_MB = 20.0
+CELL_TIMEOUT = 900  # seconds one cell may take: generous, since CI and shared machines can be slow
 REPOSITORY = "https://github.com/several-spotlights/several-spotlights"
 PUBLISHED = "https://several-spotlights.github.io/several-spotlights/"
 BINDER = ("https://mybinder.org/v2/gh/several-spotlights/several-spotlights/HEAD"
@@ -69,7 +71,7 @@ def execute_static(path: Path) -> nbformat.NotebookNode:
     """Run one notebook top to bottom as a static build: widgets give their static copies, plotly its JSON."""
     os.environ[STATIC_ENV] = "1"  # the kernel inherits this process's environment
     os.environ["PLOTLY_RENDERER"] = "plotly_mimetype"  # figure JSON only; the page draws it with shared plotly.js
-    return execute(path)
+    return execute(path, timeout=CELL_TIMEOUT)
 
 
 def widget_cells(nb: nbformat.NotebookNode) -> list[int]:
@@ -194,10 +196,15 @@ def main() -> int:
         # imported here: build_slides imports this module for the shared steps above
         from build_slides import ship_reveal, write_deck
         ship_reveal(args.out / "slides")
-    start, pages, blank = time.perf_counter(), [], []
+    start, pages, blank, failed = time.perf_counter(), [], [], []
     for path in notebooks:
         began = time.perf_counter()
-        nb = execute_static(path)
+        try:
+            nb = execute_static(path)
+        except CellExecutionError as error:  # a timeout too: report it, build the rest, fail at the end
+            failed.append(f"{path.name} did not run: {str(error).strip().splitlines()[-1]}")
+            print(f"{path.name}: failed after {time.perf_counter() - began:.0f} s", flush=True)
+            continue
         blank += [f"{path.name} cell {i}" for i in widget_cells(nb)]
         prepare(nb)
         pages.append((path, write_page(nb, path.stem, args.out)))
@@ -210,7 +217,9 @@ def main() -> int:
     print(f"built {len(pages)} notebooks in {time.perf_counter() - start:.0f} s (load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}); the site is {size:.1f} MB "
           f"(limit {MAX_SITE_MB:.0f} MB)")
-    problems = [f"the site is {size:.1f} MB, over the {MAX_SITE_MB:.0f} MB limit"] if size > MAX_SITE_MB else []
+    problems = list(failed)
+    if size > MAX_SITE_MB:
+        problems.append(f"the site is {size:.1f} MB, over the {MAX_SITE_MB:.0f} MB limit")
     if blank:
         problems.append("live widgets, blank without a kernel (give their factory a static copy, see "
                         f"helpers/static.py): {', '.join(blank)}")
