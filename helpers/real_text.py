@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from helpers.checkpoints import ASSETS
-from helpers.plots import PALETTE, styled
+from helpers.plots import PALETTE, style, styled
 from helpers.train import Corpus
 
 RESULTS_FILE = ASSETS / "real_text.json"
@@ -92,7 +92,7 @@ def gap_figure(results: dict | None = None) -> go.Figure:
     by_words = summary["gap_by_words"]
     fig.add_trace(go.Scatter(
         x=[row["train_words"] for row in by_words], y=[row["gap"] for row in by_words], mode="lines+markers",
-        name="seed 0, all steps", line={"color": PALETTE[5]},
+        name="seed 0, after all its steps", line={"color": PALETTE[5]},
         hovertemplate="%{x:,} training words<br>one head minus four heads: %{y:+.2f}<extra></extra>",
     ), row=1, col=2)
     seed_range = summary.get("target", {}).get("seed_range")
@@ -102,11 +102,11 @@ def gap_figure(results: dict | None = None) -> go.Figure:
             fig.add_hline(y=seed_range, line={"color": "grey", "dash": "dash", "width": 1}, row=1, col=col)
     fig.update_xaxes(title_text="training steps", row=1, col=1)
     fig.update_xaxes(title_text="words of training text", type="log", row=1, col=2)
-    fig.update_yaxes(title_text="perplexity gap (above 0: four heads better)", row=1, col=1)
+    fig.update_yaxes(title_text="one head minus four heads", row=1, col=1)
     note = f"; dashed: the seed range, {seed_range:.2f}" if seed_range is not None else ""
-    fig.update_layout(title=f"Four heads against one on the novels<br><sup>grey: no difference{note}</sup>",
-                      legend={"orientation": "h", "y": -0.25}, height=460)
-    return styled(fig)
+    fig.update_layout(title=f"Perplexity gap on the novels<br><sup>above 0: four heads better; grey: no difference"
+                            f"{note}</sup>", legend={"orientation": "h", "y": -0.3}, margin={"t": 120})
+    return styled(fig, height=style()["size"])
 
 
 def novel_example_sentences() -> list[str]:

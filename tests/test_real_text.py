@@ -63,7 +63,7 @@ def test_gap_figure_labels_its_axes_in_words():
     fig = gap_figure(RESULTS)
     assert fig.layout.xaxis.title.text == "training steps"
     assert fig.layout.xaxis2.title.text == "words of training text"
-    assert "four heads better" in fig.layout.yaxis.title.text
+    assert fig.layout.yaxis.title.text == "one head minus four heads" and "four heads better" in fig.layout.title.text
     assert list(fig.data[0].y) == [-0.2, 0.3, 1.2] and list(fig.data[1].x) == [9_000, 240_000, 960_000]
 
 
