@@ -177,13 +177,15 @@ def static_change_one_word(sentence: str | None = None, model: BlockModel | None
         attn, ff = outputs_moved(model, enc.ids, changed)
         buttons.append({"label": f"{labels[i]} → {new}", "method": "update",
                         "args": [{"y": [attn.tolist(), ff.tolist()]},
-                                 {"title.text": summary_line(enc.words, i, new, attn.tolist(), ff.tolist())}]})
+                                 {"title.text": summary_line(enc.words, i, new, attn.tolist(), ff.tolist())
+                                  .replace(", the feed-forward", ",<br>the feed-forward")}]})
     start = enc.words.index("wet") if "wet" in enc.words else len(enc.words) // 2
     fig.update_traces(selector=0, y=buttons[start]["args"][0]["y"][0])
     fig.data[1].y = buttons[start]["args"][0]["y"][1]
     s = style()
-    fig.update_layout(title={"text": buttons[start]["args"][1]["title.text"], "font": {"size": s["font"] - 2}},
-                      margin={"t": 150},
-                      updatemenus=[{"buttons": buttons, "active": start, "x": 0.0, "y": 1.25, "xanchor": "left",
+    fig.update_layout(title={"text": buttons[start]["args"][1]["title.text"], "font": {"size": s["font"] - 2},
+                             "y": 0.99, "yanchor": "top"},
+                      margin={"t": 170}, height=int(s["size"] * 1.1) + 80,
+                      updatemenus=[{"buttons": buttons, "active": start, "x": 0.0, "y": 1.12, "xanchor": "left",
                                     "yanchor": "bottom"}])
     return fig

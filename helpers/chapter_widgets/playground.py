@@ -196,12 +196,13 @@ def static_playground(words: Sequence[str], vectors: torch.Tensor, features: Seq
     buttons = [{"label": name, "method": "restyle", "args": [{"visible": [q == p for q in range(len(presets))]}]}
                for p, name in enumerate(presets)]
     fig.update_layout(
-        title=f"Where '{labels[-1]}' looks: pick the scores, slide the temperature",
+        title={"text": f"Where '{labels[-1]}' looks: pick the scores, slide the temperature", "y": 0.98,
+               "yanchor": "top"},
         width=min(FIT_WIDTH, s["size"] + 200), height=int(s["size"] * 0.9) + 80, font={"size": s["font"]},
         xaxis_title="word looked at", yaxis={"title": "weight", "tickformat": ".0%", "range": [0, 1.1]},
-        margin={"t": 120}, showlegend=False,
+        margin={"t": 150}, showlegend=False,
         updatemenus=[{"type": "buttons", "direction": "right", "buttons": buttons, "active": 1,
-                      "x": 0.0, "y": 1.18, "xanchor": "left", "yanchor": "bottom"}],
+                      "x": 0.0, "y": 1.04, "xanchor": "left", "yanchor": "bottom"}],
         sliders=[{"active": start, "steps": steps, "currentvalue": {"prefix": "temperature "}, "pad": {"t": 90}}],
     )
     return fig

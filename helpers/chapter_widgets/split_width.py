@@ -234,15 +234,20 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
         buttons.append({"label": name, "method": "update", "args": [{"visible": [o == n for o in owner]}, layout]})
     s = style()
     fig.update_layout(
-        width=FIT_WIDTH, height=FIT_WIDTH + 100, font={"size": s["font"]}, margin={"t": 160},
+        width=FIT_WIDTH, height=FIT_WIDTH + 100, font={"size": s["font"]}, margin={"t": 170},
+        plot_bgcolor="white",  # unused slots stay blank
+        title={"y": 0.99, "yanchor": "top", "font": {"size": s["font"]}},
         updatemenus=[{"type": "buttons", "direction": "right", "buttons": buttons, "active": HEAD_COUNTS.index(4),
-                      "x": 0.0, "y": 1.1, "xanchor": "left", "yanchor": "bottom"}],
+                      "x": 0.0, "y": 1.03, "xanchor": "left", "yanchor": "bottom"}],
     )
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(tickangle=-45)
     fig.update_yaxes(title_text=LOOKS, col=1)
     fig.update_xaxes(title_text=LOOKED_AT, row=4)
     start = buttons[HEAD_COUNTS.index(4)]["args"][1]
-    fig.update_layout({k: v for k, v in start.items() if k != "annotations"})
+    fig.layout.title.text = start["title.text"]
+    for key, value in start.items():
+        if key.endswith(".visible"):
+            fig.layout[key.split(".")[0]].visible = value
     fig.layout.annotations = start["annotations"]
     return fig
