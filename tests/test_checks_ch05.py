@@ -104,7 +104,7 @@ def test_the_benchmark_runs_are_judged_from_the_file() -> None:
     [
         (lambda runs: {FOUR_HEADS: ONE_HEAD, ONE_HEAD: FOUR_HEADS}.get(clear_winner(runs), NO_CLEAR_WINNER),
          "Lower perplexity is better"),
-        (lambda runs: FOUR_HEADS if clear_winner(runs) != ONE_HEAD else ONE_HEAD, "no larger than the spread"),
+        (lambda runs: FOUR_HEADS if clear_winner(runs) != ONE_HEAD else ONE_HEAD, "no larger than the range"),
         (lambda runs: NO_CLEAR_WINNER, "is larger than"),
         (lambda runs: 4, "should return one of"),
         (lambda runs: "four", "should return one of"),

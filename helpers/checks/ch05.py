@@ -73,7 +73,7 @@ def _perplexities(runs: Sequence[Mapping[str, Any]], heads: int) -> list[float]:
 
 
 def winner(runs: Sequence[Mapping[str, Any]]) -> str:
-    """The reference: the model with the lower mean perplexity, if the gap is larger than the seeds' spread."""
+    """The reference: the model with the lower mean perplexity, if the gap is larger than the range over seeds."""
     one, four = _perplexities(runs, 1), _perplexities(runs, 4)
     if not one or not four:
         raise ValueError(f"need runs with 1 and with 4 heads, got heads {sorted({r['heads'] for r in runs})}")
@@ -112,13 +112,14 @@ def _judge(name: str, clear_winner: Callable[[Runs], Any], runs: Runs, what: str
     spread = max(max(one) - min(one), max(four) - min(four))
     means = f"mean perplexity {statistics.mean(one):.3f} with one head, {statistics.mean(four):.3f} with four"
     expect(not (want == NO_CLEAR_WINNER),
-           f"{name} called {got!r} for {what} ({means}), but the gap {abs(gap):.3f} is no larger than the spread "
-           f"between seeds ({spread:.3f}): another set of seeds could reverse it. Answer {NO_CLEAR_WINNER!r}.")
+           f"{name} called {got!r} for {what} ({means}), but the gap {abs(gap):.3f} is no larger than the range "
+           f"over the seeds, largest minus smallest ({spread:.3f}): another set of seeds could reverse it. "
+           f"Answer {NO_CLEAR_WINNER!r}.")
     expect(got == NO_CLEAR_WINNER,
            f"{name} called {got!r} for {what} ({means}). Lower perplexity is better: the model with the "
            "lower mean wins.")
     expect(False, f"{name} saw no clear winner for {what} ({means}), but the gap {abs(gap):.3f} is larger than "
-                  f"the largest spread between seeds ({spread:.3f}): answer {want!r}.")
+                  f"the wider range over the seeds ({spread:.3f}): answer {want!r}.")
 
 
 def check_clear_winner(clear_winner: Callable[[Runs], Any], runs: Sequence[Mapping[str, Any]] | None = None) -> bool:
