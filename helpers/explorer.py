@@ -163,8 +163,6 @@ class Explorer(widgets.VBox):
         self.grid_box = widgets.Box([], layout=widgets.Layout(**_HIDDEN))
         self.bars_box = widgets.Box([])
         self._listen_to_clicks(self.heatmap)
-        self._bars_by_heads: dict[int, go.FigureWidget] = {}  # one focus figure per number of heads
-        self._grids_by_heads: dict[int, go.FigureWidget] = {}  # one "all heads" grid per number of heads
 
         for picker, setter in ((self.sentence, self.set_sentence), (self.example_picker, self.set_sentence),
                                (self.model_picker, self.set_model), (self.head_picker, self.set_head),
@@ -264,12 +262,15 @@ class Explorer(widgets.VBox):
             options = [(f"head {h}", h) for h in range(heads)] + [(ALL_HEADS, ALL_HEADS)]
             self._set_quietly(self.model_picker, name)
             self._set_quietly(self.head_picker, self.head, options=options)
-            if heads not in self._bars_by_heads:  # built once per number of heads, then shown or hidden
-                self._bars_by_heads[heads] = focus_figure(heads)
-                self.bars_box.children = [*self.bars_box.children, widgets.Box([self._bars_by_heads[heads]])]
-            self.bars, self.grid = self._bars_by_heads[heads], self._grids_by_heads.get(heads)
-            for box in self.bars_box.children:
-                box.layout = widgets.Layout(**(_SHOWN if box.children[0] is self.bars else _HIDDEN))
+            if self.bars is None or len(self.bars.data) != heads:  # another number of heads: new figures
+                old, self.bars = self.bars, focus_figure(heads)
+                self.bars_box.children = [self.bars]
+                if old is not None:
+                    old.close()
+                if self.grid is not None:
+                    self.grid_box.children = []
+                    self.grid.close()
+                    self.grid = None
             if self.words:
                 self.set_sentence(self.sentence.value)
 
@@ -303,16 +304,13 @@ class Explorer(widgets.VBox):
             title = f"Every head of the {name} model"
             if self.grid is None:
                 self.grid = grid_figure(self.att, self.words, title, self.originals)
-                self._grids_by_heads[heads] = self.grid
                 self._listen_to_clicks(self.grid)
-                self.grid_box.children = [*self.grid_box.children, widgets.Box([self.grid])]
+                self.grid_box.children = [self.grid]
             else:
                 update_grid_figure(self.grid, self.att, self.words, title, self.originals)
         else:
             update_head_figure(self.heatmap, self.att[self.head], self.words, f"Head {self.head} of the {name} model",
                                self.originals)
-        for box in self.grid_box.children:
-            box.layout = widgets.Layout(**(_SHOWN if grid and box.children[0] is self.grid else _HIDDEN))
         self.grid_box.layout = widgets.Layout(**(_SHOWN if grid else _HIDDEN))
         self.heatmap_box.layout = widgets.Layout(**(_HIDDEN if grid else _SHOWN))
         self._redraw_focus()

@@ -15,13 +15,12 @@ import torch
 from helpers.plots import (
     FIT_WIDTH,
     LOOKED_AT,
-    LOOKS,
     PALETTE,
     attention_heatmap,
     heads_grid,
+    heatmap_axes,
     heatmap_side,
     heatmap_traces,
-    label_heatmap_axes,
     style,
     styled,
     unique_labels,
@@ -48,8 +47,8 @@ def update_head_figure(
     with fig.batch_update():
         for trace, new in zip(fig.data, (shown, masked), strict=True):
             trace.update(z=new.z, x=new.x, y=new.y, text=new.text)
-        label_heatmap_axes(fig, unique_labels(words))
-        fig.layout.update(title_text=title, width=min(FIT_WIDTH, side + 200), height=side + 160)
+        fig.layout.update(title_text=title, width=min(FIT_WIDTH, side + 200), height=side + 160,
+                          **heatmap_axes(unique_labels(words)))
 
 
 def grid_figure(
@@ -98,8 +97,8 @@ def update_focus_figure(fig: go.FigureWidget, rows: torch.Tensor, words: Sequenc
     with fig.batch_update():
         for trace, row in zip(fig.data, rows.numpy(), strict=True):
             trace.update(x=labels, y=row)
-        fig.update_xaxes(title_text=LOOKED_AT + (f" ({note})" if note else ""), **axis)
-        fig.layout.update(title_text=title)
+        fig.layout.update(title_text=title, xaxis={"title": {"text": LOOKED_AT + (f" ({note})" if note else "")},
+                                                   "tickangle": -45, **axis})
 
 
 def static_figure(
@@ -131,7 +130,7 @@ def static_figure(
     head_menu = [{"label": f"head {h}", "method": "restyle", "args": [{"z": by_head[h]}, shown]}
                  for h in range(n_heads)]
     side = heatmap_side(max(len(words) for words in sentences))
-    axes = [_static_axes(unique_labels(words), side) for words in sentences]
+    axes = [heatmap_axes(unique_labels(words), side) for words in sentences]
     sentence_menu = [
         {"label": _short(words), "method": "update",
          "args": [{"visible": [t // 2 == s for t in range(2 * len(sentences))]}, axes[s]]}
@@ -148,14 +147,6 @@ def static_figure(
     )
     fig.update_layout(axes[0])
     return styled(fig, width=side + 200, height=side + 270)
-
-
-def _static_axes(labels: Sequence[str], side: float) -> dict:
-    """Layout updates that label one sentence's words on both axes (for the sentence menu)."""
-    axis, note = word_axis(labels, side)
-    looked_at = LOOKED_AT + (f" ({note})" if note else "")
-    return {"xaxis": {"title": {"text": looked_at}, "tickangle": -45, **axis},
-            "yaxis": {"title": {"text": LOOKS}, "autorange": "reversed", **axis}}
 
 
 def _short(words: Sequence[str], limit: int = 6) -> str:

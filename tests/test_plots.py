@@ -50,11 +50,11 @@ def test_figures_fit_and_presenter_mode_grows_every_text(on: bool) -> None:
 def test_every_word_is_labelled_up_to_forty_and_the_axis_says_which_beyond() -> None:
     words = [f"w{i}" for i in range(40)]
     fig = attention_heatmap(_weights(40), words)
-    assert list(fig.layout.xaxis.tickvals) == words and list(fig.layout.yaxis.tickvals) == words
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.dtick == 1 and fig.layout.xaxis.tickmode == "linear"
     assert fig.layout.xaxis.title.text == "word looked at"
     many = [f"w{i}" for i in range(100)]
     fig = attention_heatmap(_weights(100), many)
-    assert list(fig.layout.xaxis.tickvals) == many[::3]
+    assert fig.layout.xaxis.dtick == 3 and fig.layout.xaxis.tick0 == 0
     assert fig.layout.xaxis.title.text == "word looked at (every 3rd word labelled)"
 
 
