@@ -47,8 +47,9 @@ def update_head_figure(
     with fig.batch_update():
         for trace, new in zip(fig.data, (shown, masked), strict=True):
             trace.update(z=new.z, x=new.x, y=new.y, text=new.text)
-        fig.layout.update(title_text=title, width=min(FIT_WIDTH, side + 200), height=side + 160,
-                          **heatmap_axes(unique_labels(words)))
+        # the axes keep the word ticks they were built with: re-sending axis settings to a live heatmap
+        # blanked every figure of the explorer in JupyterLab (seen in the browser test)
+        fig.layout.update(title_text=title, width=min(FIT_WIDTH, side + 200), height=side + 160)
 
 
 def grid_figure(
