@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from helpers.attention import MultiHeadAttention, is_count
+from helpers.course import COURSE_SIZES
 
 
 @dataclass(frozen=True)
@@ -126,10 +127,6 @@ def attention_layer_size(width: int, heads: int, out_proj: bool = True) -> dict[
     proj = width * width + width if out_proj else 0
     return {"width": width, "heads": heads, "head_width": width // heads, "qkv_params": qkv,
             "out_proj_params": proj, "attention_params": qkv + proj}
-
-
-COURSE_SIZES = ((128, 4), (768, 12), (4096, 32))
-"""(width, heads) rows of the course's table of model sizes."""
 
 
 def course_size_table() -> list[dict[str, int]]:
