@@ -107,8 +107,3 @@ def gap_figure(results: dict | None = None) -> go.Figure:
     fig.update_layout(title=f"Perplexity gap on the novels<br><sup>above 0: four heads better; grey: no difference"
                             f"{note}</sup>", legend={"orientation": "h", "y": -0.3}, margin={"t": 120})
     return styled(fig, height=style()["size"])
-
-
-def novel_example_sentences() -> list[str]:
-    """Sentences from the novels' test text made only of words the real-text models know (none if unmeasured)."""
-    return list(real_text_results().get("examples", [])) if RESULTS_FILE.is_file() else []
