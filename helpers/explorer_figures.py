@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import plotly.graph_objects as go
 import torch
 
@@ -19,6 +20,7 @@ from helpers.plots import (
     attention_heatmap,
     heads_grid,
     heatmap_axes,
+    heatmap_cells,
     heatmap_side,
     heatmap_traces,
     style,
@@ -41,15 +43,48 @@ def update_head_figure(
     fig: go.FigureWidget, weights: torch.Tensor, words: Sequence[str], title: str,
     originals: Sequence[str] | None = None,
 ) -> None:
-    """Swap in new [T, T] weights, words and tooltips, as one update message (no rebuild, no flicker)."""
-    shown, masked = heatmap_traces(weights, words, originals=originals)
+    """Swap in new [T, T] weights, words and tooltips, as one update message (no rebuild, no flicker).
+
+    Sends only what changed: a head change sends the weights and the title; a new sentence also its words
+    and tooltips; the axis labelling (every word, or every k-th with a note) only when its rule changes.
+    """
+    cells = heatmap_cells(weights, words, originals=originals)
+    shown, masked = fig.data
     side = heatmap_side(len(words))
+    axes = heatmap_axes(cells.labels, side)
     with fig.batch_update():
-        for trace, new in zip(fig.data, (shown, masked), strict=True):
-            trace.update(z=new.z, x=new.x, y=new.y, text=new.text)
-        # the axes keep the word ticks they were built with: re-sending axis settings to a live heatmap
-        # blanked every figure of the explorer in JupyterLab (seen in the browser test)
+        shown.z = cells.weights
+        if not _same(shown.text, cells.seen_text):
+            shown.update(x=cells.labels, y=cells.labels, text=cells.seen_text)
+            masked.update(z=cells.future, x=cells.labels, y=cells.labels, text=cells.masked_text)
         fig.layout.update(title_text=title, width=min(FIT_WIDTH, side + 200), height=side + 160)
+        _relabel(fig, axes)
+
+
+def _same(old: object, new: np.ndarray) -> bool:
+    """True when a trace property already holds the array `new` (a cheap check before sending it again)."""
+    return isinstance(old, np.ndarray) and old.shape == new.shape and bool((old == new).all())
+
+
+def _relabel(fig: go.FigureWidget, axes: dict) -> None:
+    """Send the word-axis settings of `axes` (from heatmap_axes) whose values differ from the figure's.
+
+    Only the labelling rule (every k-th word, the tick font, the note in the axis title) is sent, and only
+    when it changed: re-sending a live heatmap's whole axis settings on every update blanked the explorer's
+    figures in JupyterLab.
+    """
+    changes = {}
+    for name in axes:
+        want, axis = axes[name], fig.layout[name]
+        if (axis.dtick, axis.tick0, axis.tickmode) != (want["dtick"], want["tick0"], want["tickmode"]):
+            changes.update({f"{name}.dtick": want["dtick"], f"{name}.tick0": want["tick0"],
+                            f"{name}.tickmode": want["tickmode"]})
+        if axis.tickfont.size != want["tickfont"]["size"]:
+            changes[f"{name}.tickfont.size"] = want["tickfont"]["size"]
+        if axis.title.text != want["title"]["text"]:
+            changes[f"{name}.title.text"] = want["title"]["text"]
+    if changes:
+        fig.layout.update(changes)
 
 
 def grid_figure(
@@ -65,15 +100,27 @@ def update_grid_figure(
     fig: go.FigureWidget, weights: torch.Tensor, words: Sequence[str], title: str,
     originals: Sequence[str] | None = None,
 ) -> None:
-    """Swap in new [H, T, T] weights; the grid must already have H heads (two traces per head)."""
+    """Swap in new [H, T, T] weights; the grid must already have H heads (two traces per head).
+
+    Like update_head_figure it sends only what changed; the axis layout is rebuilt only when the number of
+    words changes (the only thing that changes which words are labelled and the tick font).
+    """
     heads = weights.shape[0]
     if len(fig.data) != 2 * heads:
         raise ValueError(f"this grid shows {len(fig.data) // 2} heads, got weights for {heads}")
-    fresh = heads_grid(weights, words, title=title, originals=originals)  # the same layout, new words
+    resized = fig.data[0].x is None or len(fig.data[0].x) != len(words)
     with fig.batch_update():
-        for trace, new in zip(fig.data, fresh.data, strict=True):
-            trace.update(z=new.z, x=new.x, y=new.y, text=new.text)
-        fig.layout.update(fresh.layout)
+        for h in range(heads):
+            cells = heatmap_cells(weights[h], words, originals=originals)
+            shown, masked = fig.data[2 * h], fig.data[2 * h + 1]
+            shown.z = cells.weights
+            if not _same(shown.text, cells.seen_text):
+                shown.update(x=cells.labels, y=cells.labels, text=cells.seen_text)
+                masked.update(z=cells.future, x=cells.labels, y=cells.labels, text=cells.masked_text)
+        if resized:
+            fig.layout.update(heads_grid(weights, words, title=title, originals=originals).layout)
+        else:
+            fig.layout.title.text = title
 
 
 def focus_figure(heads: int) -> go.FigureWidget:
@@ -97,9 +144,11 @@ def update_focus_figure(fig: go.FigureWidget, rows: torch.Tensor, words: Sequenc
     axis, note = word_axis(labels, FIT_WIDTH - 250)
     with fig.batch_update():
         for trace, row in zip(fig.data, rows.numpy(), strict=True):
-            trace.update(x=labels, y=row)
-        fig.layout.update(title_text=title, xaxis={"title": {"text": LOOKED_AT + (f" ({note})" if note else "")},
-                                                   "tickangle": -45, **axis})
+            if trace.x is None or list(trace.x) != labels:
+                trace.x = labels
+            trace.y = row
+        fig.layout.title.text = title
+        _relabel(fig, {"xaxis": {"title": {"text": LOOKED_AT + (f" ({note})" if note else "")}, **axis}})
 
 
 def static_figure(

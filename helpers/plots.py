@@ -7,9 +7,12 @@ FIT_WIDTH pixels wide, so it fits JupyterLab's output area, also on a 1280x720 p
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import plotly.graph_objects as go
 import torch
 from plotly.subplots import make_subplots
@@ -80,7 +83,7 @@ def _ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
 
-def _as_grid(weights: torch.Tensor | Sequence[Sequence[float]]) -> list[list[float]]:
+def _as_grid(weights: torch.Tensor | Sequence[Sequence[float]]) -> torch.Tensor:
     try:
         grid = torch.as_tensor(weights, dtype=torch.float32).detach().cpu()
     except (TypeError, ValueError, RuntimeError) as err:
@@ -88,7 +91,19 @@ def _as_grid(weights: torch.Tensor | Sequence[Sequence[float]]) -> list[list[flo
                          f"got a {type(weights).__name__} that is not one ({err})") from None
     if grid.dim() != 2:
         raise ValueError(f"a heatmap needs a 2-D [looking words, looked-at words] grid, got {list(grid.shape)}")
-    return grid.tolist()
+    return grid
+
+
+@functools.lru_cache(maxsize=64)
+def _hover_texts(words: tuple[str, ...], originals: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """hover_texts as [T, T] string arrays, kept for the last sentences: a head change reuses them."""
+    named = [label if o == w else f"{label} ({o})"
+             for label, w, o in zip(unique_labels(words), words, originals, strict=True)]
+    seen = np.array([[f"'{looks}' looks at '{seen}'" for seen in named] for looks in named], dtype=str)
+    masked = np.array([[f"masked: '{looks}' cannot see the later word '{seen}'" for seen in named]
+                       for looks in named], dtype=str)
+    seen.flags.writeable = masked.flags.writeable = False  # shared between calls: nobody may change them
+    return seen, masked
 
 
 def hover_texts(words: Sequence[str], originals: Sequence[str] | None = None) -> tuple[list, list]:
@@ -96,16 +111,52 @@ def hover_texts(words: Sequence[str], originals: Sequence[str] | None = None) ->
 
     `originals` are the words as typed, where the model read some as '<unk>': the tooltip names them.
     """
+    seen, masked = hover_arrays(words, originals)
+    return seen.tolist(), masked.tolist()
+
+
+def hover_arrays(words: Sequence[str], originals: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """hover_texts as read-only [T, T] numpy string arrays (what a live figure update sends)."""
     if originals is None:
         originals = words
     if len(originals) != len(words):
         raise ValueError(f"{len(words)} words need {len(words)} original words, got {len(originals)}")
-    named = [label if o == w else f"{label} ({o})"
-             for label, w, o in zip(unique_labels(words), words, originals, strict=True)]
-    seen = [[f"'{named[i]}' looks at '{named[j]}'" for j in range(len(named))] for i in range(len(named))]
-    masked = [[f"masked: '{named[i]}' cannot see the later word '{named[j]}'" for j in range(len(named))]
-              for i in range(len(named))]
-    return seen, masked
+    return _hover_texts(tuple(words), tuple(originals))
+
+
+@dataclass(frozen=True)
+class HeatmapCells:
+    """What the two heatmap traces show, as numpy arrays a live figure takes without plotly's slow list checks.
+
+    weights [T, T]: the weights, None over the masked future; future [T, T]: 1 over the future, else None;
+    labels [T]: the axis labels; seen_text, masked_text [T, T]: the tooltips of the two traces.
+    """
+
+    weights: np.ndarray
+    future: np.ndarray
+    labels: list[str]
+    seen_text: np.ndarray
+    masked_text: np.ndarray
+
+
+def heatmap_cells(
+    weights: torch.Tensor | Sequence[Sequence[float]],
+    words: Sequence[str],
+    causal: bool = True,
+    originals: Sequence[str] | None = None,
+) -> HeatmapCells:
+    """The cells of one head's heatmap: weights and grey future as object arrays (None = no cell), tooltips."""
+    grid = _as_grid(weights)  # [T, T] float32
+    n, columns = grid.shape
+    if len(words) != n or columns != n:
+        raise ValueError(f"{len(words)} words need a {len(words)} x {len(words)} grid, "
+                         f"got a [{n}, {columns}] grid ({n} rows, {columns} columns)")
+    future = np.triu(np.ones((n, n), dtype=bool), k=1) if causal else np.zeros((n, n), dtype=bool)
+    shown = grid.numpy().astype(float).astype(object)  # Python floats: None can stand for a masked cell
+    shown[future] = None
+    hidden = np.where(future, 1, None)
+    seen_text, masked_text = hover_arrays(words, originals)
+    return HeatmapCells(shown, hidden, unique_labels(words), seen_text, masked_text)
 
 
 def heatmap_traces(
@@ -121,23 +172,16 @@ def heatmap_traces(
     Each trace answers the hover only on its own cells (hoverongaps off): a visible cell names both words
     and its weight in percent, a masked cell says it is masked.
     """
-    grid = _as_grid(weights)
-    n, columns = len(grid), len(grid[0]) if grid else 0
-    if len(words) != n or columns != n:
-        raise ValueError(f"{len(words)} words need a {len(words)} x {len(words)} grid, "
-                         f"got a [{n}, {columns}] grid ({n} rows, {columns} columns)")
-    labels = unique_labels(words)
-    seen_text, masked_text = hover_texts(words, originals)
-    z = [[None if causal and j > i else grid[i][j] for j in range(n)] for i in range(n)]
-    hidden = [[1 if causal and j > i else None for j in range(n)] for i in range(n)]
+    cells = heatmap_cells(weights, words, causal=causal, originals=originals)
     shown = go.Heatmap(
-        z=z, x=labels, y=labels, zmin=0, zmax=zmax, colorscale=COLOURS, showscale=show_scale,
-        colorbar={"title": "weight", "tickformat": ".0%"} if show_scale else None,
-        text=seen_text, hoverongaps=False, hovertemplate="%{text}: %{z:.1%}<extra></extra>",
+        z=cells.weights.tolist(), x=cells.labels, y=cells.labels, zmin=0, zmax=zmax, colorscale=COLOURS,
+        showscale=show_scale, colorbar={"title": "weight", "tickformat": ".0%"} if show_scale else None,
+        text=cells.seen_text.tolist(), hoverongaps=False, hovertemplate="%{text}: %{z:.1%}<extra></extra>",
     )
     masked = go.Heatmap(
-        z=hidden, x=labels, y=labels, colorscale=[[0, MASKED], [1, MASKED]], showscale=False,
-        text=masked_text, hoverongaps=False, hovertemplate="%{text}<extra></extra>",
+        z=cells.future.tolist(), x=cells.labels, y=cells.labels, colorscale=[[0, MASKED], [1, MASKED]],
+        showscale=False, text=cells.masked_text.tolist(), hoverongaps=False,
+        hovertemplate="%{text}<extra></extra>",
     )
     return [shown, masked]
 

@@ -415,3 +415,37 @@ def test_tooltips_hover_only_their_own_cells() -> None:
             assert shown.hoverongaps is False and masked.hoverongaps is False
             assert "%{z:.1%}" in shown.hovertemplate and "%{text}" in masked.hovertemplate
     assert ex.grid.layout.width <= 820 and len({t.xaxis for t in ex.grid.data}) == 4
+
+
+def _labelled(axis, words: list[str]) -> list[str]:
+    """The words a plotly axis with tickmode 'linear' over category positions labels."""
+    assert axis.tickmode == "linear"
+    return unique_labels(words)[int(axis.tick0) :: int(axis.dtick)]
+
+
+def test_live_updates_switch_between_every_word_and_every_kth_word_labelled() -> None:
+    """A 60-word sentence typed into the open explorer labels every 2nd word and says so; a short one
+    afterwards labels every word again, in the heatmap, the grid and the focus bars."""
+    long = " ".join((STORY.split() * 6)[:60])
+    ex = _explorer(sentence=STORY)
+    for step in ("head", ALL_HEADS):
+        if step == ALL_HEADS:
+            ex.set_head(ALL_HEADS)
+        fig = ex.figure
+        assert "labelled" not in str(fig.layout)
+        ex.sentence.value = long
+        assert ex.figure is fig, "the figure was rebuilt instead of updated"
+        xaxis, yaxis = fig.layout.xaxis, fig.layout.yaxis
+        assert _labelled(xaxis, ex.words) == unique_labels(ex.words)[::2] == _labelled(yaxis, ex.words)
+        titles = {a.title.text for a in fig.select_xaxes() if a.title.text}
+        assert titles == {"word looked at (every 2nd word labelled)"}, titles
+        ex.set_focus(59)
+        assert ex.bars.layout.xaxis.title.text == "word looked at (every 2nd word labelled)"
+        assert _labelled(ex.bars.layout.xaxis, ex.words) == unique_labels(ex.words)[::2]
+        ex.head_picker.value = 1 if step == "head" else ALL_HEADS  # a head change keeps the long labelling
+        assert fig.layout.xaxis.dtick == 2
+        ex.sentence.value = STORY
+        assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.dtick == 1
+        assert _labelled(fig.layout.xaxis, ex.words) == unique_labels(ex.words)
+        assert {a.title.text for a in fig.select_xaxes() if a.title.text} == {"word looked at"}
+        assert ex.bars.layout.xaxis.title.text == "word looked at" and ex.bars.layout.xaxis.dtick == 1

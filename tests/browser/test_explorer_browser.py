@@ -247,7 +247,47 @@ def _check_explorer(page) -> float:
             const r = gd.querySelector('.main-svg').getBoundingClientRect();
             return [r.left - area.left, area.right - r.right]; })""")
     assert boxes and all(left >= -1 and right >= -1 for left, right in boxes), f"outside the output area: {boxes}"
+    _check_long_sentence_labels(page, text_box)
     return ms
+
+
+def _axis_labels(page, words: int) -> dict:
+    """Once the heatmap shows `words` words: its tick labels in screen order and its x axis title.
+
+    Labels are ordered by their right (x) and bottom (y) ends: a slanted x label ends at its tick.
+    """
+    page.wait_for_function(f"() => document.querySelector('{HEATMAP}')._fullData[0].x.length === {words}",
+                           timeout=30_000)
+    page.wait_for_timeout(300)  # the relayout that follows the restyle in the same update message
+    return page.evaluate(
+        """(selector) => {
+            const gd = document.querySelector(selector);
+            const texts = (css, side) => Array.from(gd.querySelectorAll(css))  // in screen order
+                .sort((a, b) => a.getBoundingClientRect()[side] - b.getBoundingClientRect()[side])
+                .map(t => t.textContent);
+            return {x: texts('.xtick text', 'right'), y: texts('.ytick text', 'bottom'),
+                    title: texts('.xtitle', 'left').join(' ')};
+        }""",
+        HEATMAP,
+    )
+
+
+def _check_long_sentence_labels(page, text_box) -> None:
+    """Typed into the open explorer: a 60-word sentence labels every 2nd word and says so on the figure;
+    a short sentence afterwards labels every word again and the note is gone."""
+    long_words = (NEW_SENTENCE.split() * 6)[:60]
+    text_box.fill(" ".join(long_words))
+    text_box.press("Enter")
+    long_axes = _axis_labels(page, 60)
+    assert long_axes["title"] == "word looked at (every 2nd word labelled)", long_axes["title"]
+    promised = unique_labels(long_words)[::2]
+    assert long_axes["x"] == promised and long_axes["y"] == promised, (promised, long_axes)
+    text_box.fill(NEW_SENTENCE)
+    text_box.press("Enter")
+    short_axes = _axis_labels(page, len(NEW_SENTENCE.split()))
+    everyone = unique_labels(NEW_SENTENCE.split())
+    assert short_axes["x"] == everyone and short_axes["y"] == everyone, short_axes
+    assert short_axes["title"] == "word looked at", short_axes["title"]
 
 
 def test_explorer_in_a_real_browser(chromium: str, lab: str) -> None:
