@@ -4,9 +4,9 @@
     x = x + ff(ln2(x))     # feed-forward: each word is worked on by itself
 
 `BlockModel` is the course model with its single attention layer replaced by one (or more) such blocks and
-a final layer norm. It has the course model's interface (`config`, `tokenizer`, `check_ids`, forward with
-`return_attention`), so `helpers.train.train(model=...)` and the perplexity and clue-accuracy scores of
-`helpers.evaluate` work with it unchanged.
+a final layer norm. Both are `helpers.model.LanguageModel`s (`config`, `tokenizer`, checked embedding, forward
+with `return_attention`, `attention_layer`), so `helpers.train.train(model=...)`, the scores of
+`helpers.evaluate` and the explorer work with it unchanged.
 Shapes use B = batch, T = number of words, C = width, H = heads.
 """
 
@@ -17,8 +17,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from helpers.attention import MultiHeadAttention, is_count
-from helpers.model import CourseConfig, CourseModel
+from helpers import guards
+from helpers.attention import MultiHeadAttention
+from helpers.model import CourseConfig, LanguageModel
 
 
 class FeedForward(nn.Module):
@@ -26,11 +27,9 @@ class FeedForward(nn.Module):
 
     def __init__(self, width: int, hidden: int | None = None) -> None:
         super().__init__()
-        if not is_count(width):
-            raise ValueError(f"width must be a whole number >= 1, got {width!r}")
-        hidden = 4 * width if hidden is None else hidden
-        if not is_count(hidden):
-            raise ValueError(f"hidden must be a whole number >= 1 (default 4 x width), got {hidden!r}")
+        hidden = 4 * width if hidden is None else hidden  # default: 4 x the width
+        guards.check_counts(width=width)
+        guards.check_counts(hidden=hidden)
         self.width, self.hidden = width, hidden
         self.up = nn.Linear(width, hidden)  # C -> 4C: room to compute
         self.act = nn.GELU()
@@ -38,10 +37,7 @@ class FeedForward(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x [..., C] -> [..., C]; every word's vector goes through the same two layers on its own."""
-        if not isinstance(x, torch.Tensor) or x.dim() == 0 or x.shape[-1] != self.width:
-            got = list(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
-            raise ValueError(f"the feed-forward part needs a tensor whose last size is the width {self.width}, "
-                             f"got {got}")
+        guards.check_feed_forward_input(x, self.width)
         return self.down(self.act(self.up(x)))  # [..., C] -> [..., 4C] -> [..., C]
 
 
@@ -54,8 +50,7 @@ class TransformerBlock(nn.Module):
 
     def __init__(self, width: int, heads: int, feed_forward: bool = True, out_proj: bool = True) -> None:
         super().__init__()
-        if feed_forward not in (True, False):
-            raise ValueError(f"feed_forward must be True or False, got {feed_forward!r}")
+        guards.check_true_or_false(feed_forward=feed_forward)
         attn = MultiHeadAttention(width, heads, out_proj=out_proj)  # checks width and heads first
         self.ln1 = nn.LayerNorm(width)
         self.attn = attn
@@ -82,36 +77,31 @@ class BlockConfig(CourseConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not is_count(self.layers):
-            raise ValueError(f"layers must be a whole number >= 1, got {self.layers!r}")
-        if self.feed_forward not in (True, False):
-            raise ValueError(f"feed_forward must be True or False, got {self.feed_forward!r}")
+        guards.check_counts(layers=self.layers)
+        guards.check_true_or_false(feed_forward=self.feed_forward)
 
 
-class BlockModel(nn.Module):
+class BlockModel(LanguageModel):
     """token + position embedding -> `layers` transformer blocks -> final layer norm -> scores over the vocabulary.
 
-    Same interface as CourseModel: forward(token_ids [B, T] or [T], return_attention=False) -> logits
-    [B, T, vocab], or (logits, att [B, H, T, T]) with the first block's attention weights.
+    forward(token_ids [B, T] or [T], return_attention=False) -> logits [B, T, vocab], or (logits,
+    att [B, H, T, T]) with the first block's attention weights, as for the course model.
     """
 
-    check_ids = CourseModel.check_ids  # the same input checks as the course model: type, shape, length, range
-    embed = CourseModel.embed  # the same word + position embedding
-
     def __init__(self, config: BlockConfig) -> None:
-        super().__init__()
         if not isinstance(config, BlockConfig):
             raise ValueError(f"BlockModel needs a BlockConfig, got {type(config).__name__}")
-        self.config = config
-        self.tok_emb = nn.Embedding(config.vocab_size, config.width)
-        self.pos_emb = nn.Embedding(config.context, config.width)
+        super().__init__(config)
         self.blocks = nn.ModuleList(
             TransformerBlock(config.width, config.heads, config.feed_forward, out_proj=bool(config.out_proj))
             for _ in range(config.layers)
         )
         self.ln_f = nn.LayerNorm(config.width)
         self.lm_head = nn.Linear(config.width, config.vocab_size)
-        self.tokenizer = None  # set by helpers.train.train
+
+    @property
+    def attention_layer(self) -> MultiHeadAttention:
+        return self.blocks[0].attn
 
     def forward(
         self, token_ids: torch.Tensor, return_attention: bool = False

@@ -1,4 +1,5 @@
-"""Scores for a trained course model: perplexity, clue accuracy, where each head looks, head ablation.
+"""Scores for a trained model (the course model or the block model): perplexity, clue accuracy, where each
+head looks, head ablation.
 
 Validation text is cut into windows of the model's context (128 words); every word after the first
 is predicted once, from the words before it in its window. A clue-dependent word is scored only when
@@ -15,7 +16,8 @@ from contextlib import contextmanager
 import torch
 import torch.nn.functional as F
 
-from helpers.model import CourseModel
+from helpers import guards
+from helpers.model import LanguageModel
 from helpers.stories import CLUE_KINDS, Clue
 
 
@@ -37,8 +39,25 @@ def _windows(ids: torch.Tensor, context: int, who: str) -> tuple[torch.Tensor, t
     return x, y
 
 
+def _check_model(model: object, who: str) -> None:
+    if not isinstance(model, LanguageModel):
+        raise ValueError(f"{who} needs one of the series' models (helpers.load_model, course_model or block_model), "
+                         f"got {type(model).__name__}")
+
+
+@contextmanager
+def evaluating(model: LanguageModel) -> Iterator[LanguageModel]:
+    """The model in evaluation mode for the `with` block, then back in the mode it was in (even after an error)."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)
+
+
 @torch.no_grad()
-def _guesses(model: CourseModel, x: torch.Tensor, batch: int = 16) -> torch.Tensor:
+def _guesses(model: LanguageModel, x: torch.Tensor, batch: int = 16) -> torch.Tensor:
     """The model's top guess for every position of every window: [N, T].
 
     Works batch by batch so that only one batch of scores over the vocabulary is held at a time.
@@ -47,18 +66,17 @@ def _guesses(model: CourseModel, x: torch.Tensor, batch: int = 16) -> torch.Tens
 
 
 @torch.no_grad()
-def perplexity(model: CourseModel, ids: torch.Tensor) -> float:
+def perplexity(model: LanguageModel, ids: torch.Tensor) -> float:
     """exp(mean cross-entropy) of predicting each next word of `ids`: how many words the model is torn between."""
-    was_training = model.training
-    model.eval()
+    _check_model(model, "perplexity")
     x, y = _windows(ids, model.config.context, "perplexity")
     total = 0.0
     batch = 16  # scores over the vocabulary are [batch, T, V]: kept small for Binder's memory
-    for i in range(0, len(x), batch):
-        logits = model(x[i : i + batch])  # [b, T, V]
-        total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y[i : i + batch].reshape(-1),
-                                 reduction="sum").item()
-    model.train(was_training)
+    with evaluating(model):
+        for i in range(0, len(x), batch):
+            logits = model(x[i : i + batch])  # [b, T, V]
+            total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y[i : i + batch].reshape(-1),
+                                     reduction="sum").item()
     return math.exp(total / y.numel())
 
 
@@ -80,14 +98,13 @@ def scorable_clues(clues: list[Clue], n_words: int, context: int) -> list[tuple[
 
 
 @torch.no_grad()
-def clue_accuracy(model: CourseModel, ids: torch.Tensor, clues: list[Clue]) -> dict[str, float]:
+def clue_accuracy(model: LanguageModel, ids: torch.Tensor, clues: list[Clue]) -> dict[str, float]:
     """Share of clue-dependent words the model guesses exactly (top choice), per clue kind and "all"."""
-    was_training = model.training
-    model.eval()
+    _check_model(model, "clue_accuracy")
     context = model.config.context
     x, _ = _windows(ids, context, "clue_accuracy")
-    guesses = _guesses(model, x).reshape(-1)  # [N*T]: guess for stream word p at index p - 1
-    model.train(was_training)
+    with evaluating(model):
+        guesses = _guesses(model, x).reshape(-1)  # [N*T]: guess for stream word p at index p - 1
     right: dict[str, list[bool]] = defaultdict(list)
     seen: dict[int, bool] = {}
     for clue, window, index in scorable_clues(clues, len(ids), context):
@@ -103,7 +120,7 @@ def clue_accuracy(model: CourseModel, ids: torch.Tensor, clues: list[Clue]) -> d
 
 @torch.no_grad()
 def attention_on_clues(
-    model: CourseModel, ids: torch.Tensor, clues: list[Clue], max_windows: int = 40
+    model: LanguageModel, ids: torch.Tensor, clues: list[Clue], max_windows: int = 40
 ) -> dict[str, list[float]]:
     """The detective scoreboard: per clue kind, the share of each head's attention on the clue words.
 
@@ -111,8 +128,7 @@ def attention_on_clues(
     target) spends some of its 100% attention on the clue positions; this averages that share.
     Returns {kind: [share for head 0, head 1, ...]} plus "chance": what spreading evenly would give.
     """
-    was_training = model.training
-    model.eval()
+    _check_model(model, "attention_on_clues")
     context = model.config.context
     x, _ = _windows(ids, context, "attention_on_clues")
     x = x[:max_windows]
@@ -124,12 +140,12 @@ def attention_on_clues(
         on_clue[k, [p - window * context for p in clue.clues]] = 1.0
     shares = torch.zeros(len(scored), model.config.heads)  # [K, H]
     batch = 16  # attention is [batch, H, T, T]: only one batch of it is held at a time
-    for start in range(0, len(x), batch):
-        att = model(x[start : start + batch], return_attention=True)[1]  # [b, H, T, T]
-        pick = (windows >= start) & (windows < start + len(att))  # records in this batch
-        rows = att[windows[pick] - start, :, looking[pick], :]  # [k, H, T]: each record's spotlight
-        shares[pick] = (rows * on_clue[pick, None, :]).sum(-1)  # [k, H]
-    model.train(was_training)
+    with evaluating(model):
+        for start in range(0, len(x), batch):
+            att = model(x[start : start + batch], return_attention=True)[1]  # [b, H, T, T]
+            pick = (windows >= start) & (windows < start + len(att))  # records in this batch
+            rows = att[windows[pick] - start, :, looking[pick], :]  # [k, H, T]: each record's spotlight
+            shares[pick] = (rows * on_clue[pick, None, :]).sum(-1)  # [k, H]
     share: dict[str, list[torch.Tensor]] = defaultdict(list)
     chance: dict[str, list[float]] = defaultdict(list)
     for k, (clue, _, index) in enumerate(scored):
@@ -141,13 +157,14 @@ def attention_on_clues(
 
 
 @contextmanager
-def head_removed(model: CourseModel, head: int) -> Iterator[CourseModel]:
-    """Run the model with one head's output zeroed (its value rows set to 0), restored afterwards."""
-    heads = model.config.heads
-    if not isinstance(head, int) or not 0 <= head < heads:
-        raise ValueError(f"head must be one of 0..{heads - 1} for this {heads}-head model, got {head!r}")
-    d = model.config.width // heads
-    weight = model.attn.value.weight  # [C, C]: output rows h*D:(h+1)*D belong to head h
+def head_removed(model: LanguageModel, head: int) -> Iterator[LanguageModel]:
+    """Run the model with one head of its watched attention layer switched off (the head's value rows set to 0,
+    so it hands over nothing), restored afterwards."""
+    _check_model(model, "head_removed")
+    layer = model.attention_layer
+    guards.check_head(head, layer.heads)
+    d = layer.head_width
+    weight = layer.value.weight  # [C, C]: output rows h*D:(h+1)*D belong to head h
     saved = weight.data[head * d : (head + 1) * d].clone()
     weight.data[head * d : (head + 1) * d] = 0
     try:
@@ -156,7 +173,7 @@ def head_removed(model: CourseModel, head: int) -> Iterator[CourseModel]:
         weight.data[head * d : (head + 1) * d] = saved
 
 
-def head_ablation(model: CourseModel, ids: torch.Tensor, clues: list[Clue] | None = None) -> list[dict]:
+def head_ablation(model: LanguageModel, ids: torch.Tensor, clues: list[Clue] | None = None) -> list[dict]:
     """For each head: validation perplexity and clue accuracy with that head switched off."""
     rows = []
     for head in range(model.config.heads):
@@ -169,8 +186,9 @@ def head_ablation(model: CourseModel, ids: torch.Tensor, clues: list[Clue] | Non
 
 
 @torch.no_grad()
-def next_word_guesses(model: CourseModel, ids: list[int] | torch.Tensor, position: int, k: int = 3) -> str:
+def next_word_guesses(model: LanguageModel, ids: list[int] | torch.Tensor, position: int, k: int = 3) -> str:
     """The model's k most likely words to follow word `position` of `ids`, as text: "smiles 82%, sighs 9%"."""
+    _check_model(model, "next_word_guesses")
     if model.tokenizer is None:
         raise ValueError("next_word_guesses needs a model with a tokenizer: load it with helpers.load_model")
     ids = torch.as_tensor(ids)

@@ -5,12 +5,14 @@ Width 128, vocabulary 1,024, context 128. One head: 328,704 parameters; four hea
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
 
 import torch
 from torch import nn
 
-from helpers.attention import MultiHeadAttention, is_count
+from helpers import guards
+from helpers.attention import MultiHeadAttention
 from helpers.course import COURSE_SIZES
 
 
@@ -26,11 +28,8 @@ class CourseConfig:
 
     def __post_init__(self) -> None:
         for name in ("heads", "width", "vocab_size", "context"):
-            value = getattr(self, name)
-            if not is_count(value):
-                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-        if self.width % self.heads != 0:
-            raise ValueError(f"width {self.width} is not divisible by {self.heads} heads")
+            guards.check_counts(**{name: getattr(self, name)})
+        guards.check_heads_divide_width(self.width, self.heads)
         if self.out_proj not in (None, True, False):
             raise ValueError(f"out_proj must be True, False or None (automatic), got {self.out_proj!r}")
         if self.out_proj is None:
@@ -40,50 +39,47 @@ class CourseConfig:
         return asdict(self)
 
 
-class CourseModel(nn.Module):
-    """token + position embedding -> attention added back to its input -> scores over the vocabulary."""
+class LanguageModel(nn.Module, ABC):
+    """What every model of the series shares: word ids in, scores over the vocabulary for the next word out.
+
+    It holds the sizes (`config`), the tokenizer (set when loaded or trained), the checked word + position
+    embedding, and names the attention layer whose heads the chapters watch and switch off.
+    """
 
     def __init__(self, config: CourseConfig) -> None:
         super().__init__()
         self.config = config
         self.tok_emb = nn.Embedding(config.vocab_size, config.width)
         self.pos_emb = nn.Embedding(config.context, config.width)
-        self.attn = MultiHeadAttention(config.width, config.heads, out_proj=bool(config.out_proj))
-        self.lm_head = nn.Linear(config.width, config.vocab_size)
-        self.tokenizer = None  # set by helpers.load_model
+        self.tokenizer = None  # set by helpers.load_model or helpers.train
+
+    @property
+    @abstractmethod
+    def attention_layer(self) -> MultiHeadAttention:
+        """The layer whose weights forward(..., return_attention=True) returns."""
 
     def check_ids(self, token_ids: torch.Tensor) -> torch.Tensor:
         """Return token_ids as [B, T] after checking type, rank, length and range."""
-        if not isinstance(token_ids, torch.Tensor):
-            raise ValueError(f"token_ids must be a torch tensor of word ids, got {type(token_ids).__name__}")
-        if token_ids.dtype not in (torch.int64, torch.int32):
-            raise ValueError(f"token_ids must hold whole numbers (torch.long), got dtype {token_ids.dtype}")
-        if token_ids.dim() == 1:
-            token_ids = token_ids.unsqueeze(0)
-        if token_ids.dim() != 2:
-            raise ValueError(f"token_ids must be [words] or [batch, words], got shape {list(token_ids.shape)}")
-        B, T = token_ids.shape
-        if B == 0:
-            raise ValueError(f"token_ids has shape {list(token_ids.shape)}: a batch of 0 sentences")
-        if T == 0:
-            raise ValueError("token_ids is empty: the model needs at least one word")
-        if T > self.config.context:
-            raise ValueError(
-                f"{T} words is longer than the model's context of {self.config.context}: "
-                f"trim to the last {self.config.context} words"
-            )
-        low, high = int(token_ids.min()), int(token_ids.max())
-        if low < 0 or high >= self.config.vocab_size:
-            raise ValueError(
-                f"word ids must lie in 0..{self.config.vocab_size - 1}, got values from {low} to {high}"
-            )
-        return token_ids.long()
+        return guards.check_token_ids(token_ids, self.config.vocab_size, self.config.context)
 
     def embed(self, token_ids: torch.Tensor) -> torch.Tensor:
         """Checked token_ids -> each word's vector plus its position's vector, [B, T, C]."""
         idx = self.check_ids(token_ids)  # [B, T]
         pos = torch.arange(idx.shape[1], device=idx.device)  # [T]
         return self.tok_emb(idx) + self.pos_emb(pos)  # [B, T, C]
+
+
+class CourseModel(LanguageModel):
+    """token + position embedding -> attention added back to its input -> scores over the vocabulary."""
+
+    def __init__(self, config: CourseConfig) -> None:
+        super().__init__(config)
+        self.attn = MultiHeadAttention(config.width, config.heads, out_proj=bool(config.out_proj))
+        self.lm_head = nn.Linear(config.width, config.vocab_size)
+
+    @property
+    def attention_layer(self) -> MultiHeadAttention:
+        return self.attn
 
     def forward(
         self, token_ids: torch.Tensor, return_attention: bool = False
@@ -119,10 +115,8 @@ def count_parameters(model: nn.Module) -> int:
 
 def attention_layer_size(width: int, heads: int, out_proj: bool = True) -> dict[str, int]:
     """Head width and parameter counts of one multi-head attention layer (no q/k/v bias)."""
-    if not (is_count(width) and is_count(heads)):
-        raise ValueError(f"width and heads must be whole numbers >= 1, got {width!r} and {heads!r}")
-    if width % heads != 0:
-        raise ValueError(f"width {width} must split evenly between {heads} heads")
+    guards.check_counts(width=width, heads=heads)
+    guards.check_heads_divide_width(width, heads)
     qkv = 3 * width * width
     proj = width * width + width if out_proj else 0
     return {"width": width, "heads": heads, "head_width": width // heads, "qkv_params": qkv,

@@ -25,10 +25,10 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 from tqdm.std import tqdm as text_tqdm
 
-from helpers.attention import is_count
+from helpers import guards
 from helpers.checkpoints import default_name, save_checkpoint
 from helpers.evaluate import clue_accuracy, perplexity
-from helpers.model import CourseModel, count_parameters, course_model
+from helpers.model import CourseConfig, LanguageModel, count_parameters, course_model
 from helpers.recipes import TEXT_RECIPE
 from helpers.static import static_build
 from helpers.stories import Clue, generate_stories, join_stories
@@ -97,7 +97,7 @@ def text_corpus(path: str | Path, context: int = 128) -> Corpus:
 class TrainResult:
     """What a training run produced: the model, its learning curve and its scores."""
 
-    model: CourseModel
+    model: LanguageModel
     heads: int
     seed: int
     steps: int  # steps actually taken (fewer than asked if stopped early)
@@ -158,20 +158,19 @@ def train(
     max_seconds: float | None = None,
     progress: bool = True,
     evaluate_at_end: bool = True,
-    model: torch.nn.Module | None = None,
+    model: LanguageModel | None = None,
     warmup: int = WARMUP_STEPS,
     weight_decay: float = WEIGHT_DECAY,
     eval_at: tuple[int, ...] = (),
 ) -> TrainResult:
     """Train a fresh course model with `heads` heads for `steps` steps (or until `max_seconds` pass).
 
-    Pass `model` to train another model with the course model's interface (`.config.context`,
-    `model(ids) -> logits`), such as the transformer block of chapter 7; `heads` is then ignored.
+    Pass `model` to train another of the series' models (a `LanguageModel`), such as the transformer block
+    of chapter 7; `heads` is then ignored.
     eval_at: step counts after which to score the validation text too (the learning curve on unseen text).
     """
     for name, value in (("heads", heads), ("steps", steps), ("batch_size", batch_size)):
-        if not is_count(value):
-            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        guards.check_counts(**{name: value})
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
     if not _is_number(lr) or not 0 < lr < math.inf:
@@ -181,6 +180,9 @@ def train(
     if corpus is not None and not isinstance(corpus, Corpus):
         raise ValueError(f"corpus must be a Corpus, got {type(corpus).__name__}: "
                          "use text_corpus(path) for a text file, or None for the story world")
+    if model is not None and not isinstance(model, LanguageModel):
+        raise ValueError(f"model must be one of the series' models (course_model or block_model), "
+                         f"got {type(model).__name__}")
     corpus = story_corpus() if corpus is None else corpus
     if model is None:
         model = course_model(heads=heads, seed=seed)
@@ -284,14 +286,17 @@ def _seed(text: str) -> int:
 
 def _heads(text: str) -> int:
     value = _positive(text)
-    if 128 % value:
-        raise argparse.ArgumentTypeError(f"must divide the width 128 (1, 2, 4, 8, ...), got {value}")
+    try:
+        guards.check_heads_divide_width(CourseConfig.width, value)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
     return value
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m helpers.train", description=__doc__.split("\n")[0])
-    parser.add_argument("--heads", type=_heads, default=4, help="attention heads (divides 128); default 4")
+    parser.add_argument("--heads", type=_heads, default=4,
+                        help=f"attention heads (divides the width {CourseConfig.width}); default 4")
     parser.add_argument("--steps", type=_positive,
                         help=f"training steps; default {CHECKPOINT_STEPS}, or {TEXT_RECIPE.steps} with --text")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed; default 0")

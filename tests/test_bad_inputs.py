@@ -264,7 +264,7 @@ CASES = [
     Case("model-scalar-id", "CourseModel.forward", "a single id tensor(3) with no dimension",
          lambda _: _MODEL(torch.tensor(3)), ValueError, r"\[words\] or \[batch, words\], got shape \[\]"),
     Case("config-indivisible", "CourseConfig()", "width 128 with 3 heads",
-         lambda _: CourseConfig(heads=3), ValueError, r"128 is not divisible by 3 heads"),
+         lambda _: CourseConfig(heads=3), ValueError, r"128 is not divisible by 3 heads: each head gets"),
     Case("config-zero-heads", "CourseConfig()", "0 heads",
          lambda _: CourseConfig(heads=0), ValueError, r"heads must be a whole number >= 1, got 0"),
     Case("config-bool-heads", "CourseConfig()", "heads=True",
@@ -276,7 +276,7 @@ CASES = [
     Case("count-parameters-not-model", "count_parameters()", "a number instead of a model",
          lambda _: count_parameters(3), ValueError, r"nn\.Module.*got int"),
     Case("layer-size-indivisible", "attention_layer_size()", "width 128, 3 heads",
-         lambda _: attention_layer_size(128, 3), ValueError, r"128 must split evenly between 3 heads"),
+         lambda _: attention_layer_size(128, 3), ValueError, r"128 is not divisible by 3 heads: each head gets"),
     Case("layer-size-float", "attention_layer_size()", "width 128.0 (a float)",
          lambda _: attention_layer_size(128.0, 4), ValueError, r"whole numbers >= 1, got 128\.0"),
     # ---- helpers.plots and helpers.stories ----------------------------------------------------------------

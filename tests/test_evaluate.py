@@ -7,15 +7,17 @@ import math
 import pytest
 import torch
 
+from helpers.block import block_model
 from helpers.evaluate import (
     attention_on_clues,
     clue_accuracy,
+    evaluating,
     head_ablation,
     head_removed,
     perplexity,
     scorable_clues,
 )
-from helpers.model import course_model
+from helpers.model import LanguageModel, course_model
 from helpers.stories import Clue
 
 
@@ -50,12 +52,16 @@ def test_clue_accuracy_counts_exact_guesses(val):
     assert clue_accuracy(Oracle(ids, model.config), ids, clues) == dict.fromkeys(scores, 1.0)
 
 
-class Oracle(torch.nn.Module):
+class Oracle(LanguageModel):
     """Always scores highest the word that really follows (it reads the answer from the stream)."""
 
     def __init__(self, ids, config):
-        super().__init__()
-        self.ids, self.config, self.windows_seen = ids, config, 0
+        super().__init__(config)
+        self.ids, self.windows_seen = ids, 0
+
+    @property
+    def attention_layer(self):
+        raise AssertionError("the oracle reads the answer; it has no attention to watch")
 
     def forward(self, x):
         B, T = x.shape
@@ -121,3 +127,45 @@ def test_next_word_guesses_lists_the_most_likely_words_in_order() -> None:
         next_word_guesses(model, ids, 11)
     with pytest.raises(ValueError, match="needs a model with a tokenizer"):
         next_word_guesses(course_model(heads=4), ids, 2)
+
+
+def test_evaluating_restores_the_mode_even_after_an_error() -> None:
+    model = course_model(heads=1).train()
+    with pytest.raises(RuntimeError, match="stop"), evaluating(model):
+        assert not model.training
+        raise RuntimeError("stop")
+    assert model.training
+    with evaluating(model.eval()):
+        pass
+    assert not model.training
+
+
+def test_scores_leave_a_training_model_training(val):
+    ids, clues = val
+    model = course_model(heads=4).train()
+    perplexity(model, ids)
+    clue_accuracy(model, ids, clues)
+    attention_on_clues(model, ids, clues, max_windows=2)
+    assert model.training
+
+
+def test_the_block_model_is_scored_and_its_heads_switched_off_like_the_course_model(val):
+    ids, clues = val
+    model = block_model(heads=4, layers=2).eval()
+    x = ids[:20]
+    before = model(x)
+    with head_removed(model, 1):
+        assert not torch.allclose(model(x), before)
+    assert torch.equal(model(x), before)
+    assert [row["head"] for row in head_ablation(model, ids[:300])] == [0, 1, 2, 3]
+    assert set(attention_on_clues(model, ids, clues, max_windows=2)) >= {"chance"}
+    with pytest.raises(ValueError, match=r"head must be one of 0\.\.3 for this 4-head model, got 4"):
+        with head_removed(model, 4):
+            pass
+
+
+@pytest.mark.parametrize("score", [perplexity, lambda m, ids: head_removed(m, 0).__enter__()])
+def test_something_that_is_not_a_series_model_is_refused_clearly(val, score) -> None:
+    ids, _ = val
+    with pytest.raises(ValueError, match=r"needs one of the series' models .* got Linear"):
+        score(torch.nn.Linear(2, 2), ids)

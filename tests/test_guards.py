@@ -1,0 +1,78 @@
+"""The input checks live in helpers.guards; each rule has one source, so every place that applies it says the same."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+import torch
+
+from helpers import guards
+from helpers.attention import MultiHeadAttention
+from helpers.block import BlockConfig, TransformerBlock, block_model
+from helpers.model import CourseConfig, LanguageModel, attention_layer_size, course_model
+from helpers.train import _heads, train
+
+RULE = "width 128 is not divisible by 3 heads: each head gets an equal slice, so pick a head count that divides 128"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: MultiHeadAttention(128, 3),
+        lambda: CourseConfig(heads=3),
+        lambda: BlockConfig(heads=3),
+        lambda: TransformerBlock(128, 3),
+        lambda: attention_layer_size(128, 3),
+        lambda: guards.check_heads_divide_width(128, 3),
+    ],
+)
+def test_every_place_applies_the_one_rule_that_heads_divide_the_width(make) -> None:
+    with pytest.raises(ValueError) as err:
+        make()
+    assert str(err.value) == RULE
+
+
+def test_the_training_command_line_applies_the_same_rule() -> None:
+    with pytest.raises(argparse.ArgumentTypeError) as err:
+        _heads("3")
+    assert str(err.value) == RULE
+    assert _heads("8") == 8
+
+
+@pytest.mark.parametrize(
+    ("counts", "message"),
+    [
+        ({"width": 0}, "width must be a whole number >= 1, got 0"),
+        ({"width": 8.0, "heads": 2}, "width and heads must be whole numbers >= 1, got 8.0 and 2"),
+        ({"layers": True}, "layers must be a whole number >= 1, got True"),
+    ],
+)
+def test_counts_are_whole_numbers_and_the_message_names_them(counts: dict, message: str) -> None:
+    with pytest.raises(ValueError) as err:
+        guards.check_counts(**counts)
+    assert str(err.value) == message
+    guards.check_counts(width=128, heads=4)
+
+
+def test_token_ids_come_back_as_a_batch_of_long_ids() -> None:
+    ids = guards.check_token_ids(torch.tensor([1, 2, 3], dtype=torch.int32), vocab_size=10, context=5)
+    assert ids.dtype == torch.long and ids.shape == (1, 3)
+
+
+def test_both_models_share_one_interface_and_name_the_layer_they_show() -> None:
+    course, block = course_model(heads=4), block_model(heads=2, layers=2)
+    assert isinstance(course, LanguageModel) and isinstance(block, LanguageModel)
+    assert course.attention_layer is course.attn
+    assert block.attention_layer is block.blocks[0].attn
+    ids = torch.tensor([[1, 2, 3]])
+    for model in (course, block):
+        _, att = model(ids, return_attention=True)
+        assert att.shape == (1, model.attention_layer.heads, 3, 3)
+    with pytest.raises(TypeError, match="abstract"):
+        LanguageModel(CourseConfig())
+
+
+def test_training_refuses_something_that_is_not_a_series_model() -> None:
+    with pytest.raises(ValueError, match=r"model must be one of the series' models .* got Linear"):
+        train(model=torch.nn.Linear(2, 2), steps=1, progress=False)
