@@ -33,6 +33,7 @@ from helpers.model import CourseModel
 from helpers.plots import style, unique_labels
 from helpers.static import static_build
 from helpers.stories import example_sentences
+from helpers.threads import one_thread
 from helpers.tokenizer import UNK
 
 MODELS = {"one head": "one_head", "four heads": "four_heads"}
@@ -104,7 +105,7 @@ def read_sentence(model: CourseModel, text: str) -> Reading:
 
 def attention(model: CourseModel, ids: Sequence[int]) -> torch.Tensor:
     """The model's attention weights [H, T, T] for one sentence of word ids."""
-    with torch.no_grad():
+    with torch.no_grad(), one_thread():
         _, att = model(torch.tensor(ids, dtype=torch.long), return_attention=True)  # att [1, H, T, T]
     return att[0]
 

@@ -71,20 +71,19 @@ def _relabel(fig: go.FigureWidget, axes: dict) -> None:
 
     Only the labelling rule (every k-th word, the tick font, the note in the axis title) is sent, and only
     when it changed: re-sending a live heatmap's whole axis settings on every update blanked the explorer's
-    figures in JupyterLab.
+    figures in JupyterLab. What was sent is kept on the figure, so most updates read no plotly property.
     """
-    changes = {}
-    for name in axes:
-        want, axis = axes[name], fig.layout[name]
-        if (axis.dtick, axis.tick0, axis.tickmode) != (want["dtick"], want["tick0"], want["tickmode"]):
-            changes.update({f"{name}.dtick": want["dtick"], f"{name}.tick0": want["tick0"],
-                            f"{name}.tickmode": want["tickmode"]})
-        if axis.tickfont.size != want["tickfont"]["size"]:
-            changes[f"{name}.tickfont.size"] = want["tickfont"]["size"]
-        if axis.title.text != want["title"]["text"]:
-            changes[f"{name}.title.text"] = want["title"]["text"]
+    want = {}
+    for name, axis in axes.items():
+        want.update({f"{name}.dtick": axis["dtick"], f"{name}.tick0": axis["tick0"],
+                     f"{name}.tickmode": axis["tickmode"], f"{name}.tickfont.size": axis["tickfont"]["size"],
+                     f"{name}.title.text": axis["title"]["text"]})
+    if not hasattr(fig, "_word_axes"):
+        fig._word_axes = {key: fig.layout[key] for key in want}  # what the figure was built with
+    changes = {key: value for key, value in want.items() if fig._word_axes.get(key) != value}
     if changes:
         fig.layout.update(changes)
+        fig._word_axes.update(changes)
 
 
 def grid_figure(

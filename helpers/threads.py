@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -85,6 +86,21 @@ def apply_thread_policy(
         torch.set_num_threads(threads)
         _applied.append(threads)
     return _applied[0]
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run a tiny computation (one sentence through a small model, as the explorer does) on one torch thread.
+
+    Splitting a few small matrix products over threads saves nothing, and when the machine is busy the
+    threads wait for each other (benchmarks/explorer_speed.py measures both side by side).
+    """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def thread_report() -> str:

@@ -59,3 +59,17 @@ def test_policy_is_applied_once_on_import(monkeypatch: pytest.MonkeyPatch) -> No
     finally:
         torch.set_num_threads(old)
     assert "thread(s)" in threads.thread_report()
+
+
+def test_one_thread_runs_on_one_thread_and_restores_the_count_even_after_an_error() -> None:
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with threads.one_thread():
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError), threads.one_thread():
+            raise RuntimeError("inside")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

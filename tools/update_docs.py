@@ -98,9 +98,15 @@ def explorer_block() -> str:
              f"{kernel['head_change_median_ms']:.1f} ms. This {verdict} the target of "
              f"{kernel['target_median_ms']:.0f} ms ({kernel['machine']}"
              + (f"; load average {kernel['load_average_1_5_15']}" if "load_average_1_5_15" in kernel else "") + ")."]
+    if "forward_one_thread_median_ms" in kernel:
+        lines.append("- The forward pass alone, side by side: median "
+                     f"{kernel['forward_policy_threads_median_ms']:.1f} ms on {kernel['policy_threads']} threads, "
+                     f"{kernel['forward_one_thread_median_ms']:.1f} ms on one thread, which the explorer uses "
+                     "(on a busy machine the threads wait for each other).")
     if "model_switch_median_ms" in kernel:
         verdict = "meets" if kernel["model_switch_meets_target"] else "misses"
-        lines.append(f"- Switching model (one head <-> four heads, both read when the explorer opens), kernel side: "
+        lines.append(f"- Switching model (through the {len(kernel.get('switched_models', 'ab'))} models of the menu, "
+                     "all read when the explorer opens), kernel side: "
                      f"median {kernel['model_switch_median_ms']:.0f} ms, slowest {kernel['model_switch_max_ms']:.0f} "
                      f"ms over {kernel['model_switch_repeats']} switches; this {verdict} the target of "
                      f"{kernel['model_switch_target_ms']:.0f} ms (load average {kernel['load_average_1_5_15']}: "
