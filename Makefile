@@ -1,6 +1,7 @@
 # Two commands for a fresh machine with Python 3.10+ and git:
 #   make lab    install everything into .venv and open JupyterLab on the first chapter
-#   make test   install everything into .venv and run the whole test suite
+#   make test   install everything into .venv and run the test suite, without the browser tests (about 5 min)
+#   make check  the whole suite, browser tests in JupyterLab and Chromium included: what CI runs
 #   make site   build the offline site and slides into site/ (needs npm once, for reveal.js)
 PYTHON ?= python3
 VENV ?= .venv
@@ -10,7 +11,7 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 TORCH_INDEX ?=
 
-.PHONY: lab test site install clean
+.PHONY: lab test check site install clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +28,11 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: install
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
+# nbval runs every notebook once; the tests that read outputs share that run (tests/conftest.py)
 test: install
+	$(BIN)/python -m pytest --ignore=tests/browser
+
+check: install
 	$(BIN)/python -m pytest
 
 site: install

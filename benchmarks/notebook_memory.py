@@ -12,24 +12,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))  # the one notebook runner and the chapter list live in tools/
+from chapters import chapter_paths, execute  # noqa: E402
+
 TARGET_MB = 600
 PEAK = "import resource; print('PEAK_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 
 
 def measure(path: Path) -> dict[str, float]:
     """Run the notebook in a new kernel; return its peak resident memory (MB) and wall time (s)."""
-    nb = nbformat.read(path, as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell(PEAK))
     start = time.perf_counter()
-    NotebookClient(nb, timeout=900, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    nb = execute(path, timeout=900, last=PEAK)
     seconds = time.perf_counter() - start
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
     peak_kb = int(text.split("PEAK_KB")[1].split()[0])
@@ -39,7 +37,7 @@ def measure(path: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
-    chosen = parser.parse_args().notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    chosen = parser.parse_args().notebooks or chapter_paths("")
     out = ROOT / "assets" / "notebooks.json"
     rows = json.loads(out.read_text())["notebooks"] if out.exists() else {}
     for path in chosen:

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
+from bench import machine  # the benchmarks share how they record the machine
 
-from helpers.bench import machine
 from helpers.block import block_model
 from helpers.compare import late_checks
 from helpers.model import course_model

@@ -14,9 +14,9 @@ import statistics
 from pathlib import Path
 
 import torch
+from bench import machine  # the benchmarks share how they record the machine
 from explorer_speed import REPEATS, time_ms  # the explorer benchmark's timing loop (warm-up, then repeats)
 
-from helpers.bench import machine
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
 from helpers.course import COURSE_EXAMPLES
 

@@ -4,13 +4,16 @@
 - `scoreboard_heatmap`: the detective scoreboard (share of attention on each kind of clue, per head);
 - `ablation_bars`: what switching off each head costs in perplexity and clue accuracy;
 - `late_checks` and `race_verdict`: score two equally long live runs and say whether the gap beats the noise;
+- `seed_margin`: the gap between two models' means over seeds against the range over those seeds;
 - `uploaded_file`: the file a learner gave an ipywidgets FileUpload, saved so `text_corpus` can read it.
 """
 
 from __future__ import annotations
 
+import statistics
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +161,29 @@ def late_checks(steps: int, checks: int = 3) -> tuple[int, ...]:
         raise ValueError(f"need a whole number of steps >= {checks} to check {checks} times, got {steps!r}")
     first = steps - steps // 3
     return tuple(sorted({first + round(i * (steps - first) / (checks - 1)) for i in range(checks)}))
+
+
+@dataclass(frozen=True)
+class Margin:
+    """How far apart two models' scores over several seeds are, against how much the seeds alone move them."""
+
+    gap: float
+    """mean of the first model's scores minus mean of the second's"""
+    range: float
+    """the wider of the two ranges over the seeds (largest minus smallest; not a standard deviation)"""
+
+    @property
+    def beats_range(self) -> bool:
+        """True when the gap is larger than the range: another set of seeds is unlikely to reverse it."""
+        return abs(self.gap) > self.range
+
+
+def seed_margin(first: Sequence[float], second: Sequence[float]) -> Margin:
+    """The one rule for calling a winner over seeds: the gap between the means must beat the seed range."""
+    if not first or not second:
+        raise ValueError(f"need at least one score per model, got {len(first)} and {len(second)}")
+    wider = max(max(first) - min(first), max(second) - min(second))
+    return Margin(gap=statistics.mean(first) - statistics.mean(second), range=wider)
 
 
 def race_verdict(runs: Mapping[str, Any]) -> str:

@@ -1,28 +1,18 @@
-"""Cells run out of order: say which cell to run first instead of a bare NameError.
+"""Cells run out of order: a NameError also says which cell to run first.
 
-Two ways for a chapter to use it:
+A chapter calls, once in its set-up cell,
 
-    from helpers.needs import need, explain_missing
-    explain_missing({"model": "'Load the trained model' (section 2)"})   # once, in the set-up cell
+    from helpers.needs import explain_missing
+    explain_missing({"model": "'Load the trained model' (section 2)"})
 
-after which a NameError for `model` anywhere in the notebook also says which cell makes it; or, at the
-top of a cell that needs earlier results,
-
-    need("scores", "weights", cell="'Scores for every pair of words' (section 1)")
-
-which stops the cell with that advice before anything else runs.
+after which a NameError for `model` anywhere in the notebook also says which cell makes it.
 """
 
 from __future__ import annotations
 
-import inspect
 import sys
 from collections.abc import Mapping
 from typing import Any
-
-
-class RunCellFirstError(NameError):
-    """A cell needs a name that an earlier cell makes, and that cell has not been run (yet)."""
 
 
 def advice(names: list[str], cell: str) -> str:
@@ -30,20 +20,6 @@ def advice(names: list[str], cell: str) -> str:
     listed = ", ".join(f"`{n}`" for n in names)
     return (f"This cell needs {listed}, made by the cell {cell}: run that cell first "
             f"(or Run > Run All Above), then run this one again.")
-
-
-def need(*names: str, cell: str) -> None:
-    """Raise RunCellFirstError naming `cell` if any of `names` is not defined in the calling notebook."""
-    __tracebackhide__ = True  # IPython then shows the learner's cell, not this function
-    if not names or not all(isinstance(n, str) and n.isidentifier() for n in names):
-        raise ValueError(f"need() takes the variable names a cell uses, as strings, got {names!r}")
-    if not isinstance(cell, str) or not cell.strip():
-        raise ValueError(f"need() takes cell=<words that find the cell to run first>, got {cell!r}")
-    caller = inspect.currentframe().f_back  # the notebook cell (or function) that called need()
-    defined = {**caller.f_globals, **caller.f_locals}
-    missing = [n for n in names if n not in defined]
-    if missing:
-        raise RunCellFirstError(advice(missing, cell), name=missing[0])
 
 
 def explain_missing(makers: Mapping[str, str]) -> None:
@@ -72,6 +48,6 @@ def _ipython() -> Any:
 def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> None:
     """IPython's handler for NameError: the usual traceback, its last line saying which cell to run first."""
     name = getattr(value, "name", None)
-    if name in _MAKERS and not isinstance(value, RunCellFirstError):
+    if name in _MAKERS:
         value.args = (f"{value}. {advice([name], _MAKERS[name])}",)
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset)

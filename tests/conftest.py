@@ -1,4 +1,14 @@
-"""Shared by the tests that look at what a learner sees: each chapter executed once per session and mode."""
+"""Each notebook is executed at most twice per test session, and every test that reads outputs shares the runs.
+
+1. nbval runs every notebook once ("Restart and Run All", `notebooks/` in testpaths). `NbvalRuns` keeps what
+   each cell showed, and the notebooks are moved to the front of the session, so the checked-output and
+   clean-output tests read that run (the reading copy) instead of running the notebook again.
+2. The browser tests need each chapter in presenter mode as well: `executed(name, "presenter")` runs it once
+   more, with presenter mode switched on by an injected first cell, as an instructor would.
+
+Run alone (`pytest tests/test_checked_outputs.py`), with no nbval run to reuse, a reading copy is made by
+the same runner (tools/chapters.py). Copies of one mode share a folder, so one JupyterLab server opens them all.
+"""
 
 from __future__ import annotations
 
@@ -7,32 +17,82 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
+from chapters import NOTEBOOKS, execute
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 PRESENTER_CELL = "import helpers\n\nhelpers.presenter_mode(True)"
+MODES = ("reading", "presenter")
+
+
+def _is_nbval_cell(item: pytest.Item) -> bool:
+    return type(item).__name__ == "IPyNbCell" and hasattr(item, "test_outputs")
+
+
+class NbvalRuns:
+    """What nbval's one run of each notebook showed, cell by cell (nbval's kernel runs every code cell)."""
+
+    def __init__(self) -> None:
+        self.outputs: dict[str, dict[int, list]] = {}  # notebook name -> {code cell number: outputs}
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item):
+        yield
+        if _is_nbval_cell(item) and item.test_outputs is not None:
+            self.outputs.setdefault(Path(str(item.fspath)).name, {})[item.cell_num] = item.test_outputs
+
+    def notebook(self, name: str) -> nbformat.NotebookNode | None:
+        """The notebook with nbval's outputs in its cells, or None if nbval did not run every code cell of it."""
+        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+        code = [cell for cell in nb.cells if cell.cell_type == "code"]
+        shown = self.outputs.get(name, {})
+        if not code or set(shown) != set(range(len(code))):
+            return None
+        for number, cell in enumerate(code):
+            cell.outputs = [_as_output(out) for out in shown[number]]
+        return nb
+
+
+def _as_output(out: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """nbval's record of one output as a notebook output (fields nbformat requires, nothing else)."""
+    kind = out.output_type
+    if kind == "stream":
+        return nbformat.v4.new_output("stream", name=out.name, text=out.text)
+    if kind == "error":
+        return nbformat.v4.new_output("error", ename=out.ename, evalue=out.evalue, traceback=out.traceback)
+    return nbformat.v4.new_output(kind, data=out.data, metadata=out.get("metadata", {}),
+                                  **({"execution_count": None} if kind == "execute_result" else {}))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(NbvalRuns(), "spotlights-nbval-runs")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """nbval's notebook runs first (in their own order), so the tests after them can reuse what they showed."""
+    items.sort(key=lambda item: not _is_nbval_cell(item))
 
 
 @pytest.fixture(scope="session")
-def run_chapter(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, bool], Path]:
-    """run(name, presenter) -> the executed copy of a chapter (Run All, errors kept as outputs), made once.
+def executed(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str, str], Path]:
+    """executed(name, mode) -> the executed copy of a notebook in mode "reading" or "presenter", made once.
 
-    With presenter=True a first cell switches presenter mode on, as an instructor would. Copies of one mode
-    share a folder, so one JupyterLab server can open them all.
+    Errors are kept as outputs (as Run All shows them) so that a test can name them.
     """
-    folders = {mode: tmp_path_factory.mktemp(mode) for mode in ("reading", "presenter")}
-    done: dict[tuple[str, bool], Path] = {}
+    runs: NbvalRuns = request.config.pluginmanager.get_plugin("spotlights-nbval-runs")
+    folders = {mode: tmp_path_factory.mktemp(mode) for mode in MODES}
+    done: dict[tuple[str, str], Path] = {}
 
-    def run(name: str, presenter: bool = False) -> Path:
-        if (name, presenter) not in done:
-            nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-            if presenter:
-                nb.cells.insert(0, nbformat.v4.new_code_cell(PRESENTER_CELL, metadata={"tags": ["injected"]}))
-            folder = folders["presenter" if presenter else "reading"]
-            NotebookClient(nb, timeout=600, startup_timeout=300, kernel_name="python3", allow_errors=True,
-                           resources={"metadata": {"path": str(folder)}}).execute()
-            nbformat.write(nb, folder / name)
-            done[name, presenter] = folder / name
-        return done[name, presenter]
+    def run(name: str, mode: str = "reading") -> Path:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if (name, mode) not in done:
+            nb = runs.notebook(name) if mode == "reading" else None
+            if nb is None:
+                nb = execute(NOTEBOOKS / name, timeout=600, allow_errors=True, folder=folders[mode],
+                             first=PRESENTER_CELL if mode == "presenter" else None)
+            nbformat.write(nb, folders[mode] / name)
+            done[name, mode] = folders[mode] / name
+        return done[name, mode]
 
     return run

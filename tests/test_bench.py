@@ -1,4 +1,4 @@
-"""The benchmark's verdicts follow from its figures, and the shipped results files agree with each other."""
+"""The benchmark's verdicts follow from its figures, which are stored once (assets/results.json)."""
 
 from __future__ import annotations
 
@@ -7,17 +7,31 @@ import json
 
 import pytest
 
-from helpers import bench
-from helpers.bench import markdown, targets, training_flops_per_token
+from benchmarks import bench
+from benchmarks.bench import markdown, targets, training_flops_per_token
 from helpers.checkpoints import ASSETS
+from helpers.compare import seed_margin
+from tools.update_docs import results_block
 
 
 def _results() -> dict:
     return json.loads((ASSETS / "results.json").read_text())
 
 
-def test_results_markdown_is_rendered_from_results_json():
-    assert (ASSETS / "results.md").read_text() == markdown(_results())
+def test_results_are_stored_once_and_the_readme_block_is_rendered_from_them():
+    assert not (ASSETS / "results.md").exists(), "the figures live in results.json only"
+    rendered = markdown(_results())
+    assert results_block() in rendered and "| four heads | 345,216 |" in results_block()
+
+
+def test_the_winner_must_beat_the_range_over_seeds():
+    clear = seed_margin([2.45, 2.42, 2.43], [2.28, 2.30, 2.27])
+    assert clear.gap == pytest.approx(0.15) and clear.range == pytest.approx(0.03) and clear.beats_range
+    within = seed_margin([2.40, 2.50, 2.45], [2.38, 2.47, 2.44])
+    assert within.range == pytest.approx(0.10) and not within.beats_range, "a gap inside the seed range decides nothing"
+    assert seed_margin([3.0], [2.0]).beats_range and not seed_margin([2.0, 2.0], [2.0, 2.0]).beats_range
+    with pytest.raises(ValueError, match="at least one score"):
+        seed_margin([], [2.0])
 
 
 def test_results_cover_both_models_and_every_seed():
@@ -64,7 +78,7 @@ def test_only_controls_merges_into_the_existing_results(tmp_path, monkeypatch) -
     steps = str(old["table"]["steps"])
     assert bench.main(["--only-controls", "--control", "4-no-proj", "--seeds", "0", "--steps", steps,
                        "--out", str(tmp_path)]) == 0
-    text = (tmp_path / "results.md").read_text()
+    text = markdown(json.loads((tmp_path / "results.json").read_text()))
     assert "| four heads, no output projection | no | 328,704 | 0 | 2.000 (2.000 to 2.000) |" in text
     assert "| one head with an output projection | yes | | not measured yet | | |" in text
     seeds = [str(s) for s in old["table"]["seeds"]]
@@ -73,7 +87,7 @@ def test_only_controls_merges_into_the_existing_results(tmp_path, monkeypatch) -
     assert new["table"] == old["table"] and new["speed"] == old["speed"]
     assert [r["seed"] for r in new["controls"]["runs"]["4-no-proj"]] == old["table"]["seeds"]  # seed 0 replaced
     assert len(new["controls"]["sessions"]) == 2
-    text = (tmp_path / "results.md").read_text()
+    text = markdown(new)
     n = len(seeds)
     assert f"four heads without the projection reached a lower perplexity than one head in {n} of {n}" in text
     assert f"one head with the projection reached a lower perplexity than four heads in 0 of {n}" in text

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
 import pytest
-
-CHAPTERS = [p.name for p in sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-            if not os.environ.get("SPOTLIGHTS_SEEN") or p.name[:2] in os.environ["SPOTLIGHTS_SEEN"].split(",")]
-"""Every chapter; SPOTLIGHTS_SEEN=02,06 limits the run to some of them."""
+from chapters import chapter_paths
 
 
-@pytest.mark.parametrize("name", CHAPTERS)
-def test_run_all_shows_no_error_and_no_stderr(name: str, run_chapter: Callable[[str, bool], Path]) -> None:
-    nb = nbformat.read(run_chapter(name, False), as_version=4)
+@pytest.mark.parametrize("name", [path.name for path in chapter_paths()])
+def test_run_all_shows_no_error_and_no_stderr(name: str, executed: Callable[[str, str], Path]) -> None:
+    nb = nbformat.read(executed(name, "reading"), as_version=4)
     bad = []
     for i, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):

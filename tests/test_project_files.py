@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.refresh_outputs import load_expected
+from tools.refresh_outputs import CHECK, load_expected
 
 try:
     import tomllib
@@ -73,7 +73,7 @@ def test_notebook_is_committed_stripped(path: Path) -> None:
     dirty = [i for i, c in enumerate(nb["cells"]) if c.get("outputs") or c.get("execution_count")]
     assert not dirty, f"{path.name}: cells {dirty} have outputs; run tools/refresh_outputs.py before committing"
     checked = {c["id"] for c in nb["cells"] if c["cell_type"] == "code"
-               and "".join(c["source"]).lstrip().startswith("# NBVAL_CHECK_OUTPUT")}
+               and "".join(c["source"]).lstrip().startswith(CHECK)}
     assert checked == set(load_expected(path)), (
         f"{path.name}: its checked cells and tests/expected_outputs/{path.stem}.json disagree; "
         "run tools/refresh_outputs.py on it"
@@ -97,3 +97,10 @@ def test_ruff_is_clean_on_code_and_notebooks() -> None:
     assert ruff, "ruff is not installed"
     result = subprocess.run([ruff, "check", str(ROOT)], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_chapter_list_names_every_numbered_notebook_in_order() -> None:
+    from tools.chapters import CHAPTERS
+
+    on_disk = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert list(CHAPTERS) == on_disk, "tools/chapters.py CHAPTERS must list every numbered notebook, in order"

@@ -55,16 +55,6 @@ def test_explorer_page_has_the_static_explorer_and_no_blank_widget(site: tuple[P
     assert WIDGET_MIME not in text, "a live widget is left on the page, blank without a kernel"
 
 
-def test_build_fails_on_a_widget_with_no_static_copy(tmp_path: Path) -> None:
-    notebook = tmp_path / "widget.ipynb"
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import ipywidgets\nipywidgets.IntSlider()")])
-    nbformat.write(nb, notebook)
-    build = subprocess.run([sys.executable, str(ROOT / "tools" / "build_site.py"), "--no-slides",
-                            "--out", str(tmp_path / "site"), str(notebook)], capture_output=True, text=True, cwd=ROOT)
-    assert build.returncode == 1, build.stdout + build.stderr
-    assert "live widgets, blank without a kernel" in build.stdout and "widget.ipynb cell 0" in build.stdout
-
-
 def test_index_lists_chapters_with_reading_times_and_how_to_run(site: tuple[Path, str]) -> None:
     from tools.update_docs import reading_minutes
 
@@ -145,13 +135,16 @@ def test_a_text_progress_bar_shows_its_last_state_only(monkeypatch: pytest.Monke
     assert shown.text == "1 head: 100%| | 3/3\ndone\n"
 
 
-def test_a_notebook_that_fails_is_reported_and_fails_the_build(tmp_path: Path) -> None:
-    good, bad = tmp_path / "good.ipynb", tmp_path / "bad.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('fine')")]), good)
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")]), bad)
+def test_a_failing_notebook_and_a_live_widget_are_reported_and_fail_the_build(tmp_path: Path) -> None:
+    """One build of three small notebooks (a build starts Python and a kernel, so one build checks both faults)."""
+    good, bad, widget = tmp_path / "good.ipynb", tmp_path / "bad.ipynb", tmp_path / "widget.ipynb"
+    for path, code in ((good, "print('fine')"), (bad, "1 / 0"), (widget, "import ipywidgets\nipywidgets.IntSlider()")):
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), path)
     command = [sys.executable, str(ROOT / "tools" / "build_site.py"), "--no-slides", "--out", str(tmp_path / "site"),
-               str(bad), str(good)]
+               str(bad), str(good), str(widget)]
     build = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert build.returncode == 1, build.stdout + build.stderr
     assert "error: bad.ipynb did not run" in build.stdout and "ZeroDivisionError" in build.stdout, build.stdout
+    assert "live widgets, blank without a kernel" in build.stdout and "widget.ipynb cell 0" in build.stdout
+    assert "good.ipynb cell" not in build.stdout, "a notebook with no widget is not reported"
     assert (tmp_path / "site" / "good.html").exists(), "the other notebooks are still built"

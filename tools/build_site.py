@@ -23,13 +23,13 @@ from pathlib import Path
 import nbformat
 import plotly
 import plotly.io as pio
+from chapters import CHAPTERS, EXPLORER, execute, notebook_paths
 from jinja2 import DictLoader
 from latex2mathml.converter import convert as latex_to_mathml
 from nbclient.exceptions import CellExecutionError
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
-from refresh_outputs import execute
-from update_docs import CHAPTERS, reading_minutes
+from update_docs import reading_minutes
 
 from helpers.static import STATIC_ENV
 
@@ -44,7 +44,6 @@ BINDER = ("https://mybinder.org/v2/gh/several-spotlights/several-spotlights/HEAD
           "?urlpath=lab/tree/notebooks/00_start_here.ipynb")
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-EXPLORER = "explorer.ipynb"
 PLOTLY_LOADER = "window.PlotlyConfig"
 """Marks the output in which plotly's "notebook" renderer loads its own copy of plotly.js."""
 
@@ -187,8 +186,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=SITE)
     parser.add_argument("--no-slides", action="store_true", help="pages only, no reveal.js decks")
     args = parser.parse_args()
-    notebooks = [p.resolve() for p in args.notebooks] or [
-        *sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")), ROOT / "notebooks" / EXPLORER]
+    notebooks = [p.resolve() for p in args.notebooks] or notebook_paths("")
     args.out.mkdir(parents=True, exist_ok=True)
     ship_plotly(args.out)
     write_deck = None

@@ -1,9 +1,9 @@
 """Run notebooks, record what their checked cells print, and strip every output.
 
-Notebooks are committed with no outputs at all. The cells whose first line is `# NBVAL_CHECK_OUTPUT` print
+Notebooks are committed with no outputs at all. The cells whose first line is `# CHECK_OUTPUT` print
 deterministic results (counts, shapes, small tables); their text is recorded in
-tests/expected_outputs/<notebook>.json, keyed by cell id, and tests/test_run_twice.py fails when a run
-prints anything else. nbval runs the stripped notebooks top to bottom.
+tests/expected_outputs/<notebook>.json, keyed by cell id, and tests/test_checked_outputs.py fails when a run
+prints anything else. The marker is the project's own: nbval (`--nbval-lax`) only runs the stripped notebooks.
 
     python tools/refresh_outputs.py notebooks/*.ipynb
 """
@@ -16,9 +16,9 @@ import re
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+from chapters import execute
 
-CHECK = "# NBVAL_CHECK_OUTPUT"
+CHECK = "# CHECK_OUTPUT"
 EXPECTED = Path(__file__).resolve().parents[1] / "tests" / "expected_outputs"
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")  # object reprs differ between runs without meaning anything
 
@@ -65,17 +65,6 @@ def strip(nb: nbformat.NotebookNode) -> None:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-
-
-def execute(path: Path, timeout: int = 300) -> nbformat.NotebookNode:
-    """Run the notebook at `path` top to bottom in a fresh kernel, in its own folder; return it with outputs.
-
-    The kernel inherits this process's environment (the site builder sets SPOTLIGHTS_STATIC there).
-    """
-    nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    return nb
 
 
 def refresh(path: Path, timeout: int = 300) -> int:

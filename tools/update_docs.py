@@ -10,23 +10,16 @@ between `<!-- NAME:start -->` and `<!-- NAME:end -->`.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import sys
 from pathlib import Path
 
+from chapters import CHAPTERS
+
 ROOT = Path(__file__).resolve().parents[1]
 ASSETS = ROOT / "assets"
-CHAPTERS = {
-    "00_start_here.ipynb": "Start here",
-    "01_one_spotlight.ipynb": "One spotlight",
-    "02_queries_keys_values.ipynb": "Queries, keys and values",
-    "03_one_spotlight_is_not_enough.ipynb": "One spotlight is not enough",
-    "04_multi_head_attention.ipynb": "Multi-head attention",
-    "05_train_and_compare.ipynb": "Train and compare",
-    "06_meet_the_detectives.ipynb": "Meet the detectives",
-    "07_the_transformer_block.ipynb": "The transformer block",
-}
 WORDS_PER_MINUTE = 180  # a careful reading pace for technical text with code
 
 
@@ -69,11 +62,15 @@ def timing_block() -> str:
 
 
 def results_block() -> str:
-    """assets/results.md without its own top heading (the README has one)."""
-    results = ASSETS / "results.md"
-    if not results.exists():
-        return "Not measured yet: run `python -m helpers.bench`."
-    lines = results.read_text().strip().splitlines()
+    """assets/results.json as benchmarks/bench.py renders it for people, without its top heading (the README has
+    one)."""
+    results = _load("results.json")
+    if results is None:
+        return "Not measured yet: run `python benchmarks/bench.py`."
+    spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks" / "bench.py")
+    bench = importlib.util.module_from_spec(spec)  # benchmarks/ is a folder of scripts, not a package
+    spec.loader.exec_module(bench)
+    lines = bench.markdown(results).strip().splitlines()
     return "\n".join(lines[1:] if lines[0].startswith("## ") else lines).strip()
 
 
@@ -158,9 +155,35 @@ def threads_block() -> str:
     return "\n".join(lines)
 
 
+def suite_block() -> str:
+    """How long `make test` (and `make check`) took when tools/time_suite.py last timed them."""
+    timed = _load("suite_time.json")
+    if not timed:
+        return "Not measured yet: run `python tools/time_suite.py`."
+    lines = []
+    for target, t in timed.items():
+        busy = max(t["load_average_start"][0], t["load_average_end"][0]) > t["cpus"] / 2
+        verdict = ""
+        if t["target_s"]:
+            verdict = (f"; the target is {t['target_s'] // 60} min: "
+                       + ("met" if t["seconds"] <= t["target_s"] and t["exit_code"] == 0 else "NOT met"))
+        lines.append(f"- `make {target}` took {t['seconds'] // 60} min {t['seconds'] % 60} s ({t['outcome']}) on "
+                     f"{t['date_utc']} UTC, on {t['cpus']} CPU cores with the venv built; load average (1, 5, 15 min) "
+                     f"{t['load_average_start']} at the start and {t['load_average_end']} at the end"
+                     + (": other programs shared the machine, so it ran slower than on an idle one" if busy else "")
+                     + verdict + ".")
+    if "test" in timed and timed["test"]["slowest"]:
+        slowest = ", ".join(f"{step['test']} ({step['seconds']:.0f} s)" for step in timed["test"]["slowest"][:6])
+        lines.append(f"- Slowest steps of `make test`: {slowest}.")
+    lines.append("")
+    lines.append("Timed by `python tools/time_suite.py` (and `python tools/time_suite.py check`).")
+    return "\n".join(lines)
+
+
 BLOCKS = {
     ROOT / "README.md": {"status": status_block, "timing": timing_block, "results": results_block,
-                         "real_text": real_text_block, "explorer": explorer_block, "threads": threads_block},
+                         "real_text": real_text_block, "explorer": explorer_block, "threads": threads_block,
+                         "suite": suite_block},
     ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block},
 }
 

@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from helpers.checks import attempt, expect, passed
+from helpers.compare import seed_margin
 
 ONE_HEAD, FOUR_HEADS, NO_CLEAR_WINNER = "one head", "four heads", "no clear winner"
 """The three answers `clear_winner` may give."""
@@ -77,11 +78,10 @@ def winner(runs: Sequence[Mapping[str, Any]]) -> str:
     one, four = _perplexities(runs, 1), _perplexities(runs, 4)
     if not one or not four:
         raise ValueError(f"need runs with 1 and with 4 heads, got heads {sorted({r['heads'] for r in runs})}")
-    gap = statistics.mean(one) - statistics.mean(four)
-    spread = max(max(one) - min(one), max(four) - min(four))
-    if abs(gap) <= spread:
+    margin = seed_margin(one, four)
+    if not margin.beats_range:
         return NO_CLEAR_WINNER
-    return FOUR_HEADS if gap > 0 else ONE_HEAD
+    return FOUR_HEADS if margin.gap > 0 else ONE_HEAD
 
 
 def _runs(one: Sequence[float], four: Sequence[float]) -> Runs:
@@ -108,18 +108,17 @@ def _judge(name: str, clear_winner: Callable[[Runs], Any], runs: Runs, what: str
     if got == want:
         return
     one, four = _perplexities(runs, 1), _perplexities(runs, 4)
-    gap = statistics.mean(one) - statistics.mean(four)
-    spread = max(max(one) - min(one), max(four) - min(four))
+    margin = seed_margin(one, four)
     means = f"mean perplexity {statistics.mean(one):.3f} with one head, {statistics.mean(four):.3f} with four"
     expect(not (want == NO_CLEAR_WINNER),
-           f"{name} called {got!r} for {what} ({means}), but the gap {abs(gap):.3f} is no larger than the range "
-           f"over the seeds, largest minus smallest ({spread:.3f}): another set of seeds could reverse it. "
+           f"{name} called {got!r} for {what} ({means}), but the gap {abs(margin.gap):.3f} is no larger than the range "
+           f"over the seeds, largest minus smallest ({margin.range:.3f}): another set of seeds could reverse it. "
            f"Answer {NO_CLEAR_WINNER!r}.")
     expect(got == NO_CLEAR_WINNER,
            f"{name} called {got!r} for {what} ({means}). Lower perplexity is better: the model with the "
            "lower mean wins.")
-    expect(False, f"{name} saw no clear winner for {what} ({means}), but the gap {abs(gap):.3f} is larger than "
-                  f"the wider range over the seeds ({spread:.3f}): answer {want!r}.")
+    expect(False, f"{name} saw no clear winner for {what} ({means}), but the gap {abs(margin.gap):.3f} is larger than "
+                  f"the wider range over the seeds ({margin.range:.3f}): answer {want!r}.")
 
 
 def check_clear_winner(clear_winner: Callable[[Runs], Any], runs: Sequence[Mapping[str, Any]] | None = None) -> bool:

@@ -1,27 +1,26 @@
 """What a learner and an instructor see in JupyterLab: every figure inside its output area, true tooltips.
 
-Each chapter is executed once per mode (tests/conftest.py: reading sizes, and presenter mode switched on by
-an injected first cell); JupyterLab then opens the executed copies, which draws their saved plotly figures
-without running anything. At 1400x1000 (reading) and 1280x720 (presenter mode) every plotly figure's box
-must lie inside its output area. In the reading copy of chapter 2, hovering a visible and a masked cell of
-the causal heatmap must show the true tooltip. Prints how long each part took.
+Each chapter's reading copy is nbval's run of it, and its presenter copy one more run with presenter mode
+switched on by an injected first cell (tests/conftest.py); JupyterLab then opens the executed copies, which
+draws their saved plotly figures without running anything. At 1400x1000 (reading) and 1280x720 (presenter
+mode) every plotly figure's box must lie inside its output area. In the reading copy of chapter 2, hovering
+a visible and a masked cell of the causal heatmap must show the true tooltip. Prints how long each part took.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from chapters import chapter_paths
 from conftest import CHROMIUM_FLAGS
 from test_explorer_browser import hover_text, jupyter_lab
 
-CHAPTERS = [p.name for p in sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-            if not os.environ.get("SPOTLIGHTS_SEEN") or p.name[:2] in os.environ["SPOTLIGHTS_SEEN"].split(",")]
-"""Every chapter; SPOTLIGHTS_SEEN=02,06 limits the run to some of them."""
-MODES = {"reading": (False, {"width": 1400, "height": 1000}), "presenter": (True, {"width": 1280, "height": 720})}
+CHAPTERS = [path.name for path in chapter_paths()]
+"""Every chapter; SPOTLIGHTS_CHAPTERS=02,06 limits the run to some of them."""
+VIEWPORTS = {"reading": {"width": 1400, "height": 1000}, "presenter": {"width": 1280, "height": 720}}
 ALL_CELLS = {"@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"}}  # every cell in the page
 FIGURES = "Array.from(window.jupyterapp.shell.currentWidget.node.querySelectorAll('.js-plotly-plot'))"
 
@@ -50,16 +49,16 @@ def _plotly_outputs(path: Path) -> int:
                for cell in nb.cells for out in cell.get("outputs", []))
 
 
-@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("mode", list(VIEWPORTS))
 def test_every_figure_fits_its_output_area(
-    mode: str, chromium: str, run_chapter: Callable[[str, bool], Path], tmp_path: Path
+    mode: str, chromium: str, executed: Callable[[str, str], Path], tmp_path: Path
 ) -> None:
     from playwright.sync_api import sync_playwright
 
-    presenter, viewport = MODES[mode]
+    viewport = VIEWPORTS[mode]
     start = time.monotonic()
-    copies = [run_chapter(name, presenter) for name in CHAPTERS]
-    executed = time.monotonic()
+    copies = [executed(name, mode) for name in CHAPTERS]
+    ran = time.monotonic()
     outside, counted = [], {}
     with jupyter_lab(copies[0].parent, tmp_path, ALL_CELLS) as (base, token), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
@@ -78,8 +77,8 @@ def test_every_figure_fits_its_output_area(
             page.screenshot(path=str(tmp_path / f"last-{mode}.png"))
         finally:
             browser.close()
-    print(f"\n{mode}: executed {len(copies)} chapters in {executed - start:.0f} s, checked "
-          f"{sum(counted.values())} figures in JupyterLab in {time.monotonic() - executed:.0f} s: {counted}")
+    print(f"\n{mode}: executed {len(copies)} chapters in {ran - start:.0f} s, checked "
+          f"{sum(counted.values())} figures in JupyterLab in {time.monotonic() - ran:.0f} s: {counted}")
     assert sum(counted.values()) > 0, "no plotly figure was drawn at all"
     assert not outside, "figures wider than their output area:\n" + "\n".join(outside)
 

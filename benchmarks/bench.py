@@ -1,7 +1,10 @@
 """Benchmark: one head vs four heads over 3 seeds, training speed against this machine's peak, attention speed.
 
-    python -m helpers.bench                    # writes assets/results.md and assets/results.json
-    python -m helpers.bench --only-controls    # reruns just the output-projection control, merged in
+    python benchmarks/bench.py                    # writes assets/results.json
+    python benchmarks/bench.py --only-controls    # reruns just the output-projection control, merged in
+
+The figures are stored once, in assets/results.json; `markdown(results)` renders them for people, and
+tools/update_docs.py puts that text in the README.
 
 Everything is measured in one run, side by side, because the machine is shared and noisy: the load
 average seen at the start and the end is recorded with the figures. Each target prints whether it
@@ -24,9 +27,10 @@ import torch
 import torch.nn.functional as F
 
 from helpers.checkpoints import ASSETS, NAMES, load_model
+from helpers.compare import seed_margin
 from helpers.course import COURSE_TABLE
 from helpers.evaluate import attention_on_clues, head_ablation
-from helpers.model import course_model
+from helpers.model import CourseConfig, course_model
 from helpers.stories import CLUE_KINDS
 from helpers.train import BATCH_SIZE, CHECKPOINT_STEPS, random_batch, story_corpus, train
 
@@ -72,22 +76,23 @@ def matmul_gflops(n: int = 1024) -> float:
     return 2 * n**3 / _best_time(lambda: a @ b, repeats=10) / 1e9
 
 
-def training_flops_per_token(
-    heads: int, width: int = 128, vocab: int = 1024, context: int = 128, out_proj: bool | None = None
-) -> float:
-    """Arithmetic per training token: forward (matmuls + attention) times 3 for forward and backward."""
-    mixes = heads > 1 if out_proj is None else out_proj  # the course model's default, as in CourseConfig
-    projections = 3 * width * width + (width * width if mixes else 0)  # q, k, v (+ output mix)
-    attention = 2 * width * (context + 1) / 2  # scores and weighted sum over on average (T+1)/2 words
-    forward = 2 * (projections + width * vocab) + 2 * attention
+def training_flops_per_token(heads: int, out_proj: bool | None = None) -> float:
+    """Arithmetic per training token of the course model: forward (matmuls + attention) times 3 for backward."""
+    config = CourseConfig(heads=heads, out_proj=out_proj)
+    width = config.width
+    projections = 3 * width * width + (width * width if config.out_proj else 0)  # q, k, v (+ output mix)
+    attention = 2 * width * (config.context + 1) / 2  # scores and weighted sum over on average (T+1)/2 words
+    forward = 2 * (projections + width * config.vocab_size) + 2 * attention
     return 3 * forward
 
 
-def attention_speed(heads: int, batch: int = BATCH_SIZE, context: int = 128, width: int = 128) -> dict:
+def attention_speed(heads: int, batch: int = BATCH_SIZE) -> dict:
     """The series' attention (need_weights=True: scores, mask, softmax by hand) vs torch's fused kernel."""
     torch.manual_seed(0)
-    layer = course_model(heads=heads).attn
-    x = torch.randn(batch, context, width, requires_grad=True)
+    model = course_model(heads=heads)
+    context, width = model.config.context, model.config.width
+    layer = model.attn
+    x = torch.randn(batch, context, width, requires_grad=True)  # [B, T, C]
 
     def step(need_weights: bool, backward: bool):
         def run():
@@ -115,12 +120,13 @@ def plain_loop_tokens_per_s(heads: int, steps: int = 30) -> float:
     """Tokens/s of the plainest PyTorch loop for the same model, batch and optimiser (no schedule, no bar)."""
     corpus = story_corpus()
     model = course_model(heads=heads)
+    context, vocab = model.config.context, model.config.vocab_size
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     gen = torch.Generator().manual_seed(0)
-    batches = [random_batch(corpus.train_ids, BATCH_SIZE, 128, gen) for _ in range(steps + 3)]
+    batches = [random_batch(corpus.train_ids, BATCH_SIZE, context, gen) for _ in range(steps + 3)]
 
     def one(x: torch.Tensor, y: torch.Tensor) -> None:
-        loss = F.cross_entropy(model(x).reshape(-1, 1024), y.reshape(-1))
+        loss = F.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1))
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -130,10 +136,10 @@ def plain_loop_tokens_per_s(heads: int, steps: int = 30) -> float:
     start = time.perf_counter()
     for x, y in batches[3:]:
         one(x, y)
-    return steps * BATCH_SIZE * 128 / (time.perf_counter() - start)
+    return steps * BATCH_SIZE * context / (time.perf_counter() - start)
 
 
-def _spread(values: list[float]) -> float:
+def _range(values: list[float]) -> float:
     """The range over the seeds: largest minus smallest (not a standard deviation)."""
     return max(values) - min(values)
 
@@ -160,9 +166,9 @@ def _summary(runs: list[dict]) -> dict:
     ppl = [r["val_ppl"] for r in runs]
     return {
         "heads": runs[0]["heads"], "params": runs[0]["params"],
-        "val_ppl_mean": round(statistics.mean(ppl), 4), "val_ppl_spread": round(_spread(ppl), 4),
+        "val_ppl_mean": round(statistics.mean(ppl), 4), "val_ppl_spread": round(_range(ppl), 4),
         "clue_accuracy_mean": {k: round(statistics.mean(r["clue_accuracy"][k] for r in runs), 4) for k in KINDS},
-        "clue_accuracy_spread": {k: round(_spread([r["clue_accuracy"][k] for r in runs]), 4) for k in KINDS},
+        "clue_accuracy_spread": {k: round(_range([r["clue_accuracy"][k] for r in runs]), 4) for k in KINDS},
         "seconds_mean": round(statistics.mean(r["seconds"] for r in runs), 1),
         "seconds_max": round(max(r["seconds"] for r in runs), 1),
         "tokens_per_s_mean": round(statistics.mean(r["tokens_per_s"] for r in runs)),
@@ -201,24 +207,26 @@ def controls(
 
 
 def targets(table: dict, speed: dict) -> list[dict]:
-    """Each target of the brief, with the measured figure and whether it was met."""
+    """Each target of the series, with the measured figure and whether it was met."""
     one, four = table["models"]["1"], table["models"]["4"]
     by_seed = {(r["seed"], r["heads"]): r for r in table["runs"]}
     seeds = table["seeds"]
-    ppl_wins = [by_seed[s, 4]["val_ppl"] < by_seed[s, 1]["val_ppl"] for s in seeds]
-    acc_wins = [by_seed[s, 4]["clue_accuracy"]["all"] > by_seed[s, 1]["clue_accuracy"]["all"] for s in seeds]
-    ppl_gap = one["val_ppl_mean"] - four["val_ppl_mean"]
-    ppl_spread = max(one["val_ppl_spread"], four["val_ppl_spread"])
-    acc_gap = four["clue_accuracy_mean"]["all"] - one["clue_accuracy_mean"]["all"]
-    acc_spread = max(one["clue_accuracy_spread"]["all"], four["clue_accuracy_spread"]["all"])
+    ppl = {h: [by_seed[s, h]["val_ppl"] for s in seeds] for h in (1, 4)}
+    acc = {h: [by_seed[s, h]["clue_accuracy"]["all"] for s in seeds] for h in (1, 4)}
+    ppl_wins = [four < one for one, four in zip(ppl[1], ppl[4], strict=True)]
+    acc_wins = [four > one for one, four in zip(acc[1], acc[4], strict=True)]
+    ppl_margin = seed_margin(ppl[1], ppl[4])  # gap > 0: four heads lower
+    acc_margin = seed_margin(acc[4], acc[1])  # gap > 0: four heads higher
     slowest = max(one["seconds_max"], four["seconds_max"])
     return [
         {"target": "four heads beat one head on validation perplexity in every seed, by more than the range over seeds",
-         "measured": f"won {sum(ppl_wins)} of {len(seeds)} seeds; mean gap {ppl_gap:.3f} vs range {ppl_spread:.3f}",
-         "met": all(ppl_wins) and ppl_gap > ppl_spread},
+         "measured": f"won {sum(ppl_wins)} of {len(seeds)} seeds; mean gap {ppl_margin.gap:.3f} vs range "
+                     f"{ppl_margin.range:.3f}",
+         "met": all(ppl_wins) and ppl_margin.gap > 0 and ppl_margin.beats_range},
         {"target": "four heads beat one head on clue accuracy in every seed, by more than the range over seeds",
-         "measured": f"won {sum(acc_wins)} of {len(seeds)} seeds; mean gap {acc_gap:.1%} vs range {acc_spread:.1%}",
-         "met": all(acc_wins) and acc_gap > acc_spread},
+         "measured": f"won {sum(acc_wins)} of {len(seeds)} seeds; mean gap {acc_margin.gap:.1%} vs range "
+                     f"{acc_margin.range:.1%}",
+         "met": all(acc_wins) and acc_margin.gap > 0 and acc_margin.beats_range},
         {"target": f"each model reaches its checkpoint quality in <= {TARGET_SECONDS} s of training",
          "measured": f"slowest run {slowest:.1f} s for {table['steps']} steps",
          "met": slowest <= TARGET_SECONDS},
@@ -331,13 +339,13 @@ def control_markdown(table: dict, control: dict) -> list[str]:
 
 
 def markdown(results: dict) -> str:
-    """assets/results.md: the same figures for people."""
+    """The figures of results.json for people, as markdown (the README's results block)."""
     table, speed = results["table"], results["speed"]
     start, end = results["machine_at_start"], results["machine_at_end"]
     lines = [
         "## Measured results",
         "",
-        f"Written by `python -m helpers.bench` on {start['date_utc']} UTC: {start['cpus']} CPU cores, "
+        f"Written by `python benchmarks/bench.py` on {start['date_utc']} UTC: {start['cpus']} CPU cores, "
         f"torch {start['torch']} with {start['torch_threads']} threads. Load average (1, 5, 15 min) "
         f"{start['load_average_1_5_15']} at the start and {end['load_average_1_5_15']} at the end"
         + (": other programs shared the machine, so speeds are lower than on an idle one."
@@ -414,10 +422,10 @@ def markdown(results: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m helpers.bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python benchmarks/bench.py", description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=CHECKPOINT_STEPS, help="training steps per run")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS), help="training seeds")
-    parser.add_argument("--out", type=Path, default=ASSETS, help="folder for results.md and results.json")
+    parser.add_argument("--out", type=Path, default=ASSETS, help="folder for results.json")
     parser.add_argument("--only-controls", action="store_true",
                         help="train only the output-projection control and merge it into the existing results.json")
     parser.add_argument("--control", nargs="+", choices=list(CONTROLS), default=list(CONTROLS),
@@ -429,22 +437,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.only_controls and not existing.exists():
         parser.error(f"--only-controls merges into {existing}, which does not exist: run the full benchmark first")
     args.out.mkdir(parents=True, exist_ok=True)
-    flag = args.out / "BENCH_RUNNING"
-    flag.write_text(f"python -m helpers.bench started {datetime.now(timezone.utc):%H:%M} UTC, pid {os.getpid()}\n")
-    try:
-        if args.only_controls:
-            results = json.loads(existing.read_text(encoding="utf-8"))
-            story_corpus()  # generate the text before any timing
-            results["controls"] = controls(args.steps, tuple(args.seeds), tuple(args.control), results.get("controls"))
-            results["targets"] = targets(results["table"], results["speed"])
-        else:
-            results = run(args.steps, tuple(args.seeds))
-    finally:
-        flag.unlink(missing_ok=True)
+    if args.only_controls:
+        results = json.loads(existing.read_text(encoding="utf-8"))
+        story_corpus()  # generate the text before any timing
+        results["controls"] = controls(args.steps, tuple(args.seeds), tuple(args.control), results.get("controls"))
+        results["targets"] = targets(results["table"], results["speed"])
+    else:
+        results = run(args.steps, tuple(args.seeds))
     (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    text = markdown(results)
-    (args.out / "results.md").write_text(text, encoding="utf-8")
-    print(text)
+    print(markdown(results))
+    print("Run `python tools/update_docs.py` to put these figures in the README.")
     return 0
 
 
