@@ -24,6 +24,7 @@ from helpers.explorer_figures import (
     focus_figure,
     grid_figure,
     head_figure,
+    short_label,
     static_figure,
     update_focus_figure,
     update_grid_figure,
@@ -31,13 +32,16 @@ from helpers.explorer_figures import (
 )
 from helpers.model import CourseModel
 from helpers.plots import style, unique_labels
+from helpers.real_text import real_text_results
 from helpers.static import static_build
 from helpers.stories import example_sentences
 from helpers.threads import one_thread
 from helpers.tokenizer import UNK
 
-MODELS = {"one head": "one_head", "four heads": "four_heads"}
-"""Model picker labels -> checkpoint names for helpers.checkpoints.load_model."""
+MODELS = {"one head, story world": "one_head", "four heads, story world": "four_heads",
+          "one head, novels": "novel_one_head", "four heads, novels": "novel_four_heads"}
+"""Model picker labels -> checkpoint names for helpers.checkpoints.load_model. The story-world models learned
+the course's made-up stories; the novel models learned three public-domain novels (chapters 5 and 6)."""
 
 ALL_HEADS = "all heads"
 """The head picker's choice that shows every head side by side."""
@@ -57,6 +61,21 @@ def load_cached(name: str) -> CourseModel:
 def default_examples() -> list[str]:
     """The course's example sentences followed by the story-world sentences."""
     return list(dict.fromkeys([*COURSE_EXAMPLES, *example_sentences()]))
+
+
+def novel_examples() -> list[str]:
+    """Sentences from the novels that the real-text models know every word of (assets/real_text.json),
+    or the story-world examples when that file has none."""
+    try:
+        examples = real_text_results().get("examples") or []
+    except (FileNotFoundError, ValueError):
+        examples = []
+    return list(examples) or default_examples()
+
+
+def reads_novels(name: str) -> bool:
+    """True for a checkpoint trained on the novels (its examples are novel sentences)."""
+    return name.startswith("novel_")
 
 
 @dataclass(frozen=True)
@@ -134,7 +153,8 @@ class Explorer(widgets.VBox):
         examples: Sequence[str] | None = None,
     ) -> None:
         self.loader = loader
-        self.examples = list(examples) if examples is not None else default_examples()
+        self.examples = list(examples) if examples is not None else default_examples()  # for story models
+        self.novel_examples = novel_examples()  # for the models trained on the novels
         self.model: CourseModel | None = None
         self.model_name = ""
         self.words: list[str] = []
@@ -187,7 +207,7 @@ class Explorer(widgets.VBox):
         first_problem = self.problem
         if self.model is None and model != "four_heads":
             self.set_model("four_heads")
-        self.set_sentence(sentence if sentence is not None else self._first_story())
+        self.set_sentence(sentence if sentence is not None else self._first_example())
         if first_problem:
             instead = " Showing the four-head model instead." if self.model is not None else ""
             self.problem = first_problem + instead
@@ -198,13 +218,19 @@ class Explorer(widgets.VBox):
         sentence on show and the examples."""
         if not static_build():
             return super()._repr_mimebundle_(**kwargs)
-        sentences = list(dict.fromkeys([self.sentence.value, *example_sentences()]))
+        sentences = list(dict.fromkeys([self.sentence.value, *_default_examples(self.model_name)]))
         return static_explorer(self.model_name, sentences, loader=self.loader)._repr_mimebundle_(**kwargs)
 
-    def _first_story(self) -> str:
-        """The first example after the course's own (those use words outside the story world)."""
-        stories = [s for s in self.examples if s not in COURSE_EXAMPLES]
-        return (stories or self.examples)[0]
+    def _first_example(self) -> str:
+        """The first example of the model on show; for a story model, the first after the course's own
+        (those use words outside the story world)."""
+        examples = self._examples_for(self.model_name)
+        stories = [s for s in examples if s not in COURSE_EXAMPLES]
+        return (stories or examples)[0]
+
+    def _examples_for(self, name: str) -> list[str]:
+        """The example sentences in the vocabulary of checkpoint `name`."""
+        return self.novel_examples if reads_novels(name) else self.examples
 
     # ----- what code (and the tests) call -------------------------------------------------------
 
@@ -250,8 +276,8 @@ class Explorer(widgets.VBox):
         with _Report(self):
             if name not in MODELS.values():
                 self._set_quietly(self.model_picker, self.model_name or None)
-                raise ValueError(f"There is no model {name!r}: choose "
-                                 + " or ".join(f"'{n}'" for n in MODELS.values()) + ".")
+                raise ValueError(f"There is no model {name!r}: choose one of "
+                                 + ", ".join(f"'{n}'" for n in MODELS.values()) + ".")
             try:
                 model = self.models[name] if name in self.models else self.loader(name)
             finally:
@@ -263,6 +289,10 @@ class Explorer(widgets.VBox):
             options = [(f"head {h}", h) for h in range(heads)] + [(ALL_HEADS, ALL_HEADS)]
             self._set_quietly(self.model_picker, name)
             self._set_quietly(self.head_picker, self.head, options=options)
+            examples = self._examples_for(name)
+            if list(self.example_picker.options) != examples:  # the other vocabulary: its own examples
+                shown = self.example_picker.value if self.example_picker.value in examples else None
+                self._set_quietly(self.example_picker, shown, options=examples)
             if self.bars is None or len(self.bars.data) != heads:  # another number of heads: new figures
                 old, self.bars = self.bars, focus_figure(heads)
                 self.bars_box.children = [self.bars]
@@ -299,10 +329,11 @@ class Explorer(widgets.VBox):
         (plotly 7, anywidget) whose view was removed from the page stops the updates of its later views.
         """
         heads = self.att.shape[0]
-        name = "one-head" if heads == 1 else f"{heads}-head"
+        name = ("one-head" if heads == 1 else f"{heads}-head") + (" model (novels)" if reads_novels(self.model_name)
+                                                                   else " model")
         grid = self.head == ALL_HEADS
         if grid:
-            title = f"Every head of the {name} model"
+            title = f"Every head of the {name}"
             if self.grid is None:
                 self.grid = grid_figure(self.att, self.words, title, self.originals)
                 self._listen_to_clicks(self.grid)
@@ -310,7 +341,7 @@ class Explorer(widgets.VBox):
             else:
                 update_grid_figure(self.grid, self.att, self.words, title, self.originals)
         else:
-            update_head_figure(self.heatmap, self.att[self.head], self.words, f"Head {self.head} of the {name} model",
+            update_head_figure(self.heatmap, self.att[self.head], self.words, f"Head {self.head} of the {name}",
                                self.originals)
         self.grid_box.layout = widgets.Layout(**(_SHOWN if grid else _HIDDEN))
         self.heatmap_box.layout = widgets.Layout(**(_HIDDEN if grid else _SHOWN))
@@ -408,17 +439,39 @@ def explore(model: str = "four_heads", sentence: str | None = None) -> Explorer:
     return Explorer(model=model, sentence=sentence)
 
 
+PARTNERS = {"one_head": "novel_one_head", "four_heads": "novel_four_heads",
+            "novel_one_head": "one_head", "novel_four_heads": "four_heads"}
+"""Each checkpoint's model of the same size trained on the other text: the static copy offers both."""
+
+
 def static_explorer(
-    model: str = "four_heads", sentences: Sequence[str] | None = None, loader: Loader = load_cached
+    model: str = "four_heads", sentences: Sequence[str] | None = None, loader: Loader = load_cached,
+    partner: bool = True,
 ) -> go.Figure:
     """A plain plotly figure whose own menus switch sentence and head: it works where no kernel runs.
 
-    Precomputes the weights of every head for each sentence (default: the story-world examples).
+    Precomputes the weights of every head for each sentence (default: the model's examples). With `partner`,
+    the sentence menu also offers the examples of the same-sized model trained on the other text (story
+    world or novels), each labelled with the text its model learned.
     """
-    course_model = loader(model)
-    readings = [read_sentence(course_model, s) for s in (sentences or example_sentences())]
-    weights = [attention(course_model, r.ids) for r in readings]  # each [H, T, T]
-    heads = course_model.config.heads
+    groups = [(model, list(sentences) if sentences else _default_examples(model))]
+    if partner and model in PARTNERS:
+        groups.append((PARTNERS[model], _default_examples(PARTNERS[model])))
+    readings, weights, labels = [], [], []
+    for name, group in groups:
+        course_model = loader(name)
+        for sentence in group:
+            reading = read_sentence(course_model, sentence)
+            readings.append(reading)
+            weights.append(attention(course_model, reading.ids))  # [H, T, T]
+            labels.append(f"{'novels' if reads_novels(name) else 'story world'}: {short_label(reading.words)}")
+    heads = weights[0].shape[0]
     return static_figure(weights, [r.words for r in readings],
-                         title=f"Where each word looks: {heads}-head model<br><sup>pick a sentence and a head</sup>",
-                         originals=[r.originals for r in readings])
+                         title=f"Where each word looks: {heads}-head model"
+                               f"{'s' if len(groups) > 1 else ''}<br><sup>pick a sentence and a head</sup>",
+                         originals=[r.originals for r in readings], labels=labels)
+
+
+def _default_examples(name: str) -> list[str]:
+    """The static copy's sentences for checkpoint `name`: the story sentences, or the novel examples."""
+    return novel_examples() if reads_novels(name) else example_sentences()

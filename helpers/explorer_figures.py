@@ -152,9 +152,10 @@ def update_focus_figure(fig: go.FigureWidget, rows: torch.Tensor, words: Sequenc
 
 def static_figure(
     weights: Sequence[torch.Tensor], sentences: Sequence[Sequence[str]], title: str = "Where each word looks",
-    originals: Sequence[Sequence[str]] | None = None,
+    originals: Sequence[Sequence[str]] | None = None, labels: Sequence[str] | None = None,
 ) -> go.Figure:
-    """A self-contained heatmap with two dropdowns: which sentence, and which head.
+    """A self-contained heatmap with two dropdowns: which sentence (labelled `labels`, default its first
+    words), and which head.
 
     weights[s] is [H, T_s, T_s] for the words sentences[s] (originals[s]: the words as typed, for the
     tooltips). Each sentence owns a pair of traces (weights and the grey future); the sentence menu switches
@@ -181,7 +182,7 @@ def static_figure(
     side = heatmap_side(max(len(words) for words in sentences))
     axes = [heatmap_axes(unique_labels(words), side) for words in sentences]
     sentence_menu = [
-        {"label": _short(words), "method": "update",
+        {"label": labels[s] if labels is not None else short_label(words), "method": "update",
          "args": [{"visible": [t // 2 == s for t in range(2 * len(sentences))]}, axes[s]]}
         for s, words in enumerate(sentences)
     ]
@@ -198,6 +199,6 @@ def static_figure(
     return styled(fig, width=side + 200, height=side + 270)
 
 
-def _short(words: Sequence[str], limit: int = 6) -> str:
+def short_label(words: Sequence[str], limit: int = 6) -> str:
     """The first few words of a sentence, for a menu label."""
     return " ".join(words[:limit]) + (" ..." if len(words) > limit else "")

@@ -14,9 +14,19 @@ import pytest
 import torch
 from plotly.callbacks import InputDeviceState, Points
 
-from helpers.checkpoints import CheckpointError
+from helpers.checkpoints import CheckpointError, load_model
 from helpers.course import COURSE_EXAMPLES
-from helpers.explorer import ALL_HEADS, Explorer, explore, read_sentence, static_explorer, summarise
+from helpers.explorer import (
+    ALL_HEADS,
+    MODELS,
+    Explorer,
+    attention,
+    explore,
+    novel_examples,
+    read_sentence,
+    static_explorer,
+    summarise,
+)
 from helpers.model import CourseModel, course_model
 from helpers.plots import unique_labels
 from helpers.stories import example_sentences
@@ -28,6 +38,8 @@ OTHER = "wearily , tom looks at the sky . then he quietly sobs and weeps ."
 
 @cache
 def _model(name: str) -> CourseModel:
+    if name.startswith("novel_"):
+        return load_model(name)  # the real-text checkpoints, loaded by name (they may be retrained)
     model = course_model(heads={"one_head": 1, "four_heads": 4}[name], seed=0).eval()
     model.tokenizer = story_tokenizer()
     return model
@@ -175,7 +187,7 @@ def test_models_are_loaded_once_and_cached() -> None:
         return _model(name)
 
     ex = Explorer(loader=loader, sentence=STORY)
-    assert sorted(calls) == ["four_heads", "one_head"]  # every model read once, when the explorer opens
+    assert sorted(calls) == sorted(MODELS.values())  # every model read once, when the explorer opens
     from helpers import explorer as module
 
     module._loaded["four_heads"] = _model("four_heads")
@@ -183,14 +195,14 @@ def test_models_are_loaded_once_and_cached() -> None:
         assert module.load_cached("four_heads") is _model("four_heads")
     finally:
         module._loaded.pop("four_heads")
-    ex.set_model("one_head")
-    ex.set_model("four_heads")
-    assert sorted(calls) == ["four_heads", "one_head"]  # switching reads nothing again
+    for name in ("one_head", "novel_four_heads", "novel_one_head", "four_heads"):
+        ex.set_model(name)
+    assert sorted(calls) == sorted(MODELS.values())  # switching reads nothing again
 
 
 def test_static_figure_switches_heads_and_sentences_with_its_own_menus() -> None:
     sentences = [STORY, OTHER]
-    fig = static_explorer("four_heads", sentences=sentences, loader=_model)
+    fig = static_explorer("four_heads", sentences=sentences, loader=_model, partner=False)
     assert isinstance(fig, go.Figure) and not isinstance(fig, go.FigureWidget)
     sentence_menu, head_menu = fig.layout.updatemenus
     assert [b.label for b in head_menu.buttons] == ["head 0", "head 1", "head 2", "head 3"]
@@ -297,7 +309,8 @@ def test_a_head_that_does_not_exist_gets_a_message(head: object) -> None:
 def test_a_model_that_does_not_exist_gets_a_message(name: object) -> None:
     ex = _explorer(sentence=STORY)
     ex.set_model(name)
-    assert ex.message_lines == [f"There is no model {name!r}: choose 'one_head' or 'four_heads'."]
+    assert ex.message_lines == [f"There is no model {name!r}: choose one of 'one_head', 'four_heads', "
+                                "'novel_one_head', 'novel_four_heads'."]
     assert ex.model_name == "four_heads" and ex.model_picker.value == "four_heads"
     ex.model_picker.value = "one_head"
     assert ex.message_lines == [] and ex.model.config.heads == 1
@@ -305,8 +318,8 @@ def test_a_model_that_does_not_exist_gets_a_message(name: object) -> None:
 
 def test_opening_on_a_model_that_does_not_exist_shows_four_heads_and_says_so() -> None:
     ex = _explorer(model="seven_heads", sentence=STORY)
-    assert ex.message_lines == ["There is no model 'seven_heads': choose 'one_head' or 'four_heads'. "
-                                "Showing the four-head model instead."]
+    assert ex.message_lines == ["There is no model 'seven_heads': choose one of 'one_head', 'four_heads', "
+                                "'novel_one_head', 'novel_four_heads'. Showing the four-head model instead."]
     assert ex.model_name == "four_heads"
     _assert_shows(ex, STORY)
 
@@ -377,10 +390,19 @@ def test_explore_opens_the_trained_four_head_checkpoint() -> None:
     assert ex.problem == "" and ex.att.shape[0] == 1
 
 
-def test_static_fallback_uses_the_trained_checkpoint() -> None:
+def test_static_fallback_offers_the_story_and_the_novel_four_head_models() -> None:
     fig = static_explorer()
-    assert len(fig.data) == 2 * len(example_sentences())
-    assert len(fig.layout.updatemenus[1].buttons) == 4
+    novels = novel_examples()
+    assert len(fig.data) == 2 * (len(example_sentences()) + len(novels))
+    sentence_menu, head_menu = fig.layout.updatemenus
+    labels = [b.label for b in sentence_menu.buttons]
+    assert labels[0].startswith("story world: ") and labels[-1].startswith("novels: ")
+    assert len([label for label in labels if label.startswith("novels: ")]) == len(novels)
+    assert len(head_menu.buttons) == 4
+    model = load_model("novel_four_heads")  # the novel sentences' weights come from the novel model
+    reading = read_sentence(model, novels[-1])
+    z = torch.tensor([[math.nan if v is None else v for v in row] for row in head_menu.buttons[1].args[0]["z"][-1]])
+    assert torch.allclose(z.nan_to_num(0), attention(model, reading.ids)[1].tril(), atol=1e-6)
 
 
 # ----- what the learner sees: focus kept, unknown words named, tooltips --------------------------------
@@ -449,3 +471,38 @@ def test_live_updates_switch_between_every_word_and_every_kth_word_labelled() ->
         assert _labelled(fig.layout.xaxis, ex.words) == unique_labels(ex.words)
         assert {a.title.text for a in fig.select_xaxes() if a.title.text} == {"word looked at"}
         assert ex.bars.layout.xaxis.title.text == "word looked at" and ex.bars.layout.xaxis.dtick == 1
+
+
+def test_novel_models_switch_the_example_menu_and_keep_the_sentence_and_focus() -> None:
+    ex = explore("four_heads")
+    story_examples = list(ex.example_picker.options)
+    assert set(MODELS.values()) <= set(ex.models), "every model of the menu is read when the explorer opens"
+    sentence = "the girl walks to the river with her boat ."
+    ex.set_sentence(sentence)
+    novel = read_sentence(ex.models["novel_four_heads"], sentence)  # its vocabulary may change with retraining
+    both = [w for w in ex.words[1:] if w in novel.words and w.isalpha() and ex.words.count(w) == 1]
+    assert both, "no word of the sentence is known to both models"
+    ex.set_focus(ex.words.index(both[0]))
+    ex.model_picker.value = "novel_four_heads"
+    assert ex.model_name == "novel_four_heads" and ex.att.shape[0] == 4 and ex.problem == ""
+    assert list(ex.example_picker.options) == novel_examples() != story_examples
+    assert ex.words[ex.focus] == both[0], "the focus word was lost in the switch"
+    assert ex.words == novel.words and ex.message_lines == novel.notes
+    assert ex.heatmap.layout.title.text == "Head 0 of the 4-head model (novels)"
+    ex.example_picker.value = novel_examples()[0]
+    assert ex.sentence.value == novel_examples()[0] and not ex.message_lines, "a novel example has unknown words"
+    ex.model_picker.value = "novel_one_head"
+    assert ex.example_picker.value == novel_examples()[0], "the same examples: the pick stays"
+    assert ex.att.shape[0] == 1 and len(ex.bars.data) == 1
+    ex.model_picker.value = "four_heads"
+    assert list(ex.example_picker.options) == story_examples and ex.example_picker.value is None
+
+
+def test_words_the_novel_models_do_not_know_show_what_they_were() -> None:
+    ex = explore("novel_four_heads")
+    assert ex.sentence.value == novel_examples()[0], "a novel model opens on a novel example"
+    ex.set_sentence("at night she opened her heart to zxqwv .")
+    i = ex.originals.index("zxqwv")
+    assert ex.words[i] == "<unk>" and ex.message_lines == ["Not in the model's vocabulary, shown as <unk>: 'zxqwv'."]
+    assert ex.heatmap.data[0].text[i][i] == "'<unk> (zxqwv)' looks at '<unk> (zxqwv)'"
+
