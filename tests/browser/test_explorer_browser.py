@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from conftest import CHROMIUM_FLAGS
 
+from helpers.explorer import novel_examples
 from helpers.plots import unique_labels
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -247,8 +248,33 @@ def _check_explorer(page) -> float:
             const r = gd.querySelector('.main-svg').getBoundingClientRect();
             return [r.left - area.left, area.right - r.right]; })""")
     assert boxes and all(left >= -1 and right >= -1 for left, right in boxes), f"outside the output area: {boxes}"
-    _check_long_sentence_labels(page, text_box)
     return ms
+
+
+def _pick(page, picker: str, label: str) -> None:
+    """Choose the option `label` in the explorer's dropdown named `picker`, as a learner does."""
+    page.locator(".attention-explorer .widget-dropdown", has_text=picker).locator("select").select_option(
+        label=label)
+
+
+def _check_novel_model(page) -> None:
+    """The model menu's novel model: its examples fill the example menu, its title says novels, and the
+    story examples come back with a story model."""
+    options = "(name) => Array.from(document.querySelectorAll('.attention-explorer .widget-dropdown')).find(" \
+              "d => d.querySelector('label').textContent.trim() === name).querySelector('select').options.length"
+    story_count = page.evaluate(options, "examples")
+    _pick(page, "model", "four heads, novels")
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.attention-explorer .gtitle'))"
+                           ".some(t => t.textContent.endsWith('4-head model (novels)'))", timeout=30_000)
+    assert page.evaluate(options, "examples") == len(novel_examples()) != story_count
+    _pick(page, "examples", novel_examples()[0])
+    page.wait_for_function(f"() => document.querySelector('{HEATMAP}')._fullData[0].x.length === "
+                           f"{len(novel_examples()[0].split())}", timeout=30_000)
+    assert "<unk>" not in _heatmap(page)["x"], "a novel example has words its model does not know"
+    _pick(page, "model", "four heads, story world")
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.attention-explorer .gtitle'))"
+                           ".some(t => t.textContent.endsWith('4-head model'))", timeout=30_000)
+    assert page.evaluate(options, "examples") == story_count
 
 
 def _axis_labels(page, words: int) -> dict:
@@ -302,13 +328,15 @@ def test_explorer_in_a_real_browser(chromium: str, lab: str) -> None:
             page.goto(lab)
             try:
                 ms = _check_explorer(page)
+                shot = SCREENSHOTS / "explorer.png"
+                page.locator(".attention-explorer").screenshot(path=str(shot))  # before the checks below change it
+                _check_long_sentence_labels(page, page.locator(".attention-explorer .widget-text input").first)
+                _check_novel_model(page)
             except Exception:
                 page.screenshot(path=str(SCREENSHOTS / "failure.png"), full_page=True)
                 print("\ncode cells when it failed:", page.evaluate(_CELL_STATES))
                 raise
             print(f"\nhead change to redrawn heatmap in the browser: {ms:.0f} ms")
-            shot = SCREENSHOTS / "explorer.png"
-            page.locator(".attention-explorer").screenshot(path=str(shot))
             result = {"head_change_to_redraw_ms": round(ms, 1), "browser": "chromium (headless)",
                       "what": "time from picking a head to the redrawn heatmap title in JupyterLab"}
             (SCREENSHOTS / "explorer_browser_speed.json").write_text(json.dumps(result, indent=2) + "\n")
