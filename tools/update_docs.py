@@ -102,7 +102,7 @@ def explorer_block() -> str:
                      "(on a busy machine the threads wait for each other).")
     if "model_switch_median_ms" in kernel:
         verdict = "meets" if kernel["model_switch_meets_target"] else "misses"
-        lines.append(f"- Switching model (through the {len(kernel.get('switched_models', 'ab'))} models of the menu, "
+        lines.append(f"- Switching model (through the {len(kernel['switched_models'])} models of the menu, "
                      "all read when the explorer opens), kernel side: "
                      f"median {kernel['model_switch_median_ms']:.0f} ms, slowest {kernel['model_switch_max_ms']:.0f} "
                      f"ms over {kernel['model_switch_repeats']} switches; this {verdict} the target of "
