@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 
@@ -66,3 +68,18 @@ def test_four_heads_are_a_two_by_two_grid() -> None:
                 tuple(fig.layout[f"yaxis{'' if i == 1 else i}"].domain)) for i in range(1, 5)}
     assert len({x for x, _ in domains}) == 2 and len({y for _, y in domains}) == 2
     assert [a.text for a in fig.layout.annotations] == [f"head {h}" for h in range(4)]
+
+
+def test_slanted_word_labels_do_not_overlap_in_presenter_mode() -> None:
+    """At 45 degrees neighbouring labels are a word's width times sin(45) apart: the font fits in that."""
+    from helpers.plots import heatmap_side, presenter_mode, word_axis
+
+    presenter_mode(True)
+    try:
+        for n in (10, 24, 40, 60):
+            pixels = heatmap_side(n)
+            axis, _ = word_axis([f"w{i}" for i in range(n)], pixels)
+            gap = pixels * axis["dtick"] / n * math.sin(math.pi / 4)
+            assert axis["tickfont"]["size"] <= max(8, gap), (n, axis["tickfont"]["size"], gap)
+    finally:
+        presenter_mode(False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -253,8 +254,9 @@ def _check_explorer(page) -> float:
 
 def _pick(page, picker: str, label: str) -> None:
     """Choose the option `label` in the explorer's dropdown named `picker`, as a learner does."""
-    page.locator(".attention-explorer .widget-dropdown", has_text=picker).locator("select").select_option(
-        label=label)
+    dropdown = page.locator(".attention-explorer .widget-dropdown").filter(
+        has=page.locator("label", has_text=re.compile(f"^{picker}$")))  # by its label: option texts may repeat it
+    dropdown.locator("select").select_option(label=label)
 
 
 def _check_novel_model(page) -> None:
