@@ -266,17 +266,16 @@ def _check_novel_model(page) -> None:
               "d => d.querySelector('label').textContent.trim() === name).querySelector('select').options.length"
     story_count = page.evaluate(options, "examples")
     _pick(page, "model", "four heads, novels")
-    page.wait_for_function("() => Array.from(document.querySelectorAll('.attention-explorer .gtitle'))"
-                           ".some(t => t.textContent.endsWith('4-head model (novels)'))", timeout=30_000)
+    heatmap_title = f"() => document.querySelector('{HEATMAP}').layout.title.text"  # not the hidden grid's
+    page.wait_for_function(f"({heatmap_title})().endsWith('4-head model (novels)')", timeout=30_000)
     assert page.evaluate(options, "examples") == len(novel_examples()) != story_count
     _pick(page, "examples", novel_examples()[0])
     page.wait_for_function(f"() => document.querySelector('{HEATMAP}')._fullData[0].x.length === "
                            f"{len(novel_examples()[0].split())}", timeout=30_000)
     assert "<unk>" not in _heatmap(page)["x"], "a novel example has words its model does not know"
     _pick(page, "model", "four heads, story world")
-    page.wait_for_function("() => Array.from(document.querySelectorAll('.attention-explorer .gtitle'))"
-                           ".some(t => t.textContent.endsWith('4-head model'))", timeout=30_000)
-    assert page.evaluate(options, "examples") == story_count
+    page.wait_for_function(f"({heatmap_title})().endsWith('4-head model')", timeout=30_000)
+    page.wait_for_function(f"(count) => ({options})('examples') === count", arg=story_count, timeout=30_000)
 
 
 def _axis_labels(page, words: int) -> dict:
