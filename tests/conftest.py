@@ -5,6 +5,8 @@
    clean-output tests read that run (the reading copy) instead of running the notebook again.
 2. The browser tests need each chapter in presenter mode as well: `executed(name, "presenter")` runs it once
    more, with presenter mode switched on by an injected first cell, as an instructor would.
+3. The site tests (tests/test_site.py, tests/browser/test_site_browser.py) share one static build of
+   chapters.SITE_SAMPLE (`built_site`), with slides when the session holds the browser test that opens them.
 
 Run alone (`pytest tests/test_checked_outputs.py`), with no nbval run to reuse, a reading copy is made by
 the same runner (tools/chapters.py). Copies of one mode share a folder, so one JupyterLab server opens them all.
@@ -12,15 +14,20 @@ the same runner (tools/chapters.py). Copies of one mode share a folder, so one J
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import pytest
-from chapters import NOTEBOOKS, execute
+from chapters import NOTEBOOKS, ROOT, SITE_SAMPLE, execute
 
 PRESENTER_CELL = "import helpers\n\nhelpers.presenter_mode(True)"
 MODES = ("reading", "presenter")
+SLIDES_TEST = "test_site_browser.py"
 
 
 def _is_nbval_cell(item: pytest.Item) -> bool:
@@ -96,3 +103,26 @@ def executed(
         return done[name, mode]
 
     return run
+
+
+@dataclass(frozen=True)
+class BuiltSite:
+    folder: Path
+    output: str
+    """what tools/build_site.py printed"""
+    slides: bool
+
+
+@pytest.fixture(scope="session")
+def built_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+    """SITE_SAMPLE built once by tools/build_site.py, with their slide decks if the slides' browser test runs."""
+    slides = any(Path(str(item.fspath)).name == SLIDES_TEST for item in request.session.items)
+    out = tmp_path_factory.mktemp("site")
+    start = time.perf_counter()
+    command = [sys.executable, str(ROOT / "tools" / "build_site.py"), "--out", str(out),
+               *([] if slides else ["--no-slides"]), *map(str, SITE_SAMPLE)]
+    build = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    print(f"\nbuilt {len(SITE_SAMPLE)} notebooks {'with' if slides else 'without'} slides in "
+          f"{time.perf_counter() - start:.0f} s:\n{build.stdout}")
+    return BuiltSite(out, build.stdout, slides)

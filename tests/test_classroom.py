@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from chapters import chapter_paths
 from nbconvert import SlidesExporter
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = chapter_paths("")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

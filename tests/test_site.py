@@ -6,17 +6,17 @@ import io
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
 import pytest
+from chapters import SITE_SAMPLE as BUILD
+from chapters import notebook_paths
 
 from helpers.explorer import explore
 from helpers.static import STATIC_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD = [ROOT / "notebooks" / "00_start_here.ipynb", ROOT / "notebooks" / "explorer.ipynb"]
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # a script, style sheet, image or font that a page would fetch from another host
@@ -24,15 +24,10 @@ REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)\
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """One chapter and the explorer page, built without slides; returns the folder and the build's output."""
-    out = tmp_path_factory.mktemp("site")
-    start = time.perf_counter()
-    build = subprocess.run([sys.executable, str(ROOT / "tools" / "build_site.py"), "--no-slides", "--out", str(out),
-                            *map(str, BUILD)], capture_output=True, text=True, cwd=ROOT)
-    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    print(f"\nbuilt {len(BUILD)} notebooks in {time.perf_counter() - start:.0f} s:\n{build.stdout}")
-    return out, build.stdout
+def site(built_site) -> tuple[Path, str]:
+    """Two chapters and the explorer page, built once for every site test (tests/conftest.py): the folder and
+    the build's output."""
+    return built_site.folder, built_site.output
 
 
 def test_pages_share_one_plotly_and_fetch_nothing_from_other_hosts(site: tuple[Path, str]) -> None:
@@ -107,7 +102,7 @@ def test_every_notebooks_math_converts_to_mathml(monkeypatch: pytest.MonkeyPatch
     monkeypatch.syspath_prepend(str(ROOT / "tools"))  # the builder imports its neighbours as scripts do
     from build_site import mathml
 
-    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for path in notebook_paths(""):
         for cell in nbformat.read(path, as_version=4).cells:
             if cell.cell_type == "markdown" and "$" in cell.source:
                 converted = mathml(cell.source)

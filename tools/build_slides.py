@@ -22,6 +22,7 @@ from pathlib import Path
 
 import nbformat
 from build_site import EXPLORER, PLOTLY_JS, ROOT, SITE, execute_static, exporter, prepare, ship_plotly
+from chapters import chapter_paths
 from nbconvert import SlidesExporter
 
 REVEAL = "reveal.js@5.2.1"
@@ -109,7 +110,7 @@ def main() -> None:
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter")
     parser.add_argument("--out", type=Path, default=SITE, help="the site folder; decks go to its slides/")
     args = parser.parse_args()
-    notebooks = [p.resolve() for p in args.notebooks] or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    notebooks = [p.resolve() for p in args.notebooks] or chapter_paths("")
     ship_plotly(args.out)
     ship_reveal(args.out / "slides")
     for path in notebooks:

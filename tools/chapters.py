@@ -26,6 +26,9 @@ CHAPTERS = {
     "06_meet_the_detectives.ipynb": "Meet the detectives",
     "07_the_transformer_block.ipynb": "The transformer block",
 }
+SITE_SAMPLE = (NOTEBOOKS / "02_queries_keys_values.ipynb", NOTEBOOKS / "04_multi_head_attention.ipynb",
+               NOTEBOOKS / EXPLORER)
+"""What the site tests build: chapter 2 has solution cells (left out of slides), chapter 4 math, and the explorer."""
 ONLY = ("SPOTLIGHTS_CHAPTERS", "SPOTLIGHTS_RUN_TWICE", "SPOTLIGHTS_SEEN")
 """Environment variables that narrow the tests to some chapters ("02,06"); the last two are older names."""
 

@@ -168,8 +168,9 @@ def suite_block() -> str:
             verdict = (f"; the target is {t['target_s'] // 60} min: "
                        + ("met" if t["seconds"] <= t["target_s"] and t["exit_code"] == 0 else "NOT met"))
         lines.append(f"- `make {target}` took {t['seconds'] // 60} min {t['seconds'] % 60} s ({t['outcome']}) on "
-                     f"{t['date_utc']} UTC, on {t['cpus']} CPU cores with the venv built; load average (1, 5, 15 min) "
-                     f"{t['load_average_start']} at the start and {t['load_average_end']} at the end"
+                     f"{t['date_utc']} UTC, on {t['cpus']} CPU cores with the venv built, using {t['cpu_seconds']} CPU "
+                     f"seconds; load average (1, 5, 15 min) {t['load_average_start']} at the start and "
+                     f"{t['load_average_end']} at the end"
                      + (": other programs shared the machine, so it ran slower than on an idle one" if busy else "")
                      + verdict + ".")
     if "test" in timed and timed["test"]["slowest"]:

@@ -1,9 +1,9 @@
 """The offline site in a real browser, with every request recorded and any to another host blocked.
 
-Builds chapters 2 and 4, the explorer and their slide decks with tools/build_site.py, serves them from
-127.0.0.1 and opens them in headless Chromium, as a reader with no kernel and no internet would: every page
-loads with no script error, figures render, the static explorer's menus switch head and sentence, the math
-is drawn, and a deck advances with the keyboard. Screenshots go to tests/browser/screenshots/.
+Chapters 2 and 4, the explorer and their slide decks, built once by tools/build_site.py for every site test
+(tests/conftest.py), served from 127.0.0.1 and opened in headless Chromium, as a reader with no kernel and no
+internet would: every page loads with no script error, figures render, the static explorer's menus switch head
+and sentence, the math is drawn, and a deck advances with the keyboard. Screenshots go to tests/browser/screenshots/.
 """
 
 from __future__ import annotations
@@ -13,10 +13,7 @@ import html
 import json
 import re
 import shutil
-import subprocess
-import sys
 import threading
-import time
 import urllib.request
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -25,11 +22,12 @@ from urllib.parse import urljoin, urlparse
 
 import nbformat
 import pytest
+from chapters import SITE_SAMPLE
 from conftest import CHROMIUM_FLAGS, need
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
-CHAPTERS = ["02_queries_keys_values", "04_multi_head_attention"]  # 2 has solution cells on slides, 4 has math
+CHAPTERS = [path.stem for path in SITE_SAMPLE if path.stem[:2].isdigit()]  # 2: solutions on slides, 4: math
 FIGURES_DRAWN = """() => {
     const figures = Array.from(document.querySelectorAll('.plotly-graph-div'));
     return figures.length > 0 && figures.every(f => f._fullLayout && f.querySelector('.main-svg'));
@@ -49,17 +47,11 @@ SHOWN = f"""() => {{
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The built site served on 127.0.0.1; yields its address. Prints how long the build took."""
+def site(built_site) -> Iterator[str]:
+    """The built site (tests/conftest.py, with slides) served on 127.0.0.1; yields its address."""
     need("npm (it fetches reveal.js for the slides)", shutil.which("npm") is None)
-    out = tmp_path_factory.mktemp("site")
-    notebooks = [ROOT / "notebooks" / f"{name}.ipynb" for name in CHAPTERS] + [ROOT / "notebooks" / "explorer.ipynb"]
-    start = time.perf_counter()
-    command = [sys.executable, str(ROOT / "tools" / "build_site.py"), "--out", str(out), *map(str, notebooks)]
-    build = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
-    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    print(f"\nbuilt {len(notebooks)} notebooks with slides in {time.perf_counter() - start:.0f} s")
-    handler = functools.partial(_QuietHandler, directory=str(out))
+    assert built_site.slides, "the site was built without slides"
+    handler = functools.partial(_QuietHandler, directory=str(built_site.folder))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
