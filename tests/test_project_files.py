@@ -104,3 +104,11 @@ def test_the_chapter_list_names_every_numbered_notebook_in_order() -> None:
 
     on_disk = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     assert list(CHAPTERS) == on_disk, "tools/chapters.py CHAPTERS must list every numbered notebook, in order"
+
+
+def test_the_chapter_list_narrows_by_name_prefix() -> None:
+    from tools.chapters import CHAPTERS, chapter_paths, notebook_paths
+
+    assert [p.name[:2] for p in chapter_paths("02, 06")] == ["02", "06"]
+    assert [p.name for p in notebook_paths("explorer")] == ["explorer.ipynb"]
+    assert [p.name for p in chapter_paths("")] == list(CHAPTERS) and notebook_paths("")[-1].name == "explorer.ipynb"
