@@ -21,7 +21,8 @@ from pathlib import Path
 
 import torch
 
-from helpers.explorer import MODELS, attention, explore
+from helpers.explorer import MODELS, explore
+from helpers.reading import attention
 from helpers.stories import example_sentences
 from helpers.tokenizer import Tokenizer
 

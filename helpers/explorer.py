@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as widgets
 import plotly.graph_objects as go
 import torch
 
-from helpers.checkpoints import load_model
 from helpers.course import COURSE_EXAMPLES
 from helpers.explorer_figures import (
     focus_figure,
@@ -32,11 +30,10 @@ from helpers.explorer_figures import (
 )
 from helpers.model import CourseModel
 from helpers.plots import style, unique_labels
+from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise
 from helpers.real_text import real_text_results
 from helpers.static import static_build
 from helpers.stories import example_sentences
-from helpers.threads import one_thread
-from helpers.tokenizer import UNK
 
 MODELS = {"one head, story world": "one_head", "four heads, story world": "four_heads",
           "one head, novels": "novel_one_head", "four heads, novels": "novel_four_heads"}
@@ -45,18 +42,6 @@ the course's made-up stories; the novel models learned three public-domain novel
 
 ALL_HEADS = "all heads"
 """The head picker's choice that shows every head side by side."""
-
-Loader = Callable[[str], CourseModel]
-
-_loaded: dict[str, CourseModel] = {}
-
-
-def load_cached(name: str) -> CourseModel:
-    """helpers.checkpoints.load_model, but each checkpoint is read from disk only once per session."""
-    if name not in _loaded:
-        _loaded[name] = load_model(name)
-    return _loaded[name]
-
 
 def default_examples() -> list[str]:
     """The course's example sentences followed by the story-world sentences."""
@@ -76,70 +61,6 @@ def novel_examples() -> list[str]:
 def reads_novels(name: str) -> bool:
     """True for a checkpoint trained on the novels (its examples are novel sentences)."""
     return name.startswith("novel_")
-
-
-@dataclass(frozen=True)
-class Reading:
-    """A sentence as the model reads it: ids [T], the words it sees ('<unk>' for unknown), the words as
-    typed (`originals`, the same length: an unknown word keeps its text there) and notes."""
-
-    ids: list[int]
-    words: list[str]
-    notes: list[str]
-    originals: list[str]
-
-
-def read_sentence(model: CourseModel, text: str) -> Reading:
-    """Tokenize `text` for `model`, trim it to the context, and explain anything surprising in notes.
-
-    Raises ValueError (with a message for the learner) when there is nothing the model could read.
-    """
-    if not isinstance(text, str):
-        raise ValueError(f"a sentence must be text, got {type(text).__name__}.")
-    if not text.strip():
-        raise ValueError("The sentence is empty: type a few words, or pick an example from the list.")
-    if model.tokenizer is None:
-        raise ValueError("this model has no tokenizer: load it with helpers.checkpoints.load_model")
-    enc = model.tokenizer.encode_with_report(text)
-    if not enc.ids:
-        raise ValueError(f"No words found in {text!r}: the model reads words and punctuation.")
-    ids, words, notes = list(enc.ids), list(enc.words), []
-    typed = iter(enc.unknown)  # the unknown words as typed, in the order their <unk>s appear
-    originals = [next(typed, w) if w == UNK else w for w in words]
-    if enc.unknown:
-        unknown = list(dict.fromkeys(enc.unknown))
-        more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
-        listed = ", ".join(f"'{w}'" for w in unknown[:8]) + more
-        notes.append(f"Not in the model's vocabulary, shown as <unk>: {listed}.")
-        if all(w == UNK for w in words):
-            notes.append("None of these words are known, so the heatmap can only show word positions: "
-                         "try a sentence from the list.")
-    context = model.config.context
-    if len(ids) > context:
-        notes.append(f"The sentence has {len(ids)} words, more than the model's context of {context}: "
-                     f"showing the first {context}.")
-        ids, words, originals = ids[:context], words[:context], originals[:context]
-    return Reading(ids, words, notes, originals)
-
-
-def attention(model: CourseModel, ids: Sequence[int]) -> torch.Tensor:
-    """The model's attention weights [H, T, T] for one sentence of word ids."""
-    with torch.no_grad(), one_thread():
-        _, att = model(torch.tensor(ids, dtype=torch.long), return_attention=True)  # att [1, H, T, T]
-    return att[0]
-
-
-def _last_word(words: Sequence[str]) -> int:
-    """Position of the last real word (not a punctuation mark): where the explorer focuses first."""
-    return max((i for i, w in enumerate(words) if any(c.isalnum() for c in w)), default=len(words) - 1)
-
-
-def summarise(row: torch.Tensor, words: Sequence[str], top: int = 2) -> str:
-    """The strongest weights of one word's spotlight in words: "animal 61%, street 12%"."""
-    labels = unique_labels(words)
-    k = min(top, row.shape[0])
-    weights, where = row.topk(k)
-    return ", ".join(f"{labels[j]} {w:.0%}" for w, j in zip(weights.tolist(), where.tolist(), strict=True))
 
 
 class Explorer(widgets.VBox):
@@ -252,7 +173,7 @@ class Explorer(widgets.VBox):
             self.att = attention(self.model, reading.ids)  # [H, T, T]
             self.words, self.notes, self.originals = reading.words, reading.notes, reading.originals
             self.focus = (reading.originals.index(focus_word) if focus_word in reading.originals
-                          else _last_word(self.words))  # keep the focus word when the sentence still has it
+                          else last_word(self.words))  # keep the focus word when the sentence still has it
             labels = unique_labels(self.words)
             options = [(label if word == typed else f"{label} = '{typed}'", i)
                        for i, (label, word, typed) in enumerate(zip(labels, self.words, self.originals, strict=True))]

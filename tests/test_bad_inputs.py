@@ -22,9 +22,10 @@ from safetensors.torch import load_file, save_file
 from helpers.attention import AttentionHead, MultiHeadAttention, causal_mask, spotlight
 from helpers.checkpoints import CheckpointError, load_model, save_checkpoint, sha256
 from helpers.evaluate import clue_accuracy, head_removed, perplexity
-from helpers.explorer import Explorer, read_sentence
+from helpers.explorer import Explorer
 from helpers.model import CourseConfig, CourseModel, attention_layer_size, count_parameters, course_model
 from helpers.plots import attention_heatmap, heads_grid, spotlight_bars
+from helpers.reading import read_sentence
 from helpers.stories import generate_stories
 from helpers.tokenizer import MAX_TEXT_BYTES, Tokenizer, story_tokenizer
 from helpers.train import Corpus, TrainResult, text_corpus, train

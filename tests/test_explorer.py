@@ -20,15 +20,13 @@ from helpers.explorer import (
     ALL_HEADS,
     MODELS,
     Explorer,
-    attention,
     explore,
     novel_examples,
-    read_sentence,
     static_explorer,
-    summarise,
 )
 from helpers.model import CourseModel, course_model
 from helpers.plots import unique_labels
+from helpers.reading import attention, read_sentence, summarise
 from helpers.stories import example_sentences
 from helpers.tokenizer import story_tokenizer
 
@@ -188,7 +186,7 @@ def test_models_are_loaded_once_and_cached() -> None:
 
     ex = Explorer(loader=loader, sentence=STORY)
     assert sorted(calls) == sorted(MODELS.values())  # every model read once, when the explorer opens
-    from helpers import explorer as module
+    from helpers import reading as module
 
     module._loaded["four_heads"] = _model("four_heads")
     try:

@@ -20,9 +20,9 @@ from plotly.subplots import make_subplots
 
 from helpers.attention import MultiHeadAttention
 from helpers.chapter_widgets.base import ChapterWidget
-from helpers.explorer import Loader, _last_word, attention, load_cached, read_sentence
 from helpers.model import count_parameters, course_model
 from helpers.plots import FIT_WIDTH, LOOKED_AT, LOOKS, PALETTE, heads_grid, heatmap_traces, style, unique_labels
+from helpers.reading import Loader, attention, last_word, load_cached, read_sentence
 from helpers.static import static_build
 from helpers.stories import example_sentences
 
@@ -183,7 +183,7 @@ _HIDDEN = {"visibility": "hidden", "height": "0px", "overflow": "hidden"}
 def summary_line(option: Option, words: Sequence[str]) -> str:
     """In words: the split, the cost, and which word each head's spotlight from the last word likes best."""
     labels = unique_labels(words)
-    last = _last_word(words)
+    last = last_word(words)
     favourite = option.att[:, last].argmax(dim=-1).tolist()  # [H]: where the last word looks hardest, per head
     which = "trained" if option.layer == TRAINED else "untrained"
     return (f"Width {WIDTH} split between {option.heads} head{'s' if option.heads > 1 else ''}: "

@@ -1,0 +1,94 @@
+"""A sentence read by a trained model: its words as the model sees them, its attention, and summaries in words.
+
+The explorer, the chapter widgets and chapter 6 all read sentences this way, so the rules (unknown words keep
+what was typed, long sentences are trimmed to the context, empty input gets a clear message) live here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+
+from helpers.checkpoints import load_model
+from helpers.model import LanguageModel
+from helpers.plots import unique_labels
+from helpers.threads import one_thread
+from helpers.tokenizer import UNK
+
+Loader = Callable[[str], LanguageModel]
+"""Checkpoint name -> model: how widgets get their models (tests pass small fakes)."""
+
+_loaded: dict[str, LanguageModel] = {}
+
+
+def load_cached(name: str) -> LanguageModel:
+    """helpers.checkpoints.load_model, but each checkpoint is read from disk only once per session."""
+    if name not in _loaded:
+        _loaded[name] = load_model(name)
+    return _loaded[name]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A sentence as the model reads it: ids [T], the words it sees ('<unk>' for unknown), the words as
+    typed (`originals`, the same length: an unknown word keeps its text there) and notes."""
+
+    ids: list[int]
+    words: list[str]
+    notes: list[str]
+    originals: list[str]
+
+
+def read_sentence(model: LanguageModel, text: str) -> Reading:
+    """Tokenize `text` for `model`, trim it to the context, and explain anything surprising in notes.
+
+    Raises ValueError (with a message for the learner) when there is nothing the model could read.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"a sentence must be text, got {type(text).__name__}.")
+    if not text.strip():
+        raise ValueError("The sentence is empty: type a few words, or pick an example from the list.")
+    if model.tokenizer is None:
+        raise ValueError("this model has no tokenizer: load it with helpers.checkpoints.load_model")
+    enc = model.tokenizer.encode_with_report(text)
+    if not enc.ids:
+        raise ValueError(f"No words found in {text!r}: the model reads words and punctuation.")
+    ids, words, notes = list(enc.ids), list(enc.words), []
+    typed = iter(enc.unknown)  # the unknown words as typed, in the order their <unk>s appear
+    originals = [next(typed, w) if w == UNK else w for w in words]
+    if enc.unknown:
+        unknown = list(dict.fromkeys(enc.unknown))
+        more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
+        listed = ", ".join(f"'{w}'" for w in unknown[:8]) + more
+        notes.append(f"Not in the model's vocabulary, shown as <unk>: {listed}.")
+        if all(w == UNK for w in words):
+            notes.append("None of these words are known, so the heatmap can only show word positions: "
+                         "try a sentence from the list.")
+    context = model.config.context
+    if len(ids) > context:
+        notes.append(f"The sentence has {len(ids)} words, more than the model's context of {context}: "
+                     f"showing the first {context}.")
+        ids, words, originals = ids[:context], words[:context], originals[:context]
+    return Reading(ids, words, notes, originals)
+
+
+def attention(model: LanguageModel, ids: Sequence[int]) -> torch.Tensor:
+    """The model's attention weights [H, T, T] for one sentence of word ids."""
+    with torch.no_grad(), one_thread():
+        _, att = model(torch.tensor(ids, dtype=torch.long), return_attention=True)  # att [1, H, T, T]
+    return att[0]
+
+
+def last_word(words: Sequence[str]) -> int:
+    """Position of the last real word (not a punctuation mark): where the explorer focuses first."""
+    return max((i for i, w in enumerate(words) if any(c.isalnum() for c in w)), default=len(words) - 1)
+
+
+def summarise(row: torch.Tensor, words: Sequence[str], top: int = 2) -> str:
+    """The strongest weights of one word's spotlight in words: "animal 61%, street 12%"."""
+    labels = unique_labels(words)
+    k = min(top, row.shape[0])
+    weights, where = row.topk(k)
+    return ", ".join(f"{labels[j]} {w:.0%}" for w, j in zip(weights.tolist(), where.tolist(), strict=True))
