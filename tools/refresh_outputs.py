@@ -69,7 +69,7 @@ def strip(nb: nbformat.NotebookNode) -> None:
 
 def refresh(path: Path, timeout: int = 300) -> int:
     """Execute `path` in its folder, record its checked cells' text, strip it. Returns the checked count."""
-    nb = execute(path, timeout)
+    nb = execute(path, timeout=timeout)
     expected = {cell.id: checked_text(cell) for cell in nb.cells if is_checked(cell)}
     strip(nb)
     nbformat.write(nb, path)
