@@ -1,6 +1,6 @@
 # Two commands for a fresh machine with Python 3.10+ and git:
 #   make lab    install everything into .venv and open JupyterLab on the first chapter
-#   make test   install everything into .venv and run the test suite, without the browser tests (about 5 min)
+#   make test   install everything into .venv and run the test suite, without the browser tests
 #   make check  the whole suite, browser tests in JupyterLab and Chromium included: what CI runs
 #   make site   build the offline site and slides into site/ (needs npm once, for reveal.js)
 PYTHON ?= python3
