@@ -1,25 +1,33 @@
 """Real text: the recipe sweep, the one-head vs four-head table, and the gap against training length and text.
 
-    python benchmarks/real_text.py sweep --worker 0 --workers 2   # two of these side by side, one per core
-    python benchmarks/real_text.py table --worker 0                # then the table (two workers share one queue)
-    python benchmarks/real_text.py summary                        # assets/real_text.json -> real_text.md
+    python benchmarks/real_text.py sweep      # choose the recipe on the validation text (seed 0)
+    python benchmarks/real_text.py table      # 3 seeds x 3 models on that recipe, then less text (seed 0)
+    python benchmarks/real_text.py longer     # the recipe's setting trained longer: the gap against length
+    python benchmarks/real_text.py summary    # assets/real_text.json -> assets/real_text.md
 
-Every finished run is merged into `assets/real_text.json` at once (under a file lock, so two workers can
-share it), so a cut job loses only the run in progress, and a restarted worker skips finished runs. The
-sweep is scored on the validation text only; the table reports the test text, which nothing was chosen on.
-Runs use one thread each (set OMP_NUM_THREADS=1): the machine is shared, and its load average is recorded.
+Runs train one at a time, with the thread policy of `helpers/threads.py` (both cores of a 2-core machine);
+the load average before and after each run is recorded beside its time, because other programs share the
+machine. Every finished run is merged into `assets/real_text.json` at once, so a cut job loses only the
+run in progress, and a restarted job skips finished runs.
+
+The sweep is scored on the validation text only; the table reports the test text, which nothing was chosen
+on. The sweep goes one factor at a time, in stages that depend on what the earlier stages measured (seed 0):
+1. the learning rate (LEARNING_RATES), four heads, at SWEEP_START's length;
+2. around the best learning rate: a shorter warm-up, more weight decay, a larger batch for half the steps
+   (NEIGHBOURS), four heads; then one head, to check the rule (below);
+3. the chosen setting for each of STEP_COUNTS, one and four heads; after the table, `longer` trains it for
+   LONGER steps, for the gap against training length. Each length is a separate run: the schedule depends
+   on the total step count, so a longer run is not a point on a shorter run's curve.
+The rule, applied to the settings of stages 1 and 2, then to the lengths of stage 3: the lowest validation
+perplexity of four heads among the settings where four heads also beat one head on validation; a length
+whose four-head run took more than TARGET_SECONDS is not eligible.
 """
 
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import statistics
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 from bench import machine  # the benchmarks share how they record the machine
 
@@ -27,125 +35,206 @@ from helpers.checkpoints import ASSETS, save_checkpoint
 from helpers.evaluate import perplexity
 from helpers.model import course_model
 from helpers.novels import novel_corpus, novel_examples, novel_words, unknown_share
+from helpers.real_text import SETTING, sweep_pairs
 from helpers.recipes import TEXT_RECIPE, Recipe
 from helpers.train import train
 
 RESULTS = ASSETS / "real_text.json"
-SWEEP_STEPS = 500  # the shared machine allowed no more; the table trains as long, so the choice carries over
-SWEEP_EVAL = (125, 250, 500)
+SWEEP_START = {"lr": 1e-2, "warmup": 50, "weight_decay": 0.01, "batch_size": 32, "steps": 250}
+LEARNING_RATES = (3e-3, 1e-2, 2e-2)  # the issue: 1e-2 (the story world's) against 3e-3 on real text
+NEIGHBOURS = ({"warmup": 10}, {"weight_decay": 0.1}, {"batch_size": 64, "steps": 125})  # 64: the same words seen
+"""One change at a time around the best learning rate. The warm-up is capped at a tenth of the steps
+(helpers.train.learning_rate), so at 250 steps the start's 50 means 25, and only a shorter one is a change."""
+STEP_COUNTS = (250,)  # training lengths the recipe may have, at batch 32 (halved at batch 64)
+LONGER = (500, 1000, 2000)
+"""Longer training, measured after the table (`longer`) for the gap against training length but not eligible
+for the recipe: the table trains 17 models on the recipe, and the shared machine that measured it ran 3 to 6
+times slower than an idle one (a 500-step run took about 290 s instead of about 50), so even a 500-step table
+would have taken more than the session had. 2000 steps take about 3 minutes a model on an idle machine."""
 SEEDS = (0, 1, 2)
 MODELS = {"one head": (1, None), "four heads": (4, None), "four heads, no output projection": (4, False)}
-SHARES = (0.25, 0.05, 0.5, 0.01)  # amounts of training text beside the table's 100% (seed 0), in run order
+SHARES = (0.01, 0.05, 0.25, 0.5)  # amounts of training text beside the table's 100% (seed 0)
 TARGET_SECONDS = 300
 CHECKPOINTS = {"one head": "novel_one_head", "four heads": "novel_four_heads"}
 
 
-def sweep_runs() -> list[dict]:
-    """The settings tried, starting from the issue's findings (lr 1e-2 fails on real text, 3e-3 does better)."""
-    base = {"lr": 3e-3, "warmup": 50, "weight_decay": 0.01, "batch_size": 32, "steps": SWEEP_STEPS}
-    changes = [
-        {"heads": 4, "lr": 1e-2},  # the story world's recipe
-        {"heads": 4},
-        {"heads": 4, "lr": 1e-3},
-        {"heads": 4, "weight_decay": 0.1},
-    ]
-    runs = []
-    for change in changes:
-        run = base | change
-        run["id"] = "sweep " + " ".join(f"{k}={run[k]:g}" for k in ("heads", "lr", "warmup", "weight_decay",
-                                                                       "batch_size", "steps"))
-        runs.append(run)
-    return runs
+def _sweep_run(heads: int, **change: float) -> dict:
+    run = SWEEP_START | change | {"heads": heads}
+    return run | {"id": f"heads={heads} " + " ".join(f"{k}={run[k]:g}" for k in SETTING)}
 
 
-def table_runs(recipe: Recipe) -> list[dict]:
-    """3 seeds x 3 models on all the training text, then less text (seed 0), most important first: the
-    checkpoints' seed, one and four heads over the seeds, the control without output projection, less text."""
-    order = [(seed, name) for seed in SEEDS for name in ("one head", "four heads")]
-    order += [(seed, name) for seed in SEEDS for name in MODELS if name not in ("one head", "four heads")]
-    runs = [{"id": f"table {name} seed={seed}", "model": name, "seed": seed, "share": 1.0} for seed, name in order]
-    runs += [{"id": f"amount {name} share={share:g}", "model": name, "seed": 0, "share": share}
-             for share in SHARES for name in ("one head", "four heads")]
-    return [run | {"recipe": recipe.to_dict()} for run in runs]
+def _setting(run: dict) -> tuple:
+    return tuple(run[k] for k in SETTING)
 
 
-@contextmanager
-def _locked_results() -> Iterator[dict]:
-    """The results file, read and written back under an exclusive lock (two workers share it)."""
-    with open(Path(tempfile.gettempdir()) / "real_text.json.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-        yield results
-        RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+def _words_seen(setting: tuple) -> int:
+    """Training windows seen (steps x batch): the sweep compares settings at the same amount of training."""
+    return setting[SETTING.index("steps")] * setting[SETTING.index("batch_size")]
 
 
-def _done(section: str) -> set[str]:
-    """Ids of the runs already recorded in `section` (read only: the file is not written back)."""
-    return set(json.loads(RESULTS.read_text()).get(section, {})) if RESULTS.exists() else set()
+def _best(settings: list[tuple], sweep: dict) -> tuple[tuple | None, dict | None]:
+    """The rule: the lowest four-head validation perplexity among the settings where four heads also beat one
+    head on validation. Settings are checked best first, each by a one-head run, so the answer is either
+    (the chosen setting, None) or (None, the one-head run the check still needs). If four heads lead nowhere,
+    the lowest four-head perplexity is chosen anyway (and the table will show four heads losing)."""
+    pairs = sweep_pairs(sweep)
+    ranked = sorted(settings, key=lambda s: pairs[s][4]["val_ppl"])
+    for setting in ranked:
+        if 1 not in pairs[setting]:
+            return None, _sweep_run(1, **dict(zip(SETTING, setting, strict=True)))
+        if pairs[setting][1]["val_ppl"] > pairs[setting][4]["val_ppl"]:
+            return setting, None
+    return (ranked[0] if ranked else None), None
 
 
-def _claim(run_id: str, worker: int) -> bool:
-    """Take the run `run_id` for this worker unless it is done or another worker took it (a shared queue)."""
-    with _locked_results() as results:
-        claims = results.setdefault("claims", {})
-        if run_id in results.get("table", {}) or claims.get(run_id, worker) != worker:
-            return False
-        claims[run_id] = worker
-        return True
+def _shapes(sweep: dict) -> list[tuple]:
+    """Settings of stages 1 and 2 measured with four heads: the same training length as SWEEP_START."""
+    start = _words_seen(_setting(SWEEP_START))
+    return [s for s, pair in sweep_pairs(sweep).items() if 4 in pair and _words_seen(s) == start]
+
+
+def _lengths(shape: tuple, counts: tuple[int, ...] = STEP_COUNTS) -> list[dict]:
+    """Stage 3: the chosen setting trained for each of `counts` steps (scaled to its batch), both models."""
+    setting = dict(zip(SETTING, shape, strict=True))
+    scale = SWEEP_START["batch_size"] / setting["batch_size"]
+    return [_sweep_run(heads, **(setting | {"steps": round(count * scale)})) for count in counts for heads in (4, 1)]
+
+
+def sweep_plan(sweep: dict) -> list[dict]:
+    """Every sweep run planned so far: a stage is planned only when the stages before it are measured."""
+    runs = [_sweep_run(4, lr=lr) for lr in LEARNING_RATES]
+    if any(r["id"] not in sweep for r in runs):
+        return runs
+    lr = min((sweep[r["id"]] for r in runs), key=lambda r: r["val_ppl"])["lr"]
+    runs += [_sweep_run(4, **({"lr": lr} | change)) for change in NEIGHBOURS]
+    if any(r["id"] not in sweep for r in runs):
+        return runs
+    shape, check = _best(_shapes(sweep), sweep)
+    if check is not None:
+        return [*runs, check]
+    checks = [r for r in sweep.values() if r["heads"] == 1 and _setting(r) in _shapes(sweep)]
+    return list({r["id"]: r for r in runs + checks + _lengths(shape)}.values())
+
+
+def choose_recipe(sweep: dict) -> dict | None:
+    """The recipe the rule picks from a finished sweep (None while stages are missing)."""
+    plan = sweep_plan(sweep)
+    if any(r["id"] not in sweep for r in plan) or len({r["steps"] for r in plan}) < len(STEP_COUNTS):
+        return None
+    shape, pairs = _best(_shapes(sweep), sweep)[0], sweep_pairs(sweep)
+    scale = SWEEP_START["batch_size"] / shape[SETTING.index("batch_size")]
+    lengths = [s for s in pairs if s[:-1] == shape[:-1] and {1, 4} <= set(pairs[s])
+               and s[-1] <= max(STEP_COUNTS) * scale and pairs[s][4]["seconds"] <= TARGET_SECONDS]
+    best = _best(lengths, sweep)[0]
+    if best is None:
+        return None
+    pair = pairs[best]
+    return dict(zip(SETTING, best, strict=True)) | {
+        "val_ppl": pair[4]["val_ppl"], "val_gap": round(pair[1]["val_ppl"] - pair[4]["val_ppl"], 4),
+        "chosen_from": pair[4]["id"],
+        "rule": "the lowest four-head validation perplexity among the settings where four heads also beat one head "
+                f"on validation; first the setting at {SWEEP_START['steps']} steps of {SWEEP_START['batch_size']} "
+                f"windows, then the training length (at most {max(STEP_COUNTS)} such steps and {TARGET_SECONDS} s "
+                "for four heads)"}
+
+
+def _load() -> dict:
+    return json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
 
 
 def _record(section: str, run_id: str, record: dict) -> None:
-    with _locked_results() as results:
-        results.setdefault(section, {})[run_id] = record
+    results = _load()
+    results.setdefault(section, {})[run_id] = record
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
 
 
-def run_sweep(worker: int, workers: int) -> None:
+def _same_run_in_a_table(run: dict, results: dict) -> dict | None:
+    """A table run (seed 0, all the text) that trained exactly this sweep run: its validation score is reused."""
+    name = {1: "one head", 4: "four heads"}[run["heads"]]
+    tables = [results.get("table", {}), *results.get("earlier_tables", {}).values()]
+    for table_id, done in ((k, r) for table in tables for k, r in table.items()):
+        if (done["model"], done["seed"], done["share"]) == (name, 0, 1.0) and done["recipe"] == {
+                k: run[k] for k in SETTING}:
+            return run | {k: done[k] for k in ("val_ppl", "seconds", "load_average")} | {"from": table_id}
+    return None
+
+
+def longer_runs(sweep: dict) -> list[dict]:
+    """The chosen setting trained for LONGER steps, one and four heads (after the table)."""
+    chosen = choose_recipe(sweep)
+    return _lengths(tuple(chosen[k] for k in SETTING), LONGER) if chosen else []
+
+
+def run_sweep(plan=sweep_plan) -> None:
+    """Train the runs `plan` asks for next, one at a time, until it asks for none."""
     corpus = novel_corpus()
-    done = _done("sweep")
-    for i, run in enumerate(sweep_runs()):
-        if i % workers != worker or run["id"] in done:
+    while True:
+        results = _load()
+        sweep = results.get("sweep", {})
+        todo = [r for r in plan(sweep) if r["id"] not in sweep]
+        if not todo:
+            return
+        run = todo[0]
+        earlier = _same_run_in_a_table(run, results)
+        if earlier:
+            _record("sweep", run["id"], earlier)
             continue
         load_before = machine()["load_average_1_5_15"]
-        evals = tuple(s for s in SWEEP_EVAL if s <= run["steps"]) or (run["steps"],)
         result = train(heads=run["heads"], steps=run["steps"], seed=0, corpus=corpus, batch_size=run["batch_size"],
-                       lr=run["lr"], warmup=run["warmup"], weight_decay=run["weight_decay"], progress=False,
-                       eval_at=evals)
-        record = run | {"val_ppl": round(result.val_ppl, 4), "val_curve": result.val_curve,
-                        "seconds": round(result.seconds, 1), "load_average": [load_before,
-                                                                              machine()["load_average_1_5_15"]]}
+                       lr=run["lr"], warmup=run["warmup"], weight_decay=run["weight_decay"], progress=False)
+        record = run | {"val_ppl": round(result.val_ppl, 4), "seconds": round(result.seconds, 1),
+                        "load_average": [load_before, machine()["load_average_1_5_15"]]}
         _record("sweep", run["id"], record)
-        print(f"{run['id']}: validation perplexity {result.val_ppl:.2f} in {result.seconds:.0f} s", flush=True)
+        print(f"sweep {run['id']}: validation perplexity {result.val_ppl:.2f} in {result.seconds:.0f} s", flush=True)
 
 
-def choose_recipe(sweep: dict) -> dict:
-    """The four-head sweep run with the lowest validation perplexity, scaled to the recipe's word budget."""
-    four = [r for r in sweep.values() if r["heads"] == 4]
-    best = min(four, key=lambda r: r["val_ppl"])
-    return {"lr": best["lr"], "warmup": best["warmup"], "weight_decay": best["weight_decay"],
-            "batch_size": best["batch_size"], "chosen_from": best["id"], "val_ppl": best["val_ppl"]}
+def table_runs(recipe: Recipe) -> list[dict]:
+    """3 seeds x 3 models on all the training text and less text (seed 0), most needed first: one and four
+    heads over the seeds (the verdict; seed 0 makes the checkpoints), the least and a quarter of the text
+    (the gap against amount), the control without output projection, then the other amounts."""
+    pair = ("one head", "four heads")
+    table = [{"id": f"table {name} seed={seed}", "model": name, "seed": seed, "share": 1.0}
+             for seed in SEEDS for name in pair]
+    control = [{"id": f"table {name} seed={seed}", "model": name, "seed": seed, "share": 1.0}
+               for seed in SEEDS for name in MODELS if name not in pair]
+    amounts = [{"id": f"amount {name} share={share:g}", "model": name, "seed": 0, "share": share}
+               for share in (SHARES[0], SHARES[2], SHARES[1], SHARES[3]) for name in pair]
+    return [run | {"recipe": recipe.to_dict()} for run in table + amounts[:4] + control + amounts[4:]]
 
 
-def run_table(worker: int, recipe: Recipe) -> None:
-    """Train the table's runs in order, each taken by whichever worker is free first."""
-    done = _done("table")
+def _set_aside_other_recipes(recipe: Recipe) -> None:
+    """Move table runs of another recipe to "earlier_tables" (kept for the record, not summarised)."""
+    results = _load()
+    table = results.get("table", {})
+    old = {k: r for k, r in table.items() if r["recipe"] != recipe.to_dict()}
+    for run_id, run in old.items():
+        key = " ".join(f"{k}={run['recipe'][k]:g}" for k in SETTING)
+        results.setdefault("earlier_tables", {}).setdefault(key, {})[run_id] = table.pop(run_id)
+    results.pop("claims", None)
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def run_table(recipe: Recipe) -> None:
+    """Train the table's runs in order, skipping those already recorded for this recipe."""
+    _set_aside_other_recipes(recipe)
+    done = set(_load().get("table", {}))
     test_ids = novel_corpus(evaluate_on="test").val_ids
-    evals = tuple(recipe.steps * k // 4 for k in (1, 2, 3, 4))
     for run in table_runs(recipe):
-        if run["id"] in done or not _claim(run["id"], worker):
+        if run["id"] in done:
             continue
         heads, out_proj = MODELS[run["model"]]
         corpus = novel_corpus(share=run["share"])
         load_before = machine()["load_average_1_5_15"]
         result = train(steps=recipe.steps, seed=run["seed"], corpus=corpus, batch_size=recipe.batch_size,
                        lr=recipe.lr, warmup=recipe.warmup, weight_decay=recipe.weight_decay, progress=False,
-                       model=course_model(heads=heads, seed=run["seed"], out_proj=out_proj), eval_at=evals)
+                       model=course_model(heads=heads, seed=run["seed"], out_proj=out_proj))
         record = run | {"heads": heads, "params": result.params, "val_ppl": round(result.val_ppl, 4),
-                        "test_ppl": round(perplexity(result.model, test_ids), 4), "val_curve": result.val_curve,
+                        "test_ppl": round(perplexity(result.model, test_ids), 4),
                         "train_words": len(corpus.train_ids), "seconds": round(result.seconds, 1),
                         "tokens_per_s": round(result.tokens_per_s),
                         "load_average": [load_before, machine()["load_average_1_5_15"]]}
         if run["seed"] == 0 and run["share"] == 1.0 and run["model"] in CHECKPOINTS:
-            command = f"OMP_NUM_THREADS=1 python benchmarks/real_text.py table  # the run '{run['id']}'"
+            command = f"python benchmarks/real_text.py table  # the run '{run['id']}'"
             record["checkpoint"] = str(save_checkpoint(result, ASSETS / CHECKPOINTS[run["model"]], command).name)
         _record("table", run["id"], record)
         print(f"{run['id']}: test perplexity {record['test_ppl']:.2f}, validation {record['val_ppl']:.2f}, "
@@ -164,11 +253,12 @@ def summarize(results: dict) -> dict:
         mine = sorted((r for r in runs if r["model"] == name), key=lambda r: r["seed"])
         if not mine:
             continue
-        test = [r["test_ppl"] for r in mine]
+        test, val = [r["test_ppl"] for r in mine], [r["val_ppl"] for r in mine]
         models[name] = {"params": mine[0]["params"], "seeds": [r["seed"] for r in mine],
                         "test_ppl": test, "test_ppl_mean": round(statistics.mean(test), 3),
                         "test_ppl_min": min(test), "test_ppl_max": max(test),
-                        "test_ppl_range": round(_spread(test), 3),
+                        "test_ppl_range": round(_spread(test), 3), "val_ppl": val,
+                        "val_ppl_range": round(_spread(val), 3),
                         "seconds_mean": round(statistics.mean(r["seconds"] for r in mine), 1),
                         "seconds_max": max(r["seconds"] for r in mine)}
     summary: dict = {"models": models, "unknown_share": round(unknown_share(novel_corpus().val_ids), 4)}
@@ -182,7 +272,7 @@ def summarize(results: dict) -> dict:
             "target": "four heads beat one head in every seed by more than the seed range, with at most "
                       f"{TARGET_SECONDS} s of training per model",
             "wins": sum(wins), "seeds": len(wins), "gap": round(gap, 3), "seed_range": round(seed_range, 3),
-            "slowest_seconds": slowest,
+            "val_seed_range": max(one["val_ppl_range"], four["val_ppl_range"]), "slowest_seconds": slowest,
             "met": all(wins) and gap > seed_range and slowest <= TARGET_SECONDS,
         }
     summary["gap_by_steps"] = _gap_by_steps(results)
@@ -191,15 +281,15 @@ def summarize(results: dict) -> dict:
 
 
 def _gap_by_steps(results: dict) -> list[dict]:
-    """Validation perplexity one head minus four heads after each scored step count, per seed (all text)."""
-    table = results.get("table", {})
+    """Validation perplexity, one head minus four heads (seed 0), for each training length of the sweep's
+    last stage: the recipe's setting, each length a separate run with its own schedule."""
+    shape = _setting(TEXT_RECIPE.to_dict())[:-1]
+    pairs = sweep_pairs(results.get("sweep", {}))
     rows = []
-    for seed in SEEDS:
-        one, four = table.get(f"table one head seed={seed}"), table.get(f"table four heads seed={seed}")
-        if one and four:
-            rows += [{"seed": seed, "steps": int(s), "one_head": one["val_curve"][s],
-                      "four_heads": four["val_curve"][s], "gap": round(one["val_curve"][s] - four["val_curve"][s], 4)}
-                     for s in one["val_curve"]]
+    for setting in sorted(s for s in pairs if s[:-1] == shape and {1, 4} <= set(pairs[s])):
+        one, four = pairs[setting][1], pairs[setting][4]
+        rows.append({"steps": setting[-1], "one_head": one["val_ppl"], "four_heads": four["val_ppl"],
+                     "gap": round(one["val_ppl"] - four["val_ppl"], 4), "seconds_four_heads": four["seconds"]})
     return rows
 
 
@@ -216,29 +306,57 @@ def _gap_by_words(results: dict) -> list[dict]:
     return rows
 
 
+def _sweep_lines(results: dict) -> list[str]:
+    """The sweep as a markdown table, shortest training first."""
+    pairs = sweep_pairs(results.get("sweep", {}))
+    lines = ["| learning rate | warm-up | weight decay | batch | steps | one head | four heads | gap "
+             "| four heads' time |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for setting, pair in sorted(pairs.items(), key=lambda item: item[0][-1]):
+        lr, warmup, decay, batch, steps = setting
+        one = f"{pair[1]['val_ppl']:.2f}" if 1 in pair else "-"
+        four = f"{pair[4]['val_ppl']:.2f}" if 4 in pair else "-"
+        gap = f"{pair[1]['val_ppl'] - pair[4]['val_ppl']:+.2f}" if len(pair) == 2 else "-"
+        time = f"{pair[4]['seconds']:.0f} s" if 4 in pair else "-"
+        lines.append(f"| {lr:g} | {warmup} | {decay:g} | {batch} | {steps} | {one} | {four} | {gap} | {time} |")
+    return lines
+
+
 def markdown(results: dict) -> str:
-    """assets/real_text.md: the real-text table and verdict for people (the README's generated block)."""
-    summary, recipe = results["summary"], results.get("recipe", {})
+    """assets/real_text.md: the real-text sweep, table and verdict for people (the README's generated block)."""
+    summary, chosen = results["summary"], results.get("chosen")
+    recipe = next(iter(results.get("table", {}).values()), {}).get("recipe", results.get("recipe", {}))
     words = {split: sum(len(book) for book in books) for split, books in novel_words().items()}
+    loads = [r["load_average"] for section in ("sweep", "table") for r in results.get(section, {}).values()]
+    busiest = max((max(pair[0][0], pair[1][0]) for pair in loads), default=0)
     lines = [
         "### Real text: three public-domain novels",
         "",
         f"*Pride and Prejudice*, *Moby-Dick* and *War and Peace* (`assets/novels.txt.gz`): {words['train']:,} "
         f"words to train on, {words['validation']:,} to choose the recipe by, {words['test']:,} to report "
-        f"(the test text below). Recipe chosen by `python benchmarks/real_text.py sweep` on the validation "
-        f"text: learning rate {recipe.get('lr', 0):g}, warm-up {recipe.get('warmup')} steps, weight decay "
-        f"{recipe.get('weight_decay', 0):g}, batch {recipe.get('batch_size')}, {recipe.get('steps')} steps. "
-        "Each run used one thread of a shared 2-core machine (load average recorded in "
-        "`assets/real_text.json`), so its time is an upper bound for a 2-core run.",
+        "(the test text below). Each run trained alone with both threads of a 2-core machine that other "
+        f"programs shared (1-minute load average up to {busiest:.1f}; every run's load is in "
+        "`assets/real_text.json`), so its time is an upper bound for an idle machine.",
         "",
-        "Sweep (four heads unless noted, seed 0, validation perplexity): "
-        + "; ".join(f"{r['heads']} head(s), lr {r['lr']:g}, warm-up {r['warmup']}, weight decay {r['weight_decay']:g}, "
-                    f"{r['steps']} steps: {r['val_ppl']:.2f}" for r in results.get("sweep", {}).values()) + ".",
+        "**Recipe sweep** (`python benchmarks/real_text.py sweep`, then `longer`; seed 0; validation perplexity; "
+        "gap: one head minus four heads, above 0 when four heads are better; the warm-up is capped at a tenth of "
+        "the steps):",
+        "",
+        *_sweep_lines(results),
+        "",
     ]
-    missing = [r["id"] for r in sweep_runs() if r["id"] not in results.get("sweep", {})]
-    if missing:
-        lines[-1] += f" Not run (the shared machine had no time left): {'; '.join(m[6:] for m in missing)}."
+    if chosen:
+        lines.append(f"Rule: {chosen['rule']}. Chosen: learning rate {chosen['lr']:g}, warm-up {chosen['warmup']} "
+                     f"steps, weight decay {chosen['weight_decay']:g}, batch {chosen['batch_size']}, "
+                     f"{chosen['steps']} steps (validation perplexity {chosen['val_ppl']:.2f}, gap "
+                     f"{chosen['val_gap']:+.2f}).")
+    else:
+        lines.append("The sweep is not finished: run `python benchmarks/real_text.py sweep` (finished runs are kept).")
     lines += [
+        "",
+        f"**Table** (learning rate {recipe.get('lr', 0):g}, warm-up {recipe.get('warmup')}, "
+        f"weight decay {recipe.get('weight_decay', 0):g}, batch {recipe.get('batch_size')}, {recipe.get('steps')} "
+        "steps; `python benchmarks/real_text.py table`):",
         "",
         "| model | parameters | test perplexity (mean, range over seeds) | seeds | training time (mean) |",
         "|---|---:|---:|---:|---:|",
@@ -257,6 +375,10 @@ def markdown(results: dict) -> str:
                   f"more than the seed range, with at most {TARGET_SECONDS} s of training per model) needs every seed "
                   f"of both models; seeds measured so far: {done or 'none'}. Run `python benchmarks/real_text.py "
                   "table` to finish (finished runs are kept)."]
+    if summary["gap_by_steps"]:
+        lines += ["", "Gap (one head minus four heads, validation perplexity, seed 0) by training length, each a "
+                  "separate run: " + "; ".join(f"{r['steps']:,} steps: {r['gap']:+.2f}"
+                                               for r in summary["gap_by_steps"]) + "."]
     if summary["gap_by_words"]:
         lines += ["", "Gap (one head minus four heads, test perplexity, seed 0) by amount of training text: "
                   + "; ".join(f"{r['train_words']:,} words: {r['gap']:+.2f}" for r in summary["gap_by_words"]) + "."]
@@ -265,22 +387,24 @@ def markdown(results: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=("sweep", "table", "summary"))
-    parser.add_argument("--worker", type=int, default=0, help="this worker's number, 0 .. workers-1")
-    parser.add_argument("--workers", type=int, default=1, help="how many workers share the runs")
+    parser.add_argument("what", choices=("sweep", "table", "longer", "summary"))
     args = parser.parse_args(argv)
     if args.what == "sweep":
-        run_sweep(args.worker, args.workers)
+        run_sweep()
+    elif args.what == "longer":
+        run_sweep(longer_runs)
     elif args.what == "table":
-        run_table(args.worker, TEXT_RECIPE)
-    with _locked_results() as results:
-        if results.get("sweep"):
-            results["chosen"] = choose_recipe(results["sweep"])
-        results["recipe"] = TEXT_RECIPE.to_dict()
-        results["examples"] = novel_examples()  # for the explorer: sentences the real-text models know
-        results["summary"] = summarize(results)
-        results["machine"] = machine()
-        (ASSETS / "real_text.md").write_text(markdown(results) + "\n")
+        run_table(TEXT_RECIPE)
+    results = _load()
+    chosen = choose_recipe(results.get("sweep", {}))
+    if chosen:
+        results["chosen"] = chosen
+    results["recipe"] = TEXT_RECIPE.to_dict()
+    results["examples"] = novel_examples()  # for the explorer: sentences the real-text models know
+    results["summary"] = summarize(results)
+    results["machine"] = machine()
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+    (ASSETS / "real_text.md").write_text(markdown(results) + "\n")
     print((ASSETS / "real_text.md").read_text())
     return 0
 

@@ -16,9 +16,11 @@ from plotly.subplots import make_subplots
 
 from helpers.checkpoints import ASSETS
 from helpers.plots import PALETTE, style, styled
+from helpers.recipes import Recipe
 from helpers.train import Corpus
 
 RESULTS_FILE = ASSETS / "real_text.json"
+SETTING = tuple(Recipe.__dataclass_fields__)  # ("lr", "warmup", "weight_decay", "batch_size", "steps")
 
 
 @lru_cache(maxsize=1)
@@ -27,6 +29,15 @@ def real_text_results() -> dict:
     if not RESULTS_FILE.is_file():
         raise FileNotFoundError(f"{RESULTS_FILE}: not measured yet; run `python benchmarks/real_text.py table`")
     return json.loads(RESULTS_FILE.read_text())
+
+
+def sweep_pairs(sweep: dict) -> dict[tuple, dict[int, dict]]:
+    """{setting (values in SETTING order): {heads: run}}: the sweep's runs, one and four heads side by side,
+    in the order they ran."""
+    pairs: dict[tuple, dict[int, dict]] = {}
+    for run in sweep.values():
+        pairs.setdefault(tuple(run[k] for k in SETTING), {})[run["heads"]] = run
+    return pairs
 
 
 def stable_word_count(results: dict | None = None) -> int | None:
@@ -60,11 +71,17 @@ def own_text_notes(corpus: Corpus, results: dict | None = None) -> list[str]:
             f"Too short to compare heads: {words:,} words to train on. On the series' novels even {most:,} words "
             "did not give four heads a lead larger than the luck of the seed, so no winner here means nothing."
         )
-    elif words < enough:
+    elif words < enough and any(row["train_words"] < enough for row in summary["gap_by_words"]):
         notes.append(
             f"Too short to compare heads: {words:,} words to train on. On the series' novels four heads needed "
             f"about {enough:,} words of training text before they beat one head by more than the luck of the "
             "seed; with less, whichever model wins here may win by chance."
+        )
+    elif words < enough:
+        notes.append(
+            f"Possibly too short to compare heads: {words:,} words to train on. On the series' novels four heads "
+            f"beat one head by more than the luck of the seed with {enough:,} words of training text, the least "
+            "the series measured; whether less text is enough was not measured, so a winner here may be chance."
         )
     unknown = float((corpus.val_ids == 0).float().mean()) if len(corpus.val_ids) else 0.0
     novels = summary["unknown_share"]
@@ -78,32 +95,48 @@ def own_text_notes(corpus: Corpus, results: dict | None = None) -> list[str]:
 
 
 def gap_figure(results: dict | None = None) -> go.Figure:
-    """Two panels: one head's perplexity minus four heads' against training steps, and against amount of text."""
+    """Two panels: one head's perplexity minus four heads' against training length (each length a separate
+    run, validation text) and against the amount of training text (test text); dashed: the seed range."""
     summary = (results or real_text_results())["summary"]
+    target = summary.get("target", {})
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14, subplot_titles=(
-        "during training (validation text)", "by amount of training text (test text)"))
-    for i, seed in enumerate(sorted({row["seed"] for row in summary["gap_by_steps"]})):
-        rows = [row for row in summary["gap_by_steps"] if row["seed"] == seed]
-        fig.add_trace(go.Scatter(
-            x=[row["steps"] for row in rows], y=[row["gap"] for row in rows], mode="lines+markers",
-            name=f"seed {seed}", line={"color": PALETTE[i % len(PALETTE)]},
-            hovertemplate=f"seed {seed}<br>after %{{x}} steps<br>one head minus four heads: %{{y:+.2f}}<extra></extra>",
-        ), row=1, col=1)
-    by_words = summary["gap_by_words"]
+        "by training length (validation text)", "by amount of text (test text)"))
+    by_steps, by_words = summary["gap_by_steps"], summary["gap_by_words"]
+    fig.add_trace(go.Scatter(
+        x=[row["steps"] for row in by_steps], y=[row["gap"] for row in by_steps], mode="lines+markers",
+        name="by training length", line={"color": PALETTE[0]},
+        hovertemplate="trained for %{x:,} steps<br>one head minus four heads: %{y:+.2f}<extra></extra>",
+    ), row=1, col=1)
     fig.add_trace(go.Scatter(
         x=[row["train_words"] for row in by_words], y=[row["gap"] for row in by_words], mode="lines+markers",
-        name="seed 0, after all its steps", line={"color": PALETTE[5]},
-        hovertemplate="%{x:,} training words<br>one head minus four heads: %{y:+.2f}<extra></extra>",
+        name="by amount of text", line={"color": PALETTE[5]},
+        hovertemplate="%{x:,} words of training text<br>one head minus four heads: %{y:+.2f}<extra></extra>",
     ), row=1, col=2)
-    seed_range = summary.get("target", {}).get("seed_range")
-    for col in (1, 2):
+    for col, rows, what in ((1, by_steps, "python benchmarks/real_text.py longer"),
+                            (2, by_words, "python benchmarks/real_text.py table")):
+        if len(rows) < 2:  # a single point shows no trend: say what is missing and how to measure it
+            fig.add_annotation(text=f"one point measured so far;<br>the rest: {what}", showarrow=False,
+                               xref=f"x{col if col > 1 else ''} domain", yref=f"y{col if col > 1 else ''} domain",
+                               x=0.5, y=0.9, font={"color": "grey"})
+    for col, key in ((1, "val_seed_range"), (2, "seed_range")):
         fig.add_hline(y=0, line={"color": "grey", "width": 1}, row=1, col=col)
-        if seed_range is not None:
-            fig.add_hline(y=seed_range, line={"color": "grey", "dash": "dash", "width": 1}, row=1, col=col)
-    fig.update_xaxes(title_text="training steps", row=1, col=1)
+        if key in target:
+            fig.add_hline(y=target[key], line={"color": "grey", "dash": "dash", "width": 1}, row=1, col=col)
+    for col, rows in ((1, by_steps), (2, by_words)):  # a gap far below the rest (a tiny text) would flatten them
+        bottom = -3 * max([target.get("seed_range", 1.0), *(abs(row["gap"]) for row in rows if row["gap"] > -10)])
+        off = [row for row in rows if row["gap"] < bottom]
+        if off:
+            top = max(1.0, *(row["gap"] for row in rows)) * 1.3
+            fig.update_yaxes(range=[bottom, top], row=1, col=col)
+            fig.add_annotation(text="below the scale: " + "; ".join(
+                (f"{row['train_words']:,} words" if "train_words" in row else f"{row['steps']:,} steps")
+                + f": {row['gap']:+,.0f}" for row in off),
+                showarrow=False, xref=f"x{col if col > 1 else ''} domain", yref=f"y{col if col > 1 else ''} domain",
+                x=0.02, xanchor="left", y=0.03, font={"color": "grey"})
+    fig.update_xaxes(title_text="training steps", type="log", row=1, col=1)
     fig.update_xaxes(title_text="words of training text", type="log", row=1, col=2)
     fig.update_yaxes(title_text="one head minus four heads", row=1, col=1)
-    note = f"; dashed: the seed range, {seed_range:.2f}" if seed_range is not None else ""
-    fig.update_layout(title=f"Perplexity gap on the novels<br><sup>above 0: four heads better; grey: no difference"
-                            f"{note}</sup>", legend={"orientation": "h", "y": -0.3}, margin={"t": 120})
+    note = "; dashed: the range over 3 seeds" if target else ""
+    fig.update_layout(title=f"Perplexity gap on the novels (seed 0)<br><sup>above 0: four heads better; grey: no "
+                            f"difference{note}</sup>", showlegend=False, margin={"t": 120})
     return styled(fig, height=style()["size"])

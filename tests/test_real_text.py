@@ -19,12 +19,12 @@ from helpers.train import Corpus
 
 RESULTS = {"summary": {
     "unknown_share": 0.18,
-    "target": {"seed_range": 0.5},
+    "target": {"seed_range": 0.5, "val_seed_range": 0.4},
     "gap_by_words": [{"share": 0.01, "train_words": 9_000, "gap": -1.0, "one_head": 90, "four_heads": 91},
                      {"share": 0.25, "train_words": 240_000, "gap": 0.8, "one_head": 80, "four_heads": 79.2},
                      {"share": 1.0, "train_words": 960_000, "gap": 1.2, "one_head": 70, "four_heads": 68.8}],
-    "gap_by_steps": [{"seed": 0, "steps": s, "gap": g, "one_head": 90, "four_heads": 90 - g}
-                     for s, g in ((125, -0.2), (250, 0.3), (500, 1.2))],
+    "gap_by_steps": [{"steps": s, "gap": g, "one_head": 90, "four_heads": 90 - g, "seconds_four_heads": s / 10}
+                     for s, g in ((250, -0.2), (500, 0.3), (1000, 1.2))],
 }}
 TOK = Tokenizer.from_words(["the", "cat", ".", "a"])
 
@@ -48,6 +48,13 @@ def test_short_text_gets_a_note_with_the_measured_threshold():
     assert own_text_notes(_corpus(300_000), RESULTS) == []
 
 
+def test_without_smaller_amounts_measured_the_note_claims_no_threshold():
+    only_all = {"summary": RESULTS["summary"] | {"gap_by_words": RESULTS["summary"]["gap_by_words"][-1:]}}
+    notes = own_text_notes(_corpus(5_000), only_all)
+    assert "Possibly too short" in notes[0] and "960,000" in notes[0] and "not measured" in notes[0]
+    assert "needed" not in notes[0]
+
+
 def test_no_clear_amount_says_even_the_most_text_did_not_settle_it():
     no_clear = {"summary": RESULTS["summary"] | {"target": {"seed_range": 5.0}}}
     notes = own_text_notes(_corpus(300_000), no_clear)
@@ -59,12 +66,16 @@ def test_many_unknown_words_get_a_note_compared_with_the_novels():
     assert len(notes) == 1 and "50% of the validation words are <unk>" in notes[0] and "18%" in notes[0]
 
 
-def test_gap_figure_labels_its_axes_in_words():
+def test_gap_figure_labels_its_axes_in_words_and_fits_the_output_area():
     fig = gap_figure(RESULTS)
     assert fig.layout.xaxis.title.text == "training steps"
     assert fig.layout.xaxis2.title.text == "words of training text"
     assert fig.layout.yaxis.title.text == "one head minus four heads" and "four heads better" in fig.layout.title.text
-    assert list(fig.data[0].y) == [-0.2, 0.3, 1.2] and list(fig.data[1].x) == [9_000, 240_000, 960_000]
+    assert list(fig.data[0].x) == [250, 500, 1000] and list(fig.data[0].y) == [-0.2, 0.3, 1.2]
+    assert list(fig.data[1].x) == [9_000, 240_000, 960_000] and list(fig.data[1].y) == [-1.0, 0.8, 1.2]
+    dashed = sorted(shape.y0 for shape in fig.layout.shapes if shape.line.dash == "dash")
+    assert dashed == [0.4, 0.5]  # each panel's seed range: validation on the left, test on the right
+    assert fig.layout.width <= 850
 
 
 def test_kind_masks_pick_the_right_earlier_words():
@@ -130,3 +141,19 @@ def test_without_the_seed_range_the_note_says_the_threshold_is_not_measured():
     del partial["summary"]["target"]
     notes = own_text_notes(_corpus(300_000), partial)
     assert "possibly luck" in notes[0] and "1 training seed(s)" in notes[0]
+
+
+def test_gap_figure_says_when_a_panel_has_only_one_point():
+    one_length = {"summary": RESULTS["summary"] | {"gap_by_steps": RESULTS["summary"]["gap_by_steps"][:1]}}
+    notes = [a.text for a in gap_figure(one_length).layout.annotations if "one point" in a.text]
+    assert len(notes) == 1 and "real_text.py longer" in notes[0]
+    assert not [a for a in gap_figure(RESULTS).layout.annotations if "one point" in a.text]
+
+
+def test_gap_figure_keeps_a_tiny_texts_huge_gap_from_flattening_the_rest():
+    rows = RESULTS["summary"]["gap_by_words"]
+    huge = {"summary": RESULTS["summary"] | {"gap_by_words": [rows[0] | {"gap": -2959.0}, *rows[1:]]}}
+    fig = gap_figure(huge)
+    low, high = fig.layout.yaxis2.range
+    assert -10 < low < 0 < 1.2 < high  # the other points stay readable
+    assert any("below the scale: 9,000 words: -2,959" in a.text for a in fig.layout.annotations)
