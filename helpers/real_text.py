@@ -96,43 +96,38 @@ def own_text_notes(corpus: Corpus, results: dict | None = None) -> list[str]:
 
 def gap_figure(results: dict | None = None) -> go.Figure:
     """Two panels: one head's perplexity minus four heads' against training length (each length a separate
-    run, validation text) and against the amount of training text (test text); dashed: the seed range."""
+    run, validation text) and against the amount of training text (test text); dashed: the seed range.
+    A gap far below the others (a tiny text the models learn by heart) is named in words, not drawn, so the
+    rest stay readable."""
     summary = (results or real_text_results())["summary"]
     target = summary.get("target", {})
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14, subplot_titles=(
         "by training length (validation text)", "by amount of text (test text)"))
-    by_steps, by_words = summary["gap_by_steps"], summary["gap_by_words"]
-    fig.add_trace(go.Scatter(
-        x=[row["steps"] for row in by_steps], y=[row["gap"] for row in by_steps], mode="lines+markers",
-        name="by training length", line={"color": PALETTE[0]},
-        hovertemplate="trained for %{x:,} steps<br>one head minus four heads: %{y:+.2f}<extra></extra>",
-    ), row=1, col=1)
-    fig.add_trace(go.Scatter(
-        x=[row["train_words"] for row in by_words], y=[row["gap"] for row in by_words], mode="lines+markers",
-        name="by amount of text", line={"color": PALETTE[5]},
-        hovertemplate="%{x:,} words of training text<br>one head minus four heads: %{y:+.2f}<extra></extra>",
-    ), row=1, col=2)
-    for col, rows, what in ((1, by_steps, "python benchmarks/real_text.py longer"),
-                            (2, by_words, "python benchmarks/real_text.py table")):
+    panels = ((1, summary["gap_by_steps"], "steps", PALETTE[0], "trained for %{x:,} steps",
+               "python benchmarks/real_text.py longer"),
+              (2, summary["gap_by_words"], "train_words", PALETTE[5], "%{x:,} words of training text",
+               "python benchmarks/real_text.py table"))
+    for col, rows, x, colour, hover, command in panels:
+        axes = {"xref": f"x{col if col > 1 else ''} domain", "yref": f"y{col if col > 1 else ''} domain",
+                "showarrow": False, "font": {"color": "grey"}}
+        bottom = -3 * max([target.get("seed_range", 1.0), *(abs(row["gap"]) for row in rows if row["gap"] > -10)])
+        shown = [row for row in rows if row["gap"] >= bottom]
+        fig.add_trace(go.Scatter(
+            x=[row[x] for row in shown], y=[row["gap"] for row in shown], mode="lines+markers",
+            line={"color": colour}, hovertemplate=hover + "<br>one head minus four heads: %{y:+.2f}<extra></extra>",
+        ), row=1, col=col)
+        off = [row for row in rows if row["gap"] < bottom]
+        if off:
+            unit = "words" if x == "train_words" else "steps"
+            fig.add_annotation(text="not drawn, far below:<br>" + "<br>".join(
+                f"{row[x]:,} {unit}: {row['gap']:+,.0f}" for row in off), x=0.03, xanchor="left", y=0.97,
+                yanchor="top", align="left", **axes)
         if len(rows) < 2:  # a single point shows no trend: say what is missing and how to measure it
-            fig.add_annotation(text=f"one point measured so far;<br>the rest: {what}", showarrow=False,
-                               xref=f"x{col if col > 1 else ''} domain", yref=f"y{col if col > 1 else ''} domain",
-                               x=0.5, y=0.9, font={"color": "grey"})
+            fig.add_annotation(text=f"one point measured so far;<br>the rest: {command}", x=0.5, y=0.9, **axes)
     for col, key in ((1, "val_seed_range"), (2, "seed_range")):
         fig.add_hline(y=0, line={"color": "grey", "width": 1}, row=1, col=col)
         if key in target:
             fig.add_hline(y=target[key], line={"color": "grey", "dash": "dash", "width": 1}, row=1, col=col)
-    for col, rows in ((1, by_steps), (2, by_words)):  # a gap far below the rest (a tiny text) would flatten them
-        bottom = -3 * max([target.get("seed_range", 1.0), *(abs(row["gap"]) for row in rows if row["gap"] > -10)])
-        off = [row for row in rows if row["gap"] < bottom]
-        if off:
-            top = max(1.0, *(row["gap"] for row in rows)) * 1.3
-            fig.update_yaxes(range=[bottom, top], row=1, col=col)
-            fig.add_annotation(text="below the scale: " + "; ".join(
-                (f"{row['train_words']:,} words" if "train_words" in row else f"{row['steps']:,} steps")
-                + f": {row['gap']:+,.0f}" for row in off),
-                showarrow=False, xref=f"x{col if col > 1 else ''} domain", yref=f"y{col if col > 1 else ''} domain",
-                x=0.02, xanchor="left", y=0.03, font={"color": "grey"})
     fig.update_xaxes(title_text="training steps", type="log", row=1, col=1)
     fig.update_xaxes(title_text="words of training text", type="log", row=1, col=2)
     fig.update_yaxes(title_text="one head minus four heads", row=1, col=1)
