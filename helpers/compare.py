@@ -83,11 +83,13 @@ def scoreboard_heatmap(
     boards: Mapping[str, Mapping[str, Sequence[float]]],
     title: str = "Share of attention on each kind of clue",
     kinds: Sequence[str] = CLUE_KINDS,
+    kind_name: str = "kind of clue",
 ) -> go.Figure:
     """Scoreboards side by side (rows: clue kind, columns: head), with a first panel for chance.
 
     boards maps a model's name to `attention_on_clues(...)`; the "chance" entry of the first board
-    (attention spread evenly over the words seen) becomes its own one-column panel.
+    (attention spread evenly over the words seen) becomes its own one-column panel. kind_name names the rows
+    on the axis and in the hover text ("kind of earlier word" for real text, where nobody planted clues).
     """
     if not boards:
         raise ValueError("need at least one scoreboard")
@@ -106,10 +108,10 @@ def scoreboard_heatmap(
             z=z, x=columns, y=list(kinds), zmin=0, zmax=max(0.5, max(max(r) for _, _, g in panels for r in g)),
             colorscale=COLOURS, showscale=col == len(panels), text=[[f"{v:.0%}" for v in row] for row in z],
             texttemplate="%{text}", colorbar={"title": "share", "tickformat": ".0%"},
-            hovertemplate=f"{name}<br>%{{x}}<br>clue kind: %{{y}}<br>share of attention: %{{z:.1%}}<extra></extra>",
+            hovertemplate=f"{name}<br>%{{x}}<br>{kind_name}: %{{y}}<br>share of attention: %{{z:.1%}}<extra></extra>",
         ), row=1, col=col)
     fig.update_yaxes(autorange="reversed")
-    fig.update_yaxes(title_text="kind of clue", row=1, col=1)
+    fig.update_yaxes(title_text=kind_name, row=1, col=1)
     for col in range(2, len(panels) + 1):
         fig.update_xaxes(title_text="head", row=1, col=col)
     fig.update_xaxes(tickangle=-45)

@@ -41,14 +41,21 @@ def sweep_pairs(sweep: dict) -> dict[tuple, dict[int, dict]]:
 
 
 def stable_word_count(results: dict | None = None) -> int | None:
-    """Fewest training words at which four heads beat one head (seed 0) by more than the full text's seed
-    range; None if no measured amount of text got there."""
+    """Fewest training words from which four heads beat one head (seed 0) by more than the full text's seed
+    range at that amount and at every larger amount measured; None if the most text measured does not.
+
+    A tiny text can show a huge gap either way (both models learn it by heart and guess wildly on new text),
+    so a win below a loss does not count: the comparison is stable only from there upwards."""
     summary = (results or real_text_results())["summary"]
     seed_range = summary.get("target", {}).get("seed_range")
     if seed_range is None:
         return None
-    clear = [row["train_words"] for row in summary["gap_by_words"] if row["gap"] > seed_range]
-    return min(clear) if clear else None
+    stable = None
+    for row in sorted(summary["gap_by_words"], key=lambda row: -row["train_words"]):
+        if row["gap"] <= seed_range:
+            break
+        stable = row["train_words"]
+    return stable
 
 
 def own_text_notes(corpus: Corpus, results: dict | None = None) -> list[str]:
@@ -72,10 +79,12 @@ def own_text_notes(corpus: Corpus, results: dict | None = None) -> list[str]:
             "did not give four heads a lead larger than the luck of the seed, so no winner here means nothing."
         )
     elif words < enough and any(row["train_words"] < enough for row in summary["gap_by_words"]):
+        below = max(row["train_words"] for row in summary["gap_by_words"] if row["train_words"] < enough)
         notes.append(
             f"Too short to compare heads: {words:,} words to train on. On the series' novels four heads needed "
-            f"about {enough:,} words of training text before they beat one head by more than the luck of the "
-            "seed; with less, whichever model wins here may win by chance."
+            f"more than {below:,} and at most {enough:,} words of training text (the amounts measured) before "
+            "they beat one head by more than the luck of the seed; with less, whichever model wins here may win "
+            "by chance."
         )
     elif words < enough:
         notes.append(
@@ -94,11 +103,16 @@ def own_text_notes(corpus: Corpus, results: dict | None = None) -> list[str]:
     return notes
 
 
+def _short(count: int) -> str:
+    """A tick label: 250, 1,000, 48k, 962k."""
+    return f"{count / 1000:,.0f}k" if count >= 10_000 else f"{count:,}"
+
+
 def gap_figure(results: dict | None = None) -> go.Figure:
     """Two panels: one head's perplexity minus four heads' against training length (each length a separate
     run, validation text) and against the amount of training text (test text); dashed: the seed range.
-    A gap far below the others (a tiny text the models learn by heart) is named in words, not drawn, so the
-    rest stay readable."""
+    A gap far off the others' scale, either way (a tiny text the models learn by heart), is named in words,
+    not drawn, so the rest stay readable."""
     summary = (results or real_text_results())["summary"]
     target = summary.get("target", {})
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14, subplot_titles=(
@@ -110,16 +124,18 @@ def gap_figure(results: dict | None = None) -> go.Figure:
     for col, rows, x, colour, hover, command in panels:
         axes = {"xref": f"x{col if col > 1 else ''} domain", "yref": f"y{col if col > 1 else ''} domain",
                 "showarrow": False, "font": {"color": "grey"}}
-        bottom = -3 * max([target.get("seed_range", 1.0), *(abs(row["gap"]) for row in rows if row["gap"] > -10)])
-        shown = [row for row in rows if row["gap"] >= bottom]
+        scale = 3 * max([target.get("seed_range", 1.0), *(abs(row["gap"]) for row in rows if abs(row["gap"]) < 10)])
+        shown = [row for row in rows if abs(row["gap"]) <= scale]
         fig.add_trace(go.Scatter(
             x=[row[x] for row in shown], y=[row["gap"] for row in shown], mode="lines+markers",
             line={"color": colour}, hovertemplate=hover + "<br>one head minus four heads: %{y:+.2f}<extra></extra>",
         ), row=1, col=col)
-        off = [row for row in rows if row["gap"] < bottom]
+        ticks = [row[x] for row in shown]  # a tick at each measured point, none between (log axes clutter)
+        fig.update_xaxes(tickvals=ticks, ticktext=[_short(value) for value in ticks], row=1, col=col)
+        off = [row for row in rows if abs(row["gap"]) > scale]
         if off:
             unit = "words" if x == "train_words" else "steps"
-            fig.add_annotation(text="not drawn, far below:<br>" + "<br>".join(
+            fig.add_annotation(text="not drawn, far off the scale:<br>" + "<br>".join(
                 f"{row[x]:,} {unit}: {row['gap']:+,.0f}" for row in off), x=0.03, xanchor="left", y=0.97,
                 yanchor="top", align="left", **axes)
         if len(rows) < 2:  # a single point shows no trend: say what is missing and how to measure it

@@ -27,4 +27,4 @@ class Recipe:
         return asdict(self)
 
 
-TEXT_RECIPE = Recipe(lr=0.02, warmup=50, weight_decay=0.1, batch_size=32, steps=250)
+TEXT_RECIPE = Recipe(lr=0.02, warmup=50, weight_decay=0.1, batch_size=32, steps=1000)

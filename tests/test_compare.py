@@ -49,6 +49,16 @@ def test_scoreboard_heatmap_shows_chance_then_each_model() -> None:
     assert four.text[2][0] == "23%"
     assert fig.layout.yaxis.title.text == "kind of clue"
     assert fig.layout.xaxis2.title.text == "head"
+    assert "kind of clue: %{y}" in four.hovertemplate
+
+
+def test_scoreboard_heatmap_names_real_text_kinds_as_kinds_of_word_not_clues() -> None:
+    board = {kind: [0.2, 0.3] for kind in ("previous word", "punctuation")} | {"chance": [0.1, 0.1]}
+    fig = scoreboard_heatmap({"novels": board}, kinds=["previous word", "punctuation"],
+                             kind_name="kind of earlier word")
+    assert fig.layout.yaxis.title.text == "kind of earlier word"
+    assert all("kind of earlier word: %{y}" in trace.hovertemplate and "clue" not in trace.hovertemplate
+               for trace in fig.data)
 
 
 def test_scoreboard_heatmap_refuses_a_board_without_the_kinds() -> None:
