@@ -28,9 +28,10 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: install
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
-# nbval runs every notebook once; the tests that read outputs share that run (tests/conftest.py)
+# nbval runs every notebook once; the tests that read outputs share that run (tests/conftest.py).
+# make test spreads the tests over one worker per usable CPU (pytest-xdist); make check runs on one process
 test: install
-	$(BIN)/python -m pytest --ignore=tests/browser
+	$(BIN)/python -m pytest --ignore=tests/browser -n auto
 
 check: install
 	$(BIN)/python -m pytest

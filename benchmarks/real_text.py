@@ -3,12 +3,13 @@
     python benchmarks/real_text.py sweep      # choose the recipe on the validation text (seed 0)
     python benchmarks/real_text.py table      # 3 seeds x 3 models on that recipe, then less text (seed 0)
     python benchmarks/real_text.py longer     # the recipe's setting trained longer: the gap against length
-    python benchmarks/real_text.py summary    # assets/real_text.json -> assets/real_text.md
+    python benchmarks/real_text.py summary    # the summary in assets/real_text.json, printed as markdown
 
 Runs train one at a time, with the thread policy of `helpers/threads.py` (both cores of a 2-core machine);
 the load average before and after each run is recorded beside its time, because other programs share the
 machine. Every finished run is merged into `assets/real_text.json` at once, so a cut job loses only the
-run in progress, and a restarted job skips finished runs.
+run in progress, and a restarted job skips finished runs. The JSON is the one record: the README's block is
+rendered from it by `markdown` (tools/update_docs.py).
 
 The sweep is scored on the validation text only; the table reports the test text, which nothing was chosen
 on. The sweep goes one factor at a time, in stages that depend on what the earlier stages measured (seed 0):
@@ -20,7 +21,9 @@ on. The sweep goes one factor at a time, in stages that depend on what the earli
    on the total step count, so a longer run is not a point on a shorter run's curve.
 The rule, applied to the settings of stages 1 and 2, then to the lengths of stage 3: the lowest validation
 perplexity of four heads among the settings where four heads also beat one head on validation; a length
-whose four-head run took more than TARGET_SECONDS is not eligible.
+whose four-head run took more than TARGET_SECONDS is not eligible. The rule does not ask that the gap beat
+the seed range: the sweep runs one seed, so it cannot see that range, and choosing the recipe by the verdict
+the table then reports would tune the recipe towards the claim. The table measures it on the test text.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import statistics
 from bench import machine  # the benchmarks share how they record the machine
 
 from helpers.checkpoints import ASSETS, save_checkpoint
+from helpers.compare import seed_margin
 from helpers.evaluate import perplexity
 from helpers.model import course_model
 from helpers.novels import novel_corpus, novel_examples, novel_words, unknown_share
@@ -41,16 +45,17 @@ from helpers.train import train
 
 RESULTS = ASSETS / "real_text.json"
 SWEEP_START = {"lr": 1e-2, "warmup": 50, "weight_decay": 0.01, "batch_size": 32, "steps": 250}
-LEARNING_RATES = (3e-3, 1e-2, 2e-2)  # the issue: 1e-2 (the story world's) against 3e-3 on real text
+LEARNING_RATES = (3e-3, 1e-2, 2e-2, 4e-2)
+"""The issue compared 1e-2 (the story world's) with 3e-3 on real text; 2e-2 was best of those three, at the
+edge of the grid, so 4e-2 checks that the best is not further out."""
 NEIGHBOURS = ({"warmup": 10}, {"weight_decay": 0.1}, {"batch_size": 64, "steps": 125})  # 64: the same words seen
 """One change at a time around the best learning rate. The warm-up is capped at a tenth of the steps
 (helpers.train.learning_rate), so at 250 steps the start's 50 means 25, and only a shorter one is a change."""
-STEP_COUNTS = (250,)  # training lengths the recipe may have, at batch 32 (halved at batch 64)
-LONGER = (500, 1000, 2000)
+STEP_COUNTS = (250, 500, 1000)  # training lengths the recipe may have, at batch 32 (halved at batch 64)
+LONGER = (2000,)
 """Longer training, measured after the table (`longer`) for the gap against training length but not eligible
-for the recipe: the table trains 17 models on the recipe, and the shared machine that measured it ran 3 to 6
-times slower than an idle one (a 500-step run took about 290 s instead of about 50), so even a 500-step table
-would have taken more than the session had. 2000 steps take about 3 minutes a model on an idle machine."""
+for the recipe: the table trains 17 models on the recipe, about 85 s each at 1,000 steps on an idle 2-core
+machine (24 minutes in all); at 2,000 steps it would take about 50 minutes."""
 SEEDS = (0, 1, 2)
 MODELS = {"one head": (1, None), "four heads": (4, None), "four heads, no output projection": (4, False)}
 SHARES = (0.01, 0.05, 0.25, 0.5)  # amounts of training text beside the table's 100% (seed 0)
@@ -241,10 +246,6 @@ def run_table(recipe: Recipe) -> None:
               f"{result.seconds:.0f} s", flush=True)
 
 
-def _spread(values: list[float]) -> float:
-    return max(values) - min(values)
-
-
 def summarize(results: dict) -> dict:
     """Per-model means and ranges over the seeds, the target's verdict, the gap against length and text."""
     runs = [r for r in results.get("table", {}).values() if r["share"] == 1.0]
@@ -257,23 +258,22 @@ def summarize(results: dict) -> dict:
         models[name] = {"params": mine[0]["params"], "seeds": [r["seed"] for r in mine],
                         "test_ppl": test, "test_ppl_mean": round(statistics.mean(test), 3),
                         "test_ppl_min": min(test), "test_ppl_max": max(test),
-                        "test_ppl_range": round(_spread(test), 3), "val_ppl": val,
-                        "val_ppl_range": round(_spread(val), 3),
+                        "test_ppl_range": round(max(test) - min(test), 3), "val_ppl": val,
+                        "val_ppl_range": round(max(val) - min(val), 3),
                         "seconds_mean": round(statistics.mean(r["seconds"] for r in mine), 1),
                         "seconds_max": max(r["seconds"] for r in mine)}
     summary: dict = {"models": models, "unknown_share": round(unknown_share(novel_corpus().val_ids), 4)}
     one, four = models.get("one head"), models.get("four heads")
     if one and four and len(one["seeds"]) == len(SEEDS) == len(four["seeds"]):
         wins = [f < o for f, o in zip(four["test_ppl"], one["test_ppl"], strict=True)]
-        gap = one["test_ppl_mean"] - four["test_ppl_mean"]
-        seed_range = max(one["test_ppl_range"], four["test_ppl_range"])
+        test, val = (seed_margin(one[key], four[key]) for key in ("test_ppl", "val_ppl"))
         slowest = max(one["seconds_max"], four["seconds_max"])
         summary["target"] = {
             "target": "four heads beat one head in every seed by more than the seed range, with at most "
                       f"{TARGET_SECONDS} s of training per model",
-            "wins": sum(wins), "seeds": len(wins), "gap": round(gap, 3), "seed_range": round(seed_range, 3),
-            "val_seed_range": max(one["val_ppl_range"], four["val_ppl_range"]), "slowest_seconds": slowest,
-            "met": all(wins) and gap > seed_range and slowest <= TARGET_SECONDS,
+            "wins": sum(wins), "seeds": len(wins), "gap": round(test.gap, 3), "seed_range": round(test.range, 3),
+            "val_seed_range": round(val.range, 3), "slowest_seconds": slowest,
+            "met": all(wins) and test.gap > 0 and test.beats_range and slowest <= TARGET_SECONDS,
         }
     summary["gap_by_steps"] = _gap_by_steps(results)
     summary["gap_by_words"] = _gap_by_words(results)
@@ -323,7 +323,7 @@ def _sweep_lines(results: dict) -> list[str]:
 
 
 def markdown(results: dict) -> str:
-    """assets/real_text.md: the real-text sweep, table and verdict for people (the README's generated block)."""
+    """The real-text sweep, table and verdict for people: the README's generated block (tools/update_docs.py)."""
     summary, chosen = results["summary"], results.get("chosen")
     recipe = next(iter(results.get("table", {}).values()), {}).get("recipe", results.get("recipe", {}))
     words = {split: sum(len(book) for book in books) for split, books in novel_words().items()}
@@ -404,8 +404,8 @@ def main(argv: list[str] | None = None) -> int:
     results["summary"] = summarize(results)
     results["machine"] = machine()
     RESULTS.write_text(json.dumps(results, indent=1) + "\n")
-    (ASSETS / "real_text.md").write_text(markdown(results) + "\n")
-    print((ASSETS / "real_text.md").read_text())
+    print(markdown(results))
+    print("Wrote assets/real_text.json; run python tools/update_docs.py to refresh the README's block")
     return 0
 
 

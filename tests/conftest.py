@@ -10,10 +10,17 @@
 
 Run alone (`pytest tests/test_checked_outputs.py`), with no nbval run to reuse, a reading copy is made by
 the same runner (tools/chapters.py). Copies of one mode share a folder, so one JupyterLab server opens them all.
+
+`make test` runs the suite on one pytest-xdist worker per usable CPU (`-n auto`). The scheduler below sends
+the tests that share a run to one worker, in order ("notebooks": nbval's cells, then the tests that read
+them; "site": the site tests), and each worker, with the kernels it starts, runs on a CPU of its own, so the
+thread policy gives it one torch thread and the workers never wait on each other. `make check` (with the
+browser tests) runs on one process.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -28,6 +35,47 @@ from chapters import NOTEBOOKS, ROOT, SITE_SAMPLE, execute
 PRESENTER_CELL = "import helpers\n\nhelpers.presenter_mode(True)"
 MODES = ("reading", "presenter")
 SLIDES_TEST = "test_site_browser.py"
+SHARED_RUNS = {"test_checked_outputs.py": "notebooks", "test_clean_outputs.py": "notebooks", "test_site.py": "site"}
+"""Test files that read a run made once per process, and the group that keeps them on one xdist worker
+(nbval's notebook cells, which make the run, are in "notebooks")."""
+
+
+def shared_run(nodeid: str) -> str | None:
+    """The group of tests sharing one run that a test belongs to ("notebooks", "site"), or None."""
+    path = nodeid.split("::", 1)[0]
+    if path.startswith("notebooks/") and path.endswith(".ipynb"):
+        return "notebooks"
+    return SHARED_RUNS.get(Path(path).name)
+
+
+def _one_cpu_per_worker() -> None:
+    """On an xdist worker ("gw0", "gw1", ...), run on one CPU of those allowed, before helpers is imported."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if worker.startswith("gw") and hasattr(os, "sched_setaffinity"):
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[int(worker[2:]) % len(cpus)]})
+
+
+_one_cpu_per_worker()
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker per CPU this process may use (affinity and CPU quota), as the thread policy counts."""
+    from helpers.threads import affinity_cpus, cgroup_quota, usable_cpus
+
+    return usable_cpus(affinity_cpus(), cgroup_quota())
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """Under pytest-xdist: each group of `shared_run` goes to one worker whole and in order; every other test
+    is scheduled on its own (pytest-xdist's way to choose the unit of work: a LoadScopeScheduling scope)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedRunScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return shared_run(nodeid) or nodeid
+
+    return SharedRunScheduling(config, log)
 
 
 def _is_nbval_cell(item: pytest.Item) -> bool:
@@ -39,12 +87,15 @@ class NbvalRuns:
 
     def __init__(self) -> None:
         self.outputs: dict[str, dict[int, list]] = {}  # notebook name -> {code cell number: outputs}
+        self.ran: set[str] = set()  # notebooks nbval ran cells of in this process
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item: pytest.Item):
         yield
-        if _is_nbval_cell(item) and item.test_outputs is not None:
-            self.outputs.setdefault(Path(str(item.fspath)).name, {})[item.cell_num] = item.test_outputs
+        if _is_nbval_cell(item):
+            self.ran.add(Path(str(item.fspath)).name)
+            if item.test_outputs is not None:
+                self.outputs.setdefault(Path(str(item.fspath)).name, {})[item.cell_num] = item.test_outputs
 
     def notebook(self, name: str) -> nbformat.NotebookNode | None:
         """The notebook with nbval's outputs in its cells, or None if nbval did not run every code cell of it."""
@@ -95,6 +146,9 @@ def executed(
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if (name, mode) not in done:
             nb = runs.notebook(name) if mode == "reading" else None
+            if nb is None and mode == "reading" and _run_elsewhere(request.session, runs, name):
+                pytest.fail(f"nbval ran {name} on another pytest-xdist worker, so its run cannot be read here: "
+                            "pytest_xdist_make_scheduler (tests/conftest.py) must keep the 'notebooks' group whole")
             if nb is None:
                 nb = execute(NOTEBOOKS / name, timeout=600, allow_errors=True, folder=folders[mode],
                              first=PRESENTER_CELL if mode == "presenter" else None)
@@ -103,6 +157,12 @@ def executed(
         return done[name, mode]
 
     return run
+
+
+def _run_elsewhere(session: pytest.Session, runs: NbvalRuns, name: str) -> bool:
+    """On an xdist worker: nbval runs the notebook in this session, but none of its cells ran in this process."""
+    in_session = any(_is_nbval_cell(item) and Path(str(item.fspath)).name == name for item in session.items)
+    return bool(os.environ.get("PYTEST_XDIST_WORKER")) and in_session and name not in runs.ran
 
 
 @dataclass(frozen=True)

@@ -61,26 +61,38 @@ def timing_block() -> str:
     return "\n".join(rows)
 
 
+def _benchmark(name: str):
+    """benchmarks/<name>.py as a module: benchmarks/ is a folder of scripts that import each other by name."""
+    folder = str(ROOT / "benchmarks")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _without_heading(markdown: str) -> str:
+    """A rendered table without its top heading (the README has its own)."""
+    lines = markdown.strip().splitlines()
+    return "\n".join(lines[1:] if lines[0].startswith("#") else lines).strip()
+
+
 def results_block() -> str:
-    """assets/results.json as benchmarks/bench.py renders it for people, without its top heading (the README has
-    one)."""
+    """assets/results.json as benchmarks/bench.py renders it for people."""
     results = _load("results.json")
     if results is None:
         return "Not measured yet: run `python benchmarks/bench.py`."
-    spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks" / "bench.py")
-    bench = importlib.util.module_from_spec(spec)  # benchmarks/ is a folder of scripts, not a package
-    spec.loader.exec_module(bench)
-    lines = bench.markdown(results).strip().splitlines()
-    return "\n".join(lines[1:] if lines[0].startswith("## ") else lines).strip()
+    return _without_heading(_benchmark("bench").markdown(results))
 
 
 def real_text_block() -> str:
-    """assets/real_text.md: the one-head vs four-head table on the shipped novels."""
-    results = ASSETS / "real_text.md"
-    if not results.exists():
+    """assets/real_text.json as benchmarks/real_text.py renders it: the one-head vs four-head table on the
+    shipped novels."""
+    results = _load("real_text.json")
+    if results is None or "summary" not in results:
         return "Not measured yet: run `python benchmarks/real_text.py table`."
-    lines = results.read_text().strip().splitlines()
-    return "\n".join(lines[1:] if lines[0].startswith("### ") else lines).strip()
+    return _without_heading(_benchmark("real_text").markdown(results))
 
 
 def explorer_block() -> str:
