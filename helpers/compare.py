@@ -106,8 +106,9 @@ def scoreboard_heatmap(
     for col, (name, columns, z) in enumerate(panels, start=1):
         fig.add_trace(go.Heatmap(
             z=z, x=columns, y=list(kinds), zmin=0, zmax=max(0.5, max(max(r) for _, _, g in panels for r in g)),
-            colorscale=COLOURS, showscale=col == len(panels), text=[[f"{v:.0%}" for v in row] for row in z],
-            texttemplate="%{text}", colorbar={"title": "share", "tickformat": ".0%"},
+            colorscale=COLOURS, showscale=col == len(panels),
+            text=[[f"{v:.1%}" if v < 0.1 else f"{v:.0%}" for v in row] for row in z],  # 3.5%, not 3%, beside a printout
+            texttemplate="%{text}", colorbar={"title": {"text": "share", "side": "top"}, "tickformat": ".0%"},
             hovertemplate=f"{name}<br>%{{x}}<br>{kind_name}: %{{y}}<br>share of attention: %{{z:.1%}}<extra></extra>",
         ), row=1, col=col)
     fig.update_yaxes(autorange="reversed")
@@ -206,7 +207,8 @@ def race_verdict(runs: Mapping[str, Any]) -> str:
     checks = ", ".join(str(step) for step in a.val_curve)
     gap = abs(a.val_ppl - b.val_ppl)
     ahead = name_a if a.val_ppl < b.val_ppl else name_b
-    lines = [f"validation perplexity after {a.steps} and {b.steps} steps: {name_a} {a.val_ppl:.2f}, "
+    after = f"{a.steps} steps each" if a.steps == b.steps else f"{a.steps} and {b.steps} steps"
+    lines = [f"validation perplexity after {after}: {name_a} {a.val_ppl:.2f}, "
              f"{name_b} {b.val_ppl:.2f} (lower is better), a gap of {gap:.2f}"]
     if a.steps != b.steps:
         lines.append("the runs took different numbers of steps, so this is not a fair race")

@@ -274,7 +274,8 @@ class Explorer(widgets.VBox):
         if self.originals[i] != self.words[i]:
             word = f"{word} = {self.originals[i]}"  # an unknown word: say which word it was
         rows = self.att[:, i, : i + 1]  # [H, i + 1]: word i's weights over the words it can see
-        update_focus_figure(self.bars, rows, self.words[: i + 1], f"Where '{word}' looks, in every head")
+        every = ", in every head" if rows.shape[0] > 1 else ""
+        update_focus_figure(self.bars, rows, self.words[: i + 1], f"Where '{word}' looks{every}")
         heads = range(rows.shape[0]) if self.head == ALL_HEADS else [self.head]
         self.summary_lines = [
             f"head {h}, reading '{word}', looks mostly at: {summarise(rows[h], self.words[: i + 1])}" for h in heads

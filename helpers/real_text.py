@@ -136,8 +136,8 @@ def gap_figure(results: dict | None = None) -> go.Figure:
         if off:
             unit = "words" if x == "train_words" else "steps"
             fig.add_annotation(text="not drawn, far off the scale:<br>" + "<br>".join(
-                f"{row[x]:,} {unit}: {row['gap']:+,.0f}" for row in off), x=0.03, xanchor="left", y=0.97,
-                yanchor="top", align="left", **axes)
+                f"{row[x]:,} {unit}: {row['gap']:+,.0f}" for row in off), x=0.98, xanchor="right", y=0.04,
+                yanchor="bottom", align="right", bgcolor="rgba(255,255,255,0.8)", **axes)
         if len(rows) < 2:  # a single point shows no trend: say what is missing and how to measure it
             fig.add_annotation(text=f"one point measured so far;<br>the rest: {command}", x=0.5, y=0.9, **axes)
     for col, key in ((1, "val_seed_range"), (2, "seed_range")):

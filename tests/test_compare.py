@@ -47,6 +47,10 @@ def test_scoreboard_heatmap_shows_chance_then_each_model() -> None:
     assert list(four.x) == [f"head {h}" for h in range(4)] and list(four.y) == list(CLUE_KINDS)
     assert list(four.z[0]) == BOARD_4["subject"]
     assert four.text[2][0] == "23%"
+    shown = [(text, value) for trace in fig.data
+             for texts, values in zip(trace.text, trace.z, strict=True)
+             for text, value in zip(texts, values, strict=True)]
+    assert all(text.endswith("%") and (value >= 0.1 or "." in text) for text, value in shown)  # small: a decimal
     assert fig.layout.yaxis.title.text == "kind of clue"
     assert fig.layout.xaxis2.title.text == "head"
     assert "kind of clue: %{y}" in four.hovertemplate
@@ -122,11 +126,12 @@ def test_race_verdict_compares_the_gap_with_the_runs_own_noise() -> None:
     close = race_verdict({"one head": run({40: 30.0, 50: 26.0, 60: 24.0}),
                           "four heads": run({40: 29.0, 50: 25.0, 60: 22.0})})
     assert "a gap of 2.00" in close and "moved by up to 7.00" in close and "within the noise" in close
+    assert "after 60 steps each:" in close
     clear = race_verdict({"one head": run({40: 30.0, 50: 29.8, 60: 29.7}),
                           "four heads": run({40: 22.4, 50: 22.2, 60: 22.0})})
     assert "verdict: four heads is ahead by more than the noise" in clear
     unfair = race_verdict({"a": run({40: 3.0, 60: 2.0}), "b": run({40: 3.0, 60: 2.5}, steps=90)})
-    assert "not a fair race" in unfair
+    assert "not a fair race" in unfair and "after 60 and 90 steps:" in unfair
     with pytest.raises(ValueError, match="two validation checks"):
         race_verdict({"a": run({60: 2.0}), "b": run({40: 3.0, 60: 2.5})})
     with pytest.raises(ValueError, match="exactly two runs"):

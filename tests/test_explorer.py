@@ -172,6 +172,7 @@ def test_model_picker_switches_to_one_head() -> None:
     assert [label for label, _ in ex.head_picker.options] == ["head 0", ALL_HEADS]
     assert ex.heatmap.layout.title.text == "Head 0 of the one-head model"
     assert len(ex.bars.data) == 1
+    assert ex.bars.layout.title.text.startswith("Where '") and "every head" not in ex.bars.layout.title.text
     ex.head_picker.value = ALL_HEADS
     assert len(ex.grid.data) == 2
     _assert_shows(ex, STORY)
