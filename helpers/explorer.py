@@ -390,7 +390,7 @@ def static_explorer(
     heads = weights[0].shape[0]
     return static_figure(weights, [r.words for r in readings],
                          title=f"Where each word looks: {heads}-head model"
-                               f"{'s' if len(groups) > 1 else ''}<br><sup>pick a sentence and a head</sup>",
+                               f"{'s' if len(groups) > 1 else ''}", subtitle="pick a sentence and a head",
                          originals=[r.originals for r in readings], labels=labels)
 
 

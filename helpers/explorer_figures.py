@@ -152,10 +152,10 @@ def update_focus_figure(fig: go.FigureWidget, rows: torch.Tensor, words: Sequenc
 
 def static_figure(
     weights: Sequence[torch.Tensor], sentences: Sequence[Sequence[str]], title: str = "Where each word looks",
-    originals: Sequence[Sequence[str]] | None = None, labels: Sequence[str] | None = None,
+    originals: Sequence[Sequence[str]] | None = None, labels: Sequence[str] | None = None, subtitle: str = "",
 ) -> go.Figure:
     """A self-contained heatmap with two dropdowns: which sentence (labelled `labels`, default its first
-    words), and which head.
+    words), and which head. The title and its `subtitle` sit above the two menus.
 
     weights[s] is [H, T_s, T_s] for the words sentences[s] (originals[s]: the words as typed, for the
     tooltips). Each sentence owns a pair of traces (weights and the grey future); the sentence menu switches
@@ -187,7 +187,8 @@ def static_figure(
         for s, words in enumerate(sentences)
     ]
     fig.update_layout(
-        title={"text": title, "y": 0.99, "yanchor": "top"}, margin={"t": 190},
+        title={"text": title, "subtitle": {"text": subtitle}, "yref": "container", "y": 0.99, "yanchor": "top"},
+        margin={"t": 150},
         updatemenus=[
             {"buttons": sentence_menu, "x": 0.0, "y": 1.02, "xanchor": "left", "yanchor": "bottom",
              "showactive": True, "pad": {"b": 10}},
@@ -196,7 +197,7 @@ def static_figure(
         ],
     )
     fig.update_layout(axes[0])
-    return styled(fig, width=side + 200, height=side + 270)
+    return styled(fig, width=side + 200, height=side + 230)
 
 
 def short_label(words: Sequence[str], limit: int = 6) -> str:

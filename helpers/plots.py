@@ -47,7 +47,8 @@ def style() -> dict[str, int]:
 def styled(fig: go.Figure, width: int = FIT_WIDTH, height: int | None = None) -> go.Figure:
     """Apply the current text sizes to every piece of text (subplot titles too) and cap the width."""
     font = _style["font"]
-    fig.update_layout(width=min(int(width), FIT_WIDTH), font={"size": font}, title_font_size=font + 4)
+    fig.update_layout(width=min(int(width), FIT_WIDTH), font={"size": font}, title_font_size=font + 4,
+                      title_subtitle_font_size=font)
     if height is not None:
         fig.update_layout(height=int(height))
     fig.update_annotations(font_size=font)  # subplot titles are annotations with their own (small) size

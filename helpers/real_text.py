@@ -9,6 +9,7 @@ of `<unk>` the novels themselves have.
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 
 import plotly.graph_objects as go
@@ -121,6 +122,8 @@ def gap_figure(results: dict | None = None) -> go.Figure:
                "python benchmarks/real_text.py longer"),
               (2, summary["gap_by_words"], "train_words", PALETTE[5], "%{x:,} words of training text",
                "python benchmarks/real_text.py table"))
+    font = style()["font"]
+    off_notes = []
     for col, rows, x, colour, hover, command in panels:
         axes = {"xref": f"x{col if col > 1 else ''} domain", "yref": f"y{col if col > 1 else ''} domain",
                 "showarrow": False, "font": {"color": "grey"}}
@@ -131,15 +134,21 @@ def gap_figure(results: dict | None = None) -> go.Figure:
             line={"color": colour}, hovertemplate=hover + "<br>one head minus four heads: %{y:+.2f}<extra></extra>",
         ), row=1, col=col)
         ticks = [row[x] for row in shown]  # a tick at each measured point, none between (log axes clutter)
-        fig.update_xaxes(tickvals=ticks, ticktext=[_short(value) for value in ticks], row=1, col=col)
-        off = [row for row in rows if abs(row["gap"]) > scale]
-        if off:
-            unit = "words" if x == "train_words" else "steps"
-            fig.add_annotation(text="not drawn, far off the scale:<br>" + "<br>".join(
-                f"{row[x]:,} {unit}: {row['gap']:+,.0f}" for row in off), x=0.98, xanchor="right", y=0.04,
-                yanchor="bottom", align="right", bgcolor="rgba(255,255,255,0.8)", **axes)
+        padded = [math.log10(min(ticks)) - 0.15, math.log10(max(ticks)) + 0.15] if ticks else None
+        fig.update_xaxes(tickvals=ticks, ticktext=[_short(value) for value in ticks], range=padded, row=1, col=col)
+        gaps = [0.0, target.get("seed_range", 0.0), target.get("val_seed_range", 0.0), *(row["gap"] for row in shown)]
+        span = max(gaps) - min(gaps) or 1.0  # room above the top tick, so its label stays clear of the panel title
+        fig.update_yaxes(range=[min(gaps) - 0.04 * span, max(gaps) + 0.1 * span], row=1, col=col)
+        unit = "words" if x == "train_words" else "steps"
+        off_notes += [f"{row[x]:,} {unit}: {row['gap']:+,.0f}" for row in rows if abs(row["gap"]) > scale]
         if len(rows) < 2:  # a single point shows no trend: say what is missing and how to measure it
             fig.add_annotation(text=f"one point measured so far;<br>the rest: {command}", x=0.5, y=0.9, **axes)
+    bottom = 3 * font + 20  # tick labels and the axis titles
+    if off_notes:  # below the axis titles, where no point or line can run through it
+        fig.add_annotation(text="not drawn, far off the scale: " + "; ".join(off_notes), xref="paper", yref="paper",
+                           x=1, xanchor="right", y=0, yanchor="top", yshift=-bottom, showarrow=False,
+                           font={"color": "grey"})
+        bottom += 2 * font
     for col, key in ((1, "val_seed_range"), (2, "seed_range")):
         fig.add_hline(y=0, line={"color": "grey", "width": 1}, row=1, col=col)
         if key in target:
@@ -148,6 +157,7 @@ def gap_figure(results: dict | None = None) -> go.Figure:
     fig.update_xaxes(title_text="words of training text", type="log", row=1, col=2)
     fig.update_yaxes(title_text="one head minus four heads", row=1, col=1)
     note = "; dashed: the range over 3 seeds" if target else ""
-    fig.update_layout(title=f"Perplexity gap on the novels (seed 0)<br><sup>above 0: four heads better; grey: no "
-                            f"difference{note}</sup>", showlegend=False, margin={"t": 120})
-    return styled(fig, height=style()["size"])
+    title = {"text": "Perplexity gap on the novels (seed 0)", "subtitle": {"text": f"above 0: four heads better{note}"},
+             "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}}
+    fig.update_layout(title=title, showlegend=False, margin={"t": 6 * font + 12, "b": bottom})
+    return styled(fig, height=min(style()["size"], 540))  # fits a 1280x720 projector screen

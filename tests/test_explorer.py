@@ -203,6 +203,9 @@ def test_static_figure_switches_heads_and_sentences_with_its_own_menus() -> None
     sentences = [STORY, OTHER]
     fig = static_explorer("four_heads", sentences=sentences, loader=_model, partner=False)
     assert isinstance(fig, go.Figure) and not isinstance(fig, go.FigureWidget)
+    title = fig.layout.title  # a two-line title hung from the figure's top edge (a <br> one was clipped there)
+    assert "<br>" not in title.text and title.subtitle.text == "pick a sentence and a head"
+    assert (title.yref, title.yanchor) == ("container", "top")
     sentence_menu, head_menu = fig.layout.updatemenus
     assert [b.label for b in head_menu.buttons] == ["head 0", "head 1", "head 2", "head 3"]
     assert len(sentence_menu.buttons) == 2 and len(fig.data) == 4

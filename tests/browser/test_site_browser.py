@@ -142,6 +142,9 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
             explorer.scroll_into_view_if_needed()
             first = page.evaluate(SHOWN)
             assert first["ticks"] == first["words"]
+            gap = page.evaluate(f"() => {{ const f = {STATIC_EXPLORER}; const t = f.querySelector('.g-gtitle');"
+                                f" return t.getBoundingClientRect().top - f.getBoundingClientRect().top; }}")
+            assert gap >= 0, f"the static explorer's title starts {-gap:.0f} px above the figure (cut off)"
             explorer.locator(".updatemenu-header").nth(1).click()  # the head menu
             explorer.locator(".updatemenu-dropdown-button", has_text="head 2").click()
             head_2 = page.evaluate(SHOWN)

@@ -3,8 +3,9 @@
 Each chapter's reading copy is nbval's run of it, and its presenter copy one more run with presenter mode
 switched on by an injected first cell (tests/conftest.py); JupyterLab then opens the executed copies, which
 draws their saved plotly figures without running anything. At 1400x1000 (reading) and 1280x720 (presenter
-mode) every plotly figure's box must lie inside its output area. In the reading copy of chapter 2, hovering
-a visible and a masked cell of the causal heatmap must show the true tooltip. Prints how long each part took.
+mode) every plotly figure's box must lie inside its output area, and its title inside the figure. In the
+reading copy of chapter 2, hovering a visible and a masked cell of the causal heatmap must show the true
+tooltip. Prints how long each part took.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ FIGURES = "Array.from(window.jupyterapp.shell.currentWidget.node.querySelectorAl
 _BOXES = f"""() => {FIGURES}.map(gd => {{
     const area = gd.closest('.jp-OutputArea-output').getBoundingClientRect();
     const boxes = [gd, ...gd.querySelectorAll('.main-svg')].map(e => e.getBoundingClientRect());
+    const title = gd.querySelector('.g-gtitle');
     return {{title: (gd.layout && gd.layout.title && (gd.layout.title.text || gd.layout.title)) || '(no title)',
              left: Math.min(...boxes.map(b => b.left)), right: Math.max(...boxes.map(b => b.right)),
-             area_left: area.left, area_right: area.right}};
+             area_left: area.left, area_right: area.right,
+             title_above: title ? gd.getBoundingClientRect().top - title.getBoundingClientRect().top : 0}};
 }})"""
 
 
@@ -72,6 +75,8 @@ def test_every_figure_fits_its_output_area(
                 outside += [f"{path.name}: '{b['title']}' spans {b['left']:.0f}-{b['right']:.0f} px, its output area "
                             f"{b['area_left']:.0f}-{b['area_right']:.0f} px" for b in boxes
                             if b["left"] < b["area_left"] - 1 or b["right"] > b["area_right"] + 1]
+                outside += [f"{path.name}: '{b['title']}' starts {b['title_above']:.0f} px above its figure (cut off)"
+                            for b in boxes if b["title_above"] > 1]
                 if mode == "reading" and path.name.startswith("02_"):
                     _check_chapter_tooltips(page)
             page.screenshot(path=str(tmp_path / f"last-{mode}.png"))
@@ -80,7 +85,7 @@ def test_every_figure_fits_its_output_area(
     print(f"\n{mode}: executed {len(copies)} chapters in {ran - start:.0f} s, checked "
           f"{sum(counted.values())} figures in JupyterLab in {time.monotonic() - ran:.0f} s: {counted}")
     assert sum(counted.values()) > 0, "no plotly figure was drawn at all"
-    assert not outside, "figures wider than their output area:\n" + "\n".join(outside)
+    assert not outside, "figures wider than their output area or titles cut off:\n" + "\n".join(outside)
 
 
 def _check_chapter_tooltips(page) -> None:
