@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import statistics
 import tempfile
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,7 +195,8 @@ def race_verdict(runs: Mapping[str, Any]) -> str:
 
     The noise of a short run is estimated from the run itself: how far each model's validation perplexity
     still moved over its last checks. A gap between the two models smaller than that movement could flip
-    with a few more steps or another seed, so the verdict says the race is undecided.
+    with a few more steps or another seed, so the verdict says the race is undecided. Lines wrap at 100
+    characters, so the printout reads whole on a projector.
     """
     if len(runs) != 2:
         raise ValueError(f"a race needs exactly two runs, got {len(runs)}: {list(runs)}")
@@ -208,18 +210,18 @@ def race_verdict(runs: Mapping[str, Any]) -> str:
     gap = abs(a.val_ppl - b.val_ppl)
     ahead = name_a if a.val_ppl < b.val_ppl else name_b
     after = f"{a.steps} steps each" if a.steps == b.steps else f"{a.steps} and {b.steps} steps"
-    lines = [f"validation perplexity after {after}: {name_a} {a.val_ppl:.2f}, "
-             f"{name_b} {b.val_ppl:.2f} (lower is better), a gap of {gap:.2f}"]
+    lines = [f"validation perplexity after {after} (lower is better):",
+             f"  {name_a} {a.val_ppl:.2f}, {name_b} {b.val_ppl:.2f}: a gap of {gap:.2f}"]
     if a.steps != b.steps:
         lines.append("the runs took different numbers of steps, so this is not a fair race")
     lines.append(f"noise: over its last checks (steps {checks}) each model's perplexity still moved by up to "
                  f"{noise:.2f}")
     if gap <= noise:
-        lines.append("verdict: the gap is within the noise of a run this short; these runs do not say which "
-                     "model is better")
+        lines.append("verdict: the gap is within the noise of so short a run; these runs do not say which model "
+                     "is better")
     else:
         lines.append(f"verdict: {ahead} is ahead by more than the noise, in this run (one seed, one short run)")
-    return "\n".join(lines)
+    return "\n".join(textwrap.fill(line, 100, subsequent_indent="  ") for line in lines)
 
 
 def uploaded_file(value: Sequence[Mapping[str, Any]], folder: str | Path = UPLOADS) -> Path | None:

@@ -179,25 +179,29 @@ def static_figure(
                for h in range(n_heads)]
     head_menu = [{"label": f"head {h}", "method": "restyle", "args": [{"z": by_head[h]}, shown]}
                  for h in range(n_heads)]
+    menus_and_titles = 230  # pixels above and below the plot area
     side = heatmap_side(max(len(words) for words in sentences))
-    axes = [heatmap_axes(unique_labels(words), side) for words in sentences]
+    tall = min(side, style()["tallest"] - menus_and_titles)  # on a projector: wide cells rather than scrolling
+    axes = [heatmap_axes(unique_labels(words), tall) for words in sentences]
     sentence_menu = [
         {"label": labels[s] if labels is not None else short_label(words), "method": "update",
          "args": [{"visible": [t // 2 == s for t in range(2 * len(sentences))]}, axes[s]]}
         for s, words in enumerate(sentences)
     ]
+    menu_font = min(style()["font"], 16)  # two menus side by side fit even on a projector
     fig.update_layout(
-        title={"text": title, "subtitle": {"text": subtitle}, "yref": "container", "y": 0.99, "yanchor": "top"},
+        title={"text": title, "subtitle": {"text": subtitle}, "yref": "container", "y": 1, "yanchor": "top",
+               "pad": {"t": 8}},
         margin={"t": 150},
         updatemenus=[
             {"buttons": sentence_menu, "x": 0.0, "y": 1.02, "xanchor": "left", "yanchor": "bottom",
-             "showactive": True, "pad": {"b": 10}},
+             "showactive": True, "pad": {"b": 10}, "font": {"size": menu_font}},
             {"buttons": head_menu, "x": 1.0, "y": 1.02, "xanchor": "right", "yanchor": "bottom",
-             "showactive": True, "pad": {"b": 10}},
+             "showactive": True, "pad": {"b": 10}, "font": {"size": menu_font}},
         ],
     )
     fig.update_layout(axes[0])
-    return styled(fig, width=side + 200, height=side + 230)
+    return styled(fig, width=side + 200, height=tall + menus_and_titles)
 
 
 def short_label(words: Sequence[str], limit: int = 6) -> str:

@@ -27,7 +27,9 @@ FIT_WIDTH = 820
 """Widest figure in pixels: JupyterLab's output area is about 850 px wide at 1280x720 (presenter mode)."""
 MAX_LABELLED = 40
 """Up to this many words every word gets an axis label; beyond it every k-th, and the axis says so."""
-_READING, _PRESENTER = {"font": 14, "size": 460}, {"font": 22, "size": 620}
+_READING, _PRESENTER = {"font": 14, "size": 460, "tallest": 900}, {"font": 22, "size": 620, "tallest": 560}
+"""font: text size; size: a square figure's side; tallest: the most height a figure may take and still show
+whole on the screen (JupyterLab shows about 590 px of notebook at 1280x720)."""
 _style = dict(_READING)
 
 
@@ -40,7 +42,7 @@ def presenter_mode(on: bool = True) -> None:
 
 
 def style() -> dict[str, int]:
-    """The current font size and figure size, for widgets that build their own figures."""
+    """The current font size, figure size and tallest figure, for widgets that build their own figures."""
     return dict(_style)
 
 
@@ -177,7 +179,8 @@ def heatmap_traces(
     cells = heatmap_cells(weights, words, causal=causal, originals=originals)
     shown = go.Heatmap(
         z=cells.weights.tolist(), x=cells.labels, y=cells.labels, zmin=0, zmax=zmax, colorscale=COLOURS,
-        showscale=show_scale, colorbar={"title": "weight", "tickformat": ".0%"} if show_scale else None,
+        showscale=show_scale,
+        colorbar={"title": {"text": "weight", "side": "top"}, "tickformat": ".0%"} if show_scale else None,
         text=cells.seen_text.tolist(), hoverongaps=False, hovertemplate="%{text}: %{z:.1%}<extra></extra>",
     )
     masked = go.Heatmap(

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from helpers.checkpoints import ASSETS
-from helpers.plots import PALETTE, style, styled
+from helpers.plots import FIT_WIDTH, PALETTE, style, styled
 from helpers.recipes import Recipe
 from helpers.train import Corpus
 
@@ -110,23 +110,21 @@ def _short(count: int) -> str:
 
 
 def gap_figure(results: dict | None = None) -> go.Figure:
-    """Two panels: one head's perplexity minus four heads' against training length (each length a separate
-    run, validation text) and against the amount of training text (test text); dashed: the seed range.
-    A gap far off the others' scale, either way (a tiny text the models learn by heart), is named in words,
-    not drawn, so the rest stay readable."""
+    """Two panels on one vertical scale: one head's perplexity minus four heads' against training length (each
+    length a separate run, validation text) and against the amount of training text (test text); dashed: the
+    seed range. A gap far off the others' scale, either way (a tiny text the models learn by heart), is named
+    in words under the panels, not drawn, so the rest stay readable."""
     summary = (results or real_text_results())["summary"]
     target = summary.get("target", {})
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14, subplot_titles=(
-        "by training length (validation text)", "by amount of text (test text)"))
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1, shared_yaxes=True,
+                        subplot_titles=("by training length", "by amount of text"))
     panels = ((1, summary["gap_by_steps"], "steps", PALETTE[0], "trained for %{x:,} steps",
                "python benchmarks/real_text.py longer"),
               (2, summary["gap_by_words"], "train_words", PALETTE[5], "%{x:,} words of training text",
                "python benchmarks/real_text.py table"))
     font = style()["font"]
-    off_notes = []
+    drawn, off_notes = [0.0, target.get("seed_range", 0.0), target.get("val_seed_range", 0.0)], []
     for col, rows, x, colour, hover, command in panels:
-        axes = {"xref": f"x{col if col > 1 else ''} domain", "yref": f"y{col if col > 1 else ''} domain",
-                "showarrow": False, "font": {"color": "grey"}}
         scale = 3 * max([target.get("seed_range", 1.0), *(abs(row["gap"]) for row in rows if abs(row["gap"]) < 10)])
         shown = [row for row in rows if abs(row["gap"]) <= scale]
         fig.add_trace(go.Scatter(
@@ -136,28 +134,35 @@ def gap_figure(results: dict | None = None) -> go.Figure:
         ticks = [row[x] for row in shown]  # a tick at each measured point, none between (log axes clutter)
         padded = [math.log10(min(ticks)) - 0.15, math.log10(max(ticks)) + 0.15] if ticks else None
         fig.update_xaxes(tickvals=ticks, ticktext=[_short(value) for value in ticks], range=padded, row=1, col=col)
-        gaps = [0.0, target.get("seed_range", 0.0), target.get("val_seed_range", 0.0), *(row["gap"] for row in shown)]
-        span = max(gaps) - min(gaps) or 1.0  # room above the top tick, so its label stays clear of the panel title
-        fig.update_yaxes(range=[min(gaps) - 0.04 * span, max(gaps) + 0.1 * span], row=1, col=col)
+        drawn += [row["gap"] for row in shown]
         unit = "words" if x == "train_words" else "steps"
-        off_notes += [f"{row[x]:,} {unit}: {row['gap']:+,.0f}" for row in rows if abs(row["gap"]) > scale]
+        off_notes += [f"{row[x]:,} {unit}: gap {row['gap']:+,.0f}" for row in rows if abs(row["gap"]) > scale]
         if len(rows) < 2:  # a single point shows no trend: say what is missing and how to measure it
-            fig.add_annotation(text=f"one point measured so far;<br>the rest: {command}", x=0.5, y=0.9, **axes)
-    bottom = 3 * font + 20  # tick labels and the axis titles
-    if off_notes:  # below the axis titles, where no point or line can run through it
-        fig.add_annotation(text="not drawn, far off the scale: " + "; ".join(off_notes), xref="paper", yref="paper",
-                           x=1, xanchor="right", y=0, yanchor="top", yshift=-bottom, showarrow=False,
-                           font={"color": "grey"})
-        bottom += 2 * font
+            fig.add_annotation(text=f"one point measured so far;<br>the rest: {command}", x=0.5, y=0.9,
+                               xref=f"x{col if col > 1 else ''} domain", yref=f"y{col if col > 1 else ''} domain",
+                               showarrow=False, font={"color": "grey"})
+    span = max(drawn) - min(drawn) or 1.0  # room above the top tick, so its label stays clear of the panel title
+    fig.update_yaxes(range=[min(drawn) - 0.04 * span, max(drawn) + 0.1 * span])
+    bottom = int(4.6 * font) + 20  # tick labels and the two-line axis titles
+    if off_notes:  # below the axis titles, where no point or line can run through it; no item split over lines
+        lines, per_line = ["not drawn, far off the scale:"], int(FIT_WIDTH / (0.55 * font))
+        for item in off_notes:
+            if len(lines[-1]) + len(item) + 2 > per_line:
+                lines.append(item)
+            else:
+                lines[-1] += (" " if lines[-1].endswith(":") else "; ") + item
+        fig.add_annotation(text="<br>".join(lines), xref="paper", yref="paper", x=1, xanchor="right", y=0,
+                           yanchor="top", yshift=-bottom, showarrow=False, font={"color": "grey"}, align="right")
+        bottom += int(1.4 * font * len(lines)) + 6
     for col, key in ((1, "val_seed_range"), (2, "seed_range")):
         fig.add_hline(y=0, line={"color": "grey", "width": 1}, row=1, col=col)
         if key in target:
             fig.add_hline(y=target[key], line={"color": "grey", "dash": "dash", "width": 1}, row=1, col=col)
-    fig.update_xaxes(title_text="training steps", type="log", row=1, col=1)
-    fig.update_xaxes(title_text="words of training text", type="log", row=1, col=2)
-    fig.update_yaxes(title_text="one head minus four heads", row=1, col=1)
-    note = "; dashed: the range over 3 seeds" if target else ""
+    fig.update_xaxes(title_text="training steps<br>(validation text)", type="log", row=1, col=1)
+    fig.update_xaxes(title_text="words of training text<br>(test text)", type="log", row=1, col=2)
+    fig.update_yaxes(title_text="one head minus<br>four heads", row=1, col=1)
+    note = "; dashed: the seed range on that panel's text" if target else ""
     title = {"text": "Perplexity gap on the novels (seed 0)", "subtitle": {"text": f"above 0: four heads better{note}"},
              "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}}
     fig.update_layout(title=title, showlegend=False, margin={"t": 6 * font + 12, "b": bottom})
-    return styled(fig, height=min(style()["size"], 540))  # fits a 1280x720 projector screen
+    return styled(fig, height=min(style()["size"], style()["tallest"]))

@@ -25,7 +25,7 @@ from helpers.explorer import (
     static_explorer,
 )
 from helpers.model import CourseModel, course_model
-from helpers.plots import unique_labels
+from helpers.plots import FIT_WIDTH, heatmap_side, presenter_mode, style, unique_labels
 from helpers.reading import attention, read_sentence, summarise
 from helpers.stories import example_sentences
 from helpers.tokenizer import story_tokenizer
@@ -390,6 +390,18 @@ def test_explore_opens_the_trained_four_head_checkpoint() -> None:
     assert ex.model.config.heads == 4 and len(ex.words) > 5
     ex.set_model("one_head")
     assert ex.problem == "" and ex.att.shape[0] == 1
+
+
+def test_static_figure_shows_whole_on_a_projector_with_its_menus_apart() -> None:
+    presenter_mode(True)
+    try:
+        fig = static_explorer("four_heads", sentences=[STORY], loader=_model, partner=False)
+        tallest, side = style()["tallest"], heatmap_side(len(STORY.split()))
+    finally:
+        presenter_mode(False)
+    assert fig.layout.height <= tallest <= 590  # 1280x720 in presenter mode shows about 590 px of a notebook
+    assert fig.layout.width == min(side + 200, FIT_WIDTH)  # as wide as ever: wider cells instead of scrolling
+    assert all(menu.font.size <= 16 for menu in fig.layout.updatemenus)  # side by side without touching
 
 
 def test_static_fallback_offers_the_story_and_the_novel_four_head_models() -> None:

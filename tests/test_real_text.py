@@ -13,7 +13,7 @@ from helpers.checkpoints import ASSETS, load_model
 from helpers.head_roles import KINDS, head_roles, kind_masks
 from helpers.model import course_model
 from helpers.novels import novel_tokenizer
-from helpers.plots import presenter_mode
+from helpers.plots import presenter_mode, style
 from helpers.real_text import gap_figure, own_text_notes, real_text_results, stable_word_count
 from helpers.recipes import TEXT_RECIPE
 from helpers.tokenizer import Tokenizer
@@ -77,9 +77,10 @@ def test_many_unknown_words_get_a_note_compared_with_the_novels():
 
 def test_gap_figure_labels_its_axes_in_words_and_fits_the_output_area():
     fig = gap_figure(RESULTS)
-    assert fig.layout.xaxis.title.text == "training steps"
-    assert fig.layout.xaxis2.title.text == "words of training text"
-    assert fig.layout.yaxis.title.text == "one head minus four heads"
+    assert fig.layout.xaxis.title.text == "training steps<br>(validation text)"
+    assert fig.layout.xaxis2.title.text == "words of training text<br>(test text)"
+    assert fig.layout.yaxis.title.text == "one head minus<br>four heads"
+    assert fig.layout.yaxis.range == fig.layout.yaxis2.range  # one vertical scale: the panels' heights compare
     assert "four heads better" in fig.layout.title.subtitle.text
     assert list(fig.data[0].x) == [250, 500, 1000] and list(fig.data[0].y) == [-0.2, 0.3, 1.2]
     assert list(fig.data[1].x) == [9_000, 240_000, 960_000] and list(fig.data[1].y) == [-1.0, 0.8, 1.2]
@@ -156,10 +157,10 @@ def test_without_the_seed_range_the_note_says_the_threshold_is_not_measured():
 def test_gap_figure_fits_a_projector_screen_and_keeps_its_top_tick_clear_of_the_panel_title():
     presenter_mode(True)
     try:
-        fig = gap_figure(RESULTS)
+        fig, tallest = gap_figure(RESULTS), style()["tallest"]
     finally:
         presenter_mode(False)
-    assert fig.layout.height <= 540  # 1280x720 in presenter mode shows about that much of a notebook
+    assert fig.layout.height <= tallest <= 590  # 1280x720 in presenter mode shows about 590 px of a notebook
     assert fig.layout.yaxis.range[1] > 1.2 and fig.layout.yaxis2.range[1] > 1.2  # headroom over the top point
     assert fig.layout.xaxis.range[0] < math.log10(250)  # the first tick label clears the y axis's labels
 
@@ -179,8 +180,18 @@ def test_gap_figure_keeps_a_tiny_texts_huge_gap_from_flattening_the_rest():
     assert list(fig.layout.xaxis2.tickvals) == [240_000, 960_000] and list(fig.layout.xaxis2.ticktext) == [
         "240k", "960k"]  # a tick at each point and none between
     (note,) = [a for a in fig.layout.annotations if "far off the scale" in a.text]
-    assert note.text == "not drawn, far off the scale: 9,000 words: -2,959"
+    assert note.text == "not drawn, far off the scale: 9,000 words: gap -2,959"
     assert note.yref == "paper" and note.y == 0 and note.yanchor == "top" and note.yshift < 0  # under the panels
     wild = {"summary": RESULTS["summary"] | {"gap_by_words": [rows[0] | {"gap": 118_977.0}, *rows[1:]]}}
     assert list(gap_figure(wild).data[1].x) == [240_000, 960_000]  # a huge win is kept off the scale as well
-    assert any("9,000 words: +118,977" in a.text for a in gap_figure(wild).layout.annotations)
+    assert any("9,000 words: gap +118,977" in a.text for a in gap_figure(wild).layout.annotations)
+    many = {"summary": RESULTS["summary"] | {"gap_by_words": [
+        {"train_words": words, "gap": 100_000.0 + words, "one_head": 0.0, "four_heads": 0.0}
+        for words in range(1_000, 9_000, 1_000)] + rows[1:]}}
+    presenter_mode(True)
+    try:
+        (note,) = [a for a in gap_figure(many).layout.annotations if "far off the scale" in a.text]
+    finally:
+        presenter_mode(False)
+    lines = note.text.split("<br>")  # several lines on a projector, never an item cut in two
+    assert len(lines) > 1 and all(len(line) <= 70 for line in lines) and note.text.count("gap +") == 8
