@@ -21,7 +21,7 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from helpers.plots import COLOURS, PALETTE, style, styled
+from helpers.plots import COLOUR_BAR, COLOURS, PALETTE, style, styled
 from helpers.stories import CLUE_KINDS
 
 UPLOADS = Path(tempfile.gettempdir()) / "several-spotlights-uploads"
@@ -109,7 +109,7 @@ def scoreboard_heatmap(
             z=z, x=columns, y=list(kinds), zmin=0, zmax=max(0.5, max(max(r) for _, _, g in panels for r in g)),
             colorscale=COLOURS, showscale=col == len(panels),
             text=[[f"{v:.1%}" if v < 0.1 else f"{v:.0%}" for v in row] for row in z],  # 3.5%, not 3%, beside a printout
-            texttemplate="%{text}", colorbar={"title": {"text": "share", "side": "top"}, "tickformat": ".0%"},
+            texttemplate="%{text}", colorbar=COLOUR_BAR | {"title": {"text": "share", "side": "top"}},
             hovertemplate=f"{name}<br>%{{x}}<br>{kind_name}: %{{y}}<br>share of attention: %{{z:.1%}}<extra></extra>",
         ), row=1, col=col)
     fig.update_yaxes(autorange="reversed")

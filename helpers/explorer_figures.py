@@ -182,7 +182,7 @@ def static_figure(
     menus_and_titles = 230  # pixels above and below the plot area
     side = heatmap_side(max(len(words) for words in sentences))
     tall = min(side, style()["tallest"] - menus_and_titles)  # on a projector: wide cells rather than scrolling
-    axes = [heatmap_axes(unique_labels(words), tall) for words in sentences]
+    axes = [heatmap_axes(unique_labels(words), side, tall if tall < side else None) for words in sentences]
     sentence_menu = [
         {"label": labels[s] if labels is not None else short_label(words), "method": "update",
          "args": [{"visible": [t // 2 == s for t in range(2 * len(sentences))]}, axes[s]]}

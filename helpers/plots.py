@@ -25,11 +25,13 @@ LOOKS = "word that looks"
 LOOKED_AT = "word looked at"
 FIT_WIDTH = 820
 """Widest figure in pixels: JupyterLab's output area is about 850 px wide at 1280x720 (presenter mode)."""
+COLOUR_BAR = {"tickformat": ".0%", "ticklabelposition": "outside bottom"}
+"""A colour bar of shares: each label under its tick, so "100%" stays clear of the title above the bar."""
 MAX_LABELLED = 40
 """Up to this many words every word gets an axis label; beyond it every k-th, and the axis says so."""
-_READING, _PRESENTER = {"font": 14, "size": 460, "tallest": 900}, {"font": 22, "size": 620, "tallest": 560}
+_READING, _PRESENTER = {"font": 14, "size": 460, "tallest": 900}, {"font": 22, "size": 620, "tallest": 580}
 """font: text size; size: a square figure's side; tallest: the most height a figure may take and still show
-whole on the screen (JupyterLab shows about 590 px of notebook at 1280x720)."""
+whole on the screen (JupyterLab shows about 600 px of notebook at 1280x720)."""
 _style = dict(_READING)
 
 
@@ -67,7 +69,7 @@ def unique_labels(words: Sequence[str]) -> list[str]:
     return labels
 
 
-def word_axis(labels: Sequence[str], pixels: float) -> tuple[dict, str]:
+def word_axis(labels: Sequence[str], pixels: float, slanted: bool = True) -> tuple[dict, str]:
     """Axis settings that label every word (up to MAX_LABELLED) at a font that fits `pixels`, and a note.
 
     Returns (axis properties, note); the note is "" when every word is labelled, else says which are.
@@ -75,7 +77,7 @@ def word_axis(labels: Sequence[str], pixels: float) -> tuple[dict, str]:
     n = max(len(labels), 1)
     every = 1 if n <= MAX_LABELLED else math.ceil(n / MAX_LABELLED)
     # x labels are slanted at 45 degrees, so neighbours sit only sin(45) ~ 0.7 of a word's width apart
-    size = max(8, min(_style["font"], int(0.65 * pixels * every / n)))
+    size = max(8, min(_style["font"], int((0.65 if slanted else 0.85) * pixels * every / n)))
     # every `every`-th category from the first; plain numbers, so a live figure updates them cheaply
     axis = {"tickmode": "linear", "tick0": 0, "dtick": every, "tickfont": {"size": size}}
     note = "" if every == 1 else f"every {_ordinal(every)} word labelled"
@@ -180,7 +182,7 @@ def heatmap_traces(
     shown = go.Heatmap(
         z=cells.weights.tolist(), x=cells.labels, y=cells.labels, zmin=0, zmax=zmax, colorscale=COLOURS,
         showscale=show_scale,
-        colorbar={"title": {"text": "weight", "side": "top"}, "tickformat": ".0%"} if show_scale else None,
+        colorbar=COLOUR_BAR | {"title": {"text": "weight", "side": "top"}} if show_scale else None,
         text=cells.seen_text.tolist(), hoverongaps=False, hovertemplate="%{text}: %{z:.1%}<extra></extra>",
     )
     masked = go.Heatmap(
@@ -210,12 +212,14 @@ def attention_heatmap(
     return styled(fig, width=side + 200, height=side + 160)
 
 
-def heatmap_axes(labels: Sequence[str], pixels: float | None = None) -> dict:
-    """Layout settings that label both axes of a one-heatmap figure with words (the first word on top)."""
+def heatmap_axes(labels: Sequence[str], pixels: float | None = None, tall: float | None = None) -> dict:
+    """Layout settings that label both axes of a one-heatmap figure with words (the first word on top);
+    `tall`: the plot area's height when it is less than its width `pixels` (the rows get their own size)."""
     axis, note = word_axis(labels, pixels or heatmap_side(len(labels)))
+    rows = word_axis(labels, tall, slanted=False)[0] if tall else axis
     looked_at = LOOKED_AT + (f" ({note})" if note else "")
     return {"xaxis": {"title": {"text": looked_at}, "side": "bottom", "tickangle": -45, **axis},
-            "yaxis": {"title": {"text": LOOKS}, "autorange": "reversed", **axis}}
+            "yaxis": {"title": {"text": LOOKS}, "autorange": "reversed", **rows}}
 
 
 def heads_grid(

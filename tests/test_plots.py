@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import helpers
-from helpers.plots import FIT_WIDTH, attention_heatmap, heads_grid, spotlight_bars, stacked_spotlights
+from helpers.plots import FIT_WIDTH, attention_heatmap, heads_grid, heatmap_axes, spotlight_bars, stacked_spotlights
 
 WORDS = ["the", "fox", "sees", "the", "bridge"]
 
@@ -83,3 +83,16 @@ def test_slanted_word_labels_do_not_overlap_in_presenter_mode() -> None:
             assert axis["tickfont"]["size"] <= max(8, gap), (n, axis["tickfont"]["size"], gap)
     finally:
         presenter_mode(False)
+
+
+def test_colour_bar_labels_sit_under_their_ticks_so_the_top_one_clears_the_title() -> None:
+    bar = attention_heatmap(torch.full((3, 3), 1 / 3), ["a", "b", "c"]).data[0].colorbar
+    assert bar.title.side == "top" and bar.ticklabelposition == "outside bottom"
+
+
+def test_a_short_wide_heatmap_sizes_its_row_labels_by_its_height() -> None:
+    labels = [f"w{i}" for i in range(23)]
+    wide = heatmap_axes(labels, 600)
+    short = heatmap_axes(labels, 600, tall=350)
+    assert short["xaxis"]["tickfont"] == wide["xaxis"]["tickfont"]  # the columns keep their width's size
+    assert short["yaxis"]["tickfont"]["size"] == int(0.85 * 350 / 23)  # upright row labels, sized to the rows
