@@ -23,6 +23,7 @@ from helpers.plots import (
     heatmap_cells,
     heatmap_side,
     heatmap_traces,
+    hung_title,
     style,
     styled,
     unique_labels,
@@ -182,7 +183,7 @@ def static_figure(
     menus_and_titles = 230  # pixels above and below the plot area
     side = heatmap_side(max(len(words) for words in sentences))
     tall = min(side, style()["tallest"] - menus_and_titles)  # on a projector: wide cells rather than scrolling
-    axes = [heatmap_axes(unique_labels(words), side, tall if tall < side else None) for words in sentences]
+    axes = [heatmap_axes(unique_labels(words), side, tall) for words in sentences]
     sentence_menu = [
         {"label": labels[s] if labels is not None else short_label(words), "method": "update",
          "args": [{"visible": [t // 2 == s for t in range(2 * len(sentences))]}, axes[s]]}
@@ -190,9 +191,7 @@ def static_figure(
     ]
     menu_font = min(style()["font"], 16)  # two menus side by side fit even on a projector
     fig.update_layout(
-        title={"text": title, "subtitle": {"text": subtitle}, "yref": "container", "y": 1, "yanchor": "top",
-               "pad": {"t": 8}},
-        margin={"t": 150},
+        title=hung_title(title, subtitle), margin={"t": 150},
         updatemenus=[
             {"buttons": sentence_menu, "x": 0.0, "y": 1.02, "xanchor": "left", "yanchor": "bottom",
              "showactive": True, "pad": {"b": 10}, "font": {"size": menu_font}},

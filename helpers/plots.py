@@ -59,6 +59,13 @@ def styled(fig: go.Figure, width: int = FIT_WIDTH, height: int | None = None) ->
     return fig
 
 
+def hung_title(text: str, subtitle: str) -> dict:
+    """A title with a subtitle line, hung from the figure's top edge (a `<br><sup>` title placed by plotly's
+    default can be clipped there); leave the figure a top margin of about six font sizes for it."""
+    return {"text": text, "subtitle": {"text": subtitle}, "yref": "container", "y": 1, "yanchor": "top",
+            "pad": {"t": 8}}
+
+
 def unique_labels(words: Sequence[str]) -> list[str]:
     """Plotly merges equal category labels, so repeated words get a position suffix: 'the', 'the (2)'."""
     seen: dict[str, int] = {}
@@ -214,9 +221,10 @@ def attention_heatmap(
 
 def heatmap_axes(labels: Sequence[str], pixels: float | None = None, tall: float | None = None) -> dict:
     """Layout settings that label both axes of a one-heatmap figure with words (the first word on top);
-    `tall`: the plot area's height when it is less than its width `pixels` (the rows get their own size)."""
-    axis, note = word_axis(labels, pixels or heatmap_side(len(labels)))
-    rows = word_axis(labels, tall, slanted=False)[0] if tall else axis
+    `tall`: the plot area's height; when it is less than the width `pixels`, the rows get their own size."""
+    pixels = pixels or heatmap_side(len(labels))
+    axis, note = word_axis(labels, pixels)
+    rows = word_axis(labels, tall, slanted=False)[0] if tall and tall < pixels else axis
     looked_at = LOOKED_AT + (f" ({note})" if note else "")
     return {"xaxis": {"title": {"text": looked_at}, "side": "bottom", "tickangle": -45, **axis},
             "yaxis": {"title": {"text": LOOKS}, "autorange": "reversed", **rows}}

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from helpers.checkpoints import ASSETS
-from helpers.plots import FIT_WIDTH, PALETTE, style, styled
+from helpers.plots import FIT_WIDTH, PALETTE, hung_title, style, styled
 from helpers.recipes import Recipe
 from helpers.train import Corpus
 
@@ -162,7 +162,6 @@ def gap_figure(results: dict | None = None) -> go.Figure:
     fig.update_xaxes(title_text="words of training text<br>(test text)", type="log", row=1, col=2)
     fig.update_yaxes(title_text="one head minus<br>four heads", row=1, col=1)
     note = "; dashed: the seed range on that panel's text" if target else ""
-    title = {"text": "Perplexity gap on the novels (seed 0)", "subtitle": {"text": f"above 0: four heads better{note}"},
-             "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}}
-    fig.update_layout(title=title, showlegend=False, margin={"t": 6 * font + 12, "b": bottom})
+    fig.update_layout(title=hung_title("Perplexity gap on the novels (seed 0)", f"above 0: four heads better{note}"),
+                      showlegend=False, margin={"t": 6 * font + 12, "b": bottom})
     return styled(fig, height=min(style()["size"], style()["tallest"]))
