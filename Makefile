@@ -18,6 +18,9 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/python -m pip install --quiet -e ".[test]"
+	@# the maintainers' packages tools/ and benchmarks/ import from the checkout: python -m benchmarks.bench
+	$(BIN)/python -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], \
+		'several_spotlights_checkout.pth').write_text('$(CURDIR)\n')"
 	touch $@
 
 install: $(BIN)/.installed
@@ -28,16 +31,16 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: install
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
-# nbval runs every notebook once; the tests that read outputs share that run (tests/conftest.py).
-# make test spreads the tests over one worker per usable CPU (pytest-xdist); make check runs on one process
+# make test: one pytest-xdist worker per CPU, each test file whole on one worker (nbval's cells of a notebook
+# stay together), one torch thread per worker and kernel; make check: everything, on one process (CI)
 test: install
-	$(BIN)/python -m pytest --ignore=tests/browser -n auto
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest --ignore=tests/browser --ignore=tests/system -n auto --dist loadfile
 
 check: install
 	$(BIN)/python -m pytest
 
 site: install
-	$(BIN)/python tools/build_site.py
+	$(BIN)/python -m tools.build_site
 
 clean:
 	rm -rf $(VENV)

@@ -1,10 +1,10 @@
 """Benchmark: one head vs four heads over 3 seeds, training speed against this machine's peak, attention speed.
 
-    python benchmarks/bench.py                    # writes assets/results.json
-    python benchmarks/bench.py --only-controls    # reruns just the output-projection control, merged in
+    python -m benchmarks.bench                    # writes assets/results.json
+    python -m benchmarks.bench --only-controls    # reruns just the output-projection control, merged in
 
 The figures are stored once, in assets/results.json; `markdown(results)` renders them for people, and
-tools/update_docs.py puts that text in the README.
+benchmarks/report.py puts that text in the README.
 
 Everything is measured in one run, side by side, because the machine is shared and noisy: the load
 average seen at the start and the end is recorded with the figures. Each target prints whether it
@@ -345,7 +345,7 @@ def markdown(results: dict) -> str:
     lines = [
         "## Measured results",
         "",
-        f"Written by `python benchmarks/bench.py` on {start['date_utc']} UTC: {start['cpus']} CPU cores, "
+        f"Written by `python -m benchmarks.bench` on {start['date_utc']} UTC: {start['cpus']} CPU cores, "
         f"torch {start['torch']} with {start['torch_threads']} threads. Load average (1, 5, 15 min) "
         f"{start['load_average_1_5_15']} at the start and {end['load_average_1_5_15']} at the end"
         + (": other programs shared the machine, so speeds are lower than on an idle one."
@@ -422,7 +422,7 @@ def markdown(results: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python benchmarks/bench.py", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench", description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=CHECKPOINT_STEPS, help="training steps per run")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS), help="training seeds")
     parser.add_argument("--out", type=Path, default=ASSETS, help="folder for results.json")
@@ -446,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         results = run(args.steps, tuple(args.seeds))
     (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     print(markdown(results))
-    print("Run `python tools/update_docs.py` to put these figures in the README.")
+    print("Run `python -m benchmarks.report` to put these figures in the README.")
     return 0
 
 

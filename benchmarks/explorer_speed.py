@@ -1,6 +1,6 @@
 """How long one explorer update takes in the kernel: tokenize, forward pass, figure update.
 
-Run: .venv/bin/python benchmarks/explorer_speed.py
+Run: .venv/bin/python -m benchmarks.explorer_speed
 Alternates between two 20-word sentences with the four-head model (so every update is a real change),
 prints the median and writes it to assets/explorer_speed.json. Target: median <= 30 ms.
 A head change (no forward pass, only the figure update) is timed the same way (target: median <= 30 ms),

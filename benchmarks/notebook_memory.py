@@ -1,10 +1,11 @@
 """Peak kernel memory and run time of every chapter, run top to bottom in a fresh kernel.
 
 Binder restarts a kernel above 2 GB; the target is <= 600 MB per chapter so a learner can keep three open.
-Writes assets/notebooks.json and prints a table.
+Writes assets/notebooks.json (with each chapter's reading time, so the docs never recompute it from the
+notebooks) and prints a table.
 
-    python benchmarks/notebook_memory.py                       # every chapter
-    python benchmarks/notebook_memory.py notebooks/06_*.ipynb  # re-measure some, keep the others' rows
+    python -m benchmarks.notebook_memory                       # every chapter
+    python -m benchmarks.notebook_memory notebooks/06_*.ipynb  # re-measure some, keep the others' rows
 """
 
 from __future__ import annotations
@@ -12,26 +13,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))  # the one notebook runner and the chapter list live in tools/
-from chapters import chapter_paths, execute  # noqa: E402
+from tools.chapters import ROOT, WORDS_PER_MINUTE, chapter_paths, execute, reading_minutes
 
 TARGET_MB = 600
 PEAK = "import resource; print('PEAK_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 
 
 def measure(path: Path) -> dict[str, float]:
-    """Run the notebook in a new kernel; return its peak resident memory (MB) and wall time (s)."""
+    """Run the notebook in a new kernel; return its peak resident memory (MB), wall time (s) and reading time."""
     start = time.perf_counter()
     nb = execute(path, timeout=900, last=PEAK)
     seconds = time.perf_counter() - start
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
     peak_kb = int(text.split("PEAK_KB")[1].split()[0])
-    return {"peak_mb": round(peak_kb / 1024, 1), "seconds": round(seconds, 1)}
+    return {"peak_mb": round(peak_kb / 1024, 1), "seconds": round(seconds, 1), "reading_minutes": reading_minutes(path)}
 
 
 def main() -> None:
@@ -46,6 +44,7 @@ def main() -> None:
         print(f"{path.name:<40} {rows[path.name]['peak_mb']:>7.1f} MB {rows[path.name]['seconds']:>6.1f} s")
     load = os.getloadavg()[0]
     result = {"target_mb": TARGET_MB, "cpus": os.cpu_count(), "load_average_1min": round(load, 2),
+              "words_per_minute": WORDS_PER_MINUTE,
               "all_under_target": all(r["peak_mb"] <= TARGET_MB for r in rows.values())}
     result["notebooks"] = dict(sorted(rows.items()))
     out.write_text(json.dumps(result, indent=2) + "\n")

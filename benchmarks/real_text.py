@@ -1,15 +1,15 @@
 """Real text: the recipe sweep, the one-head vs four-head table, and the gap against training length and text.
 
-    python benchmarks/real_text.py sweep      # choose the recipe on the validation text (seed 0)
-    python benchmarks/real_text.py table      # 3 seeds x 3 models on that recipe, then less text (seed 0)
-    python benchmarks/real_text.py longer     # the recipe's setting trained longer: the gap against length
-    python benchmarks/real_text.py summary    # the summary in assets/real_text.json, printed as markdown
+    python -m benchmarks.real_text sweep      # choose the recipe on the validation text (seed 0)
+    python -m benchmarks.real_text table      # 3 seeds x 3 models on that recipe, then less text (seed 0)
+    python -m benchmarks.real_text longer     # the recipe's setting trained longer: the gap against length
+    python -m benchmarks.real_text summary    # the summary in assets/real_text.json, printed as markdown
 
 Runs train one at a time, with the thread policy of `helpers/threads.py` (both cores of a 2-core machine);
 the load average before and after each run is recorded beside its time, because other programs share the
 machine. Every finished run is merged into `assets/real_text.json` at once, so a cut job loses only the
 run in progress, and a restarted job skips finished runs. The JSON is the one record: the README's block is
-rendered from it by `markdown` (tools/update_docs.py).
+rendered from it by `markdown` (benchmarks/report.py).
 
 The sweep is scored on the validation text only; the table reports the test text, which nothing was chosen
 on. The sweep goes one factor at a time, in stages that depend on what the earlier stages measured (seed 0):
@@ -32,8 +32,7 @@ import argparse
 import json
 import statistics
 
-from bench import machine  # the benchmarks share how they record the machine
-
+from benchmarks.bench import machine  # the benchmarks share how they record the machine
 from helpers.checkpoints import ASSETS, save_checkpoint
 from helpers.compare import seed_margin
 from helpers.evaluate import perplexity
@@ -239,7 +238,7 @@ def run_table(recipe: Recipe) -> None:
                         "tokens_per_s": round(result.tokens_per_s),
                         "load_average": [load_before, machine()["load_average_1_5_15"]]}
         if run["seed"] == 0 and run["share"] == 1.0 and run["model"] in CHECKPOINTS:
-            command = f"python benchmarks/real_text.py table  # the run '{run['id']}'"
+            command = f"python -m benchmarks.real_text table  # the run '{run['id']}'"
             record["checkpoint"] = str(save_checkpoint(result, ASSETS / CHECKPOINTS[run["model"]], command).name)
         _record("table", run["id"], record)
         print(f"{run['id']}: test perplexity {record['test_ppl']:.2f}, validation {record['val_ppl']:.2f}, "
@@ -323,7 +322,7 @@ def _sweep_lines(results: dict) -> list[str]:
 
 
 def markdown(results: dict) -> str:
-    """The real-text sweep, table and verdict for people: the README's generated block (tools/update_docs.py)."""
+    """The real-text sweep, table and verdict for people: the README's generated block (benchmarks/report.py)."""
     summary, chosen = results["summary"], results.get("chosen")
     recipe = next(iter(results.get("table", {}).values()), {}).get("recipe", results.get("recipe", {}))
     words = {split: sum(len(book) for book in books) for split, books in novel_words().items()}
@@ -338,7 +337,7 @@ def markdown(results: dict) -> str:
         f"programs shared (1-minute load average up to {busiest:.1f}; every run's load is in "
         "`assets/real_text.json`), so its time is an upper bound for an idle machine.",
         "",
-        "**Recipe sweep** (`python benchmarks/real_text.py sweep`, then `longer`; seed 0; validation perplexity; "
+        "**Recipe sweep** (`python -m benchmarks.real_text sweep`, then `longer`; seed 0; validation perplexity; "
         "gap: one head minus four heads, above 0 when four heads are better; the warm-up is capped at a tenth of "
         "the steps):",
         "",
@@ -351,12 +350,12 @@ def markdown(results: dict) -> str:
                      f"{chosen['steps']} steps (validation perplexity {chosen['val_ppl']:.2f}, gap "
                      f"{chosen['val_gap']:+.2f}).")
     else:
-        lines.append("The sweep is not finished: run `python benchmarks/real_text.py sweep` (finished runs are kept).")
+        lines.append("The sweep is not finished: run `python -m benchmarks.real_text sweep` (finished runs are kept).")
     lines += [
         "",
         f"**Table** (learning rate {recipe.get('lr', 0):g}, warm-up {recipe.get('warmup')}, "
         f"weight decay {recipe.get('weight_decay', 0):g}, batch {recipe.get('batch_size')}, {recipe.get('steps')} "
-        "steps; `python benchmarks/real_text.py table`):",
+        "steps; `python -m benchmarks.real_text table`):",
         "",
         "| model | parameters | test perplexity (mean, range over seeds) | seeds | training time (mean) |",
         "|---|---:|---:|---:|---:|",
@@ -373,7 +372,7 @@ def markdown(results: dict) -> str:
         done = {name: len(m["seeds"]) for name, m in summary["models"].items()}
         lines += ["", f"- **not measured**: the target (four heads beat one head in every one of {len(SEEDS)} seeds by "
                   f"more than the seed range, with at most {TARGET_SECONDS} s of training per model) needs every seed "
-                  f"of both models; seeds measured so far: {done or 'none'}. Run `python benchmarks/real_text.py "
+                  f"of both models; seeds measured so far: {done or 'none'}. Run `python -m benchmarks.real_text "
                   "table` to finish (finished runs are kept)."]
     if summary["gap_by_steps"]:
         lines += ["", "Gap (one head minus four heads, validation perplexity, seed 0) by training length, each a "
@@ -405,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     results["machine"] = machine()
     RESULTS.write_text(json.dumps(results, indent=1) + "\n")
     print(markdown(results))
-    print("Wrote assets/real_text.json; run python tools/update_docs.py to refresh the README's block")
+    print("Wrote assets/real_text.json; run python -m benchmarks.report to refresh the README's block")
     return 0
 
 

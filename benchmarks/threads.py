@@ -1,10 +1,10 @@
 """Training speed with 1 torch thread and with the count helpers.threads chooses, measured side by side.
 
-Run: .venv/bin/python benchmarks/threads.py
+Run: .venv/bin/python -m benchmarks.threads
 Alternates short four-head training runs at 1 thread and at the chosen count (so both see the same load on
 a shared machine), prints tokens per second for each, and times the live races of chapters 3, 5 and 7 on
 one thread in CPU seconds (busy neighbours slow the wall clock, not the CPU time a run needs). Writes
-assets/threads.json, which tools/update_docs.py copies into the README.
+assets/threads.json, which benchmarks/report.py copies into the README.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
-from bench import machine  # the benchmarks share how they record the machine
 
+from benchmarks.bench import machine  # the benchmarks share how they record the machine
 from helpers.block import block_model
 from helpers.compare import late_checks
 from helpers.model import course_model

@@ -4,7 +4,8 @@ A machine (or a Binder container) can report many CPUs while the process may run
 the scheduler's affinity mask limits which cores it runs on, and a cgroup CPU quota limits how much CPU
 time it gets. torch starts one thread per reported CPU, and on a one-CPU container those threads wait on
 each other. `usable_cpus` reads both limits; `apply_thread_policy` runs once, when `helpers` is imported,
-so no notebook or module sets threads by hand.
+so no notebook or module sets threads by hand. Where someone has set OMP_NUM_THREADS (a hub's admin, or
+`make test`, which runs one test worker per CPU), that lower count wins.
 """
 
 from __future__ import annotations
@@ -77,12 +78,19 @@ def usable_cpus(affinity: int, quota: float | None) -> int:
     return cpus
 
 
+def requested_threads() -> int | None:
+    """The thread count OMP_NUM_THREADS asks for, or None when it is unset or not a positive whole number."""
+    value = os.environ.get("OMP_NUM_THREADS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
 def apply_thread_policy(
     affinity: Callable[[], int] = affinity_cpus, quota: Callable[[], float | None] = cgroup_quota
 ) -> int:
-    """Set torch's thread count to the usable CPUs, once per process; returns the count chosen."""
+    """Set torch's thread count to the usable CPUs (or fewer, if OMP_NUM_THREADS asks), once per process;
+    returns the count chosen."""
     if not _applied:
-        threads = usable_cpus(affinity(), quota())
+        threads = min(usable_cpus(affinity(), quota()), requested_threads() or math.inf)
         torch.set_num_threads(threads)
         _applied.append(threads)
     return _applied[0]

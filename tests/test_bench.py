@@ -9,9 +9,9 @@ import pytest
 
 from benchmarks import bench
 from benchmarks.bench import markdown, targets, training_flops_per_token
+from benchmarks.report import results_block
 from helpers.checkpoints import ASSETS
 from helpers.compare import seed_margin
-from tools.update_docs import results_block
 
 
 def _results() -> dict:

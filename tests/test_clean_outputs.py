@@ -7,7 +7,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from chapters import chapter_paths
+
+from tools.chapters import chapter_paths
 
 
 @pytest.mark.parametrize("name", [path.name for path in chapter_paths()])

@@ -3,7 +3,6 @@ measured sweep chose on validation text (assets/real_text.json)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -35,14 +34,11 @@ def test_text_command_uses_the_text_recipe_and_the_story_world_its_own(monkeypat
 
 
 @pytest.fixture
-def real_text_script(monkeypatch):
-    """benchmarks/real_text.py as a module (it imports its neighbour benchmarks/bench.py by name)."""
-    folder = Path(__file__).resolve().parents[1] / "benchmarks"
-    monkeypatch.syspath_prepend(str(folder))
-    spec = importlib.util.spec_from_file_location("real_text_script", folder / "real_text.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def real_text_script():
+    """The real-text benchmark module (benchmarks/real_text.py)."""
+    from benchmarks import real_text
+
+    return real_text
 
 
 def _measure(script, four_ppl, one_ppl, seconds_per_step=0.1) -> dict:

@@ -48,7 +48,8 @@ def test_policy_is_applied_once_on_import(monkeypatch: pytest.MonkeyPatch) -> No
     import helpers  # noqa: F401  (importing helpers applies the policy)
 
     chosen = threads.apply_thread_policy()
-    assert torch.get_num_threads() == chosen == threads.usable_cpus(threads.affinity_cpus(), threads.cgroup_quota())
+    usable = threads.usable_cpus(threads.affinity_cpus(), threads.cgroup_quota())
+    assert torch.get_num_threads() == chosen == min(usable, threads.requested_threads() or usable)
     # a second call does not ask again or change anything
     monkeypatch.setattr(threads, "_applied", [])
     old = torch.get_num_threads()
@@ -59,6 +60,19 @@ def test_policy_is_applied_once_on_import(monkeypatch: pytest.MonkeyPatch) -> No
     finally:
         torch.set_num_threads(old)
     assert "thread(s)" in threads.thread_report()
+
+
+@pytest.mark.parametrize(("value", "expected"), [("1", 1), ("3", 3), ("", None), ("zero", None), ("0", None)])
+def test_omp_num_threads_can_ask_for_fewer_threads(monkeypatch: pytest.MonkeyPatch, value: str,
+                                                   expected: int | None) -> None:
+    monkeypatch.setenv("OMP_NUM_THREADS", value)
+    assert threads.requested_threads() == expected
+    monkeypatch.setattr(threads, "_applied", [])
+    old = torch.get_num_threads()
+    try:
+        assert threads.apply_thread_policy(affinity=lambda: 2, quota=lambda: None) == min(2, expected or 2)
+    finally:
+        torch.set_num_threads(old)
 
 
 def test_one_thread_runs_on_one_thread_and_restores_the_count_even_after_an_error() -> None:

@@ -2,7 +2,8 @@
 
 `CHAPTERS` gives every chapter's file and title in reading order (tests/test_project_files.py fails when a
 numbered notebook is missing from it). `execute` runs a notebook top to bottom in a fresh kernel, as
-"Restart and Run All" does, and returns it with its outputs.
+"Restart and Run All" does, and returns it with its outputs. `reading_minutes` estimates a notebook's
+reading time; the notebook benchmark stores it in assets/notebooks.json, so the docs never recompute it.
 """
 
 from __future__ import annotations
@@ -29,20 +30,22 @@ CHAPTERS = {
 SITE_SAMPLE = (NOTEBOOKS / "02_queries_keys_values.ipynb", NOTEBOOKS / "04_multi_head_attention.ipynb",
                NOTEBOOKS / EXPLORER)
 """What the site tests build: chapter 2 has solution cells (left out of slides), chapter 4 math, and the explorer."""
-ONLY = ("SPOTLIGHTS_CHAPTERS", "SPOTLIGHTS_RUN_TWICE", "SPOTLIGHTS_SEEN")
-"""Environment variables that narrow the tests to some chapters ("02,06"); the last two are older names."""
+ONLY = "SPOTLIGHTS_CHAPTERS"
+"""The environment variable that narrows the tests to some notebooks by name prefix ("02,06,explorer")."""
+WORDS_PER_MINUTE = 180
+"""A careful reading pace for technical text with code."""
 
 
 def _narrowed(names: list[str], only: str | None) -> list[Path]:
     if only is None:
-        only = next((os.environ[name] for name in ONLY if os.environ.get(name)), "")
+        only = os.environ.get(ONLY, "")
     wanted = tuple(p.strip() for p in only.split(",") if p.strip())
     return [NOTEBOOKS / name for name in names if not wanted or name.startswith(wanted)]
 
 
 def chapter_paths(only: str | None = None) -> list[Path]:
     """The chapters' files in reading order, narrowed to names starting with one of the comma-separated
-    prefixes in `only` (default: the first variable of ONLY that is set; none set: every chapter)."""
+    prefixes in `only` (default: the SPOTLIGHTS_CHAPTERS variable; unset or empty: every chapter)."""
     return _narrowed(list(CHAPTERS), only)
 
 
@@ -70,3 +73,10 @@ def execute(
     NotebookClient(nb, timeout=timeout, startup_timeout=300, kernel_name="python3", allow_errors=allow_errors,
                    resources={"metadata": {"path": str(folder or path.parent)}}).execute()
     return nb
+
+
+def reading_minutes(path: Path) -> int:
+    """Minutes to read a notebook's prose and code at WORDS_PER_MINUTE."""
+    nb = nbformat.read(path, as_version=4)
+    words = sum(len(cell.source.split()) for cell in nb.cells)
+    return max(1, round(words / WORDS_PER_MINUTE))

@@ -1,26 +1,28 @@
-"""Fill the generated blocks of README.md and docs/instructor.md from the measured results in assets/.
+"""Render every measurement for people: docs/measurements.md, and the short blocks of README.md and the guide.
 
-Numbers shown to readers come from files written by benchmark scripts, never typed in. Each block sits
-between `<!-- NAME:start -->` and `<!-- NAME:end -->`.
+Each benchmark writes one results file in assets/; this module is the one place that turns them into text.
+docs/measurements.md is generated whole; README.md and docs/instructor.md hold blocks between
+`<!-- NAME:start -->` and `<!-- NAME:end -->`. What is rendered depends on the results files only, never on
+the notebooks' text, so editing a chapter's prose never makes these pages stale.
 
-    python tools/update_docs.py           # rewrite the blocks
-    python tools/update_docs.py --check   # exit 1 if a block is out of date (the tests run this)
+    python -m benchmarks.report           # rewrite docs/measurements.md and the blocks
+    python -m benchmarks.report --check   # exit 1 if anything is out of date (the tests run this)
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from chapters import CHAPTERS
+from benchmarks import bench, real_text
+from tools.chapters import CHAPTERS, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 ASSETS = ROOT / "assets"
-WORDS_PER_MINUTE = 180  # a careful reading pace for technical text with code
+MEASUREMENTS = ROOT / "docs" / "measurements.md"
 
 
 def _load(name: str) -> dict | None:
@@ -28,52 +30,28 @@ def _load(name: str) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def reading_minutes(path: Path) -> int:
-    """Minutes to read a notebook's prose and code at WORDS_PER_MINUTE."""
-    cells = json.loads(path.read_text())["cells"]
-    words = sum(len("".join(c["source"]).split()) for c in cells)
-    return max(1, round(words / WORDS_PER_MINUTE))
-
-
-def status_block() -> str:
-    missing = [f"{n} ({t})" for n, t in CHAPTERS.items() if not (ROOT / "notebooks" / n).exists()]
-    if not missing:
-        return "All chapters are available."
-    return "**Still being written:** " + ", ".join(missing) + ". The links to them do not work yet."
-
-
 def timing_block() -> str:
+    """Each chapter's reading time, run time and peak memory, as the notebook benchmark recorded them."""
     measured = _load("notebooks.json") or {"notebooks": {}}
     rows = ["| Chapter | Reading time | Run top to bottom | Kernel peak memory |", "|---|---|---|---|"]
     for name, title in CHAPTERS.items():
-        path = ROOT / "notebooks" / name
-        if not path.exists():
-            continue
         m = measured["notebooks"].get(name)
-        run = f"{m['seconds']:.0f} s" if m else "not measured yet"
-        mem = f"{m['peak_mb']:.0f} MB" if m else "not measured yet"
-        rows.append(f"| {title} | about {reading_minutes(path)} min | {run} | {mem} |")
+        if m is None:
+            rows.append(f"| {title} | not measured yet | not measured yet | not measured yet |")
+            continue
+        reading = f"about {m['reading_minutes']} min" if "reading_minutes" in m else "not measured yet"
+        rows.append(f"| {title} | {reading} | {m['seconds']:.0f} s | {m['peak_mb']:.0f} MB |")
     if measured.get("notebooks"):
         rows.append("")
-        rows.append(f"Measured by `python benchmarks/notebook_memory.py` on {measured['cpus']} CPU cores "
+        rows.append(f"Measured by `python -m benchmarks.notebook_memory` on {measured['cpus']} CPU cores "
                     f"(load average {measured['load_average_1min']} during the run); target "
-                    f"{measured['target_mb']} MB per chapter.")
+                    f"{measured['target_mb']} MB per chapter. Reading time counts each notebook's words at "
+                    f"{measured.get('words_per_minute', 180)} a minute.")
     return "\n".join(rows)
 
 
-def _benchmark(name: str):
-    """benchmarks/<name>.py as a module: benchmarks/ is a folder of scripts that import each other by name."""
-    folder = str(ROOT / "benchmarks")
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _without_heading(markdown: str) -> str:
-    """A rendered table without its top heading (the README has its own)."""
+    """A rendered table without its top heading (the page has its own)."""
     lines = markdown.strip().splitlines()
     return "\n".join(lines[1:] if lines[0].startswith("#") else lines).strip()
 
@@ -82,24 +60,51 @@ def results_block() -> str:
     """assets/results.json as benchmarks/bench.py renders it for people."""
     results = _load("results.json")
     if results is None:
-        return "Not measured yet: run `python benchmarks/bench.py`."
-    return _without_heading(_benchmark("bench").markdown(results))
+        return "Not measured yet: run `python -m benchmarks.bench`."
+    return _without_heading(bench.markdown(results))
 
 
 def real_text_block() -> str:
-    """assets/real_text.json as benchmarks/real_text.py renders it: the one-head vs four-head table on the
-    shipped novels."""
+    """assets/real_text.json as benchmarks/real_text.py renders it: one head against four on real text."""
     results = _load("real_text.json")
     if results is None or "summary" not in results:
-        return "Not measured yet: run `python benchmarks/real_text.py table`."
-    return _without_heading(_benchmark("real_text").markdown(results))
+        return "Not measured yet: run `python -m benchmarks.real_text table`."
+    return _without_heading(real_text.markdown(results))
+
+
+def headline_block() -> str:
+    """The README's three lines: the story world's and the novels' verdicts, and where everything else is."""
+    lines = []
+    results = _load("results.json")
+    if results is not None:
+        means = {run_heads: [r["val_ppl"] for r in results["table"]["runs"] if r["heads"] == run_heads]
+                 for run_heads in (1, 4)}
+        clue = {run_heads: [r["clue_accuracy"]["all"] for r in results["table"]["runs"] if r["heads"] == run_heads]
+                for run_heads in (1, 4)}
+        seeds = len(results["table"]["seeds"])
+        lines.append(f"- **Story world** ({seeds} seeds, {results['table']['steps']:,} steps each): validation "
+                     f"perplexity {_mean(means[4]):.3f} with four heads against {_mean(means[1]):.3f} with one; "
+                     f"clue accuracy {_mean(clue[4]):.1%} against {_mean(clue[1]):.1%}.")
+    text = _load("real_text.json")
+    if text is not None and "summary" in text:
+        models = text["summary"]["models"]
+        one, four = models["one head"], models["four heads"]
+        lines.append(f"- **Three novels** ({len(four['seeds'])} seeds): test perplexity {four['test_ppl_mean']:.2f} "
+                     f"with four heads against {one['test_ppl_mean']:.2f} with one.")
+    lines.append("- Every figure, with the machine and its load when measured: "
+                 "[docs/measurements.md](docs/measurements.md).")
+    return "\n".join(lines)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
 
 
 def explorer_block() -> str:
     """The explorer's measured update times."""
     kernel, browser = _load("explorer_speed.json"), _load("explorer_browser_speed.json")
     if kernel is None:
-        return "Not measured yet: run `python benchmarks/explorer_speed.py`."
+        return "Not measured yet: run `python -m benchmarks.explorer_speed`."
     verdict = "meets" if kernel["meets_target"] else "misses"
     lines = [f"- One update for a {kernel['words']}-word sentence (tokenize, forward pass, figure update), "
              f"kernel side: median {kernel['sentence_update_median_ms']:.1f} ms, 90th percentile "
@@ -130,7 +135,7 @@ def widgets_block() -> str:
     """The chapter widgets' measured update times, and how busy the machine was."""
     speed = _load("widget_speed.json")
     if speed is None:
-        return "Not measured yet: run `python benchmarks/widget_speed.py`."
+        return "Not measured yet: run `python -m benchmarks.widget_speed`."
     start, end = speed["machine_at_start"], speed["machine_at_end"]
     rows = ["| Widget | Update | Median | 90th percentile |", "|---|---|---|---|"]
     rows += [f"| {r['widget']} | {r['update']} | {r['median_ms']:.1f} ms | {r['p90_ms']:.1f} ms |"
@@ -138,7 +143,7 @@ def widgets_block() -> str:
     verdict = "Every median meets" if speed["meets_target"] else "Not every median meets"
     busy = max(start["load_average_1_5_15"][0], end["load_average_1_5_15"][0]) > start["cpus"] / 2
     rows += ["", f"{verdict} the target of {speed['target_median_ms']:.0f} ms. Measured by "
-             f"`python benchmarks/widget_speed.py` on {start['date_utc']} UTC: {start['cpus']} CPU cores, "
+             f"`python -m benchmarks.widget_speed` on {start['date_utc']} UTC: {start['cpus']} CPU cores, "
              f"{start['torch_threads']} torch threads, load average (1, 5, 15 min) {start['load_average_1_5_15']} "
              f"at the start and {end['load_average_1_5_15']} at the end"
              + (": other programs shared the machine, so these times are slower than on an idle one." if busy
@@ -150,7 +155,7 @@ def threads_block() -> str:
     """Training speed with 1 thread and with the thread policy's choice, and the live races' CPU time."""
     measured = _load("threads.json")
     if measured is None:
-        return "Not measured yet: run `python benchmarks/threads.py`."
+        return "Not measured yet: run `python -m benchmarks.threads`."
     start, end = measured["machine_start"], measured["machine_end"]
     quota = measured["cgroup_quota_cpus"]
     lines = [f"- Thread policy: {measured['chosen_threads']} torch thread(s) here (this process may run on "
@@ -168,10 +173,10 @@ def threads_block() -> str:
 
 
 def suite_block() -> str:
-    """How long `make test` (and `make check`) took when tools/time_suite.py last timed them."""
+    """How long `make test` (and `make check`) took when benchmarks/suite_time.py last timed them."""
     timed = _load("suite_time.json")
     if not timed:
-        return "Not measured yet: run `python tools/time_suite.py`."
+        return "Not measured yet: run `python -m benchmarks.suite_time`."
     lines = []
     for target, t in timed.items():
         busy = t["load_average_start"][0] > t["cpus"] / 2  # at the end the load is mostly the suite's own workers
@@ -189,19 +194,73 @@ def suite_block() -> str:
         slowest = ", ".join(f"{step['test']} ({step['seconds']:.0f} s)" for step in timed["test"]["slowest"][:6])
         lines.append(f"- Slowest steps of `make test`: {slowest}.")
     lines.append("")
-    lines.append("Timed by `python tools/time_suite.py` (and `python tools/time_suite.py check`).")
+    lines.append("Timed by `python -m benchmarks.suite_time` (and `python -m benchmarks.suite_time check`).")
     return "\n".join(lines)
 
 
-BLOCKS = {
-    ROOT / "README.md": {"status": status_block, "timing": timing_block, "results": results_block,
-                         "real_text": real_text_block, "explorer": explorer_block, "threads": threads_block,
-                         "suite": suite_block},
+MEASUREMENTS_PAGE = """# Measurements
+
+Generated by `python -m benchmarks.report` from the results files in `assets/`, which the benchmark scripts
+write; do not edit by hand (`make test` fails when this page is out of date with those files). Every figure
+says when and on what machine it was measured, and how busy that machine was.
+
+## One head against four on the story world
+
+{results}
+
+## Real text: three novels
+
+Written by `python -m benchmarks.real_text` (the recipe sweep and the table; every run, with its load, is in
+`assets/real_text.json`):
+
+{real_text}
+
+## Chapters: time and memory
+
+Binder restarts a kernel above 2 GB. Each chapter stays well under that, but shut down the kernels of chapters
+you have finished (*Kernel → Shut Down Kernel*) so that no more than three run at once.
+
+{timing}
+
+## Threads and live training
+
+Torch's thread count follows the CPUs this process may use (`helpers/threads.py`); the live training cells of
+chapters 3, 5 and 7 give every model the same number of steps. Written by `python -m benchmarks.threads`:
+
+{threads}
+
+## The explorer
+
+Written by `python -m benchmarks.explorer_speed` and the explorer's browser test:
+
+{explorer}
+
+## The chapter widgets
+
+{widgets}
+
+## The test suite
+
+{suite}
+"""
+
+PAGE_PARTS: dict[str, Callable[[], str]] = {
+    "results": results_block, "real_text": real_text_block, "timing": timing_block, "threads": threads_block,
+    "explorer": explorer_block, "widgets": widgets_block, "suite": suite_block,
+}
+BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
+    ROOT / "README.md": {"headline": headline_block},
     ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block},
 }
+"""The generated blocks of the hand-written pages, by page and block name."""
 
 
-def render(text: str, blocks: dict) -> str:
+def measurements_page() -> str:
+    return MEASUREMENTS_PAGE.format(**{name: make() for name, make in PAGE_PARTS.items()})
+
+
+def render(text: str, blocks: dict[str, Callable[[], str]]) -> str:
+    """`text` with each block between its markers replaced by what its function makes now."""
     for name, make in blocks.items():
         pattern = re.compile(rf"(<!-- {name}:start -->\n).*?(<!-- {name}:end -->)", re.S)
         if not pattern.search(text):
@@ -210,20 +269,27 @@ def render(text: str, blocks: dict) -> str:
     return text
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="report stale blocks instead of rewriting")
-    args = parser.parse_args()
-    stale = []
+def rendered() -> dict[Path, str]:
+    """Every generated page as it should read now, by path."""
+    pages = {MEASUREMENTS: measurements_page()}
     for path, blocks in BLOCKS.items():
-        old = path.read_text()
-        new = render(old, blocks)
-        if new != old:
-            stale.append(path.name)
+        pages[path] = render(path.read_text(encoding="utf-8"), blocks)
+    return pages
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="report stale pages instead of rewriting them")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, text in rendered().items():
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        if text != old:
+            stale.append(path.relative_to(ROOT).as_posix())
             if not args.check:
-                path.write_text(new)
+                path.write_text(text, encoding="utf-8")
     if args.check and stale:
-        print(f"out of date: {', '.join(stale)}; run python tools/update_docs.py", file=sys.stderr)
+        print(f"out of date: {', '.join(stale)}; run python -m benchmarks.report", file=sys.stderr)
         return 1
     return 0
 
