@@ -69,14 +69,14 @@ def test_makefile_installs_the_cpu_torch_before_the_package() -> None:
 def test_notebook_is_committed_stripped(path: Path) -> None:
     """No outputs in git; the checked cells' expected text lives in tests/expected_outputs/ instead."""
     nb = json.loads(path.read_text())
-    assert "widgets" not in nb["metadata"], f"{path.name} stores widget state; run tools/refresh_outputs.py"
+    assert "widgets" not in nb["metadata"], f"{path.name} stores widget state; run python -m tools.refresh_outputs"
     dirty = [i for i, c in enumerate(nb["cells"]) if c.get("outputs") or c.get("execution_count")]
-    assert not dirty, f"{path.name}: cells {dirty} have outputs; run tools/refresh_outputs.py before committing"
+    assert not dirty, f"{path.name}: cells {dirty} have outputs; run python -m tools.refresh_outputs before committing"
     checked = {c["id"] for c in nb["cells"] if c["cell_type"] == "code"
                and "".join(c["source"]).lstrip().startswith(CHECK)}
     assert checked == set(load_expected(path)), (
         f"{path.name}: its checked cells and tests/expected_outputs/{path.stem}.json disagree; "
-        "run tools/refresh_outputs.py on it"
+        "run python -m tools.refresh_outputs on it"
     )
 
 
