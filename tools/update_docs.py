@@ -193,11 +193,20 @@ def suite_block() -> str:
     return "\n".join(lines)
 
 
+def classroom_block() -> str:
+    """A class on a JupyterHub, as benchmarks/classroom.py measured it, and what larger classes need."""
+    results = _load("classroom.json")
+    if results is None:
+        return "Not measured yet: run `python -m benchmarks.classroom`."
+    return _benchmark("sizing").markdown(results, list(CHAPTERS))
+
+
 BLOCKS = {
     ROOT / "README.md": {"status": status_block, "timing": timing_block, "results": results_block,
                          "real_text": real_text_block, "explorer": explorer_block, "threads": threads_block,
                          "suite": suite_block},
-    ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block},
+    ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block,
+                                      "classroom": classroom_block},
 }
 
 

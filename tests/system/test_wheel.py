@@ -40,7 +40,8 @@ print("loaded", ",".join(names), "from", Path(helpers.__file__).parent)
 
 def _run(*command: str | Path, cwd: Path) -> str:
     result = subprocess.run([str(c) for c in command], cwd=cwd, capture_output=True, text=True)
-    assert result.returncode == 0, f"{' '.join(map(str, command))} failed:\n{result.stdout[-2000:]}{result.stderr[-4000:]}"
+    said = result.stdout[-2000:] + result.stderr[-4000:]
+    assert result.returncode == 0, f"{' '.join(map(str, command))} failed:\n{said}"
     return result.stdout
 
 
