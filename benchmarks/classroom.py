@@ -193,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, SetupError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted: the hub and every process it started have been stopped; nothing written", file=sys.stderr)
+        return 130
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {args.out}")
     if args.out.resolve() == DEFAULT_OUT:

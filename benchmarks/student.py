@@ -159,7 +159,7 @@ class Browser:
             message = _decode(raw)
             if message.get("parent_header", {}).get("msg_id") != request["msg_id"]:
                 continue
-            kind, content = message["msg_type"], message["content"]
+            kind, content = message["header"]["msg_type"], message["content"]
             if kind == "error" or (kind == "execute_reply" and content.get("status") == "error"):
                 error = error or {"ename": content.get("ename", "Error"), "evalue": str(content.get("evalue"))[:300]}
             replied |= kind == "execute_reply"

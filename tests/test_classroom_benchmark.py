@@ -10,10 +10,13 @@ import asyncio
 import json
 import socket
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from jupyter_server.services.kernels.connection.base import serialize_binary_message
 
 from benchmarks import classroom, hub, sizing
+from benchmarks.student import Browser
 from tools.chapters import CHAPTERS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,6 +104,47 @@ def test_the_hub_config_keeps_everything_on_loopback_with_one_home_per_student(t
     assert f"home_dir_template = '{tmp_path / 'homes' / '{username}'}'" in text
     assert str(tmp_path / "jupyterhub.sqlite") in text
     assert "0.0.0.0" not in text
+
+
+class FakeKernelSocket:
+    """A kernel websocket that answers one execute_request: a message for someone else, the cell's error (in the
+    binary frame used for messages with buffers), the reply and the idle status."""
+
+    def __init__(self, fail: bool) -> None:
+        self.fail, self.frames, self.sent = fail, [], []
+
+    async def write_message(self, text: str) -> None:
+        request = json.loads(text)
+        self.sent.append(request)
+        mine = {"msg_id": request["header"]["msg_id"]}
+
+        def message(kind: str, content: dict, parent: dict = mine, channel: str = "iopub") -> dict:
+            return {"header": {"msg_type": kind, "msg_id": kind}, "parent_header": parent, "metadata": {},
+                    "content": content, "channel": channel, "msg_type": kind}
+
+        error = {"ename": "ValueError", "evalue": "no such head", "traceback": []}
+        self.frames = [json.dumps(message("status", {"execution_state": "idle"}, parent={"msg_id": "other"})),
+                       json.dumps(message("status", {"execution_state": "busy"}))]
+        if self.fail:
+            self.frames.append(serialize_binary_message({**message("error", error), "buffers": [b"x"]}))
+        self.frames += [json.dumps(message("execute_reply", {"status": "error" if self.fail else "ok", **error},
+                                           channel="shell")),
+                        json.dumps(message("status", {"execution_state": "idle"}))]
+
+    async def read_message(self) -> str | bytes:
+        return self.frames.pop(0)
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_a_cell_runs_until_its_reply_and_idle_and_its_error_is_kept(fail: bool) -> None:
+    socket = FakeKernelSocket(fail)
+    browser = Browser(SimpleNamespace(url="http://127.0.0.1:1"), "student1", "token")  # _execute needs no hub
+    error = asyncio.run(browser._execute(socket, "1 / 0"))
+    (sent,) = socket.sent
+    assert sent["channel"] == "shell" and sent["header"]["msg_type"] == "execute_request"
+    assert sent["content"]["code"] == "1 / 0" and sent["content"]["stop_on_error"]
+    assert socket.frames == []  # read up to the cell's own idle, not the other message's
+    assert error == ({"ename": "ValueError", "evalue": "no such head"} if fail else None)
 
 
 def test_the_summary_line_sums_up_every_class_size() -> None:
