@@ -46,10 +46,18 @@ def find_kernel(server: psutil.Process, kernel_id: str) -> psutil.Process | None
     return None
 
 
+def _tree(process: psutil.Process) -> list[psutil.Process]:
+    """A process and its children (just the process once it has exited)."""
+    try:
+        return [process, *process.children(recursive=True)]
+    except psutil.Error:
+        return [process]
+
+
 def tree_rss(process: psutil.Process) -> int:
     """Resident memory of a process and all its children, in bytes."""
     total = 0
-    for p in (process, *process.children(recursive=True)):
+    for p in _tree(process):
         with contextlib.suppress(psutil.Error):
             total += p.memory_info().rss
     return total
@@ -58,7 +66,7 @@ def tree_rss(process: psutil.Process) -> int:
 def tree_cpu_s(process: psutil.Process) -> float:
     """CPU seconds (user + system) of a process, its running children and its finished ones."""
     total = 0.0
-    for p in (process, *process.children(recursive=True)):
+    for p in _tree(process):
         with contextlib.suppress(psutil.Error):
             t = p.cpu_times()
             total += t.user + t.system + (t.children_user + t.children_system if p is process else 0)
@@ -94,10 +102,12 @@ class Browser:
         shut the kernel down after, as a learner closing the chapter would."""
         cells = code_cells(notebook)
         began = time.perf_counter()
-        kernel = await self.hub.request("POST", f"{self.base}/kernels", self.token, {"name": "python3", "path": folder})
-        result = {"chapter": notebook.name, "cells": len(cells), "error": None}
-        process, peak, sampler = None, [0], None
+        result = {"chapter": notebook.name, "cells": len(cells), "error": None, "kernel_start_s": None,
+                  "slowest_cell": None, "cpu_s": None}
+        kernel, process, peak, sampler = None, None, [0], None
         try:
+            kernel = await self.hub.request("POST", f"{self.base}/kernels", self.token,
+                                            {"name": "python3", "path": folder})
             process = await self._kernel_process(kernel["id"])
             if process is not None:
                 sampler = asyncio.create_task(self._sample(process, peak))
@@ -129,8 +139,9 @@ class Browser:
                 sampler.cancel()
                 peak[0] = max(peak[0], tree_rss(process))
             result["kernel_peak_mb"] = round(peak[0] / MB, 1) if process is not None else None
-            with contextlib.suppress(Exception):
-                await self.hub.request("DELETE", f"{self.base}/kernels/{kernel['id']}", self.token)
+            if kernel is not None:
+                with contextlib.suppress(Exception):
+                    await self.hub.request("DELETE", f"{self.base}/kernels/{kernel['id']}", self.token)
         return result
 
     @staticmethod
