@@ -117,14 +117,15 @@ def markdown(results: dict, every_chapter: list[str]) -> str:
     for run in runs:
         cell = (f"{run['slowest_cell_s']:.0f} s (chapter {run['slowest_cell_chapter'][:2]}, cell "
                 f"{run['slowest_cell_index']})" if run["slowest_cell_chapter"] else "none ran")
-        lines.append(f"| {run['class_size']} | {_cores(run['cpu_share'])} | {run['cpu_used']:.2f} | "
+        lines.append(f"| {run['class_size']} | {_cores(run['cpu_share'])} | {_cores(round(run['cpu_used'], 2))} | "
                      f"{run['slowest_chapter_s']:.0f} s "
                      f"(chapter {run['slowest_chapter'][:2]}) | {cell} | {run['memory_mb']:.0f} MB | "
                      f"{run['errors']} | {run['load_average_start']:g} |")
     busy = any(run["load_average_start"] > start["cpus"] / 2 for run in runs)
     lines += ["", f"Targets: every chapter within {CHAPTER_TARGET_S} s and every cell within {CELL_TARGET_S} s, "
               "with no error. *CPU each* is the machine's cores shared by the students; *CPU used* is what a "
-              "student's kernel used while its chapter ran (CPU seconds over wall seconds); *Memory each* is a "
+              "student's kernel used while its chapter ran (CPU seconds over wall seconds); a cell is numbered as "
+              "in the notebook file, counting every cell from 0; *Memory each* is a "
               "student's server plus their largest chapter kernel, at their peaks; the hub and its proxy took "
               f"{each['hub_mb']} MB together. *Load before* is the 1-minute load average as the class started"
               + (": above half the cores, other programs shared the machine, so these times are slower than on "
@@ -155,7 +156,9 @@ def markdown(results: dict, every_chapter: list[str]) -> str:
               f"CPU guarantee {_cpu_guarantee(each):g}, limit {each['cpu_limit']}; memory guarantee "
               f"{each['memory_mb']}M, limit {each['memory_limit_mb']}M. On The Littlest JupyterHub: "
               f"`sudo tljh-config set limits.cpu {each['cpu_limit']}`, "
-              f"`sudo tljh-config set limits.memory {each['memory_limit_mb']}M`, then `sudo tljh-config reload`."]
+              f"`sudo tljh-config set limits.memory {each['memory_limit_mb']}M` and, to stop servers idle for "
+              f"{CULL_IDLE_S // 60} minutes, `sudo tljh-config set services.cull.timeout {CULL_IDLE_S}`; then "
+              "`sudo tljh-config reload`."]
     return "\n".join(lines)
 
 
