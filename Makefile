@@ -1,7 +1,8 @@
 # Two commands for a fresh machine with Python 3.10+ and git:
 #   make lab    install everything into .venv and open JupyterLab on the first chapter
-#   make test   install everything into .venv and run the test suite, without the browser tests
-#   make check  the whole suite, browser tests in JupyterLab and Chromium included: what CI runs
+#   make test   install everything into .venv and run the test suite, without the browser and system tests
+#   make check  the whole suite, browser tests in JupyterLab and Chromium included, and the system tests (a real
+#               JupyterHub, a wheel in a fresh venv; npm once): what CI runs
 #   make site   build the offline site and slides into site/ (needs npm once, for reveal.js)
 PYTHON ?= python3
 VENV ?= .venv

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,9 @@ from helpers.tokenizer import Tokenizer
 if TYPE_CHECKING:
     from helpers.train import TrainResult
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+ASSETS = Path(str(files("helpers.assets")))
+"""The shipped files (the repository's assets/, installed as the package helpers.assets): found the same way in a
+checkout installed with `pip install -e .` and in a regular install from a wheel or git URL."""
 NAMES = ("one_head", "four_heads")
 NOVEL_NAMES = ("novel_one_head", "novel_four_heads")  # the same models trained on the novels (helpers.novels)
 _FORMAT = "several-spotlights-checkpoint"
