@@ -48,6 +48,7 @@ def test_make_test_spreads_the_suite_over_workers_and_make_check_does_not() -> N
 def test_a_worker_runs_on_one_cpu_with_one_torch_thread() -> None:
     import torch
 
-    import helpers  # noqa: F401  (importing helpers applies the thread policy)
+    import helpers
 
+    helpers.course_model()  # the first model made applies the thread policy (helpers.threads)
     assert len(os.sched_getaffinity(0)) == 1 and torch.get_num_threads() == 1
