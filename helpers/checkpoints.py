@@ -77,8 +77,6 @@ def save_checkpoint(result: Trained, stem: str | Path, command: str, held_out: t
     save_file(tensors, str(weights), metadata=weights_metadata(model.config))
     weights.chmod(0o644)  # readable like the card beside it
     tokenizer = model.tokenizer
-    examples = [] if held_out is None else tokenizer.known_sentences(tokenizer.decode(held_out.tolist()).split(),
-                                                                     EXAMPLES)
     card = {
         "format": _FORMAT,
         "version": 1,
@@ -95,8 +93,9 @@ def save_checkpoint(result: Trained, stem: str | Path, command: str, held_out: t
         "tokens_per_s": round(result.tokens_per_s),
         "command": command,
         "tokenizer": tokenizer.to_dict(),
-        "examples": examples,
     }
+    if held_out is not None:
+        card["examples"] = tokenizer.known_sentences(tokenizer.decode(held_out.tolist()).split(), EXAMPLES)
     path = stem.with_suffix(".json")
     path.write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
     return path

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from helpers.course import COURSE_EXAMPLES
 from helpers.novels import real_text_results
-from helpers.registry import CARD, NOVELS, STORY_WORLD, Checkpoint
+from helpers.registry import CARD, NOVELS, Checkpoint
 from helpers.stories import example_sentences
 
 
@@ -35,12 +35,17 @@ def examples_for(checkpoint: Checkpoint, card: Mapping | None = None) -> list[st
     `python -m helpers.train --out`), or are the story-world examples when the card has none."""
     if checkpoint.examples == NOVELS:
         return novel_examples()
-    if checkpoint.examples == CARD:
-        return list((card or {}).get("examples") or []) or default_examples()
-    return default_examples()
+    return _card_examples(checkpoint, card) or default_examples()
 
 
 def text_examples(checkpoint: Checkpoint, card: Mapping | None = None) -> list[str]:
     """The examples from the text the model learned, without the course's sentences (they use words outside
     the story world): where the explorer opens, and what its static copy precomputes."""
-    return example_sentences() if checkpoint.examples == STORY_WORLD else examples_for(checkpoint, card)
+    if checkpoint.examples == NOVELS:
+        return novel_examples()
+    return _card_examples(checkpoint, card) or example_sentences()
+
+
+def _card_examples(checkpoint: Checkpoint, card: Mapping | None) -> list[str]:
+    """The sentences on a learner's card (none for a shipped checkpoint, or a card written without them)."""
+    return list((card or {}).get("examples") or []) if checkpoint.examples == CARD else []

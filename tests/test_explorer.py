@@ -15,9 +15,9 @@ import pytest
 import torch
 from plotly.callbacks import InputDeviceState, Points
 
-from helpers.checkpoints import CheckpointError, load_model
+from helpers.checkpoints import CheckpointError, load_model, save_checkpoint
 from helpers.course import COURSE_EXAMPLES
-from helpers.examples import novel_examples
+from helpers.examples import default_examples, novel_examples
 from helpers.explorer import ALL_HEADS, Explorer, explore, static_explorer
 from helpers.model import CourseModel, course_model
 from helpers.plots import FIT_WIDTH, heatmap_side, presenter_mode, style
@@ -26,6 +26,7 @@ from helpers.registry import DEFAULT, NOVELS, STORY_WORLD, shipped, shipped_name
 from helpers.stories import example_sentences
 from helpers.tokenizer import story_tokenizer
 from helpers.train import main as train_main
+from helpers.train import story_corpus, train
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "sample.txt"
 
@@ -570,3 +571,21 @@ def test_a_wrong_folder_says_what_was_looked_for_and_shows_the_default(tmp_path:
     assert ex.model_name == DEFAULT and [name for _, name in ex.model_picker.options] == list(shipped_names())
     ex = explore(str(tmp_path))  # a folder that exists, without a checkpoint card
     assert f"{tmp_path.resolve()} holds no checkpoint card" in ex.message_lines[0]
+
+
+def test_the_static_copy_of_a_learners_model_shows_its_own_examples(mine: Path) -> None:
+    card = mine / "four_heads.json"
+    fig = static_explorer(str(card))
+    labels = [b.label for b in fig.layout.updatemenus[0].buttons]
+    assert len(labels) == len(load_model(card).card["examples"]) and all(x.startswith("your text: ") for x in labels)
+
+
+def test_a_card_without_examples_offers_the_story_examples(tmp_path: Path) -> None:
+    """A card written without held-out text (an older one) still opens, on the story-world examples."""
+    result = train(heads=1, steps=1, corpus=story_corpus(train_stories=30, val_stories=4), batch_size=2,
+                   progress=False)
+    save_checkpoint(result, tmp_path / "old" / "one_head", "python -m helpers.train --heads 1 --steps 1")
+    ex = explore(str(tmp_path / "old"))
+    assert ex.model_picker.options[-1][0] == "one head, story world (old)" and ex.problem == ""
+    assert list(ex.example_picker.options) == default_examples()
+    assert ex.sentence.value == example_sentences()[0]
