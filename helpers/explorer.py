@@ -96,7 +96,10 @@ class Explorer(Widget):
             except Exception:  # reported by set_model when that model is picked
                 continue
         self.examples = {name: examples_for(entry, self._card(name)) for name, entry in self.menu.items()}
-        opening = own[-1].name if own else DEFAULT if problem else model
+        if own:
+            opening = own[-1].name  # a learner's folder: its model with the most heads
+        else:
+            opening = DEFAULT if problem else model
         self.set_model(opening)
         problem = problem or self.problem
         if self.model is None and opening != DEFAULT:
