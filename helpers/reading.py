@@ -1,4 +1,4 @@
-"""A sentence read by a trained model: its words as the model sees them, its attention, and summaries in words.
+"""A sentence read by a trained model: its words as the model sees them, their labels, its attention, summaries.
 
 The explorer, the chapter widgets and chapter 6 all read sentences this way, so the rules (unknown words keep
 what was typed, long sentences are trimmed to the context, empty input gets a clear message) live here once.
