@@ -1,10 +1,13 @@
-"""Peak kernel memory and run time of every chapter, run top to bottom in a fresh kernel.
+"""Peak kernel memory, run time and reading time of every chapter and the explorer, each run top to bottom
+in a fresh kernel.
 
 Binder restarts a kernel above 2 GB; the target is <= 600 MB per chapter so a learner can keep three open.
+Reading time is stored here, with each section's reading and run time, so that the instructor guide's
+tables and lesson plans come from this file and editing prose never makes a test fail.
 Writes assets/notebooks.json and prints a table.
 
-    python benchmarks/notebook_memory.py                       # every chapter
-    python benchmarks/notebook_memory.py notebooks/06_*.ipynb  # re-measure some, keep the others' rows
+    python -m benchmarks.notebook_memory                       # every chapter and the explorer
+    python -m benchmarks.notebook_memory notebooks/06_*.ipynb  # re-measure some, keep the others' rows
 """
 
 from __future__ import annotations
@@ -12,44 +15,44 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))  # the one notebook runner and the chapter list live in tools/
-from chapters import chapter_paths, execute  # noqa: E402
+from tools.chapters import ROOT, execute, notebook_paths, reading_minutes, sections
 
 TARGET_MB = 600
 PEAK = "import resource; print('PEAK_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 
 
-def measure(path: Path) -> dict[str, float]:
-    """Run the notebook in a new kernel; return its peak resident memory (MB) and wall time (s)."""
+def measure(path: Path) -> dict:
+    """Run the notebook in a new kernel; return its peak resident memory (MB), wall time (s), reading time
+    (min) and its sections' reading and run times."""
     start = time.perf_counter()
     nb = execute(path, timeout=900, last=PEAK)
     seconds = time.perf_counter() - start
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
     peak_kb = int(text.split("PEAK_KB")[1].split()[0])
-    return {"peak_mb": round(peak_kb / 1024, 1), "seconds": round(seconds, 1)}
+    return {"peak_mb": round(peak_kb / 1024, 1), "seconds": round(seconds, 1),
+            "reading_minutes": reading_minutes(path), "sections": sections(nb)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
-    chosen = parser.parse_args().notebooks or chapter_paths("")
+    chosen = parser.parse_args().notebooks or notebook_paths("")
     out = ROOT / "assets" / "notebooks.json"
     rows = json.loads(out.read_text())["notebooks"] if out.exists() else {}
     for path in chosen:
         path = path.resolve()
         rows[path.name] = measure(path)
-        print(f"{path.name:<40} {rows[path.name]['peak_mb']:>7.1f} MB {rows[path.name]['seconds']:>6.1f} s")
+        row = rows[path.name]
+        print(f"{path.name:<40} {row['peak_mb']:>7.1f} MB {row['seconds']:>6.1f} s {row['reading_minutes']:>4} min")
     load = os.getloadavg()[0]
     result = {"target_mb": TARGET_MB, "cpus": os.cpu_count(), "load_average_1min": round(load, 2),
               "all_under_target": all(r["peak_mb"] <= TARGET_MB for r in rows.values())}
     result["notebooks"] = dict(sorted(rows.items()))
     out.write_text(json.dumps(result, indent=2) + "\n")
-    verdict = "every chapter is under" if result["all_under_target"] else "NOT every chapter is under"
+    verdict = "every notebook is under" if result["all_under_target"] else "NOT every notebook is under"
     print(f"{verdict} {TARGET_MB} MB (machine load {load:.1f} on {os.cpu_count()} CPUs)")
 
 

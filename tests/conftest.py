@@ -43,8 +43,8 @@ SHARED_RUNS = {"test_checked_outputs.py": "notebooks", "test_clean_outputs.py": 
 def shared_run(nodeid: str) -> str | None:
     """The group of tests sharing one run that a test belongs to ("notebooks", "site"), or None."""
     path = nodeid.split("::", 1)[0]
-    if path.startswith("notebooks/") and path.endswith(".ipynb"):
-        return "notebooks"
+    if path.endswith(".ipynb"):  # a notebook's cells run in order in one kernel; the student edition's each alone
+        return "notebooks" if path.startswith("notebooks/") else path
     return SHARED_RUNS.get(Path(path).name)
 
 
@@ -82,6 +82,11 @@ def _is_nbval_cell(item: pytest.Item) -> bool:
     return type(item).__name__ == "IPyNbCell" and hasattr(item, "test_outputs")
 
 
+def _is_chapter_cell(item: pytest.Item) -> bool:
+    """An nbval cell of a notebook in notebooks/ (make check also runs the student edition's copies)."""
+    return _is_nbval_cell(item) and Path(str(item.fspath)).parent == NOTEBOOKS
+
+
 class NbvalRuns:
     """What nbval's one run of each notebook showed, cell by cell (nbval's kernel runs every code cell)."""
 
@@ -92,7 +97,7 @@ class NbvalRuns:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item: pytest.Item):
         yield
-        if _is_nbval_cell(item):
+        if _is_chapter_cell(item):
             self.ran.add(Path(str(item.fspath)).name)
             if item.test_outputs is not None:
                 self.outputs.setdefault(Path(str(item.fspath)).name, {})[item.cell_num] = item.test_outputs
@@ -161,7 +166,7 @@ def executed(
 
 def _run_elsewhere(session: pytest.Session, runs: NbvalRuns, name: str) -> bool:
     """On an xdist worker: nbval runs the notebook in this session, but none of its cells ran in this process."""
-    in_session = any(_is_nbval_cell(item) and Path(str(item.fspath)).name == name for item in session.items)
+    in_session = any(_is_chapter_cell(item) and Path(str(item.fspath)).name == name for item in session.items)
     return bool(os.environ.get("PYTEST_XDIST_WORKER")) and in_session and name not in runs.ran
 
 

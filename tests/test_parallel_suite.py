@@ -32,6 +32,7 @@ def conftest():
     ("tests/test_site.py::test_build_reports_time_and_size_under_the_limit", "site"),
     ("tests/test_compare.py::test_scoreboard_heatmap_shows_chance_then_each_model", None),
     ("tests/test_notebooks_folder.py::test_x", None),
+    ("student/02_queries_keys_values.ipynb::Cell 4", "student/02_queries_keys_values.ipynb"),
 ])
 def test_tests_sharing_a_run_are_one_unit_of_work(conftest, nodeid: str, group: str | None) -> None:
     assert conftest.shared_run(nodeid) == group
@@ -40,7 +41,7 @@ def test_tests_sharing_a_run_are_one_unit_of_work(conftest, nodeid: str, group: 
 def test_make_test_spreads_the_suite_over_workers_and_make_check_does_not() -> None:
     makefile = (ROOT / "Makefile").read_text()
     test_rule = makefile.split("\ntest: install\n", 1)[1].split("\n\n", 1)[0]
-    check_rule = makefile.split("\ncheck: install\n", 1)[1].split("\n\n", 1)[0]
+    check_rule = makefile.split("\ncheck: install", 1)[1].split("\n\n", 1)[0]
     assert "-n auto" in test_rule and "-n " not in check_rule
 
 

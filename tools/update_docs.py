@@ -17,22 +17,15 @@ import sys
 from pathlib import Path
 
 from chapters import CHAPTERS
+from lessons import lessons_block
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSETS = ROOT / "assets"
-WORDS_PER_MINUTE = 180  # a careful reading pace for technical text with code
 
 
 def _load(name: str) -> dict | None:
     path = ASSETS / name
     return json.loads(path.read_text()) if path.exists() else None
-
-
-def reading_minutes(path: Path) -> int:
-    """Minutes to read a notebook's prose and code at WORDS_PER_MINUTE."""
-    cells = json.loads(path.read_text())["cells"]
-    words = sum(len("".join(c["source"]).split()) for c in cells)
-    return max(1, round(words / WORDS_PER_MINUTE))
 
 
 def status_block() -> str:
@@ -52,7 +45,8 @@ def timing_block() -> str:
         m = measured["notebooks"].get(name)
         run = f"{m['seconds']:.0f} s" if m else "not measured yet"
         mem = f"{m['peak_mb']:.0f} MB" if m else "not measured yet"
-        rows.append(f"| {title} | about {reading_minutes(path)} min | {run} | {mem} |")
+        reading = f"about {m['reading_minutes']} min" if m and "reading_minutes" in m else "not measured yet"
+        rows.append(f"| {title} | {reading} | {run} | {mem} |")
     if measured.get("notebooks"):
         rows.append("")
         rows.append(f"Measured by `python benchmarks/notebook_memory.py` on {measured['cpus']} CPU cores "
@@ -197,7 +191,8 @@ BLOCKS = {
     ROOT / "README.md": {"status": status_block, "timing": timing_block, "results": results_block,
                          "real_text": real_text_block, "explorer": explorer_block, "threads": threads_block,
                          "suite": suite_block},
-    ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block},
+    ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block,
+                                      "lessons": lambda: lessons_block(_load("notebooks.json"), CHAPTERS)},
 }
 
 
