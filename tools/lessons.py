@@ -39,13 +39,12 @@ class Lesson:
 
 
 CH1_WEIGHTS = Segment(
-    "01_one_spotlight.ipynb", ("3.", "4.", "7."),
+    "01_one_spotlight.ipynb", ("3.", "4.", "5.", "7."),
     what="Attention for one word is a weighted average of the earlier words, and softmax turns match scores "
          "into weights that add up to 100%. Open with 'the animal that crossed the wet street was tired': which "
-         "earlier words should 'tired' take from?",
+         "earlier words should 'tired' take from? Then every word's spotlight at once, as a heatmap.",
     skip="Sections 1 and 2 (the toy vectors and the plain running average: one sentence, 'a plain average "
-         "counts every word the same'), 5 (drawing the spotlight: chapter 2 shows the heatmap) and 6 (sharper "
-         "and softer: the playground shows it).",
+         "counts every word the same') and 6 (sharper and softer: the playground shows it).",
     demo="The spotlight playground in section 7: press *three clues* and drag the temperature down until the "
          "three bars stop at a third each; then press *one clue*.",
     exercise="Exercise 1, `weighted_average`, in pairs; the check names the usual slips. Exercise 2 "
@@ -103,11 +102,7 @@ LESSONS = (
                      "model's attention.",
                 demo="Count both models' parameters live.",
                 exercise="None."),
-        Segment("01_one_spotlight.ipynb", ("3.", "4.", "5.", "7."),
-                what=CH1_WEIGHTS.what + " Then every word's spotlight at once, as a heatmap.",
-                skip="Sections 1 and 2 (one sentence: a plain average counts every word the same) and 6 "
-                     "(sharper and softer: the playground shows it).",
-                demo=CH1_WEIGHTS.demo, exercise=CH1_WEIGHTS.exercise),
+        CH1_WEIGHTS,
         Segment("02_queries_keys_values.ipynb", ("1.", "2.", "3.", "4."),
                 what=CH2_ONE_HEAD.what, skip=CH2_ONE_HEAD.skip, demo=CH2_ONE_HEAD.demo,
                 exercise="None in class (the time goes to the step-through); exercises 1 to 3 are homework."),

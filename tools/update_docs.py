@@ -49,9 +49,11 @@ def timing_block() -> str:
         rows.append(f"| {title} | {reading} | {run} | {mem} |")
     if measured.get("notebooks"):
         rows.append("")
-        rows.append(f"Measured by `python benchmarks/notebook_memory.py` on {measured['cpus']} CPU cores "
-                    f"(load average {measured['load_average_1min']} during the run); target "
-                    f"{measured['target_mb']} MB per chapter.")
+        busy = measured["load_average_1min"] > measured["cpus"] / 2
+        rows.append(f"Measured by `python -m benchmarks.notebook_memory` on {measured['cpus']} CPU cores "
+                    f"(load average {measured['load_average_1min']} during the run"
+                    + ("; other programs shared the machine, so the run times are upper bounds" if busy else "")
+                    + f"); target {measured['target_mb']} MB per chapter.")
     return "\n".join(rows)
 
 
