@@ -6,9 +6,10 @@ from __future__ import annotations
 import copy
 import json
 
+import nbformat
 import pytest
 
-from tools.chapters import CHAPTERS, EXPLORER, ROOT
+from tools.chapters import CHAPTERS, EXPLORER, ROOT, WORDS_PER_MINUTE, sections
 from tools.lessons import LESSONS, PLAN_FACTOR, lesson_minutes, lessons_block, segment_minutes
 
 MEASURED = json.loads((ROOT / "assets" / "notebooks.json").read_text())
@@ -62,3 +63,24 @@ def test_the_guide_block_prints_each_lesson_with_its_total() -> None:
         assert f"Planned: {lesson_minutes(lesson, MEASURED)} of {lesson.slot} minutes (fits)." in block
     assert "Live demo:" in block and "Skip:" in block and "Exercise:" in block
     assert lessons_block(None, CHAPTERS).startswith("Not measured yet")
+
+
+def test_sections_split_at_level_two_headings_with_their_words_and_run_times() -> None:
+    def timed(seconds: float) -> dict:
+        return {"execution": {"iopub.status.busy": "2026-12-01T10:00:00.000000Z",
+                              "iopub.status.idle": f"2026-12-01T10:00:{seconds:09.6f}Z"}}
+
+    words = " ".join(["word"] * WORDS_PER_MINUTE)  # one minute of reading
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(f"# Title\n{words}"),
+        nbformat.v4.new_markdown_cell("## 1. First\n### a smaller heading stays in its section"),
+        nbformat.v4.new_code_cell("x = 1", metadata=timed(2.5)),
+        nbformat.v4.new_markdown_cell(f"## 2. Second\n{words}"),
+        nbformat.v4.new_code_cell("y = 2", metadata=timed(4.0)),
+        nbformat.v4.new_code_cell("print('PEAK')", metadata={"tags": ["injected"], **timed(9.0)}),
+    ]
+    parts = sections(nb)
+    assert [p["title"] for p in parts] == ["Introduction", "1. First", "2. Second"]
+    assert parts[0]["reading_minutes"] == pytest.approx(1 + 2 / WORDS_PER_MINUTE, abs=0.01)
+    assert [p["run_seconds"] for p in parts] == [0.0, 2.5, 4.0], "an injected cell is not the chapter's"
