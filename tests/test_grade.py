@@ -135,3 +135,13 @@ def test_the_command_grades_a_submission_whose_check_cell_was_removed(tmp_path: 
     assert scores["softmax"]["score"] == 0.0 and "never ran" in scores["softmax"]["output"]
     assert "short.ipynb: chapter 01, 1 of 2" in run.stdout
     assert (tmp_path / "grades" / "grades.csv").exists()
+
+
+def test_a_file_that_cannot_be_graded_is_named_and_the_rest_go_on(tmp_path: Path) -> None:
+    (tmp_path / "notes.ipynb").write_text("not a notebook")
+    nbformat.write(nbformat.read(master("00"), as_version=4), tmp_path / "start.ipynb")
+    run = subprocess.run([sys.executable, "-m", "tools.grade", str(tmp_path), "--out", str(tmp_path / "grades")],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert "notes.ipynb: not graded:" in run.stdout
+    assert "start.ipynb: not graded: start.ipynb: cannot tell its chapter" in run.stdout

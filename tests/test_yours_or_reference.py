@@ -118,3 +118,8 @@ def test_the_reference_works_where_the_chapter_uses_it() -> None:
     softmax = yours_or_reference(check_softmax, stub)
     weights = softmax(torch.tensor([[1.0, 2.0], [3.0, 3.0]]))
     assert torch.allclose(weights.sum(dim=-1), torch.ones(2))
+
+
+def test_something_else_than_a_check_gets_a_clear_message() -> None:
+    with pytest.raises(ValueError, match="needs an exercise's check first"):
+        yours_or_reference(print, stub)

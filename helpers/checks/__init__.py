@@ -108,7 +108,9 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any) -> An
     """
     from helpers.checks.references import REFERENCES  # here: it imports the chapters' checks, which import this
 
-    name = check.__name__.removeprefix("check_")
+    name = getattr(check, "__name__", "").removeprefix("check_")
+    if name not in REFERENCES:
+        raise ValueError(f"yours_or_reference needs an exercise's check first, like check_softmax; got {check!r}")
     reference = REFERENCES[name]
     if yours is reference:
         print(f"{name} is already the reference: run your own definition above, then this cell.")
