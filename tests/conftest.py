@@ -35,9 +35,10 @@ from chapters import NOTEBOOKS, ROOT, SITE_SAMPLE, execute
 PRESENTER_CELL = "import helpers\n\nhelpers.presenter_mode(True)"
 MODES = ("reading", "presenter")
 SLIDES_TEST = "test_site_browser.py"
-SHARED_RUNS = {"test_checked_outputs.py": "notebooks", "test_clean_outputs.py": "notebooks", "test_site.py": "site"}
+SHARED_RUNS = {"test_checked_outputs.py": "notebooks", "test_clean_outputs.py": "notebooks", "test_site.py": "site",
+               "test_grade.py": "grade"}
 """Test files that read a run made once per process, and the group that keeps them on one xdist worker
-(nbval's notebook cells, which make the run, are in "notebooks")."""
+(nbval's notebook cells, which make the run, are in "notebooks"; the grader's tests share its graded notebooks)."""
 
 
 def shared_run(nodeid: str) -> str | None:

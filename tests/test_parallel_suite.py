@@ -30,6 +30,7 @@ def conftest():
      "notebooks"),
     ("tests/test_clean_outputs.py::test_run_all_shows_no_error_and_no_stderr[00_start_here.ipynb]", "notebooks"),
     ("tests/test_site.py::test_build_reports_time_and_size_under_the_limit", "site"),
+    ("tests/test_grade.py::test_the_master_gets_full_marks", "grade"),
     ("tests/test_compare.py::test_scoreboard_heatmap_shows_chance_then_each_model", None),
     ("tests/test_notebooks_folder.py::test_x", None),
     ("student/02_queries_keys_values.ipynb::Cell 4", "student/02_queries_keys_values.ipynb"),
