@@ -20,6 +20,7 @@ from pathlib import Path
 
 from benchmarks import bench, real_text, sizing
 from tools.chapters import CHAPTERS, ROOT
+from tools.lessons import lessons_block
 
 ASSETS = ROOT / "assets"
 MEASUREMENTS = ROOT / "docs" / "measurements.md"
@@ -43,10 +44,12 @@ def timing_block() -> str:
         rows.append(f"| {title} | {reading} | {m['seconds']:.0f} s | {m['peak_mb']:.0f} MB |")
     if measured.get("notebooks"):
         rows.append("")
+        busy = measured["load_average_1min"] > measured["cpus"] / 2
         rows.append(f"Measured by `python -m benchmarks.notebook_memory` on {measured['cpus']} CPU cores "
-                    f"(load average {measured['load_average_1min']} during the run); target "
-                    f"{measured['target_mb']} MB per chapter. Reading time counts each notebook's words at "
-                    f"{measured.get('words_per_minute', 180)} a minute.")
+                    f"(load average {measured['load_average_1min']} during the run"
+                    + ("; other programs shared the machine, so the run times are upper bounds" if busy else "")
+                    + f"); target {measured['target_mb']} MB per chapter. Reading time counts each notebook's "
+                    f"words at {measured.get('words_per_minute', 180)} a minute.")
     return "\n".join(rows)
 
 
@@ -259,7 +262,8 @@ PAGE_PARTS: dict[str, Callable[[], str]] = {
 BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
     ROOT / "README.md": {"headline": headline_block},
     ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block,
-                                      "classroom": classroom_block},
+                                      "classroom": classroom_block,
+                                      "lessons": lambda: lessons_block(_load("notebooks.json"), CHAPTERS)},
 }
 """The generated blocks of the hand-written pages, by page and block name."""
 
