@@ -20,6 +20,8 @@ from typing import Any, NamedTuple
 
 import torch
 
+from helpers.checks.references import REFERENCES
+
 
 def todo() -> None:
     """Placeholder for a learner's stub: raises NotImplementedError, which the checks recognise."""
@@ -106,8 +108,6 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any) -> An
 
     A wrong answer's explanation is printed instead of raised, and the outcome is kept in OUTCOMES.
     """
-    from helpers.checks.references import REFERENCES  # here: it imports the chapters' checks, which import this
-
     name = getattr(check, "__name__", "").removeprefix("check_")
     if name not in REFERENCES:
         raise ValueError(f"yours_or_reference needs an exercise's check first, like check_softmax; got {check!r}")

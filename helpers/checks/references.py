@@ -17,9 +17,39 @@ from torch import nn
 
 from helpers.attention import AttentionHead, causal_mask, merge_heads, split_heads
 from helpers.block import FeedForward, TransformerBlock
-from helpers.checks.ch05 import winner
-from helpers.checks.ch06 import lifeline_of, watched_most
+from helpers.compare import seed_margin
 from helpers.model import attention_layer_size, count_parameters
+from helpers.stories import CLUE_KINDS
+
+ONE_HEAD, FOUR_HEADS, NO_CLEAR_WINNER = "one head", "four heads", "no clear winner"
+"""The three answers `clear_winner` may give."""
+
+
+def perplexities(runs: Sequence[Mapping[str, Any]], heads: int) -> list[float]:
+    """The validation perplexities of the runs with `heads` heads, in order."""
+    return [run["val_ppl"] for run in runs if run["heads"] == heads]
+
+
+def winner(runs: Sequence[Mapping[str, Any]]) -> str:
+    """The reference: the model with the lower mean perplexity, if the gap is larger than the range over seeds."""
+    one, four = perplexities(runs, 1), perplexities(runs, 4)
+    if not one or not four:
+        raise ValueError(f"need runs with 1 and with 4 heads, got heads {sorted({r['heads'] for r in runs})}")
+    margin = seed_margin(one, four)
+    if not margin.beats_range:
+        return NO_CLEAR_WINNER
+    return FOUR_HEADS if margin.gap > 0 else ONE_HEAD
+
+
+def watched_most(board: Mapping[str, Sequence[float]]) -> dict[int, str]:
+    """For each head, the clue kind it puts the largest share of attention on (ties: the earlier kind)."""
+    heads = len(board[CLUE_KINDS[0]])
+    return {h: max(CLUE_KINDS, key=lambda kind: (board[kind][h], -CLUE_KINDS.index(kind))) for h in range(heads)}
+
+
+def lifeline_of(rows: Sequence[Mapping[str, Any]], kind: str) -> int:
+    """The head whose removal leaves the lowest clue accuracy for `kind` (ties: the lower head number)."""
+    return min(rows, key=lambda row: (row["clue_accuracy"][kind], row["head"]))["head"]
 
 
 def weighted_average(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
