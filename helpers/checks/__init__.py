@@ -28,8 +28,13 @@ def todo() -> None:
     raise NotImplementedError("this exercise is not filled in yet")
 
 
-def attempt(name: str, fn: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
-    """Call the learner's fn; (False, None) with a note when it is still a stub, else (True, result)."""
+def attempt(name: str, fn: Callable[..., Any], *args: Any, hint: str | None = None) -> tuple[bool, Any]:
+    """Call the learner's fn; (False, None) with a note when it is still a stub, else (True, result).
+
+    With a `hint`, an error torch raises inside the learner's code (a RuntimeError: shapes that do not line
+    up) becomes an AssertionError that quotes torch's first line and then says, in the hint, what the
+    usual mistake behind it is.
+    """
     if not callable(fn):
         raise AssertionError(f"{name}: expected a function, got {type(fn).__name__}")
     try:
@@ -37,6 +42,11 @@ def attempt(name: str, fn: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
     except NotImplementedError:
         print(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again.")
         return False, None
+    except RuntimeError as err:
+        if hint is None:
+            raise
+        torch_says = str(err).strip().splitlines()[0].rstrip(".") if str(err).strip() else type(err).__name__
+        raise AssertionError(f"{name} stopped with an error ({torch_says}). {hint}") from err
 
 
 def expect(condition: bool, message: str) -> None:
