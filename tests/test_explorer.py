@@ -7,9 +7,11 @@ the trained checkpoints); the last ones open the real checkpoints through explor
 from __future__ import annotations
 
 import math
+import re
 from functools import cache
 from pathlib import Path
 
+import nbformat
 import plotly.graph_objects as go
 import pytest
 import torch
@@ -29,6 +31,7 @@ from helpers.train import main as train_main
 from helpers.train import story_corpus, train
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "sample.txt"
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 STORY = "sadly , the foxes that cross the old bridge sigh ."
 OTHER = "wearily , tom looks at the sky . then he quietly sobs and weeps ."
@@ -294,6 +297,18 @@ def test_a_500_word_sentence_is_trimmed_to_the_context_with_a_note() -> None:
     ex.sentence.value = STORY
     _assert_shows(ex, STORY)
     assert ex.message_lines == []
+
+
+def test_the_long_sentence_the_explorer_notebook_suggests_is_cut_with_a_note() -> None:
+    """The explorer notebook's "Things to try" gives a line of code that makes a sentence longer than the
+    context; run on the shortest example sentence, it must cut the sentence and say so."""
+    cell = next(c for c in nbformat.read(NOTEBOOKS / "explorer.ipynb", as_version=4).cells if c.get("id") == "b8b00c00")
+    suggested = re.search(r"`(explorer\.set_sentence\(.+?\))`", cell.source)
+    assert suggested, "the explorer's things to try should give the code that makes a too-long sentence"
+    explorer = _explorer(sentence=min(example_sentences(), key=lambda s: len(s.split())))
+    eval(suggested[1], {"explorer": explorer})  # the notebook's own line, run as a learner would
+    assert len(explorer.words) == 128
+    assert explorer.message_lines[-1].endswith("more than the model's context of 128: showing the first 128.")
 
 
 @pytest.mark.parametrize("head", [4, -1, 99, "two", 1.0, True, None])

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import helpers.checks
-from helpers.checks import OUTCOMES, todo, yours_or_reference
+from helpers.checks import LINE, OUTCOMES, attempt, todo, yours_or_reference
 from helpers.checks.ch01 import check_softmax, check_weighted_average
 from helpers.checks.references import REFERENCES
 from tools.chapters import chapter_paths
@@ -123,3 +123,22 @@ def test_the_reference_works_where_the_chapter_uses_it() -> None:
 def test_something_else_than_a_check_gets_a_clear_message() -> None:
     with pytest.raises(ValueError, match="needs an exercise's check first"):
         yours_or_reference(print, stub)
+
+
+def test_every_line_for_the_longest_exercise_name_fits_a_projector(capsys: pytest.CaptureFixture[str]) -> None:
+    """What a check cell prints for an unfinished exercise, and for the reference run twice, stays within LINE
+    characters for the exercise with the longest name (chapter 4's count_attention_parameters printed 104)."""
+    name = max(REFERENCES, key=len)
+    args = detectives_data() if name == "name_the_detectives" else ()
+    yours_or_reference(CHECKS[name], stub, *args)
+    yours_or_reference(CHECKS[name], REFERENCES[name], *args)
+    lines = capsys.readouterr().out.splitlines()
+    assert any("not attempted yet" in line for line in lines) and any("already the reference" in line for line in lines)
+    assert all(len(line) <= LINE for line in lines), [line for line in lines if len(line) > LINE]
+
+
+def test_the_not_attempted_note_wraps_for_any_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert attempt("an_exercise_with_a_name_far_longer_than_any_the_series_has", stub) == (False, None)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and "not attempted yet" in lines[0]
+    assert all(len(line) <= LINE for line in lines)

@@ -22,6 +22,8 @@ import torch
 
 from helpers.checks.references import REFERENCES
 
+LINE = 100  # printed lines stay within what a projector shows unwrapped
+
 
 def todo() -> None:
     """Placeholder for a learner's stub: raises NotImplementedError, which the checks recognise."""
@@ -40,7 +42,8 @@ def attempt(name: str, fn: Callable[..., Any], *args: Any, hint: str | None = No
     try:
         return True, fn(*args)
     except NotImplementedError:
-        print(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again.")
+        print(textwrap.fill(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again.",
+                            LINE))
         return False, None
     except RuntimeError as err:
         if hint is None:
@@ -102,7 +105,6 @@ class Outcome(NamedTuple):
 OUTCOMES: dict[str, Outcome] = {}
 """Exercise name -> the outcome of its latest check through `yours_or_reference` in this kernel."""
 
-LINE = 100  # printed lines stay within what a projector shows unwrapped
 _HELPERS = str(Path(__file__).resolve().parents[1])
 
 
