@@ -6,13 +6,18 @@ time it gets. torch starts one thread per reported CPU, and on a one-CPU contain
 each other. `usable_cpus` reads both limits; `apply_thread_policy` runs once, when `helpers` is imported,
 so no notebook or module sets threads by hand. Where someone has set OMP_NUM_THREADS (a hub's admin, or
 `make test`, which runs one test worker per CPU), that lower count wins.
+
+On a shared machine (a class on one server) the count the limits allow can still be too many: when other
+programs keep the cores busy, torch's threads wait on each other, and one thread trains several times faster
+(benchmarks/threads.py measures both side by side). So a live race times a few steps on one thread and on the
+policy's count (helpers.race) and `faster_thread_count` picks the count to keep, from those figures.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,6 +27,9 @@ CGROUP = Path("/sys/fs/cgroup")
 """Where Linux mounts the cgroup files that hold this process's CPU quota."""
 
 _applied: list[int] = []  # the thread count chosen at import, once
+FASTER_BY = 1.1
+"""More threads are kept only when they run the same work at least this many times faster than fewer: on a
+shared machine every extra thread also slows the neighbours, so a tie goes to fewer threads."""
 
 
 def _read(path: Path) -> str | None:
@@ -96,6 +104,34 @@ def apply_thread_policy(
     return _applied[0]
 
 
+def faster_thread_count(seconds: Mapping[int, float]) -> int:
+    """The thread count to keep, from the seconds the same work took on each count, measured side by side.
+
+    The fewest threads, unless a larger count was at least FASTER_BY times faster.
+    """
+    if not seconds or min(seconds) < 1 or min(seconds.values()) <= 0:
+        raise ValueError(f"need a positive time for each thread count >= 1, got {dict(seconds)}")
+    fewest = min(seconds)
+    fastest = min(seconds, key=lambda count: (seconds[count], count))
+    return fastest if seconds[fewest] >= FASTER_BY * seconds[fastest] else fewest
+
+
+@contextmanager
+def on_threads(count: int) -> Iterator[None]:
+    """Run the body on `count` torch threads, then go back to the count before (even after an error)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def keep_threads(count: int) -> None:
+    """Use `count` torch threads from now on in this process: a side-by-side measurement found it faster."""
+    torch.set_num_threads(count)
+
+
 @contextmanager
 def one_thread() -> Iterator[None]:
     """Run a tiny computation (one sentence through a small model, as the explorer does) on one torch thread.
@@ -103,12 +139,8 @@ def one_thread() -> Iterator[None]:
     Splitting a few small matrix products over threads saves nothing, and when the machine is busy the
     threads wait for each other (benchmarks/explorer_speed.py measures both side by side).
     """
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with on_threads(1):
         yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 def thread_report() -> str:
