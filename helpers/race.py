@@ -96,7 +96,7 @@ def plan_race(full_steps: int, step_s: float, score_s: float, scores: int, spent
                     spent_s=spent_s, budget_s=budget_s, threads=threads)
 
 
-def _step_seconds(model: LanguageModel, corpus: Corpus, batch_size: int) -> float:
+def step_seconds(model: LanguageModel, corpus: Corpus, batch_size: int) -> float:
     """Seconds per training step of `model`, over PROBE_STEPS steps after an untimed one."""
     options = {"seed": 0, "corpus": corpus, "batch_size": batch_size, "progress": False, "evaluate_at_end": False}
     train(model=model, steps=1, **options)
@@ -128,16 +128,16 @@ def race_steps(makers: Mapping[str, Callable[[], LanguageModel]], full_steps: in
     on_first = {}
     for count in counts:  # side by side on the first model: which thread count trains faster here
         with on_threads(count):
-            on_first[count] = _step_seconds(first, corpus, batch_size)
+            on_first[count] = step_seconds(first, corpus, batch_size)
     chosen = faster_thread_count(on_first)
     if chosen != torch.get_num_threads():
         keep_threads(chosen)
         print(f"training on {chosen} thread from here on: a step took {on_first[chosen]:.2f} s on {chosen} and "
               f"{on_first[max(counts)]:.2f} s on {max(counts)} here")
-    step_s = on_first[chosen] + sum(_step_seconds(model, corpus, batch_size) for model in others)
+    step_s = on_first[chosen] + sum(step_seconds(model, corpus, batch_size) for model in others)
     models = [first, *others]
     score_s = sum(_score_seconds(model, corpus) for model in models)
-    scores = len(late_checks(full_steps)) + 1 + corpus.has_clues  # the checks, then perplexity (and clues)
+    scores = len(late_checks(full_steps)) + corpus.has_clues  # the last check is the final perplexity; the clues
     plan = plan_race(full_steps, step_s, score_s, scores, spent_s=time.perf_counter() - start,
                      budget_s=budget_s, threads=chosen)
     if plan.shrunk:
