@@ -137,7 +137,7 @@ def race_steps(makers: Mapping[str, Callable[[], LanguageModel]], full_steps: in
     step_s = on_first[chosen] + sum(step_seconds(model, corpus, batch_size) for model in others)
     models = [first, *others]
     score_s = sum(_score_seconds(model, corpus) for model in models)
-    scores = len(late_checks(full_steps)) + corpus.has_clues  # the last check is the final perplexity; the clues
+    scores = len(late_checks(full_steps)) + 1 + corpus.has_clues  # the checks, then perplexity (and clues)
     plan = plan_race(full_steps, step_s, score_s, scores, spent_s=time.perf_counter() - start,
                      budget_s=budget_s, threads=chosen)
     if plan.shrunk:

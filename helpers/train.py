@@ -201,7 +201,6 @@ def train(
     )
     losses: list[float] = []
     val_curve: dict[int, float] = {}
-    last_check = (0, math.nan)  # the step of the latest validation check, and its perplexity
     stopped = ""
     model.train()
     bar = _progress_bar(total=steps, desc=f"{heads} head{'s' * (heads > 1)}", disable=not progress, leave=True)
@@ -225,8 +224,7 @@ def train(
             losses.append(loss.item())
             if step + 1 in eval_at:
                 paused = time.perf_counter()
-                last_check = (step + 1, perplexity(model, corpus.val_ids))
-                val_curve[step + 1] = round(last_check[1], 4)
+                val_curve[step + 1] = round(perplexity(model, corpus.val_ids), 4)
                 start += time.perf_counter() - paused  # scoring is not training time
             bar.update(1)
             if step % 10 == 0:
@@ -245,8 +243,8 @@ def train(
         print(stopped)  # a note, on ordinary output: a pink stderr box would look like a failure
     model.eval()
     val_ppl, accuracy = float("nan"), {}
-    if evaluate_at_end:  # a check after the last step has already scored the final model: not twice
-        val_ppl = last_check[1] if last_check[0] == len(losses) else perplexity(model, corpus.val_ids)
+    if evaluate_at_end:
+        val_ppl = perplexity(model, corpus.val_ids)
         if corpus.has_clues:
             accuracy = clue_accuracy(model, corpus.val_ids, corpus.val_clues)
     return TrainResult(

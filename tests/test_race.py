@@ -6,12 +6,10 @@ import pytest
 import torch
 
 import helpers.race as race
-from helpers.compare import late_checks
-from helpers.evaluate import perplexity
 from helpers.model import course_model
 from helpers.race import MIN_STEPS, RACE_BUDGET_S, plan_race, race_steps
 from helpers.threads import faster_thread_count
-from helpers.train import story_corpus, train
+from helpers.train import story_corpus
 
 
 @pytest.fixture(autouse=True)
@@ -110,8 +108,8 @@ def test_race_steps_on_a_slow_machine_is_shorter_and_says_so_in_one_line(monkeyp
     torch.set_num_threads(1)  # nothing to compare: only the shorter race is said
     _fake(monkeypatch, {1: 0.25}, 0.5)
     steps = race_steps(MAKERS, full_steps=60, corpus=tiny, batch_size=4)
-    # two models: 0.5 s for a step of both, 4 scores of 1.0 s for both, within 20 s (minus the measuring)
-    assert MIN_STEPS <= steps <= 32
+    # two models: 0.5 s for a step of both, 5 scores of 1.0 s for both, within 20 s (minus the measuring)
+    assert MIN_STEPS <= steps <= 30
     out = capsys.readouterr().out
     assert _text(out) == (f"a shorter race for this CPU (2.0 steps a second of every model): each trains {steps} "
                           "of 60 steps")
@@ -130,9 +128,3 @@ def test_race_steps_times_real_steps(tiny) -> None:
     steps = race_steps(MAKERS, full_steps=30, corpus=tiny, batch_size=4)
     assert MIN_STEPS <= steps <= 30
 
-
-def test_a_race_run_scores_its_final_model_once(tiny) -> None:
-    """The check after the last step is the run's final perplexity (race_steps counts one score less for it)."""
-    run = train(heads=1, steps=6, seed=0, corpus=tiny, batch_size=4, progress=False, eval_at=late_checks(6))
-    assert run.val_ppl == perplexity(run.model, tiny.val_ids)
-    assert run.val_curve[6] == round(run.val_ppl, 4)
