@@ -56,6 +56,8 @@ class RacePlan:
     budget_s: float = RACE_BUDGET_S
     threads: int = 1
     """torch threads the race runs on"""
+    models: int = 2
+    """how many models race (one: a live run on its own)"""
 
     @property
     def shrunk(self) -> bool:
@@ -70,15 +72,20 @@ class RacePlan:
         """One line for the learner when the race is shorter than the chapter's (empty when it is not)."""
         if not self.shrunk:
             return ""
-        line = (f"a shorter race for this CPU ({1 / self.step_s:.1f} steps a second of every model): each trains "
-                f"{self.steps} of {self.full_steps} steps")
+        if self.models == 1:
+            line = (f"a shorter run for this CPU ({1 / self.step_s:.1f} steps a second): it trains {self.steps} of "
+                    f"{self.full_steps} steps")
+        else:
+            line = (f"a shorter race for this CPU ({1 / self.step_s:.1f} steps a second of every model): each trains "
+                    f"{self.steps} of {self.full_steps} steps")
         if self.seconds > self.budget_s:
             line += f" (the shortest race, about {self.seconds:.0f} s)"
         return textwrap.fill(line, 100, subsequent_indent="  ")
 
 
 def plan_race(full_steps: int, step_s: float, score_s: float, scores: int, spent_s: float = 0.0,
-              budget_s: float = RACE_BUDGET_S, threads: int = 1, minimum: int = MIN_STEPS) -> RacePlan:
+              budget_s: float = RACE_BUDGET_S, threads: int = 1, minimum: int = MIN_STEPS, models: int = 2
+              ) -> RacePlan:
     """The most steps, the same for every model, whose training and scoring fit what is left of `budget_s`.
 
     step_s: one training step of every model; score_s: one validation score of every model; scores: how many
@@ -93,7 +100,7 @@ def plan_race(full_steps: int, step_s: float, score_s: float, scores: int, spent
     fits = math.floor(room / step_s) if room > 0 else 0
     steps = max(min(fits, full_steps), min(minimum, full_steps))
     return RacePlan(full_steps=full_steps, steps=steps, step_s=step_s, score_s=score_s, scores=scores,
-                    spent_s=spent_s, budget_s=budget_s, threads=threads)
+                    spent_s=spent_s, budget_s=budget_s, threads=threads, models=models)
 
 
 def step_seconds(model: LanguageModel, corpus: Corpus, batch_size: int) -> float:
@@ -117,7 +124,8 @@ def race_steps(makers: Mapping[str, Callable[[], LanguageModel]], full_steps: in
                batch_size: int, budget_s: float = RACE_BUDGET_S) -> int:
     """Steps every model of a live race trains here: the chapter's `full_steps`, or fewer on a slow or busy CPU.
 
-    makers: a function per model that makes it fresh (the models are timed, then thrown away). Times
+    makers: a function per model that makes it fresh (the models are timed, then thrown away); a single model
+    is a live run on its own, sized the same way. Times
     PROBE_STEPS training steps of the first model on one thread and on the thread policy's count, keeps the
     faster count for this process, times the other models on it and the scoring, and plans with `plan_race`;
     prints a line when it shrinks the race or changes the thread count.
@@ -139,7 +147,7 @@ def race_steps(makers: Mapping[str, Callable[[], LanguageModel]], full_steps: in
     score_s = sum(_score_seconds(model, corpus) for model in models)
     scores = len(late_checks(full_steps)) + 1 + corpus.has_clues  # the checks, then perplexity (and clues)
     plan = plan_race(full_steps, step_s, score_s, scores, spent_s=time.perf_counter() - start,
-                     budget_s=budget_s, threads=chosen)
+                     budget_s=budget_s, threads=chosen, models=len(models))
     if plan.shrunk:
         print(plan.note())
     return plan.steps

@@ -65,3 +65,26 @@ def test_cpu_share_pins_to_one_core_and_always_stops_its_busy_loops() -> None:
         raise RuntimeError("inside")
     assert _busy_loops() == [] and not any(loop.is_running() for loop in loops)
     assert os.sched_getaffinity(0) == cores
+
+
+def _row(seconds: float, cell: float, load: float, share: float = 1.0) -> dict:
+    return {"peak_mb": 500.0, "seconds": seconds, "cpu_share": share, "torch_threads": 1, "reading_minutes": 9,
+            "slowest_cells": [{"index": 18, "seconds": cell}], "load_average_1min": [load, load + 0.5]}
+
+
+def test_the_timing_table_shows_the_whole_machine_and_half_a_cpu_side_by_side_with_their_loads(monkeypatch) -> None:
+    from benchmarks import report
+
+    results = {"cpus": 2, "target_mb": 600, "chapter_target_s": 90, "cell_target_s": 30, "words_per_minute": 180,
+               "notebooks": {"05_train_and_compare.ipynb": _row(20.0, 8.0, 0.3)},
+               "cpu_shares": {"0.5": {"cpu_share": 0.5, "notebooks": {
+                   "05_train_and_compare.ipynb": _row(61.0, 24.0, 2.1, share=0.48),
+                   "07_the_transformer_block.ipynb": _row(95.0, 31.0, 2.2, share=0.47)}}}}
+    monkeypatch.setattr(report, "_load", lambda name: results if name == "notebooks.json" else None)
+    text = report.timing_block()
+    assert "| Train and compare | about 9 min | 20 s | 61 s | cell 18: 24 s | 500 MB |" in text
+    assert "| The transformer block | about 9 min | not measured yet | 95 s | cell 18: 31 s | 500 MB |" in text
+    assert "| Start here | not measured yet | not measured yet | not measured yet | not measured yet |" in text
+    assert "load average (1 min) 0.3 to 0.8 during the runs." in text  # quiet: no note on other programs
+    assert "the kernels got 0.47 to 0.48 of a CPU" in text and "load average (1 min) 2.1 to 2.7." in text
+    assert "NOT met by The transformer block." in text

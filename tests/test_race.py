@@ -45,6 +45,12 @@ def test_steps_that_just_fit_are_not_cut() -> None:
     assert plan_race(full_steps=60, step_s=0.25, score_s=0.0, scores=5, budget_s=14.9).steps == 59
 
 
+def test_a_single_live_run_is_shortened_the_same_way_and_says_it_of_itself() -> None:
+    plan = plan_race(full_steps=60, step_s=0.4, score_s=1.0, scores=2, models=1)
+    assert plan.steps == 45
+    assert plan.note() == "a shorter run for this CPU (2.5 steps a second): it trains 45 of 60 steps"
+
+
 def test_a_very_slow_machine_still_races_the_minimum_and_says_it_takes_longer() -> None:
     plan = plan_race(full_steps=60, step_s=2.0, score_s=3.0, scores=5, spent_s=10.0)
     assert plan.steps == MIN_STEPS
