@@ -2,7 +2,7 @@
 
 Chapters 3, 5 and 7 race fresh models against each other, live, for the same number of steps. On an idle laptop
 a chapter's full race takes seconds; in a class, four learners on two cores get about half a CPU each, and on a
-shared machine torch's threads can wait on each other. So `race_steps` first times a few real training steps of
+shared machine torch's threads can wait on each other. So `steps_that_fit` first times a few real training steps of
 the first model on one thread and on the thread policy's count (keeping the faster, as
 helpers.threads.faster_thread_count decides), then of the other models, and the validation scoring the race will
 do. Then it returns the number of steps, the same for every model so that the race stays fair, that fits
@@ -120,12 +120,13 @@ def _score_seconds(model: LanguageModel, corpus: Corpus) -> float:
     return (time.perf_counter() - start) * windows / sample
 
 
-def race_steps(makers: Mapping[str, Callable[[], LanguageModel]], full_steps: int, corpus: Corpus,
-               batch_size: int, budget_s: float = RACE_BUDGET_S) -> int:
+def steps_that_fit(makers: Mapping[str, Callable[[], LanguageModel]], full_steps: int, corpus: Corpus,
+                   batch_size: int, checked: bool = True, budget_s: float = RACE_BUDGET_S) -> int:
     """Steps every model of a live race trains here: the chapter's `full_steps`, or fewer on a slow or busy CPU.
 
     makers: a function per model that makes it fresh (the models are timed, then thrown away); a single model
-    is a live run on its own, sized the same way. Times
+    is a live run on its own, sized the same way. checked: each run also scores the validation text during
+    training (eval_at=late_checks(steps), as a race does for its verdict). Times
     PROBE_STEPS training steps of the first model on one thread and on the thread policy's count, keeps the
     faster count for this process, times the other models on it and the scoring, and plans with `plan_race`;
     prints a line when it shrinks the race or changes the thread count.
@@ -145,7 +146,8 @@ def race_steps(makers: Mapping[str, Callable[[], LanguageModel]], full_steps: in
     step_s = on_first[chosen] + sum(step_seconds(model, corpus, batch_size) for model in others)
     models = [first, *others]
     score_s = sum(_score_seconds(model, corpus) for model in models)
-    scores = len(late_checks(full_steps)) + 1 + corpus.has_clues  # the checks, then perplexity (and clues)
+    checks = len(late_checks(full_steps)) if checked else 0
+    scores = checks + 1 + corpus.has_clues  # the checks, then perplexity (and clue accuracy) at the end
     plan = plan_race(full_steps, step_s, score_s, scores, spent_s=time.perf_counter() - start,
                      budget_s=budget_s, threads=chosen, models=len(models))
     if plan.shrunk:

@@ -1,4 +1,4 @@
-"""Sizing a live race: the arithmetic of plan_race, and race_steps on fake timings (no timed asserts)."""
+"""Sizing a live race: the arithmetic of plan_race, and steps_that_fit on fake timings (no timed asserts)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import torch
 
 import helpers.race as race
 from helpers.model import course_model
-from helpers.race import MIN_STEPS, RACE_BUDGET_S, plan_race, race_steps
+from helpers.race import MIN_STEPS, RACE_BUDGET_S, plan_race, steps_that_fit
 from helpers.threads import faster_thread_count
 from helpers.train import story_corpus
 
 
 @pytest.fixture(autouse=True)
 def _same_threads_after():
-    """race_steps may keep one thread for the process: give the next test the count it had."""
+    """steps_that_fit may keep one thread for the process: give the next test the count it had."""
     before = torch.get_num_threads()
     yield
     torch.set_num_threads(before)
@@ -102,18 +102,18 @@ def _fake(monkeypatch: pytest.MonkeyPatch, step_s: dict[int, float], score_s: fl
     monkeypatch.setattr(race, "_score_seconds", lambda model, corpus: score_s)
 
 
-def test_race_steps_on_a_fast_machine_is_the_full_race_on_the_policy_threads(monkeypatch, tiny, capsys) -> None:
+def test_steps_that_fit_on_a_fast_machine_is_the_full_race_on_the_policy_threads(monkeypatch, tiny, capsys) -> None:
     torch.set_num_threads(2)
     _fake(monkeypatch, {1: 0.02, 2: 0.01}, 0.01)
-    assert race_steps(MAKERS, full_steps=60, corpus=tiny, batch_size=4) == 60
+    assert steps_that_fit(MAKERS, full_steps=60, corpus=tiny, batch_size=4) == 60
     assert torch.get_num_threads() == 2
     assert capsys.readouterr().out == ""
 
 
-def test_race_steps_on_a_slow_machine_is_shorter_and_says_so_in_one_line(monkeypatch, tiny, capsys) -> None:
+def test_steps_that_fit_on_a_slow_machine_is_shorter_and_says_so_in_one_line(monkeypatch, tiny, capsys) -> None:
     torch.set_num_threads(1)  # nothing to compare: only the shorter race is said
     _fake(monkeypatch, {1: 0.25}, 0.5)
-    steps = race_steps(MAKERS, full_steps=60, corpus=tiny, batch_size=4)
+    steps = steps_that_fit(MAKERS, full_steps=60, corpus=tiny, batch_size=4)
     # two models: 0.5 s for a step of both, 5 scores of 1.0 s for both, within 20 s (minus the measuring)
     assert MIN_STEPS <= steps <= 30
     out = capsys.readouterr().out
@@ -121,16 +121,26 @@ def test_race_steps_on_a_slow_machine_is_shorter_and_says_so_in_one_line(monkeyp
                           "of 60 steps")
 
 
-def test_race_steps_keeps_one_thread_when_it_is_faster(monkeypatch, tiny, capsys) -> None:
+def test_steps_that_fit_counts_the_checks_only_of_checked_runs(monkeypatch, tiny) -> None:
+    torch.set_num_threads(1)
+    _fake(monkeypatch, {1: 0.1}, 1.0)
+    one = {"four heads": MAKERS["four heads"]}
+    # one model: 0.1 s a step; scoring 5 times (3 checks, perplexity, clues) or twice, 1.0 s each
+    checked = steps_that_fit(one, full_steps=1000, corpus=tiny, batch_size=4)
+    unchecked = steps_that_fit(one, full_steps=1000, corpus=tiny, batch_size=4, checked=False)
+    assert abs(unchecked - checked - 30) <= 1  # 3 checks of 1.0 s = 30 steps; the real measuring time may round
+
+
+def test_steps_that_fit_keeps_one_thread_when_it_is_faster(monkeypatch, tiny, capsys) -> None:
     torch.set_num_threads(2)
     _fake(monkeypatch, {1: 0.01, 2: 0.04}, 0.01)
-    assert race_steps(MAKERS, full_steps=60, corpus=tiny, batch_size=4) == 60
+    assert steps_that_fit(MAKERS, full_steps=60, corpus=tiny, batch_size=4) == 60
     assert torch.get_num_threads() == 1
     out = capsys.readouterr().out
     assert out == "training on 1 thread from here on: a step took 0.01 s on 1 and 0.04 s on 2 here\n"
 
 
-def test_race_steps_times_real_steps(tiny) -> None:
-    steps = race_steps(MAKERS, full_steps=30, corpus=tiny, batch_size=4)
+def test_steps_that_fit_times_real_steps(tiny) -> None:
+    steps = steps_that_fit(MAKERS, full_steps=30, corpus=tiny, batch_size=4)
     assert MIN_STEPS <= steps <= 30
 
