@@ -26,11 +26,12 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from helpers.checkpoints import ASSETS, NAMES, load_model
+from helpers.checkpoints import ASSETS, load_model
 from helpers.compare import seed_margin
 from helpers.course import COURSE_TABLE
 from helpers.evaluate import attention_on_clues, head_ablation
 from helpers.model import CourseConfig, course_model
+from helpers.registry import SHIPPED, STORY_WORLD
 from helpers.stories import CLUE_KINDS
 from helpers.train import BATCH_SIZE, CHECKPOINT_STEPS, random_batch, story_corpus, train
 
@@ -240,7 +241,7 @@ def targets(table: dict, speed: dict) -> list[dict]:
 def checkpoint_check(table: dict) -> list[dict]:
     """Does the seed-0 run of this benchmark reproduce each shipped checkpoint's card?"""
     rows = []
-    for name, heads in zip(NAMES, (1, 4), strict=True):
+    for name, heads in ((c.name, c.heads) for c in SHIPPED if c.text == STORY_WORLD):
         try:
             card = load_model(name).card
         except (ValueError, OSError) as err:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from helpers.explorer import MODELS, explore
+from helpers.explorer import explore
 from helpers.reading import attention
 from helpers.stories import example_sentences
 from helpers.tokenizer import Tokenizer
@@ -70,7 +70,7 @@ def main() -> None:
     sentence_ms = time_ms(lambda i: explorer.set_sentence(sentences[i % 2]))
     assert len(explorer.words) == WORDS and not explorer.problem, explorer.message.value
     head_ms = time_ms(lambda i: explorer.set_head(i % 4))
-    models = list(MODELS.values())
+    models = list(explorer.menu)
     switch_ms = time_ms(lambda i: explorer.set_model(models[i % len(models)]), repeats=SWITCHES)
     assert not explorer.problem, explorer.message.value
     explorer.set_model("four_heads")

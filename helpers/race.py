@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import torch
 
-from helpers.compare import late_checks
 from helpers.evaluate import perplexity
 from helpers.model import LanguageModel
 from helpers.threads import faster_thread_count, keep_threads, on_threads
@@ -33,6 +32,8 @@ MIN_STEPS = 20
 """The shortest race: fewer steps, and the loss has barely started to fall."""
 PROBE_STEPS = 3
 """Training steps timed per model and thread count, after one untimed step (the first one sets things up)."""
+CHECKS = 3
+"""Validation checks in each run of a race: what helpers.compare.late_checks(steps) gives for its verdict."""
 PROBE_WINDOWS = 16
 """Validation windows scored to time the scoring (one batch); the time is scaled to the whole validation text."""
 
@@ -146,8 +147,7 @@ def steps_that_fit(makers: Mapping[str, Callable[[], LanguageModel]], full_steps
     step_s = on_first[chosen] + sum(step_seconds(model, corpus, batch_size) for model in others)
     models = [first, *others]
     score_s = sum(_score_seconds(model, corpus) for model in models)
-    checks = len(late_checks(full_steps)) if checked else 0
-    scores = checks + 1 + corpus.has_clues  # the checks, then perplexity (and clue accuracy) at the end
+    scores = CHECKS * checked + 1 + corpus.has_clues  # the checks, then perplexity (and clue accuracy) at the end
     plan = plan_race(full_steps, step_s, score_s, scores, spent_s=time.perf_counter() - start,
                      budget_s=budget_s, threads=chosen, models=len(models))
     if plan.shrunk:

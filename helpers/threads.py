@@ -3,9 +3,12 @@
 A machine (or a Binder container) can report many CPUs while the process may run on only some of them:
 the scheduler's affinity mask limits which cores it runs on, and a cgroup CPU quota limits how much CPU
 time it gets. torch starts one thread per reported CPU, and on a one-CPU container those threads wait on
-each other. `usable_cpus` reads both limits; `apply_thread_policy` runs once, when `helpers` is imported,
-so no notebook or module sets threads by hand. Where someone has set OMP_NUM_THREADS (a hub's admin, or
-`make test`, which runs one test worker per CPU), that lower count wins.
+each other. `usable_cpus` reads both limits; `apply_thread_policy` sets the count once per process, before
+the first real work: when the first model is made, loaded or trained (`model.LanguageModel.__init__`, which
+`course_model`, `block_model`, `load_model` and `train` all go through) and when the first widget opens
+(`chapter_widgets.base.Widget.__init__`). Importing `helpers` changes nothing, and no notebook or module sets
+threads by hand. Where someone has set OMP_NUM_THREADS (a hub's admin, or `make test`, which runs one test
+worker per CPU), that lower count wins.
 
 On a shared machine (a class on one server) the count the limits allow can still be too many: when other
 programs keep the cores busy, torch's threads wait on each other, and one thread trains several times faster
@@ -26,7 +29,7 @@ import torch
 CGROUP = Path("/sys/fs/cgroup")
 """Where Linux mounts the cgroup files that hold this process's CPU quota."""
 
-_applied: list[int] = []  # the thread count chosen at import, once
+_applied: list[int] = []  # the thread count chosen, once per process
 FASTER_BY = 1.1
 """More threads are kept only when they run the same work at least this many times faster than fewer: on a
 shared machine every extra thread also slows the neighbours, so a tie goes to fewer threads."""
@@ -142,10 +145,3 @@ def one_thread() -> Iterator[None]:
     with on_threads(1):
         yield
 
-
-def thread_report() -> str:
-    """One line for learners and benchmarks: what the policy chose and why."""
-    quota = cgroup_quota()
-    limit = "no CPU quota" if quota is None else f"a CPU quota of {quota:g} CPUs"
-    return (f"torch uses {torch.get_num_threads()} thread(s): this process may run on {affinity_cpus()} "
-            f"of the {os.cpu_count()} CPUs the machine reports, with {limit}")

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import helpers.race as race
+from helpers.compare import late_checks
 from helpers.model import course_model
 from helpers.race import MIN_STEPS, RACE_BUDGET_S, plan_race, steps_that_fit
 from helpers.threads import faster_thread_count
@@ -119,6 +120,10 @@ def test_steps_that_fit_on_a_slow_machine_is_shorter_and_says_so_in_one_line(mon
     out = capsys.readouterr().out
     assert _text(out) == (f"a shorter race for this CPU (2.0 steps a second of every model): each trains {steps} "
                           "of 60 steps")
+
+
+def test_a_race_checks_as_often_as_late_checks_says() -> None:
+    assert len(late_checks(60)) == len(late_checks(MIN_STEPS)) == race.CHECKS
 
 
 def test_steps_that_fit_counts_the_checks_only_of_checked_runs(monkeypatch, tiny) -> None:
