@@ -202,11 +202,15 @@ def threads_block() -> str:
         return "Not measured yet: run `python -m benchmarks.threads`."
     start, end = measured["machine_start"], measured["machine_end"]
     quota = measured["cgroup_quota_cpus"]
-    lines = [f"- Thread policy: {measured['chosen_threads']} torch thread(s) here (this process may run on "
-             f"{measured['affinity_cpus']} CPUs, {'no CPU quota' if quota is None else f'a CPU quota of {quota:g}'}).",
+    usable = measured.get("usable_threads", measured["chosen_threads"])
+    lines = [f"- Thread policy: this process may run on {measured['affinity_cpus']} CPUs, "
+             f"{'no CPU quota' if quota is None else f'a CPU quota of {quota:g}'}, so {usable} torch thread(s) on an "
+             "idle machine; " + (f"at a load average of {measured['load_when_chosen']} "
+                                 if measured.get("load_when_chosen") is not None else "")
+             + f"the policy chose {measured['chosen_threads']}.",
              f"- Four-head training, alternating runs side by side: {measured['tokens_per_s_1_thread']:,} tokens/s "
-             f"with 1 thread, {measured['tokens_per_s_chosen']:,} tokens/s with {measured['chosen_threads']}. "
-             f"Load average (1, 5, 15 min) {start['load_average_1_5_15']} at the start and "
+             f"with 1 thread, {measured.get('tokens_per_s_usable', measured.get('tokens_per_s_chosen')):,} tokens/s "
+             f"with {usable}. Load average (1, 5, 15 min) {start['load_average_1_5_15']} at the start and "
              f"{end['load_average_1_5_15']} at the end, on {start['cpus']} CPUs: when other programs keep the "
              "cores busy, extra threads wait on each other and one thread can be faster."]
     for race, seconds in measured["live_race_cpu_s"].items():

@@ -1,8 +1,9 @@
 """Training speed with 1 torch thread and with the count helpers.threads chooses, measured side by side.
 
 Run: .venv/bin/python -m benchmarks.threads
-Alternates short four-head training runs at 1 thread and at the chosen count (so both see the same load on
-a shared machine), prints tokens per second for each; times a training step of every model of each live race
+Alternates short four-head training runs at 1 thread and at the count this process may use on an idle machine
+(helpers.threads.usable_threads; so both see the same load on a shared machine), prints tokens per second for
+each, and the count the policy chooses at this load; times a training step of every model of each live race
 (chapters 3, 5 and 7) the same way, side by side, which is what helpers.race measures before a race to keep the
 faster count; and times each full race on one thread in CPU seconds (busy neighbours slow the wall clock, not
 the CPU time a run needs). Writes assets/threads.json, which benchmarks/report.py renders.
@@ -23,7 +24,15 @@ from helpers.block import block_model
 from helpers.compare import late_checks
 from helpers.model import course_model
 from helpers.race import RACE_BUDGET_S, step_seconds
-from helpers.threads import affinity_cpus, apply_thread_policy, cgroup_quota, faster_thread_count, on_threads
+from helpers.threads import (
+    affinity_cpus,
+    apply_thread_policy,
+    cgroup_quota,
+    faster_thread_count,
+    machine_load,
+    on_threads,
+    usable_threads,
+)
 from helpers.train import story_corpus, train
 
 OUT = Path(__file__).resolve().parents[1] / "assets" / "threads.json"
@@ -74,13 +83,15 @@ def race_cpu_seconds(name: str) -> float:
 
 
 def main() -> None:
-    chosen = apply_thread_policy()
+    load = machine_load()
+    chosen = apply_thread_policy()  # at this load
+    usable = usable_threads()  # what the limits allow: the count compared with one thread
     before = machine()
     one, many = [], []
     for _ in range(ROUNDS):  # alternate, so both counts see the same neighbours
         one.append(tokens_per_s(1))
-        many.append(tokens_per_s(chosen))
-    steps = {name: {1: [], chosen: []} for name in RACES}
+        many.append(tokens_per_s(usable))
+    steps = {name: {1: [], usable: []} for name in RACES}
     for _ in range(ROUNDS):  # alternate again, race by race
         for name in RACES:
             for count in steps[name]:
@@ -91,15 +102,17 @@ def main() -> None:
     torch.set_num_threads(chosen)
     result = {
         "what": "four-head training speed (tokens/s, median of alternating runs) with 1 torch thread and with "
-                "the count helpers.threads chooses; seconds for a step of every model of each live race on each "
-                "count (median of alternating runs) and the count faster_thread_count keeps; CPU seconds of each "
-                "full live race on one thread",
+                "the count the process may use (usable_threads); the count the policy chose at this load; seconds "
+                "for a step of every model of each live run on each count (median of alternating runs) and the "
+                "count faster_thread_count keeps; CPU seconds of each full live run on one thread",
         "chosen_threads": chosen,
+        "load_when_chosen": round(load, 2) if load is not None else None,
+        "usable_threads": usable,
         "affinity_cpus": affinity_cpus(),
         "cgroup_quota_cpus": cgroup_quota(),
         "rounds": ROUNDS,
         "tokens_per_s_1_thread": round(statistics.median(one)),
-        "tokens_per_s_chosen": round(statistics.median(many)),
+        "tokens_per_s_usable": round(statistics.median(many)),
         "live_race_step_s": step_s,
         "live_race_threads_kept": {name: faster_thread_count({int(c): t for c, t in by_count.items()})
                                    for name, by_count in step_s.items()},
@@ -109,11 +122,11 @@ def main() -> None:
         "machine_end": machine(),
     }
     OUT.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"threads chosen: {chosen} (affinity {result['affinity_cpus']} CPUs, cgroup quota "
-          f"{result['cgroup_quota_cpus'] or 'none'})")
+    print(f"threads chosen: {chosen} at load {result['load_when_chosen']} (usable: {usable}; affinity "
+          f"{result['affinity_cpus']} CPUs, cgroup quota {result['cgroup_quota_cpus'] or 'none'})")
     print(f"{'threads':>8}{'tokens/s':>12}")
     print(f"{1:>8}{result['tokens_per_s_1_thread']:>12,}")
-    print(f"{chosen:>8}{result['tokens_per_s_chosen']:>12,}")
+    print(f"{usable:>8}{result['tokens_per_s_usable']:>12,}")
     for name, seconds in races.items():
         by_count = ", ".join(f"{t:.3f} s on {c} thread(s)" for c, t in step_s[name].items())
         print(f"{name}: a step of every model {by_count}; {result['live_race_threads_kept'][name]} kept; "

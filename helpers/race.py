@@ -3,7 +3,7 @@
 Chapters 3, 5 and 7 race fresh models against each other, live, for the same number of steps. On an idle laptop
 a chapter's full race takes seconds; in a class, four learners on two cores get about half a CPU each, and on a
 shared machine torch's threads can wait on each other. So `steps_that_fit` first times a few real training steps of
-the first model on one thread and on the thread policy's count (keeping the faster, as
+the first model on one thread and on the threads this process may use (keeping the faster, as
 helpers.threads.faster_thread_count decides), then of the other models, and the validation scoring the race will
 do. Then it returns the number of steps, the same for every model so that the race stays fair, that fits
 RACE_BUDGET_S of wall time: never more than the chapter's full race, never fewer than MIN_STEPS. When it shrinks
@@ -22,7 +22,7 @@ import torch
 
 from helpers.evaluate import perplexity
 from helpers.model import LanguageModel
-from helpers.threads import faster_thread_count, keep_threads, on_threads
+from helpers.threads import faster_thread_count, keep_threads, on_threads, usable_threads
 from helpers.train import Corpus, train
 
 RACE_BUDGET_S = 20.0
@@ -127,14 +127,14 @@ def steps_that_fit(makers: Mapping[str, Callable[[], LanguageModel]], full_steps
 
     makers: a function per model that makes it fresh (the models are timed, then thrown away); a single model
     is a live run on its own, sized the same way. checked: each run also scores the validation text during
-    training (eval_at=late_checks(steps), as a race does for its verdict). Times
-    PROBE_STEPS training steps of the first model on one thread and on the thread policy's count, keeps the
-    faster count for this process, times the other models on it and the scoring, and plans with `plan_race`;
-    prints a line when it shrinks the race or changes the thread count.
+    training (eval_at=late_checks(steps), as a race does for its verdict). Times PROBE_STEPS training steps of
+    the first model on one thread and on the threads this process may use (helpers.threads.usable_threads),
+    keeps the faster count for this process, times the other models on it and the scoring, and plans with
+    `plan_race`; prints a line when it shrinks the race or changes the thread count.
     """
     start = time.perf_counter()
     first, *others = [make() for make in makers.values()]
-    counts = sorted({1, torch.get_num_threads()})
+    counts = sorted({1, usable_threads()})
     on_first = {}
     for count in counts:  # side by side on the first model: which thread count trains faster here
         with on_threads(count):
@@ -142,8 +142,8 @@ def steps_that_fit(makers: Mapping[str, Callable[[], LanguageModel]], full_steps
     chosen = faster_thread_count(on_first)
     if chosen != torch.get_num_threads():
         keep_threads(chosen)
-        print(f"training on {chosen} thread from here on: a step took {on_first[chosen]:.2f} s on {chosen} and "
-              f"{on_first[max(counts)]:.2f} s on {max(counts)} here")
+        timed = " and ".join(f"{on_first[count]:.2f} s on {count}" for count in counts)
+        print(f"training on {chosen} thread{'s' * (chosen > 1)} from here on: a step took {timed} here")
     step_s = on_first[chosen] + sum(step_seconds(model, corpus, batch_size) for model in others)
     models = [first, *others]
     score_s = sum(_score_seconds(model, corpus) for model in models)

@@ -11,9 +11,11 @@ threads by hand. Where someone has set OMP_NUM_THREADS (a hub's admin, or `make 
 worker per CPU), that lower count wins.
 
 On a shared machine (a class on one server) the count the limits allow can still be too many: when other
-programs keep the cores busy, torch's threads wait on each other, and one thread trains several times faster
-(benchmarks/threads.py measures both side by side). So a live race times a few steps on one thread and on the
-policy's count (helpers.race) and `faster_thread_count` picks the count to keep, from those figures.
+programs keep the cores busy, torch's threads wait on each other, and one thread runs several times faster
+(benchmarks/threads.py and the notebook benchmark measure both). So the policy also leaves out the CPUs the
+machine's load average says other programs keep busy (`free_cpus`); and since that average lags, a live run
+times a few steps on one thread and on the usable count before it starts (helpers.race), and
+`faster_thread_count` picks the count to keep from those figures.
 """
 
 from __future__ import annotations
@@ -95,13 +97,38 @@ def requested_threads() -> int | None:
     return int(value) if value.isdigit() and int(value) > 0 else None
 
 
+def machine_load() -> float | None:
+    """The machine's load average over the last minute (runnable programs), or None where it is unknown."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows has no load average
+        return None
+
+
+def free_cpus(load: float | None, cpus: int | None) -> int | None:
+    """Whole CPUs that other programs leave free: the machine's CPUs minus its load average, rounded, at least 1.
+
+    None when either is unknown. A load of 7 on 2 CPUs leaves 1; a load of 0.3 leaves 2.
+    """
+    if load is None or not cpus:
+        return None
+    return max(1, math.floor(cpus - load + 0.5))
+
+
+def usable_threads(affinity: Callable[[], int] = affinity_cpus,
+                   quota: Callable[[], float | None] = cgroup_quota) -> int:
+    """The threads this process may use on an idle machine: its usable CPUs, or fewer if OMP_NUM_THREADS asks."""
+    return min(usable_cpus(affinity(), quota()), requested_threads() or math.inf)
+
+
 def apply_thread_policy(
-    affinity: Callable[[], int] = affinity_cpus, quota: Callable[[], float | None] = cgroup_quota
+    affinity: Callable[[], int] = affinity_cpus, quota: Callable[[], float | None] = cgroup_quota,
+    load: Callable[[], float | None] = machine_load, cpus: Callable[[], int | None] = os.cpu_count,
 ) -> int:
-    """Set torch's thread count to the usable CPUs (or fewer, if OMP_NUM_THREADS asks), once per process;
-    returns the count chosen."""
+    """Set torch's thread count once per process: the usable threads, or fewer if other programs keep some of
+    the machine's CPUs busy; returns the count chosen."""
     if not _applied:
-        threads = min(usable_cpus(affinity(), quota()), requested_threads() or math.inf)
+        threads = min(usable_threads(affinity, quota), free_cpus(load(), cpus()) or math.inf)
         torch.set_num_threads(threads)
         _applied.append(threads)
     return _applied[0]

@@ -9,13 +9,15 @@ import helpers.race as race
 from helpers.compare import late_checks
 from helpers.model import course_model
 from helpers.race import MIN_STEPS, RACE_BUDGET_S, plan_race, steps_that_fit
-from helpers.threads import faster_thread_count
+from helpers.threads import apply_thread_policy, faster_thread_count
 from helpers.train import story_corpus
 
 
 @pytest.fixture(autouse=True)
 def _same_threads_after():
-    """steps_that_fit may keep one thread for the process: give the next test the count it had."""
+    """steps_that_fit may keep another thread count for the process: give the next test the count it had. The
+    policy is applied first, so that making the race's models does not set the count the test chose."""
+    apply_thread_policy()
     before = torch.get_num_threads()
     yield
     torch.set_num_threads(before)
@@ -98,7 +100,8 @@ MAKERS = {"one head": lambda: course_model(heads=1, seed=0), "four heads": lambd
 
 
 def _fake(monkeypatch: pytest.MonkeyPatch, step_s: dict[int, float], score_s: float) -> None:
-    """Timings by thread count, instead of training."""
+    """Timings by thread count, instead of training; the process may use as many threads as step_s has."""
+    monkeypatch.setattr(race, "usable_threads", lambda: max(step_s))
     monkeypatch.setattr(race, "step_seconds", lambda model, corpus, batch: step_s[torch.get_num_threads()])
     monkeypatch.setattr(race, "_score_seconds", lambda model, corpus: score_s)
 
@@ -134,6 +137,15 @@ def test_steps_that_fit_counts_the_checks_only_of_checked_runs(monkeypatch, tiny
     checked = steps_that_fit(one, full_steps=1000, corpus=tiny, batch_size=4)
     unchecked = steps_that_fit(one, full_steps=1000, corpus=tiny, batch_size=4, checked=False)
     assert abs(unchecked - checked - 30) <= 1  # 3 checks of 1.0 s = 30 steps; the real measuring time may round
+
+
+def test_steps_that_fit_goes_back_to_more_threads_when_they_are_faster(monkeypatch, tiny, capsys) -> None:
+    torch.set_num_threads(1)  # as the policy leaves it when the machine was busy
+    _fake(monkeypatch, {1: 0.04, 2: 0.02}, 0.01)
+    assert steps_that_fit(MAKERS, full_steps=60, corpus=tiny, batch_size=4) == 60
+    assert torch.get_num_threads() == 2
+    out = capsys.readouterr().out
+    assert out == "training on 2 threads from here on: a step took 0.04 s on 1 and 0.02 s on 2 here\n"
 
 
 def test_steps_that_fit_keeps_one_thread_when_it_is_faster(monkeypatch, tiny, capsys) -> None:
