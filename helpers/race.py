@@ -1,14 +1,14 @@
-"""Live races that fit the CPU a learner is getting: how many steps each model of a race may train.
+"""Live training that fits the CPU a learner is getting: how many steps each model of a live run may train.
 
-Chapters 3, 5 and 7 race fresh models against each other, live, for the same number of steps. On an idle laptop
-a chapter's full race takes seconds; in a class, four learners on two cores get about half a CPU each, and on a
-shared machine torch's threads can wait on each other. So `steps_that_fit` first times a few real training steps of
-the first model on one thread and on the threads this process may use (keeping the faster, as
-helpers.threads.faster_thread_count decides), then of the other models, and the validation scoring the race will
-do. Then it returns the number of steps, the same for every model so that the race stays fair, that fits
-RACE_BUDGET_S of wall time: never more than the chapter's full race, never fewer than MIN_STEPS. When it shrinks
-the race or changes the thread count it prints one line saying so, with what it measured.
-"""
+Chapter 3 trains a fresh model live, and chapters 5 and 7 race fresh models against each other for the same
+number of steps. On an idle laptop a chapter's full run takes seconds; in a class, four learners on two cores
+get about half a CPU each, and on a shared machine torch's threads can wait on each other. So `steps_that_fit`
+first times a few real training steps of the first model on one thread and on the threads this process may use
+(keeping the faster, as helpers.threads.faster_thread_count decides), then of the other models, and the
+validation scoring the run will do. It returns the number of steps, the same for every model so that a race
+stays fair, that fits RACE_BUDGET_S of wall time: never more than the chapter's full run, never fewer than
+MIN_STEPS. When it shortens the run or changes the thread count it prints one line saying so, with what it
+measured."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ class RacePlan:
             line = (f"a shorter race for this CPU ({1 / self.step_s:.1f} steps a second of every model): each trains "
                     f"{self.steps} of {self.full_steps} steps")
         if self.seconds > self.budget_s:
-            line += f" (the shortest race, about {self.seconds:.0f} s)"
+            line += f" (the fewest allowed, about {self.seconds:.0f} s)"
         return textwrap.fill(line, 100, subsequent_indent="  ")
 
 
@@ -132,6 +132,8 @@ def steps_that_fit(makers: Mapping[str, Callable[[], LanguageModel]], full_steps
     keeps the faster count for this process, times the other models on it and the scoring, and plans with
     `plan_race`; prints a line when it shrinks the race or changes the thread count.
     """
+    if not makers:
+        raise ValueError("need at least one model to train: makers maps a name to a function that makes it")
     start = time.perf_counter()
     first, *others = [make() for make in makers.values()]
     counts = sorted({1, usable_threads()})

@@ -58,7 +58,7 @@ def test_a_very_slow_machine_still_races_the_minimum_and_says_it_takes_longer() 
     plan = plan_race(full_steps=60, step_s=2.0, score_s=3.0, scores=5, spent_s=10.0)
     assert plan.steps == MIN_STEPS
     assert plan.seconds > RACE_BUDGET_S
-    assert _text(plan.note()).endswith(f"each trains {MIN_STEPS} of 60 steps (the shortest race, about 65 s)")
+    assert _text(plan.note()).endswith(f"each trains {MIN_STEPS} of 60 steps (the fewest allowed, about 65 s)")
     assert all(len(line) <= 100 for line in plan.note().splitlines())
 
 
@@ -127,6 +127,11 @@ def test_steps_that_fit_on_a_slow_machine_is_shorter_and_says_so_in_one_line(mon
 
 def test_a_race_checks_as_often_as_late_checks_says() -> None:
     assert len(late_checks(60)) == len(late_checks(MIN_STEPS)) == race.CHECKS
+
+
+def test_steps_that_fit_needs_a_model(tiny) -> None:
+    with pytest.raises(ValueError, match="at least one model"):
+        steps_that_fit({}, full_steps=60, corpus=tiny, batch_size=4)
 
 
 def test_steps_that_fit_counts_the_checks_only_of_checked_runs(monkeypatch, tiny) -> None:
