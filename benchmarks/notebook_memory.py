@@ -1,20 +1,23 @@
-"""Peak kernel memory, run time and slowest cells of every chapter, run top to bottom in a fresh kernel.
+"""Peak kernel memory, run time, slowest cells and reading time of every chapter and the explorer, each run top
+to bottom in a fresh kernel.
 
 Binder restarts a kernel above 2 GB; the target is <= 600 MB per chapter so a learner can keep three open. A class
 shares its CPUs: with four learners on two cores each kernel gets about half a CPU, and there every chapter should
-run top to bottom within CHAPTER_TARGET_S and every cell within CELL_TARGET_S (benchmarks/sizing.py).
+run top to bottom within CHAPTER_TARGET_S and every cell within CELL_TARGET_S (benchmarks/sizing.py). Reading time
+is stored here, with each section's reading and run time, so that the instructor guide's tables and lesson plans
+come from this file and editing prose never makes a test fail.
 
-    python -m benchmarks.notebook_memory                          # every chapter, on the whole machine
+    python -m benchmarks.notebook_memory                          # every chapter and the explorer, whole machine
     python -m benchmarks.notebook_memory notebooks/06_*.ipynb     # re-measure some, keep the others' rows
-    python -m benchmarks.notebook_memory --cpu-share 0.5          # every chapter at half a CPU
+    python -m benchmarks.notebook_memory --cpu-share 0.5          # every chapter and the explorer, half a CPU
 
 With --cpu-share 1/k (0.5, 0.33, 0.25...) the benchmark pins itself, and so every kernel it starts, to one core
 and starts k - 1 busy loops pinned to the same core for the run, so the kernel gets about 1/k of a CPU (its
 torch sees one CPU, as the thread policy reads the affinity). The busy loops are stopped by their PID whatever
 happens, and end by themselves if this process dies. Each row records the CPU share the kernel really got (its
 CPU seconds over the wall time) and the load average, since other programs on the machine lower it further.
-Writes assets/notebooks.json (with each chapter's reading time, so the docs never recompute it from the
-notebooks): the whole-machine rows under "notebooks", the shared rows under "cpu_shares", and prints a table.
+Writes assets/notebooks.json (the whole-machine rows under "notebooks", the shared rows under "cpu_shares") and
+prints a table.
 """
 
 from __future__ import annotations
@@ -28,14 +31,13 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from fractions import Fraction
 from pathlib import Path
 
 import nbformat
 
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S
-from tools.chapters import ROOT, WORDS_PER_MINUTE, chapter_paths, execute, reading_minutes
+from tools.chapters import ROOT, WORDS_PER_MINUTE, execute, notebook_paths, reading_minutes, run_seconds, sections
 
 TARGET_MB = 600
 OUT = ROOT / "assets" / "notebooks.json"
@@ -48,24 +50,14 @@ BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pas
 """A busy loop that ends by itself once the process that started it is gone."""
 
 
-def _when(stamp: str) -> datetime:
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))  # Python 3.10 reads no "Z"
-
-
 def cell_seconds(nb: nbformat.NotebookNode) -> list[tuple[int, float]]:
     """(index in the notebook, seconds) of every executed code cell, from the timing nbclient records.
 
     Indexes count every cell, markdown included, as in the classroom benchmark; injected cells are left out.
     """
-    times = []
-    for index, cell in enumerate(nb.cells):
-        timing = cell.get("metadata", {}).get("execution", {})
-        if cell.cell_type != "code" or "injected" in cell.metadata.get("tags", []):
-            continue
-        if "iopub.execute_input" in timing and "shell.execute_reply" in timing:
-            seconds = (_when(timing["shell.execute_reply"]) - _when(timing["iopub.execute_input"])).total_seconds()
-            times.append((index, seconds))
-    return times
+    return [(index, run_seconds(cell)) for index, cell in enumerate(nb.cells)
+            if cell.cell_type == "code" and "injected" not in cell.metadata.get("tags", [])
+            and "iopub.status.idle" in cell.metadata.get("execution", {})]
 
 
 def slowest_cells(times: list[tuple[int, float]], keep: int = SLOWEST) -> list[dict]:
@@ -86,6 +78,7 @@ def measure(path: Path) -> dict:
     return {"peak_mb": round(int(figures["PEAK_KB"]) / 1024, 1), "seconds": round(seconds, 1),
             "cpu_share": round(float(figures["CPU_S"]) / seconds, 2), "torch_threads": int(figures["THREADS"]),
             "slowest_cells": slowest_cells(cell_seconds(nb)), "reading_minutes": reading_minutes(path),
+            "sections": sections(nb),
             "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)]}
 
 
@@ -160,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu-share", type=parse_share, default=Fraction(1),
                         help="run each kernel on this share of one core: 1 (default: the whole machine) or 1/k")
     args = parser.parse_args(argv)
-    chosen = args.notebooks or chapter_paths("")
+    chosen = args.notebooks or notebook_paths("")
     result = json.loads(OUT.read_text()) if OUT.exists() else {}
     key = f"{float(args.cpu_share):.2g}"
     section = (result if args.cpu_share == 1 else
@@ -182,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                "cpus": os.cpu_count(), "words_per_minute": WORDS_PER_MINUTE,
                "all_under_target": all(r["peak_mb"] <= TARGET_MB for r in _every_row(result))}
     OUT.write_text(json.dumps(dict(sorted(result.items())), indent=2) + "\n")
-    verdict = "every chapter is under" if result["all_under_target"] else "NOT every chapter is under"
+    verdict = "every notebook is under" if result["all_under_target"] else "NOT every notebook is under"
     print(f"{verdict} {TARGET_MB} MB (machine load {load:.1f} on {os.cpu_count()} CPUs)")
     over = verdicts(rows)
     print("\n".join(over) if over else f"every chapter within {CHAPTER_TARGET_S} s and every cell within "

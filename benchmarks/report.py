@@ -20,6 +20,7 @@ from pathlib import Path
 
 from benchmarks import bench, real_text, sizing
 from tools.chapters import CHAPTERS, ROOT
+from tools.lessons import lessons_block
 
 ASSETS = ROOT / "assets"
 MEASUREMENTS = ROOT / "docs" / "measurements.md"
@@ -90,8 +91,7 @@ def _loads(rows, fallback: float | None) -> str:
 
 def _busy(rows, cpus: int, measured: dict) -> str:
     values = [v for r in rows for v in r.get("load_average_1min", [])] or [measured.get("load_average_1min", 0)]
-    return ": other programs shared the machine, so these times are slower than on an idle one" if (
-        max(values) > cpus / 2) else ""
+    return ": other programs shared the machine, so these times are upper bounds" if max(values) > cpus / 2 else ""
 
 
 def _without_heading(markdown: str) -> str:
@@ -314,7 +314,8 @@ PAGE_PARTS: dict[str, Callable[[], str]] = {
 BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
     ROOT / "README.md": {"headline": headline_block},
     ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block,
-                                      "classroom": classroom_block},
+                                      "classroom": classroom_block,
+                                      "lessons": lambda: lessons_block(_load("notebooks.json"), CHAPTERS)},
 }
 """The generated blocks of the hand-written pages, by page and block name."""
 

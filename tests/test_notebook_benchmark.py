@@ -26,8 +26,8 @@ def test_parse_share_refuses_other_shares(text: str) -> None:
 
 
 def _timed(seconds: float) -> dict:
-    return {"execution": {"iopub.execute_input": "2026-12-01T10:00:00.000000Z",
-                          "shell.execute_reply": f"2026-12-01T10:00:{seconds:09.6f}Z"}}
+    return {"execution": {"iopub.status.busy": "2026-12-01T10:00:00.000000Z",
+                          "iopub.status.idle": f"2026-12-01T10:00:{seconds:09.6f}Z"}}
 
 
 def test_cell_seconds_counts_every_cell_and_skips_injected_and_untimed_ones() -> None:
