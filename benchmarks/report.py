@@ -287,8 +287,10 @@ you have finished (*Kernel → Shut Down Kernel*) so that no more than three run
 
 ## Threads and live training
 
-Torch's thread count follows the CPUs this process may use (`helpers/threads.py`); the live training cells of
-chapters 3, 5 and 7 give every model the same number of steps. Written by `python -m benchmarks.threads`:
+Torch's thread count follows the CPUs this process may use, less those the load average says other programs
+keep busy (`helpers/threads.py`). The live training cells of chapters 3, 5 and 7 first time a few steps on one
+thread and on the usable count, keep the faster, and give every model the same number of steps: the chapter's
+full run, or fewer on a slow or busy CPU (`helpers/race.py`). Written by `python -m benchmarks.threads`:
 
 {threads}
 
