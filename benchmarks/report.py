@@ -31,26 +31,67 @@ def _load(name: str) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+HALF = "0.5"
+"""The CPU share the timing table shows beside the whole machine: four learners on two cores."""
+
+
 def timing_block() -> str:
-    """Each chapter's reading time, run time and peak memory, as the notebook benchmark recorded them."""
+    """Each chapter's reading time, run time on the whole machine and at half a CPU, slowest cell at half a CPU
+    and peak memory, as the notebook benchmark recorded them, with the load each was measured under."""
     measured = _load("notebooks.json") or {"notebooks": {}}
-    rows = ["| Chapter | Reading time | Run top to bottom | Kernel peak memory |", "|---|---|---|---|"]
+    whole, half = measured["notebooks"], measured.get("cpu_shares", {}).get(HALF, {}).get("notebooks", {})
+    rows = ["| Chapter | Reading time | Run top to bottom: whole machine | at half a CPU | Slowest cell at half a CPU "
+            "| Kernel peak memory |", "|---|---|---|---|---|---|"]
     for name, title in CHAPTERS.items():
-        m = measured["notebooks"].get(name)
-        if m is None:
-            rows.append(f"| {title} | not measured yet | not measured yet | not measured yet |")
-            continue
-        reading = f"about {m['reading_minutes']} min" if "reading_minutes" in m else "not measured yet"
-        rows.append(f"| {title} | {reading} | {m['seconds']:.0f} s | {m['peak_mb']:.0f} MB |")
-    if measured.get("notebooks"):
-        rows.append("")
-        busy = measured["load_average_1min"] > measured["cpus"] / 2
-        rows.append(f"Measured by `python -m benchmarks.notebook_memory` on {measured['cpus']} CPU cores "
-                    f"(load average {measured['load_average_1min']} during the run"
-                    + ("; other programs shared the machine, so the run times are upper bounds" if busy else "")
-                    + f"); target {measured['target_mb']} MB per chapter. Reading time counts each notebook's "
-                    f"words at {measured.get('words_per_minute', 180)} a minute.")
-    return "\n".join(rows)
+        m, h = whole.get(name), half.get(name)
+        minutes = next((r["reading_minutes"] for r in (h, m) if r and "reading_minutes" in r), None)
+        reading = f"about {minutes} min" if minutes is not None else "not measured yet"
+        cell = h["slowest_cells"][0] if h and h.get("slowest_cells") else None
+        peaks = [r["peak_mb"] for r in (m, h) if r]
+        cells = [f"{m['seconds']:.0f} s" if m else None, f"{h['seconds']:.0f} s" if h else None,
+                 f"cell {cell['index']}: {cell['seconds']:.0f} s" if cell else None,
+                 f"{max(peaks):.0f} MB" if peaks else None]
+        rows.append(f"| {title} | {reading} | " + " | ".join(c or "not measured yet" for c in cells) + " |")
+    if not whole and not half:
+        return "\n".join(rows)
+    cpus = measured["cpus"]
+    notes = []
+    if whole:
+        loads = _loads(whole.values(), measured.get("load_average_1min"))
+        notes.append(f"Whole machine: measured by `python -m benchmarks.notebook_memory` on {cpus} CPU cores, load "
+                     f"average (1 min) {loads} during the runs" + _busy(whole.values(), cpus, measured) + ".")
+    if half:
+        shares = [r["cpu_share"] for r in half.values()]
+        notes.append("Half a CPU: `python -m benchmarks.notebook_memory --cpu-share 0.5`, each kernel on one core "
+                     "shared with a busy loop, as when four learners share two cores; the kernels got "
+                     f"{min(shares):.2f} to {max(shares):.2f} of a CPU (CPU seconds over wall time), load average "
+                     f"(1 min) {_loads(half.values(), None)}"
+                     + (": other programs shared the machine too, so these times are upper bounds"
+                        if min(shares) < 0.45 else "") + ".")
+        over = [title for name, title in CHAPTERS.items() if name in half
+                and (half[name]["seconds"] > measured.get("chapter_target_s", 90)
+                     or any(c["seconds"] > measured.get("cell_target_s", 30) for c in half[name]["slowest_cells"]))]
+        target = (f"Target at half a CPU: every chapter within {measured.get('chapter_target_s', 90)} s and every cell "
+                  f"within {measured.get('cell_target_s', 30)} s")
+        notes.append(f"{target}: " + (f"NOT met by {', '.join(over)}." if over else "met by every chapter measured."))
+    notes.append(f"Memory target {measured['target_mb']} MB per chapter. Reading time counts each notebook's words "
+                 f"at {measured.get('words_per_minute', 180)} a minute; cells are numbered as in the notebook file, "
+                 "counting every cell from 0.")
+    return "\n".join([*rows, "", " ".join(notes)])
+
+
+def _loads(rows, fallback: float | None) -> str:
+    """The range of the 1-minute load averages recorded with the rows ("1.2" or "10.4 to 12.5")."""
+    values = [v for r in rows for v in r.get("load_average_1min", [])] or ([fallback] if fallback is not None else [])
+    if not values:
+        return "not recorded"
+    low, high = min(values), max(values)
+    return f"{low:.1f}" if round(low, 1) == round(high, 1) else f"{low:.1f} to {high:.1f}"
+
+
+def _busy(rows, cpus: int, measured: dict) -> str:
+    values = [v for r in rows for v in r.get("load_average_1min", [])] or [measured.get("load_average_1min", 0)]
+    return ": other programs shared the machine, so these times are upper bounds" if max(values) > cpus / 2 else ""
 
 
 def _without_heading(markdown: str) -> str:
@@ -161,17 +202,28 @@ def threads_block() -> str:
         return "Not measured yet: run `python -m benchmarks.threads`."
     start, end = measured["machine_start"], measured["machine_end"]
     quota = measured["cgroup_quota_cpus"]
-    lines = [f"- Thread policy: {measured['chosen_threads']} torch thread(s) here (this process may run on "
-             f"{measured['affinity_cpus']} CPUs, {'no CPU quota' if quota is None else f'a CPU quota of {quota:g}'}).",
+    usable = measured.get("usable_threads", measured["chosen_threads"])
+    lines = [f"- Thread policy: this process may run on {measured['affinity_cpus']} CPUs, "
+             f"{'no CPU quota' if quota is None else f'a CPU quota of {quota:g}'}, so {usable} torch thread(s) on an "
+             "idle machine; " + (f"at a load average of {measured['load_when_chosen']} "
+                                 if measured.get("load_when_chosen") is not None else "")
+             + f"the policy chose {measured['chosen_threads']}.",
              f"- Four-head training, alternating runs side by side: {measured['tokens_per_s_1_thread']:,} tokens/s "
-             f"with 1 thread, {measured['tokens_per_s_chosen']:,} tokens/s with {measured['chosen_threads']}. "
-             f"Load average (1, 5, 15 min) {start['load_average_1_5_15']} at the start and "
+             f"with 1 thread, {measured.get('tokens_per_s_usable', measured.get('tokens_per_s_chosen')):,} tokens/s "
+             f"with {usable}. Load average (1, 5, 15 min) {start['load_average_1_5_15']} at the start and "
              f"{end['load_average_1_5_15']} at the end, on {start['cpus']} CPUs: when other programs keep the "
              "cores busy, extra threads wait on each other and one thread can be faster."]
     for race, seconds in measured["live_race_cpu_s"].items():
         verdict = "within" if seconds <= measured["live_target_s"] else "OVER"
-        lines.append(f"- Live training of {race}: {seconds:.1f} CPU seconds on one thread, {verdict} the "
-                     f"target of {measured['live_target_s']:.0f} s.")
+        line = (f"- Live training of {race}: the full run takes {seconds:.1f} CPU seconds on one thread, {verdict} "
+                f"a live run's budget of {measured['live_target_s']:.0f} s")
+        by_count = measured.get("live_race_step_s", {}).get(race)
+        if by_count:
+            kept = measured["live_race_threads_kept"][race]
+            line += ("; a step of every model, side by side: "
+                     + ", ".join(f"{t:.3f} s on {c} thread{'s' * (c != '1')}" for c, t in by_count.items())
+                     + f", so the race would keep {kept}")
+        lines.append(line + ".")
     return "\n".join(lines)
 
 
@@ -235,8 +287,10 @@ you have finished (*Kernel → Shut Down Kernel*) so that no more than three run
 
 ## Threads and live training
 
-Torch's thread count follows the CPUs this process may use (`helpers/threads.py`); the live training cells of
-chapters 3, 5 and 7 give every model the same number of steps. Written by `python -m benchmarks.threads`:
+Torch's thread count follows the CPUs this process may use, less those the load average says other programs
+keep busy (`helpers/threads.py`). The live training cells of chapters 3, 5 and 7 first time a few steps on one
+thread and on the usable count, keep the faster, and give every model the same number of steps: the chapter's
+full run, or fewer on a slow or busy CPU (`helpers/race.py`). Written by `python -m benchmarks.threads`:
 
 {threads}
 

@@ -91,6 +91,33 @@ def test_policy_is_applied_once(monkeypatch: pytest.MonkeyPatch) -> None:
         torch.set_num_threads(old)
 
 
+@pytest.mark.parametrize(("load", "cpus", "free"), [
+    (0.3, 2, 2),  # an idle laptop
+    (0.6, 2, 1),  # another program keeps more than half a core busy
+    (7.5, 2, 1),  # a class on a shared server: never fewer than one
+    (30.0, 64, 34),
+    (None, 2, None),  # no load average (Windows): the limits alone decide
+    (1.0, None, None),
+])
+def test_free_cpus_leaves_out_what_other_programs_keep_busy(load: float | None, cpus: int | None,
+                                                             free: int | None) -> None:
+    assert threads.free_cpus(load, cpus) == free
+
+
+@pytest.mark.parametrize(("load", "expected"), [(0.2, 2), (7.5, 1), (None, 2)])
+def test_a_busy_machine_gets_fewer_threads_than_its_limits_allow(monkeypatch: pytest.MonkeyPatch, load: float | None,
+                                                                 expected: int) -> None:
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr(threads, "_applied", [])
+    old = torch.get_num_threads()
+    try:
+        assert threads.apply_thread_policy(affinity=lambda: 2, quota=lambda: None, load=lambda: load,
+                                           cpus=lambda: 2) == expected
+        assert torch.get_num_threads() == expected
+    finally:
+        torch.set_num_threads(old)
+
+
 @pytest.mark.parametrize(("value", "expected"), [("1", 1), ("3", 3), ("", None), ("zero", None), ("0", None)])
 def test_omp_num_threads_can_ask_for_fewer_threads(monkeypatch: pytest.MonkeyPatch, value: str,
                                                    expected: int | None) -> None:
@@ -99,7 +126,8 @@ def test_omp_num_threads_can_ask_for_fewer_threads(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(threads, "_applied", [])
     old = torch.get_num_threads()
     try:
-        assert threads.apply_thread_policy(affinity=lambda: 2, quota=lambda: None) == min(2, expected or 2)
+        assert threads.apply_thread_policy(affinity=lambda: 2, quota=lambda: None, load=lambda: 0.0,
+                                           cpus=lambda: 2) == min(2, expected or 2)
     finally:
         torch.set_num_threads(old)
 

@@ -90,7 +90,7 @@ def reading_minutes(path: Path) -> int:
     return max(1, round(sum(_words(cell) for cell in cells) / WORDS_PER_MINUTE))
 
 
-def _run_seconds(cell: nbformat.NotebookNode) -> float:
+def run_seconds(cell: nbformat.NotebookNode) -> float:
     """How long an executed code cell ran, from the timing nbclient records in its metadata (0 if none)."""
     timing = cell.metadata.get("execution", {})
     if "iopub.status.busy" not in timing or "iopub.status.idle" not in timing:
@@ -114,6 +114,6 @@ def sections(nb: nbformat.NotebookNode) -> list[dict]:
                 parts.append({"title": heading, "words": 0, "run_seconds": 0.0})
             parts[-1]["title"] = heading
         parts[-1]["words"] += _words(cell)
-        parts[-1]["run_seconds"] += _run_seconds(cell) if cell.cell_type == "code" else 0.0
+        parts[-1]["run_seconds"] += run_seconds(cell) if cell.cell_type == "code" else 0.0
     return [{"title": p["title"], "reading_minutes": round(p["words"] / WORDS_PER_MINUTE, 2),
              "run_seconds": round(p["run_seconds"], 2)} for p in parts]
