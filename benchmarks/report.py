@@ -135,6 +135,15 @@ def headline_block() -> str:
         one, four = models["one head"], models["four heads"]
         lines.append(f"- **Three novels** ({len(four['seeds'])} seeds): test perplexity {four['test_ppl_mean']:.2f} "
                      f"with four heads against {one['test_ppl_mean']:.2f} with one.")
+    timed = _load("notebooks.json")
+    half = (timed or {}).get("cpu_shares", {}).get(HALF, {}).get("notebooks", {})
+    if timed and timed["notebooks"] and half:
+        whole_s = max(r["seconds"] for r in timed["notebooks"].values())
+        half_s = max(r["seconds"] for r in half.values())
+        cell_s = max(c["seconds"] for r in half.values() for c in r["slowest_cells"])
+        lines.append(f"- **Run time**: every chapter runs top to bottom in at most {whole_s:.0f} s on a "
+                     f"{timed['cpus']}-core machine and {half_s:.0f} s at half a CPU (four learners sharing two "
+                     f"cores), no cell over {cell_s:.0f} s.")
     lines.append("- Every figure, with the machine and its load when measured: "
                  "[docs/measurements.md](docs/measurements.md).")
     return "\n".join(lines)
