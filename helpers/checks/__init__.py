@@ -120,7 +120,7 @@ def _where_in_your_code(err: BaseException) -> str:
 
 def solution_in_use(name: str) -> str:
     """What a hidden solution cell prints when its answer passes: checked, and used from here on."""
-    return f"{name}: this hidden cell's solution passes the check; the cells below use it from here on."
+    return f"{name}: this hidden solution passes its check; the cells below now use it."
 
 
 def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solution: bool = False) -> Any:
