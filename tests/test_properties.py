@@ -228,7 +228,9 @@ def test_several_heads_are_single_heads_side_by_side(data: st.DataObject, hw: tu
     with torch.no_grad():
         y, att = mha(x)
     torch.testing.assert_close(y, torch.cat(ys, dim=-1), atol=1e-5, rtol=1e-5)
-    torch.testing.assert_close(att, torch.stack(atts, dim=1), atol=1e-6, rtol=1e-5)
+    # float32: the fused matmul sums in another order, so logits near 100 differ in their last bits (a wrong
+    # split of the heads moves weights by tenths, far beyond this tolerance)
+    torch.testing.assert_close(att, torch.stack(atts, dim=1), atol=1e-5, rtol=1e-5)
 
 
 # ---- fused path ------------------------------------------------------------------------------------
