@@ -178,3 +178,15 @@ def test_the_not_attempted_note_wraps_for_any_name(capsys: pytest.CaptureFixture
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2 and "not attempted yet" in lines[0]
     assert all(len(line) <= LINE for line in lines)
+
+
+def test_feedback_never_breaks_inside_code_and_ends_a_sentence() -> None:
+    from helpers.checks import say
+
+    text = say("merge_heads: " + "the heads go back side by side, " * 2 + "so use .reshape(B, T, H * D) on it")
+    assert any(".reshape(B, T, H * D)" in line for line in text.splitlines()), text
+    assert text.endswith("on it.") and all(len(line) <= 100 for line in text.splitlines())
+    for start in range(60, 100):  # wherever the code falls near the end of a line, it stays whole
+        lines = say("x" * start + " view(B, T, heads, C // heads) then [B, H, T, D]").splitlines()
+        assert any("view(B, T, heads, C // heads)" in line for line in lines), lines
+        assert any("[B, H, T, D]" in line for line in lines), lines

@@ -15,6 +15,7 @@ instead of congratulating a learner who wrote nothing.
 from __future__ import annotations
 
 import io
+import re
 import textwrap
 import traceback
 from collections.abc import Callable
@@ -27,6 +28,17 @@ import torch
 from helpers.checks.references import REFERENCES
 
 LINE = 100  # printed lines stay within what a projector shows unwrapped
+_CODE_SPAN = re.compile(r"\([^()\n]{1,40}\)|\[[^\[\]\n]{1,40}\]")  # view(B, T, H, D), [B, H, T, D]
+
+
+def say(text: str) -> str:
+    """`text` wrapped to LINE characters, never inside a short bracketed span (code such as
+    .reshape(B, T, H * D) or a shape such as [B, T, C] stays on one line), ending with a full stop."""
+    text = text.rstrip()
+    if not text.endswith((".", "!", "?", ":")):
+        text += "."
+    kept = _CODE_SPAN.sub(lambda m: m.group().replace(" ", "\u00a0"), text)  # textwrap splits only at spaces
+    return textwrap.fill(kept, LINE).replace("\u00a0", " ")
 
 
 def todo() -> None:
@@ -46,8 +58,7 @@ def attempt(name: str, fn: Callable[..., Any], *args: Any, hint: str | None = No
     try:
         return True, fn(*args)
     except NotImplementedError:
-        print(textwrap.fill(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again.",
-                            LINE))
+        print(say(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again."))
         return False, None
     except RuntimeError as err:
         if hint is None:
@@ -149,11 +160,11 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
     if passed:
         OUTCOMES[name] = Outcome(True, f"{name}: correct" + (" (the chapter's own solution)" if solution else ""))
         if solution:
-            print(textwrap.fill(solution_in_use(name), LINE))
+            print(say(solution_in_use(name)))
         return yours
     print(said.getvalue(), end="")
     OUTCOMES[name] = Outcome(False, problem or f"{name}: not attempted yet (the stub still calls todo())")
     if problem:
-        print(textwrap.fill(f"Not right yet. {problem}", LINE))
+        print(say(f"Not right yet. {problem}"))
     print(f"Using the reference {name} from helpers, since yours is not {'right' if problem else 'finished'} yet.")
     return reference

@@ -58,7 +58,7 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
     expect(isinstance(got, torch.Tensor) and bool(torch.isfinite(got).all()),
            f"{name} of the scores [1000, 1001, 999] gave {got}: exp(1000) is too large for a float and "
            f"becomes infinity. Subtract the largest score of each row first; the weights do not change, "
-           f"because it divides the top and the bottom of the fraction by the same number")
+           f"because it divides the top and the bottom of the fraction by the same number.")
     expect_close(f"{name} of large scores", got, _reference_softmax(big), "the weight")
     return passed(name)
 
@@ -80,6 +80,10 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
     expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(values.shape)),
            f"{name} returned shape {list(values.shape)}, one row per word: you multiplied each word by "
            f"its weight but did not add the words up. Sum over the words (dim=0), or use weights @ values")
+    expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(weights.shape)),
+           f"{name} returned shape {list(weights.shape)}, one number per word: you added up each word's own "
+           f"numbers (dim=1, along a row). Add the words up instead, each row weighted: sum over dim=0, the "
+           f"dimension that counts the words")
     got = expect_tensor(name, got, (2,))
     want = weights @ values  # [2]
     expect(not torch.allclose(got, values.mean(dim=0), atol=1e-5),
