@@ -193,6 +193,9 @@ def _unknown(name_or_path: str | Path) -> CheckpointError:
     expected = " or ".join(card_names())
     where = (f"{resolved} holds no checkpoint card" if resolved.is_dir()
              else f"Nothing is at {resolved} or {resolved}.json")
+    one_up = Path("..") / name_or_path  # a notebook runs in notebooks/; `--out` wrote from the folder above
+    if not Path(name_or_path).is_absolute() and not resolved.exists() and one_up.exists():
+        where += f". There is {one_up.resolve()}: from a notebook, give {str(one_up)!r}"
     return CheckpointError(
         f"unknown checkpoint {str(name_or_path)!r}: choose one of {', '.join(shipped_names())}, or give your own: "
         f"the folder that `python -m helpers.train --out FOLDER` wrote (holding {expected}) or the path of a "

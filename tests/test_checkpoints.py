@@ -180,3 +180,15 @@ def test_a_wrong_path_names_what_was_looked_for(tmp_path):
         assert part in str(error.value)
     with pytest.raises(CheckpointError, match=f"{tmp_path.resolve()} holds no checkpoint card"):
         load_model(tmp_path)
+
+
+def test_a_folder_one_level_up_is_pointed_to(tmp_path, monkeypatch) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    for suffix in (".json", ".safetensors"):
+        shutil.copy(ASSETS / f"four_heads{suffix}", mine / f"four_heads{suffix}")
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "notebooks")  # where a notebook's kernel runs
+    with pytest.raises(ValueError, match=r"from a notebook, give '\.\./mine'"):
+        load_model("mine")
+    assert load_model("../mine").card["config"]["heads"] == 4
