@@ -4,13 +4,22 @@ stored measurements (assets/notebooks.json), never from the notebooks' current t
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 
 import nbformat
 import pytest
 
 from tools.chapters import CHAPTERS, EXPLORER, ROOT, WORDS_PER_MINUTE, sections
-from tools.lessons import LESSONS, PLAN_FACTOR, lesson_minutes, lessons_block, segment_minutes
+from tools.lessons import (
+    EXERCISE_MINUTES,
+    LESSONS,
+    PLAN_FACTOR,
+    SWITCH_MINUTES,
+    lesson_minutes,
+    lessons_block,
+    segment_minutes,
+)
 
 MEASURED = json.loads((ROOT / "assets" / "notebooks.json").read_text())
 
@@ -38,7 +47,8 @@ def test_every_segment_says_what_to_show_skip_demo_and_do() -> None:
 
 
 def test_minutes_follow_the_measurements() -> None:
-    """Twice the reading time of the sections shown plus their run time: change a measurement, the plan moves."""
+    """PLAN_FACTOR x the reading time of the sections shown plus their run time: change a measurement, the plan
+    moves."""
     segment = LESSONS[0].segments[0]
     before = segment_minutes(segment, MEASURED)
     longer = copy.deepcopy(MEASURED)
@@ -84,3 +94,15 @@ def test_sections_split_at_level_two_headings_with_their_words_and_run_times() -
     assert [p["title"] for p in parts] == ["Introduction", "1. First", "2. Second"]
     assert parts[0]["reading_minutes"] == pytest.approx(1 + 2 / WORDS_PER_MINUTE, abs=0.01)
     assert [p["run_seconds"] for p in parts] == [0.0, 2.5, 4.0], "an injected cell is not the chapter's"
+
+
+def test_exercises_done_in_class_and_switches_take_their_minutes() -> None:
+    """The same sections with an exercise done in class take longer than with every exercise left as homework."""
+    segment = next(s for lesson in LESSONS for s in lesson.segments if s.in_class)
+    homework = dataclasses.replace(segment, in_class=0)
+    assert segment_minutes(segment, MEASURED) - segment_minutes(homework, MEASURED) == (
+        EXERCISE_MINUTES * segment.in_class)
+    lesson = LESSONS[0]
+    assert lesson_minutes(lesson, MEASURED) == sum(segment_minutes(s, MEASURED) for s in lesson.segments) + (
+        SWITCH_MINUTES * (len(lesson.segments) - 1))
+    assert "assumptions about teaching" in lessons_block(MEASURED, CHAPTERS)

@@ -1,9 +1,11 @@
 """Lesson plans that fit a class slot: which sections to show, what to skip, the live demo and the exercise.
 
-The choices are written here, in words; the minutes are not. A segment's minutes are PLAN_FACTOR times the
-reading minutes of the sections it shows plus the seconds those sections' cells ran, both measured by
-benchmarks/notebook_memory.py into assets/notebooks.json. `lessons_block` renders the plans for the
-instructor guide (tools/update_docs.py); tests/test_lessons.py checks that every plan fits its slot.
+The choices are written here, in words; the minutes are not typed. A segment's minutes are PLAN_FACTOR times
+the reading minutes of the sections it shows, plus the seconds those sections' cells ran (both measured by
+benchmarks/notebook_memory.py into assets/notebooks.json), plus EXERCISE_MINUTES for each exercise done in
+class; a lesson adds SWITCH_MINUTES for each change of notebook. The three constants are assumptions about
+teaching, not measurements, and the guide says so. `lessons_block` renders the plans for the instructor guide
+(benchmarks/report.py); tests/test_lessons.py checks that every plan fits its slot.
 """
 
 from __future__ import annotations
@@ -12,8 +14,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-PLAN_FACTOR = 2
-"""A taught section takes about twice its reading time: questions, the demo and the exercise take the rest."""
+PLAN_FACTOR = 1.5
+"""Assumed: presenting a section takes half again its reading time, for questions and the live demo."""
+EXERCISE_MINUTES = 5
+"""Assumed: one exercise done in class (in pairs, run against its check) takes five minutes."""
+SWITCH_MINUTES = 1
+"""Assumed: moving to the next notebook (open it, run its first cells) takes a minute."""
 EXPLORER_TITLE = "The attention explorer"
 
 
@@ -28,6 +34,8 @@ class Segment:
     skip: str
     demo: str
     exercise: str
+    in_class: int = 0
+    """How many exercises the class does during the lesson (the rest are homework)."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +56,8 @@ CH1_WEIGHTS = Segment(
     demo="The spotlight playground in section 7: press *three clues* and drag the temperature down until the "
          "three bars stop at a third each; then press *one clue*.",
     exercise="Exercise 1, `weighted_average`, in pairs; the check names the usual slips. Exercise 2 "
-             "(`softmax`) is homework.")
+             "(`softmax`) is homework.",
+    in_class=1)
 
 CH2_ONE_HEAD = Segment(
     "02_queries_keys_values.ipynb", ("1.", "2.", "3.", "4."),
@@ -60,7 +69,8 @@ CH2_ONE_HEAD = Segment(
     demo="The step-through after exercise 3: pick *the* and press Next up to the mask (it sees only itself); "
          "then pick *tired*, stop at the softmax and untick the sqrt(D) switch.",
     exercise="Exercise 2, `masked_weights`: its check explains a mask used the wrong way round. Exercises 1 "
-             "and 3 are homework.")
+             "and 3 are homework.",
+    in_class=1)
 
 CH3_MEASURED = Segment(
     "03_one_spotlight_is_not_enough.ipynb", ("1.", "4."),
@@ -81,7 +91,8 @@ CH4_SPLIT = Segment(
          "models) and 6 (pictures of the heads: the explorer comes next).",
     demo="Split the width in section 4: click 1, 2, 4, 8 and 16 heads; the bar is cut finer while the "
          "parameter count stays put.",
-    exercise="Exercise 1, `split_heads`; `merge_heads` and the parameter count are homework.")
+    exercise="Exercise 1, `split_heads`; `merge_heads` and the parameter count are homework.",
+    in_class=1)
 
 EXPLORER = Segment(
     "explorer.ipynb", ("The explorer",),
@@ -115,7 +126,8 @@ LESSONS = (
                 demo="The live training run in section 6: read its verdict out before anyone calls a winner.",
                 exercise="None in class; exercises 1 and 2 are homework."),
         Segment("04_multi_head_attention.ipynb", ("1.", "2.", "4."),
-                what=CH4_SPLIT.what, skip=CH4_SPLIT.skip, demo=CH4_SPLIT.demo, exercise=CH4_SPLIT.exercise),
+                what=CH4_SPLIT.what, skip=CH4_SPLIT.skip, demo=CH4_SPLIT.demo, exercise=CH4_SPLIT.exercise,
+                in_class=CH4_SPLIT.in_class),
     )),
     Lesson("Three 50-minute lessons, 3 of 3: measured, explained, in a block (chapters 5 to 7)", 50, (
         Segment("05_train_and_compare.ipynb", ("2.", "3."),
@@ -140,7 +152,8 @@ LESSONS = (
                      "(the measured experiment) and 7 (where this leads).",
                 demo="Change one word in section 1: change the first word, then the last; attention's row moves "
                      "at that word and every later one, the feed-forward row only at the word itself.",
-                exercise="Exercise 2, `block_step`, if time allows; otherwise homework with exercises 1 and 3."),
+                exercise="Exercise 2, `block_step`, if time allows (not counted in the minutes); otherwise "
+                         "homework with exercises 1 and 3."),
     )),
 )
 
@@ -156,7 +169,8 @@ def _section(parts: list[dict], start: str, notebook: str) -> dict:
 
 
 def segment_minutes(segment: Segment, measured: Mapping) -> int:
-    """Minutes the segment takes: PLAN_FACTOR x reading time plus run time of the sections shown, rounded up."""
+    """Minutes the segment takes: PLAN_FACTOR x reading time plus run time of the sections shown, rounded up,
+    plus EXERCISE_MINUTES for each exercise done in class."""
     row = measured["notebooks"].get(segment.notebook)
     if row is None or "sections" not in row:
         raise ValueError(f"{segment.notebook} has no sections in assets/notebooks.json: run "
@@ -164,12 +178,13 @@ def segment_minutes(segment: Segment, measured: Mapping) -> int:
     shown = [_section(row["sections"], start, segment.notebook) for start in segment.show]
     reading = sum(part["reading_minutes"] for part in shown)
     running = sum(part["run_seconds"] for part in shown)
-    return math.ceil(PLAN_FACTOR * reading + running / 60)
+    return math.ceil(PLAN_FACTOR * reading + running / 60) + EXERCISE_MINUTES * segment.in_class
 
 
 def lesson_minutes(lesson: Lesson, measured: Mapping) -> int:
-    """The lesson's planned minutes: the sum of its segments' (as the guide prints them)."""
-    return sum(segment_minutes(segment, measured) for segment in lesson.segments)
+    """The lesson's planned minutes: its segments' (as the guide prints them) and a switch between each two."""
+    return (sum(segment_minutes(segment, measured) for segment in lesson.segments)
+            + SWITCH_MINUTES * (len(lesson.segments) - 1))
 
 
 def _render_segment(segment: Segment, measured: Mapping, titles: Mapping[str, str]) -> list[str]:
@@ -196,8 +211,13 @@ def lessons_block(measured: Mapping | None, titles: Mapping[str, str]) -> str:
         lines += [f"#### {lesson.title}", "", f"Planned: {total} of {lesson.slot} minutes ({verdict}).", ""]
         for segment in lesson.segments:
             lines += _render_segment(segment, measured, titles)
-    lines.append(f"Minutes per segment: {PLAN_FACTOR} x the reading time of the sections shown, plus the time "
-                 "their cells took to run, rounded up; both measured by `python -m benchmarks.notebook_memory` "
-                 f"on {measured['cpus']} CPU cores (load average {measured['load_average_1min']} at the end of "
-                 "the run: a busy machine makes run times longer).")
+    lines.append(f"Minutes per segment: {PLAN_FACTOR:g} x the reading time of the sections shown, plus the time "
+                 "their cells took to run, rounded up, plus "
+                 f"{EXERCISE_MINUTES} for each exercise done in class; each lesson adds {SWITCH_MINUTES} for each "
+                 "change of notebook. Reading and run times are measured, by `python -m "
+                 f"benchmarks.notebook_memory` on {measured['cpus']} CPU cores (load average "
+                 f"{measured['load_average_1min']} at the end of the run: a busy machine makes run times longer); "
+                 f"the factor {PLAN_FACTOR:g}, the {EXERCISE_MINUTES} minutes per exercise and the "
+                 f"{SWITCH_MINUTES} per switch are assumptions about teaching: change them in tools/lessons.py "
+                 "to fit your class.")
     return "\n".join(lines)
