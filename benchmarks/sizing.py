@@ -22,6 +22,8 @@ import math
 import sys
 from pathlib import Path
 
+from tools.chapters import CHAPTERS
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "assets" / "classroom.json"
 DEPLOY_CONFIG = ROOT / "deploy" / "config.yaml"
@@ -175,10 +177,13 @@ def z2jh_config(results: dict) -> str:
     met = ("the CPU share at which every measured chapter ran within "
            f"{CHAPTER_TARGET_S} s and every cell within {CELL_TARGET_S} s" if each["cpu_share"] is not None
            else "NO measured share met the targets; this is the limit")
+    partial = ("" if set(results["chapters"]) >= set(CHAPTERS) else
+               "# PROVISIONAL: only some chapters were measured, so heavier chapters may need more memory and CPU;\n"
+               "# run the whole grid (python -m benchmarks.classroom) before sizing a class with these numbers.\n")
     return f"""\
 # Zero to JupyterHub (https://z2jh.jupyter.org) values for a class on Several Spotlights: deploy/README.md.
 # Written by `python -m benchmarks.sizing` from assets/classroom.json; do not edit the numbers by hand.
-# Measured on {start['cpus']} CPU cores on {start['date_utc']} UTC with chapters {chapters}. Per learner:
+{partial}# Measured on {start['cpus']} CPU cores on {start['date_utc']} UTC with chapters {chapters}. Per learner:
 # - cpu.guarantee: {met};
 # - cpu.limit: the most CPU one learner's kernel used, in whole cores;
 # - memory.guarantee: the server plus one chapter's kernel, at their measured peaks;

@@ -190,6 +190,9 @@ def test_when_no_class_size_met_the_targets_the_cores_are_unknown_and_the_guide_
     assert "no measured class size met the targets" in text and "| 30 learners | unknown |" in text
     assert "Only chapters 00, 05 were measured" in text
     assert "NO measured share met the targets" in sizing.z2jh_config(results)
+    assert "# PROVISIONAL: only some chapters were measured" in sizing.z2jh_config(results)
+    everything = dict(results, chapters=list(CHAPTERS))
+    assert "PROVISIONAL" not in sizing.z2jh_config(everything)
 
 
 def test_the_deploy_config_carries_the_numbers_the_sizing_computes_from_the_measurement() -> None:
