@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks import bench, real_text, sizing
-from tools.chapters import CHAPTERS, ROOT
-from tools.lessons import lessons_block
+from tools.chapters import CHAPTERS, EXPLORER, ROOT
+from tools.lessons import EXPLORER_TITLE, lessons_block
 
 ASSETS = ROOT / "assets"
 MEASUREMENTS = ROOT / "docs" / "measurements.md"
@@ -42,7 +42,7 @@ def timing_block() -> str:
     whole, half = measured["notebooks"], measured.get("cpu_shares", {}).get(HALF, {}).get("notebooks", {})
     rows = ["| Chapter | Reading time | Run top to bottom: whole machine | at half a CPU | Slowest cell at half a CPU "
             "| Kernel peak memory |", "|---|---|---|---|---|---|"]
-    for name, title in CHAPTERS.items():
+    for name, title in [*CHAPTERS.items(), (EXPLORER, EXPLORER_TITLE)]:
         m, h = whole.get(name), half.get(name)
         minutes = next((r["reading_minutes"] for r in (h, m) if r and "reading_minutes" in r), None)
         reading = f"about {minutes} min" if minutes is not None else "not measured yet"
