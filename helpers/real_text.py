@@ -11,34 +11,47 @@ from __future__ import annotations
 import json
 import math
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from helpers.checkpoints import ASSETS
 from helpers.plots import FIT_WIDTH, PALETTE, hung_title, style, styled
-from helpers.recipes import Recipe
-from helpers.train import Corpus
+
+if TYPE_CHECKING:
+    from helpers.train import Corpus
 
 RESULTS_FILE = ASSETS / "real_text.json"
-SETTING = tuple(Recipe.__dataclass_fields__)  # ("lr", "warmup", "weight_decay", "batch_size", "steps")
 
 
 @lru_cache(maxsize=1)
 def real_text_results() -> dict:
     """The measured real-text results (sweep, table, summary); a clear error if the file is missing."""
     if not RESULTS_FILE.is_file():
-        raise FileNotFoundError(f"{RESULTS_FILE}: not measured yet; run `python benchmarks/real_text.py table`")
+        raise FileNotFoundError(f"{RESULTS_FILE}: not measured yet; run `python -m benchmarks.real_text table`")
     return json.loads(RESULTS_FILE.read_text())
 
 
-def sweep_pairs(sweep: dict) -> dict[tuple, dict[int, dict]]:
-    """{setting (values in SETTING order): {heads: run}}: the sweep's runs, one and four heads side by side,
-    in the order they ran."""
-    pairs: dict[tuple, dict[int, dict]] = {}
+def sweep_grid(sweep: dict) -> dict[str, dict[int, dict[float, float]]]:
+    """{text: {heads: {learning rate: validation perplexity}}}: the sweep's runs, texts in the order they ran."""
+    grid: dict[str, dict[int, dict[float, float]]] = {}
     for run in sweep.values():
-        pairs.setdefault(tuple(run[k] for k in SETTING), {})[run["heads"]] = run
-    return pairs
+        grid.setdefault(run["text"], {}).setdefault(run["heads"], {})[run["lr"]] = run["val_ppl"]
+    return grid
+
+
+def worst_ratios(sweep: dict) -> dict[float, float]:
+    """{learning rate: its worst ratio to the best}: for every text and both models, the perplexity at this
+    rate divided by the lowest that model reached on that text at any rate, and of those the largest. Only
+    rates measured on every text with both models count. The rule picks the rate with the smallest: close
+    to the best everywhere, whichever model wins."""
+    grid = sweep_grid(sweep)
+    cells = [by_lr for by_heads in grid.values() for by_lr in by_heads.values()]
+    rates = set.intersection(*(set(by_lr) for by_lr in cells)) if cells else set()
+    if not rates or any(set(by_heads) != {1, 4} for by_heads in grid.values()):
+        return {}
+    return {lr: round(max(by_lr[lr] / min(by_lr.values()) for by_lr in cells), 4) for lr in sorted(rates)}
 
 
 def stable_word_count(results: dict | None = None) -> int | None:
@@ -59,8 +72,11 @@ def stable_word_count(results: dict | None = None) -> int | None:
     return stable
 
 
-def own_text_notes(corpus: Corpus, results: dict | None = None) -> list[str]:
-    """Plain-language notes on what a comparison of heads on this text can and cannot show."""
+def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float | None = None) -> list[str]:
+    """Plain-language notes on what a comparison of heads on this text can and cannot show: too little text,
+    a large share of <unk>, and (given a trained model's validation perplexity) a perplexity above the number
+    of different words in the validation part. The one source of these notes: the notebook, the command line,
+    its JSON and the checkpoint card all print what this returns."""
     results = results or real_text_results()
     summary = results["summary"]
     notes = []
@@ -100,6 +116,14 @@ def own_text_notes(corpus: Corpus, results: dict | None = None) -> list[str]:
             f"{unknown:.0%} of the validation words are <unk> (outside this text's 1,023 most frequent words), "
             f"more than the {novels:.0%} of the series' novels. Every <unk> is the same blank to the model, so "
             "its perplexity looks better than its real guessing is, and the heads cannot tell those words apart."
+        )
+    different = len(set(corpus.val_ids.tolist()))
+    if val_ppl is not None and not val_ppl <= different:  # NaN counts too: no trustworthy score
+        notes.append(
+            f"The validation perplexity, {val_ppl:,.1f}, is above the {different:,} different words of the "
+            "validation part: the model guesses worse than an even choice among the words that actually come up "
+            "there. It has most likely learnt its training text by heart (too little text to generalise), so this "
+            "score says nothing about heads."
         )
     return notes
 
