@@ -41,7 +41,7 @@ from helpers.compare import seed_margin
 from helpers.evaluate import perplexity
 from helpers.model import course_model
 from helpers.novels import SWEEP_TEXTS, novel_corpus, novel_examples, novel_words, sweep_corpus, unknown_share
-from helpers.real_text import sweep_grid, worst_ratios
+from helpers.real_text import current_sweep, sweep_grid, worst_ratios
 from helpers.recipes import TEXT_RECIPE, Recipe
 from helpers.train import train
 
@@ -66,11 +66,6 @@ def sweep_plan() -> list[dict]:
     """Every sweep run: both models at every learning rate on every text, the middle rates first."""
     return [{"id": f"text={text} heads={heads} lr={lr:g}", "text": text, "heads": heads, "lr": lr}
             for lr in SWEEP_ORDER for text in SWEEP_TEXTS for heads in (4, 1)]
-
-
-def current_sweep(sweep: dict) -> dict:
-    """The sweep runs trained with today's fixed part of the recipe (runs of an older length rule do not count)."""
-    return {k: r for k, r in sweep.items() if r.get("fixed") == _fixed()}
 
 
 def choose_recipe(sweep: dict) -> dict | None:

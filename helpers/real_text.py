@@ -14,10 +14,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from helpers.checkpoints import ASSETS
 from helpers.plots import FIT_WIDTH, PALETTE, hung_title, style, styled
+from helpers.recipes import TEXT_RECIPE
 
 if TYPE_CHECKING:
     from helpers.train import Corpus
@@ -31,6 +31,12 @@ def real_text_results() -> dict:
     if not RESULTS_FILE.is_file():
         raise FileNotFoundError(f"{RESULTS_FILE}: not measured yet; run `python -m benchmarks.real_text table`")
     return json.loads(RESULTS_FILE.read_text())
+
+
+def current_sweep(sweep: dict) -> dict:
+    """The sweep runs made with today's recipe apart from its learning rate (runs of an older rule do not count)."""
+    fixed = {k: v for k, v in TEXT_RECIPE.to_dict().items() if k != "lr"}
+    return {k: run for k, run in sweep.items() if run.get("fixed") == fixed}
 
 
 def sweep_grid(sweep: dict) -> dict[str, dict[int, dict[float, float]]]:
@@ -134,41 +140,33 @@ def _short(count: int) -> str:
 
 
 def gap_figure(results: dict | None = None) -> go.Figure:
-    """Two panels on one vertical scale: one head's perplexity minus four heads' against training length (each
-    length a separate run, validation text) and against the amount of training text (test text); dashed: the
-    seed range. A gap far off the others' scale, either way (a tiny text the models learn by heart), is named
-    in words under the panels, not drawn, so the rest stay readable."""
+    """One head's test perplexity minus four heads' against the amount of training text (seed 0; each amount a
+    pair trained from the start with the recipe's length for it); dashed: the seed range on the test text. A
+    gap far off the others' scale, either way (a tiny text the models learn by heart), is named in words under
+    the plot, not drawn, so the rest stay readable."""
     summary = (results or real_text_results())["summary"]
     target = summary.get("target", {})
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1, shared_yaxes=True,
-                        subplot_titles=("by training length", "by amount of text"))
-    panels = ((1, summary["gap_by_steps"], "steps", PALETTE[0], "trained for %{x:,} steps",
-               "python benchmarks/real_text.py longer"),
-              (2, summary["gap_by_words"], "train_words", PALETTE[5], "%{x:,} words of training text",
-               "python benchmarks/real_text.py table"))
-    font = style()["font"]
-    drawn, off_notes = [0.0, target.get("seed_range", 0.0), target.get("val_seed_range", 0.0)], []
-    for col, rows, x, colour, hover, command in panels:
-        scale = 3 * max([target.get("seed_range", 1.0), *(abs(row["gap"]) for row in rows if abs(row["gap"]) < 10)])
-        shown = [row for row in rows if abs(row["gap"]) <= scale]
-        fig.add_trace(go.Scatter(
-            x=[row[x] for row in shown], y=[row["gap"] for row in shown], mode="lines+markers",
-            line={"color": colour}, hovertemplate=hover + "<br>one head minus four heads: %{y:+.2f}<extra></extra>",
-        ), row=1, col=col)
-        ticks = [row[x] for row in shown]  # a tick at each measured point, none between (log axes clutter)
-        padded = [math.log10(min(ticks)) - 0.15, math.log10(max(ticks)) + 0.15] if ticks else None
-        fig.update_xaxes(tickvals=ticks, ticktext=[_short(value) for value in ticks], range=padded, row=1, col=col)
-        drawn += [row["gap"] for row in shown]
-        unit = "words" if x == "train_words" else "steps"
-        off_notes += [f"{row[x]:,} {unit}: gap {row['gap']:+,.0f}" for row in rows if abs(row["gap"]) > scale]
-        if len(rows) < 2:  # a single point shows no trend: say what is missing and how to measure it
-            fig.add_annotation(text=f"one point measured so far;<br>the rest: {command}", x=0.5, y=0.9,
-                               xref=f"x{col if col > 1 else ''} domain", yref=f"y{col if col > 1 else ''} domain",
-                               showarrow=False, font={"color": "grey"})
-    span = max(drawn) - min(drawn) or 1.0  # room above the top tick, so its label stays clear of the panel title
-    fig.update_yaxes(range=[min(drawn) - 0.04 * span, max(drawn) + 0.1 * span])
-    bottom = int(4.6 * font) + 20  # tick labels and the two-line axis titles
-    if off_notes:  # below the axis titles, where no point or line can run through it; no item split over lines
+    rows, font = summary["gap_by_words"], style()["font"]
+    scale = 3 * max([target.get("seed_range", 1.0), *(abs(row["gap"]) for row in rows if abs(row["gap"]) < 10)])
+    shown = [row for row in rows if abs(row["gap"]) <= scale]
+    fig = go.Figure(go.Scatter(
+        x=[row["train_words"] for row in shown], y=[row["gap"] for row in shown], mode="lines+markers",
+        line={"color": PALETTE[5]},
+        hovertemplate="%{x:,} words of training text<br>one head minus four heads: %{y:+.2f}<extra></extra>"))
+    ticks = [row["train_words"] for row in shown]  # a tick at each measured point, none between (log axes clutter)
+    padded = [math.log10(min(ticks)) - 0.15, math.log10(max(ticks)) + 0.15] if ticks else None
+    fig.update_xaxes(tickvals=ticks, ticktext=[_short(value) for value in ticks], range=padded, type="log",
+                     title_text="words of training text (test text)")
+    drawn = [0.0, target.get("seed_range", 0.0), *(row["gap"] for row in shown)]
+    span = max(drawn) - min(drawn) or 1.0  # room above the top tick, so its label stays clear of the title
+    fig.update_yaxes(range=[min(drawn) - 0.04 * span, max(drawn) + 0.1 * span],
+                     title_text="one head minus<br>four heads")
+    if len(rows) < 2:  # a single point shows no trend: say what is missing and how to measure it
+        fig.add_annotation(text="one point measured so far;<br>the rest: python -m benchmarks.real_text table",
+                           x=0.5, y=0.9, xref="x domain", yref="y domain", showarrow=False, font={"color": "grey"})
+    off_notes = [f"{row['train_words']:,} words: gap {row['gap']:+,.0f}" for row in rows if abs(row["gap"]) > scale]
+    bottom = int(3.2 * font) + 20  # tick labels and the axis title
+    if off_notes:  # below the axis title, where no point or line can run through it; no item split over lines
         lines, per_line = ["not drawn, far off the scale:"], int(FIT_WIDTH / (0.55 * font))
         for item in off_notes:
             if len(lines[-1]) + len(item) + 2 > per_line:
@@ -178,14 +176,11 @@ def gap_figure(results: dict | None = None) -> go.Figure:
         fig.add_annotation(text="<br>".join(lines), xref="paper", yref="paper", x=1, xanchor="right", y=0,
                            yanchor="top", yshift=-bottom, showarrow=False, font={"color": "grey"}, align="right")
         bottom += int(1.4 * font * len(lines)) + 6
-    for col, key in ((1, "val_seed_range"), (2, "seed_range")):
-        fig.add_hline(y=0, line={"color": "grey", "width": 1}, row=1, col=col)
-        if key in target:
-            fig.add_hline(y=target[key], line={"color": "grey", "dash": "dash", "width": 1}, row=1, col=col)
-    fig.update_xaxes(title_text="training steps<br>(validation text)", type="log", row=1, col=1)
-    fig.update_xaxes(title_text="words of training text<br>(test text)", type="log", row=1, col=2)
-    fig.update_yaxes(title_text="one head minus<br>four heads", row=1, col=1)
-    note = "; dashed: the seed range on that panel's text" if target else ""
-    fig.update_layout(title=hung_title("Perplexity gap on the novels (seed 0)", f"above 0: four heads better{note}"),
+    fig.add_hline(y=0, line={"color": "grey", "width": 1})
+    if "seed_range" in target:
+        fig.add_hline(y=target["seed_range"], line={"color": "grey", "dash": "dash", "width": 1})
+    note = "; dashed: the seed range" if target else ""
+    fig.update_layout(title=hung_title("Perplexity gap on the novels by amount of text (seed 0)",
+                                       f"above 0: four heads better{note}"),
                       showlegend=False, margin={"t": 6 * font + 12, "b": bottom})
     return styled(fig, height=min(style()["size"], style()["tallest"]))

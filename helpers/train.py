@@ -114,7 +114,7 @@ class TrainResult:
     seconds: float
     stopped_early: str = ""  # why training stopped before `steps_planned`, if it did
     corpus: str = "story world"
-    val_curve: dict[int, float] = field(default_factory=dict)  # validation perplexity after step n (eval_at)
+    val_curve: dict[int, float | None] = field(default_factory=dict)  # validation perplexity after step n
     best_step: int = 0  # with keep_best_every: the step whose weights were kept (0: the last step's)
     notes: list[str] = field(default_factory=list)  # honest notes on the text (helpers.real_text.own_text_notes)
 
@@ -213,7 +213,7 @@ def train(
         [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
     )
     losses: list[float] = []
-    val_curve: dict[int, float] = {}
+    val_curve: dict[int, float | None] = {}
     stopped = ""
     sample = corpus.val_ids[:EVAL_WORDS]
     best = _Best(model, sample if keep_best_every and len(sample) > context else None, val_curve)
@@ -279,15 +279,19 @@ def train(
 class _Best:
     """The weights with the lowest perplexity on a fixed validation sample so far (sample None: keep nothing)."""
 
-    def __init__(self, model: LanguageModel, sample: torch.Tensor | None, curve: dict[int, float]) -> None:
+    def __init__(self, model: LanguageModel, sample: torch.Tensor | None, curve: dict[int, float | None]) -> None:
         self.model, self.sample, self.curve = model, sample, curve
-        self.ppl, self.step, self.state = math.inf, 0, None
+        self.ppl, self.step, self.state, self.scored = math.inf, 0, None, set()
 
     def score(self, step: int) -> None:
-        if self.sample is None or step in self.curve:
+        if self.sample is None or step in self.scored:
             return
-        ppl = perplexity(self.model, self.sample)  # evaluates in eval mode, then puts training mode back
-        self.curve[step] = round(ppl, 4)
+        self.scored.add(step)
+        try:
+            ppl = perplexity(self.model, self.sample)  # evaluates in eval mode, then puts training mode back
+        except OverflowError:  # a loss too large for exp: worse than any weights kept so far
+            ppl = math.inf
+        self.curve.setdefault(step, round(ppl, 4) if math.isfinite(ppl) else None)  # eval_at's score stays
         if ppl < self.ppl:
             self.ppl, self.step = ppl, step
             self.state = {name: t.detach().clone() for name, t in self.model.state_dict().items()}
@@ -335,6 +339,17 @@ def _positive(text: str) -> int:
     return _whole(text, 1)
 
 
+def _rate(text: str) -> float:
+    """argparse helper: a learning rate, a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
+
+
 def _seed(text: str) -> int:
     return _whole(text, 0)
 
@@ -357,6 +372,8 @@ def main(argv: list[str] | None = None) -> int:
                              f"text ({TEXT_RECIPE.passes:g} passes over it, {TEXT_RECIPE.min_steps} to "
                              f"{TEXT_RECIPE.max_steps} steps)")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed; default 0")
+    parser.add_argument("--lr", type=_rate, help=f"peak learning rate; default {LEARNING_RATE:g}, or with --text "
+                                                 f"the recipe's {TEXT_RECIPE.lr:g}")
     parser.add_argument("--max-seconds", type=float, help="stop after this many seconds even if steps remain")
     parser.add_argument("--text", type=Path, help="train on this UTF-8 text file instead of the story world")
     parser.add_argument("--out", type=Path, help="save a checkpoint (.safetensors + .json) in this folder")
@@ -378,6 +395,8 @@ def main(argv: list[str] | None = None) -> int:
         _print_notes(notes, args.json)
     else:
         args.steps, recipe = args.steps or CHECKPOINT_STEPS, {}
+    if args.lr is not None:
+        recipe["lr"] = args.lr
     result = train(heads=args.heads, steps=args.steps, seed=args.seed, corpus=corpus, progress=not args.json, **recipe,
                    max_seconds=args.max_seconds)
     if args.text:
@@ -392,6 +411,8 @@ def main(argv: list[str] | None = None) -> int:
         command = reproduce_command(args.heads, args.steps, args.seed, str(args.out))
         if args.text:
             command += f" --text {args.text}"
+        if args.lr is not None:
+            command += f" --lr {args.lr:g}"
         if args.name:
             command += f" --name {args.name}"
         if args.max_seconds is not None:
