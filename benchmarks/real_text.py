@@ -338,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.what == "table":
         run_table(TEXT_RECIPE)
+    _set_aside_other_recipes(TEXT_RECIPE)  # the summary speaks of today's recipe only
     with _locked():
         results = _load()
         chosen = choose_recipe(results.get("sweep", {}))
