@@ -131,6 +131,7 @@ def run_sweep(worker: int = 0, workers: int = 1) -> None:
         record = run | {"fixed": _fixed(), "steps": result.steps, "train_words": len(corpus.train_ids),
                         "val_ppl": round(result.val_ppl, 4), "best_step": result.best_step,
                         "val_curve": result.val_curve, "seconds": round(result.seconds, 1),
+                        "cpu_seconds": round(result.cpu_seconds, 1),
                         "threads": torch.get_num_threads(),
                         "load_average": [load_before, machine()["load_average_1_5_15"]]}
         _record("sweep", run["id"], record)
@@ -182,8 +183,8 @@ def run_table(recipe: Recipe) -> None:
         record = run | {"heads": heads, "params": result.params, "val_ppl": round(result.val_ppl, 4),
                         "test_ppl": round(perplexity(result.model, test_ids), 4), "steps": result.steps,
                         "best_step": result.best_step, "train_words": len(corpus.train_ids),
-                        "seconds": round(result.seconds, 1), "tokens_per_s": round(result.tokens_per_s),
-                        "threads": torch.get_num_threads(),
+                        "seconds": round(result.seconds, 1), "cpu_seconds": round(result.cpu_seconds, 1),
+                        "tokens_per_s": round(result.tokens_per_s), "threads": torch.get_num_threads(),
                         "load_average": [load_before, machine()["load_average_1_5_15"]]}
         if run["seed"] == 0 and run["share"] == 1.0 and run["model"] in CHECKPOINTS:
             command = f"python -m benchmarks.real_text table  # the run '{run['id']}'"

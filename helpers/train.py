@@ -117,6 +117,7 @@ class TrainResult:
     val_curve: dict[int, float | None] = field(default_factory=dict)  # validation perplexity after step n
     best_step: int = 0  # with keep_best_every: the step whose weights were kept (0: the last step's)
     notes: list[str] = field(default_factory=list)  # honest notes on the text (helpers.real_text.own_text_notes)
+    cpu_seconds: float = 0.0  # processor time of all threads: on a busy machine, a truer cost than `seconds`
 
     @property
     def params(self) -> int:
@@ -127,7 +128,8 @@ class TrainResult:
         return {
             "heads": self.heads, "seed": self.seed, "steps": self.steps, "params": self.params,
             "val_ppl": round(self.val_ppl, 4), "tokens_per_s": round(self.tokens_per_s),
-            "seconds": round(self.seconds, 2), "clue_accuracy": self.clue_accuracy,
+            "seconds": round(self.seconds, 2), "cpu_seconds": round(self.cpu_seconds, 2),
+            "clue_accuracy": self.clue_accuracy,
             "corpus": self.corpus, "stopped_early": self.stopped_early, "best_step": self.best_step,
         }
 
@@ -221,7 +223,7 @@ def train(
     words = batch_size * context  # per step: the bar counts words, so it shows words per second and time left
     bar = _progress_bar(total=steps * words, desc=f"{heads} head{'s' * (heads > 1)}", disable=not progress,
                         leave=True, unit=" words", unit_scale=True)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         for step in range(steps):
             for group in opt.param_groups:
@@ -260,7 +262,7 @@ def train(
     if keep_best_every and losses:
         best.score(len(losses))  # the last weights compete too (scored already if the last step was a multiple)
         best.restore()
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     if stopped and progress:
         print(stopped)  # a note, on ordinary output: a pink stderr box would look like a failure
     model.eval()
@@ -273,6 +275,7 @@ def train(
         model=model, heads=heads, seed=seed, steps=len(losses), steps_planned=steps, losses=losses,
         val_ppl=val_ppl, clue_accuracy=accuracy, tokens_per_s=len(losses) * batch_size * context / seconds,
         seconds=seconds, stopped_early=stopped, corpus=corpus.name, val_curve=val_curve, best_step=best.step,
+        cpu_seconds=cpu_seconds,
     )
 
 
