@@ -1,6 +1,6 @@
 """Real text: the recipe sweep, the one-head vs four-head table, and the gap against the amount of text.
 
-    python -m benchmarks.real_text sweep [--workers 2 --worker 0]  # choose the learning rate (validation, seed 0)
+    python -m benchmarks.real_text sweep [--workers 2 --worker 0] [--from-end]  # the learning rate (validation)
     python -m benchmarks.real_text table      # 3 seeds x 3 models on the chosen recipe, then less text (seed 0)
     python -m benchmarks.real_text summary    # the summary in assets/real_text.json, printed as markdown
 
@@ -115,14 +115,17 @@ def _set_aside_old_sweep() -> None:
             RESULTS.write_text(json.dumps(results, indent=1) + "\n")
 
 
-def run_sweep(worker: int = 0, workers: int = 1) -> None:
-    """Train this worker's share of the sweep (every `workers`-th run), skipping runs already recorded."""
+def run_sweep(worker: int = 0, workers: int = 1, from_end: bool = False) -> None:
+    """Train this worker's share of the sweep (every `workers`-th run, or with `from_end` every run from the last
+    backwards, to help workers already under way), skipping runs already recorded."""
     _set_aside_old_sweep()
-    if workers > 1:
-        torch.set_num_threads(1)  # two runs side by side on 2 cores, one core each
+    if workers > 1 or from_end:
+        torch.set_num_threads(1)  # runs side by side on 2 cores, one thread each
     corpora: dict = {}
-    for i, run in enumerate(sweep_plan()):
-        if i % workers != worker or run["id"] in current_sweep(_load().get("sweep", {})):
+    plan = sweep_plan()
+    mine = plan[::-1] if from_end else [run for i, run in enumerate(plan) if i % workers == worker]
+    for run in mine:
+        if run["id"] in current_sweep(_load().get("sweep", {})):
             continue
         corpus = corpora.setdefault(run["text"], sweep_corpus(run["text"]))
         options = replace(TEXT_RECIPE, lr=run["lr"]).train_options(len(corpus.train_ids))
@@ -333,9 +336,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("what", choices=("sweep", "table", "summary"))
     parser.add_argument("--workers", type=int, default=1, help="sweep: how many sweep processes share the runs")
     parser.add_argument("--worker", type=int, default=0, help="sweep: which of them this one is (0, 1, ...)")
+    parser.add_argument("--from-end", action="store_true", help="sweep: take runs from the last one backwards")
     args = parser.parse_args(argv)
     if args.what == "sweep":
-        run_sweep(args.worker, args.workers)
+        run_sweep(args.worker, args.workers, args.from_end)
         return 0
     if args.what == "table":
         run_table(TEXT_RECIPE)
