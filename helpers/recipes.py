@@ -53,4 +53,4 @@ class Recipe:
 LENGTH_RULE = {"passes": 20, "min_steps": 200, "max_steps": 1000, "eval_every": 50}
 """The length rule every setting of the sweep shares (the sweep varies the learning rate only)."""
 
-TEXT_RECIPE = Recipe(lr=0.005, warmup=50, weight_decay=0.1, batch_size=32, **LENGTH_RULE)
+TEXT_RECIPE = Recipe(lr=0.01, warmup=50, weight_decay=0.1, batch_size=32, **LENGTH_RULE)
