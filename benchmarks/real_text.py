@@ -76,7 +76,8 @@ def choose_recipe(sweep: dict) -> dict | None:
         return None
     ratios = worst_ratios(sweep)
     lr = min(ratios, key=ratios.get)
-    return TEXT_RECIPE.to_dict() | {"lr": lr, "worst_ratio": ratios[lr], "worst_ratios": ratios,
+    by_rate = {f"{rate:g}": ratio for rate, ratio in ratios.items()}  # JSON keys are text
+    return TEXT_RECIPE.to_dict() | {"lr": lr, "worst_ratio": ratios[lr], "worst_ratios": by_rate,
                                     "rule": "the learning rate whose worst ratio of validation perplexity to the "
                                             "best any rate reached, over every text and both models, is smallest"}
 
