@@ -1,6 +1,6 @@
 """How long one explorer update takes in the kernel: tokenize, forward pass, figure update.
 
-Run: .venv/bin/python benchmarks/explorer_speed.py
+Run: .venv/bin/python -m benchmarks.explorer_speed
 Alternates between two 20-word sentences with the four-head model (so every update is a real change),
 prints the median and writes it to assets/explorer_speed.json. Target: median <= 30 ms.
 A head change (no forward pass, only the figure update) is timed the same way (target: median <= 30 ms),
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from helpers.explorer import MODELS, explore
+from helpers.explorer import explore
 from helpers.reading import attention
 from helpers.stories import example_sentences
 from helpers.tokenizer import Tokenizer
@@ -70,7 +70,7 @@ def main() -> None:
     sentence_ms = time_ms(lambda i: explorer.set_sentence(sentences[i % 2]))
     assert len(explorer.words) == WORDS and not explorer.problem, explorer.message.value
     head_ms = time_ms(lambda i: explorer.set_head(i % 4))
-    models = list(MODELS.values())
+    models = list(explorer.menu)
     switch_ms = time_ms(lambda i: explorer.set_model(models[i % len(models)]), repeats=SWITCHES)
     assert not explorer.problem, explorer.message.value
     explorer.set_model("four_heads")

@@ -7,7 +7,7 @@
 Every finished run is merged into `assets/real_text.json` at once (under a file lock, so two sweep workers can
 share it), so a cut job loses only the run in progress, and a restarted job skips finished runs. The load
 average before and after each run is recorded beside its time, because other programs share the machine.
-The JSON is the one record: the README's block is rendered from it by `markdown` (tools/update_docs.py).
+The JSON is the one record: the README's block is rendered from it by `markdown` (benchmarks/report.py).
 
 The sweep is scored on validation text only; the table reports the test text, which nothing was chosen on.
 The sweep trains one head and four heads (seed 0) at every learning rate of LEARNING_RATES on each of
@@ -269,7 +269,7 @@ def _sweep_lines(results: dict) -> list[str]:
 
 
 def markdown(results: dict) -> str:
-    """The real-text sweep, table and verdict for people: the README's generated block (tools/update_docs.py)."""
+    """The real-text sweep, table and verdict for people: the README's generated block (benchmarks/report.py)."""
     summary, chosen = results["summary"], results.get("chosen")
     recipe = next(iter(results.get("table", {}).values()), {}).get("recipe", results.get("recipe", {}))
     words = {split: sum(len(book) for book in books) for split, books in novel_words().items()}
@@ -356,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
         results["machine"] = machine()
         RESULTS.write_text(json.dumps(results, indent=1) + "\n")
     print(markdown(results))
-    print("Wrote assets/real_text.json; run python -m tools.update_docs to refresh the README's block")
+    print("Wrote assets/real_text.json; run python -m benchmarks.report to refresh the README's block")
     return 0
 
 

@@ -1,6 +1,6 @@
 """How long one update of each chapter widget takes in the kernel: compute, then redraw the figure or HTML.
 
-Run: .venv/bin/python benchmarks/widget_speed.py
+Run: .venv/bin/python -m benchmarks.widget_speed
 Drives every widget through its Python update methods (what a slider, button or text box calls), alternating
 between values so that every update is a real change, and writes the medians to assets/widget_speed.json.
 Target: median <= 50 ms per update. The load average is recorded at the start and the end: on a busy machine
@@ -14,9 +14,9 @@ import statistics
 from pathlib import Path
 
 import torch
-from bench import machine  # the benchmarks share how they record the machine
-from explorer_speed import REPEATS, time_ms  # the explorer benchmark's timing loop (warm-up, then repeats)
 
+from benchmarks.bench import machine  # the benchmarks share how they record the machine
+from benchmarks.explorer_speed import REPEATS, time_ms  # the explorer benchmark's timing loop
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
 from helpers.course import COURSE_EXAMPLES
 

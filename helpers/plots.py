@@ -17,6 +17,8 @@ import plotly.graph_objects as go
 import torch
 from plotly.subplots import make_subplots
 
+from helpers.reading import unique_labels
+
 COLOURS = "Cividis"
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 """Okabe-Ito colours for heads, curves and bars: told apart with any common colour blindness."""
@@ -64,16 +66,6 @@ def hung_title(text: str, subtitle: str) -> dict:
     default can be clipped there); leave the figure a top margin of about six font sizes for it."""
     return {"text": text, "subtitle": {"text": subtitle}, "yref": "container", "y": 1, "yanchor": "top",
             "pad": {"t": 8}}
-
-
-def unique_labels(words: Sequence[str]) -> list[str]:
-    """Plotly merges equal category labels, so repeated words get a position suffix: 'the', 'the (2)'."""
-    seen: dict[str, int] = {}
-    labels = []
-    for w in words:
-        seen[w] = seen.get(w, 0) + 1
-        labels.append(w if seen[w] == 1 else f"{w} ({seen[w]})")
-    return labels
 
 
 def word_axis(labels: Sequence[str], pixels: float, slanted: bool = True) -> tuple[dict, str]:

@@ -32,7 +32,6 @@ from helpers import guards
 from helpers.checkpoints import default_name, save_checkpoint
 from helpers.evaluate import clue_accuracy, perplexity
 from helpers.model import CourseConfig, LanguageModel, count_parameters, course_model
-from helpers.real_text import own_text_notes
 from helpers.recipes import TEXT_RECIPE
 from helpers.static import static_build
 from helpers.stories import Clue, generate_stories, join_stories
@@ -391,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(err))
     notes: list[str] = []
     if args.text:  # real text: the recipe chosen by the sweep (helpers.recipes); the story world keeps its own
+        from helpers.real_text import own_text_notes  # here, not on top: it reads helpers.novels, built on this module
+
         recipe = TEXT_RECIPE.train_options(len(corpus.train_ids))
         steps = recipe.pop("steps")
         args.steps = args.steps or steps
@@ -420,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
             command += f" --name {args.name}"
         if args.max_seconds is not None:
             command += f" --max-seconds {args.max_seconds:g}"
-        card = save_checkpoint(result, args.out / name, command)
+        card = save_checkpoint(result, args.out / name, command, held_out=corpus.val_ids)
         if args.text:  # the card repeats the notes, and load_model prints them once per session
             _add_to_card(card, notes=result.notes)
         summary["checkpoint"] = str(card)

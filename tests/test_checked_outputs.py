@@ -3,8 +3,8 @@
 The cells whose first line is `# CHECK_OUTPUT` print deterministic results (counts, shapes, small tables);
 their text is recorded in tests/expected_outputs/ (the committed notebooks hold no outputs). This test
 compares a fresh run with that record, which another run made: seeds set where numbers are printed and no
-counters that keep growing, or the two runs disagree. It reads the run nbval makes of each notebook
-(tests/conftest.py), so the notebook is not executed again. SPOTLIGHTS_CHAPTERS=00,04 limits it to some.
+counters that keep growing, or the two runs disagree. It reads the session's one run of each notebook
+(`executed` in tests/conftest.py). SPOTLIGHTS_CHAPTERS=00,04 limits it to some.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from chapters import notebook_paths
-from refresh_outputs import checked_text, is_checked, load_expected
+
+from tools.chapters import notebook_paths
+from tools.refresh_outputs import checked_text, is_checked, load_expected
 
 
 def _first_code_line(cell: nbformat.NotebookNode) -> str:
@@ -34,7 +35,7 @@ def test_notebook_prints_the_recorded_checked_outputs(path: Path, executed: Call
     ids = {i: nb.cells[i].id for i in shown}
     assert set(ids.values()) == set(expected), (
         f"{path.name}: the checked cells and tests/expected_outputs/{path.stem}.json disagree; "
-        "run tools/refresh_outputs.py on it"
+        "run python -m tools.refresh_outputs on it"
     )
     wrong = [i for i in shown if shown[i] != expected[ids[i]]]
     report = "\n".join(

@@ -56,7 +56,7 @@ def test_each_claim_cell_exists_and_checks_itself(row: dict[str, str]) -> None:
         assert cell.cell_type == "code" and cell.source.startswith(CHECKED), (
             f"{row['notebook']} cell {row['cell']} no longer starts with {CHECKED}")
         assert row["cell"] in _recorded(row["notebook"]), (
-            f"no recorded output for {row['cell']}: run tools/refresh_outputs.py notebooks/{row['notebook']}")
+            f"no recorded output for {row['cell']}: run python -m tools.refresh_outputs notebooks/{row['notebook']}")
         return
     test = re.fullmatch(r"test `([\w/.]+\.py)::(\w+)`", how)
     assert test, f"unknown way of checking {how!r}: use 'checked output' or test `path::name`"

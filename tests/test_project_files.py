@@ -18,7 +18,8 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-CONDA_NAMES = {"torch": "pytorch-cpu"}  # pip name -> conda-forge name where they differ
+# pip name -> conda-forge name where they differ (conda's jupyterhub brings Node.js and the proxy; -base does not)
+CONDA_NAMES = {"torch": "pytorch-cpu", "jupyterhub": "jupyterhub-base"}
 
 
 def _norm(name: str) -> str:
@@ -38,7 +39,8 @@ def _pyproject() -> dict:
 def test_environment_and_pyproject_name_the_same_packages() -> None:
     project = _pyproject()["project"]
     runtime = {_norm(CONDA_NAMES.get(_norm(d), d)) for d in project["dependencies"]}
-    testing = {_norm(d) for d in project["optional-dependencies"]["test"] if "python_version" not in d}
+    testing = {_norm(CONDA_NAMES.get(_norm(d), d)) for d in project["optional-dependencies"]["test"]
+               if "python_version" not in d}
     env = _environment_packages()
     assert runtime <= env, f"runtime packages missing from environment.yml: {sorted(runtime - env)}"
     browser_only = {"playwright"}  # the browser test runs from `make test`, not on Binder
@@ -69,14 +71,14 @@ def test_makefile_installs_the_cpu_torch_before_the_package() -> None:
 def test_notebook_is_committed_stripped(path: Path) -> None:
     """No outputs in git; the checked cells' expected text lives in tests/expected_outputs/ instead."""
     nb = json.loads(path.read_text())
-    assert "widgets" not in nb["metadata"], f"{path.name} stores widget state; run tools/refresh_outputs.py"
+    assert "widgets" not in nb["metadata"], f"{path.name} stores widget state; run python -m tools.refresh_outputs"
     dirty = [i for i, c in enumerate(nb["cells"]) if c.get("outputs") or c.get("execution_count")]
-    assert not dirty, f"{path.name}: cells {dirty} have outputs; run tools/refresh_outputs.py before committing"
+    assert not dirty, f"{path.name}: cells {dirty} have outputs; run python -m tools.refresh_outputs before committing"
     checked = {c["id"] for c in nb["cells"] if c["cell_type"] == "code"
                and "".join(c["source"]).lstrip().startswith(CHECK)}
     assert checked == set(load_expected(path)), (
         f"{path.name}: its checked cells and tests/expected_outputs/{path.stem}.json disagree; "
-        "run tools/refresh_outputs.py on it"
+        "run python -m tools.refresh_outputs on it"
     )
 
 

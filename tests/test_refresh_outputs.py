@@ -7,7 +7,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-import refresh_outputs
+
+from tools import refresh_outputs
 
 
 def test_refresh_records_the_checked_cells_and_strips_every_output(tmp_path: Path, monkeypatch) -> None:

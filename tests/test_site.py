@@ -6,15 +6,16 @@ import io
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
-from chapters import SITE_SAMPLE as BUILD
-from chapters import notebook_paths
 
 from helpers.explorer import explore
 from helpers.static import STATIC_ENV
+from tools.chapters import SITE_SAMPLE as BUILD
+from tools.chapters import notebook_paths, reading_minutes
 
 ROOT = Path(__file__).resolve().parents[1]
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
@@ -51,8 +52,6 @@ def test_explorer_page_has_the_static_explorer_and_no_blank_widget(site: tuple[P
 
 
 def test_index_lists_chapters_with_reading_times_and_how_to_run(site: tuple[Path, str]) -> None:
-    from tools.update_docs import reading_minutes
-
     out, _ = site
     index = (out / "index.html").read_text()
     for nb in BUILD:
@@ -60,6 +59,13 @@ def test_index_lists_chapters_with_reading_times_and_how_to_run(site: tuple[Path
     assert f"about {reading_minutes(BUILD[0])} min" in index, "reading time computed as in the instructor guide"
     for way in ("make lab", "mybinder.org", "JupyterHub", "nbgitpuller"):
         assert way in index, f"the index does not say how to run the notebooks with {way}"
+
+
+def test_the_site_publishes_the_student_edition(site: tuple[Path, str]) -> None:
+    out, _ = site
+    assert 'href="student.zip"' in (out / "index.html").read_text()
+    names = zipfile.ZipFile(out / "student.zip").namelist()
+    assert "student/01_one_spotlight.ipynb" in names and "student/explorer.ipynb" in names
 
 
 def test_build_reports_time_and_size_under_the_limit(site: tuple[Path, str]) -> None:
@@ -100,7 +106,7 @@ def test_progress_is_plain_text_on_stdout_in_static_builds(monkeypatch: pytest.M
 
 def test_every_notebooks_math_converts_to_mathml(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(ROOT / "tools"))  # the builder imports its neighbours as scripts do
-    from build_site import mathml
+    from tools.pages import mathml
 
     for path in notebook_paths(""):
         for cell in nbformat.read(path, as_version=4).cells:
@@ -121,7 +127,7 @@ def test_live_only_controls_name_themselves_in_static_builds(monkeypatch: pytest
 
 def test_a_text_progress_bar_shows_its_last_state_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(ROOT / "tools"))
-    from build_site import prepare
+    from tools.pages import prepare
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("train()")])
     redraws = ["\r1 head:   0%| | 0/3", "\r1 head:  67%| | 2/3", "\r1 head: 100%| | 3/3\n", "done\n"]
@@ -135,7 +141,7 @@ def test_a_failing_notebook_and_a_live_widget_are_reported_and_fail_the_build(tm
     good, bad, widget = tmp_path / "good.ipynb", tmp_path / "bad.ipynb", tmp_path / "widget.ipynb"
     for path, code in ((good, "print('fine')"), (bad, "1 / 0"), (widget, "import ipywidgets\nipywidgets.IntSlider()")):
         nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), path)
-    command = [sys.executable, str(ROOT / "tools" / "build_site.py"), "--no-slides", "--out", str(tmp_path / "site"),
+    command = [sys.executable, "-m", "tools.build_site", "--no-slides", "--out", str(tmp_path / "site"),
                str(bad), str(good), str(widget)]
     build = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert build.returncode == 1, build.stdout + build.stderr

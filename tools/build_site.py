@@ -1,7 +1,7 @@
 """Build the offline site: every chapter and the explorer, executed, readable with no kernel and no network.
 
-    python tools/build_site.py                      # all chapters, the explorer, slides and index into site/
-    python tools/build_site.py --no-slides --out DIR notebooks/00_start_here.ipynb notebooks/explorer.ipynb
+    python -m tools.build_site                      # all chapters, the explorer, slides and index into site/
+    python -m tools.build_site --no-slides --out DIR notebooks/00_start_here.ipynb notebooks/explorer.ipynb
 
 Each notebook runs once, with SPOTLIGHTS_STATIC=1 (helpers.static), so every widget comes out as its static
 copy (the explorer as a figure with its own menus) and progress bars as plain text. Pages load one shared
@@ -14,38 +14,27 @@ from __future__ import annotations
 import argparse
 import html
 import os
-import re
 import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
-import plotly
-import plotly.io as pio
-from chapters import CHAPTERS, EXPLORER, execute, notebook_paths
-from jinja2 import DictLoader
-from latex2mathml.converter import convert as latex_to_mathml
 from nbclient.exceptions import CellExecutionError
-from nbconvert import HTMLExporter
-from nbconvert.preprocessors import CoalesceStreamsPreprocessor
-from update_docs import reading_minutes
 
-from helpers.static import STATIC_ENV
+from tools.build_slides import ship_reveal, write_deck
+from tools.chapters import CHAPTERS, EXPLORER, ROOT, notebook_paths, reading_minutes
+from tools.pages import PLOTLY_JS, SITE, execute_static, exporter, prepare, ship_plotly
 
-ROOT = Path(__file__).resolve().parents[1]
-SITE = ROOT / "site"
-PLOTLY_JS = "plotly.min.js"
 MAX_SITE_MB = 20.0
-CELL_TIMEOUT = 900  # seconds one cell may take: generous, since CI and shared machines can be slow
 REPOSITORY = "https://github.com/several-spotlights/several-spotlights"
 PUBLISHED = "https://several-spotlights.github.io/several-spotlights/"
 BINDER = ("https://mybinder.org/v2/gh/several-spotlights/several-spotlights/HEAD"
           "?urlpath=lab/tree/notebooks/00_start_here.ipynb")
-PLOTLY_MIME = "application/vnd.plotly.v1+json"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-PLOTLY_LOADER = "window.PlotlyConfig"
-"""Marks the output in which plotly's "notebook" renderer loads its own copy of plotly.js."""
 
 # The lab page without the parts that come from other hosts (require.js, MathJax, mermaid, the widget
 # manager); plotly.js comes from the site's own copy instead.
@@ -56,50 +45,10 @@ PAGE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 """
 
-_DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
-_INLINE_MATH = re.compile(r"(?<![\\$])\$([^$\n]+?)\$")
-
-
-def mathml(markdown: str) -> str:
-    """`markdown` with every $$display$$ and $inline$ formula replaced by MathML, which browsers draw."""
-    markdown = _DISPLAY_MATH.sub(lambda m: latex_to_mathml(m[1].strip(), display="block"), markdown)
-    return _INLINE_MATH.sub(lambda m: latex_to_mathml(m[1].strip()), markdown)
-
-
-def execute_static(path: Path) -> nbformat.NotebookNode:
-    """Run one notebook top to bottom as a static build: widgets give their static copies, plotly its JSON."""
-    os.environ[STATIC_ENV] = "1"  # the kernel inherits this process's environment
-    os.environ["PLOTLY_RENDERER"] = "plotly_mimetype"  # figure JSON only; the page draws it with shared plotly.js
-    return execute(path, timeout=CELL_TIMEOUT)
-
-
 def widget_cells(nb: nbformat.NotebookNode) -> list[int]:
     """Indexes of code cells that still show a live widget: a blank output where no kernel runs."""
     return [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
             and any(WIDGET_MIME in out.get("data", {}) for out in cell.get("outputs", []))]
-
-
-def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Make an executed notebook need nothing from outside: figures drawn by shared plotly.js, math as MathML."""
-    nb.metadata.pop("widgets", None)  # widget state would pull in a widget manager from a CDN
-    CoalesceStreamsPreprocessor().preprocess(nb, {})  # a text progress bar's redraws: its last state only
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            cell.source = mathml(cell.source)
-        if cell.cell_type == "code":  # plotly's "notebook" renderer shows a copy of plotly.js: the site has one
-            cell.outputs = [o for o in cell.outputs if PLOTLY_LOADER not in o.get("data", {}).get("text/html", "")]
-        for out in cell.get("outputs", []):
-            figure = out.get("data", {}).get(PLOTLY_MIME)
-            if figure is not None:
-                out.data = {"text/html": pio.to_html(figure, include_plotlyjs=False, full_html=False,
-                                                      validate=False, config={"displaylogo": False})}
-    return nb
-
-
-def exporter(template: str, kind: type[HTMLExporter] = HTMLExporter, **options: object) -> HTMLExporter:
-    """An nbconvert exporter of `kind` whose page is `template` (Jinja source extending one of nbconvert's)."""
-    return kind(extra_loaders=[DictLoader({"spotlights.html.j2": template})], template_file="spotlights.html.j2",
-                **options)
 
 
 def write_page(nb: nbformat.NotebookNode, name: str, out_dir: Path) -> Path:
@@ -107,13 +56,6 @@ def write_page(nb: nbformat.NotebookNode, name: str, out_dir: Path) -> Path:
     body, _ = exporter(PAGE_TEMPLATE).from_notebook_node(nb, resources={"plotly_js": PLOTLY_JS})
     target = out_dir / f"{name}.html"
     target.write_text(body.replace('.ipynb"', '.html"'), encoding="utf-8")
-    return target
-
-
-def ship_plotly(out_dir: Path) -> Path:
-    """Copy the plotly.js that ships with plotly's Python package to the site's root, once for every page."""
-    target = out_dir / PLOTLY_JS
-    shutil.copyfile(Path(plotly.__file__).parent / "package_data" / PLOTLY_JS, target)
     return target
 
 
@@ -167,12 +109,22 @@ taught session.</p>
 in the clone (Python 3.10+, git and make; it installs everything into <code>.venv</code>).</li>
 <li><strong>Binder</strong>, nothing to install: <a href="{binder}">open the first chapter on Binder</a>
 (1 CPU, shut down after about 10 minutes idle: download notebooks you changed).</li>
+<li><strong>The student edition</strong>: <a href="student.zip">student.zip</a> holds every notebook without
+its solutions, each exercise a stub to fill in; open them wherever the notebooks run (any way in this list).</li>
 <li><strong>A JupyterHub for a class</strong>: install the environment once and hand out an nbgitpuller link,
 as the <a href="{repository}/blob/main/docs/instructor.md">instructor guide</a> explains.</li>
 </ul>
 <p>Source, tests and instructor guide: <a href="{repository}">{repository}</a>.</p>
 </body></html>
 """
+
+
+def write_student_edition(out_dir: Path) -> Path:
+    """The student edition (python -m tools.student: no solutions, no outputs) as out_dir/student.zip."""
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run([sys.executable, "-m", "tools.student", "--out", str(Path(folder) / "student")], cwd=ROOT,
+                       check=True, capture_output=True)
+        return Path(shutil.make_archive(str(out_dir / "student"), "zip", root_dir=folder, base_dir="student"))
 
 
 def site_megabytes(out_dir: Path) -> float:
@@ -189,10 +141,7 @@ def main() -> int:
     notebooks = [p.resolve() for p in args.notebooks] or notebook_paths("")
     args.out.mkdir(parents=True, exist_ok=True)
     ship_plotly(args.out)
-    write_deck = None
     if not args.no_slides:
-        # imported here: build_slides imports this module for the shared steps above
-        from build_slides import ship_reveal, write_deck
         ship_reveal(args.out / "slides")
     start, pages, blank, failed = time.perf_counter(), [], [], []
     for path in notebooks:
@@ -207,10 +156,10 @@ def main() -> int:
         prepare(nb)
         pages.append((path, write_page(nb, path.stem, args.out)))
         made = [pages[-1][1].name]
-        if write_deck is not None and path.name != EXPLORER:
+        if not args.no_slides and path.name != EXPLORER:
             made.append(write_deck(nb, path.stem, args.out / "slides").relative_to(args.out).as_posix())
         print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {', '.join(made)}", flush=True)
-    print(f"index: {write_index(pages, args.out)}")
+    print(f"index: {write_index(pages, args.out)}; student edition: {write_student_edition(args.out)}")
     size = site_megabytes(args.out)
     print(f"built {len(pages)} notebooks in {time.perf_counter() - start:.0f} s (load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}); the site is {size:.1f} MB "

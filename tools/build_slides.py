@@ -1,12 +1,12 @@
 """Build reveal.js slides of every chapter into site/slides/NN.html: executed, with figures, solutions hidden.
 
-    python tools/build_slides.py                   # every chapter
-    python tools/build_slides.py --out DIR notebooks/04_multi_head_attention.ipynb
+    python -m tools.build_slides                   # every chapter
+    python -m tools.build_slides --out DIR notebooks/04_multi_head_attention.ipynb
 
 Each chapter runs as in the site build (static copies, MathML, the site's one plotly.min.js). reveal.js comes
 from its npm package, fetched once into build/npm and copied next to the decks, so a deck works offline:
 open it in a browser and move with the arrow keys or space. Cells tagged "solution" are left out.
-`python tools/build_site.py` builds these decks too, from the same run of each notebook.
+`python -m tools.build_site` builds these decks too, from the same run of each notebook.
 """
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ import time
 from pathlib import Path
 
 import nbformat
-from build_site import EXPLORER, PLOTLY_JS, ROOT, SITE, execute_static, exporter, prepare, ship_plotly
-from chapters import chapter_paths
 from nbconvert import SlidesExporter
+
+from tools.chapters import EXPLORER, ROOT, chapter_paths
+from tools.pages import PLOTLY_JS, SITE, execute_static, exporter, prepare, ship_plotly
 
 REVEAL = "reveal.js@5.2.1"
 """The npm package and version the decks use."""

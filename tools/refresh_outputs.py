@@ -5,7 +5,7 @@ deterministic results (counts, shapes, small tables); their text is recorded in
 tests/expected_outputs/<notebook>.json, keyed by cell id, and tests/test_checked_outputs.py fails when a run
 prints anything else. The marker is the project's own: nbval (`--nbval-lax`) only runs the stripped notebooks.
 
-    python tools/refresh_outputs.py notebooks/*.ipynb
+    python -m tools.refresh_outputs notebooks/*.ipynb
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import re
 from pathlib import Path
 
 import nbformat
-from chapters import execute
+
+from tools.chapters import execute
 
 CHECK = "# CHECK_OUTPUT"
 EXPECTED = Path(__file__).resolve().parents[1] / "tests" / "expected_outputs"

@@ -1,8 +1,11 @@
-"""What every chapter widget shares: a message area, a summary line, and callbacks that never raise.
+"""What every widget of the series shares: a message area, callbacks that never raise, quiet updates.
 
-Each widget is an ipywidgets VBox. Its update methods can be called from Python (tests, the benchmark) as
-well as from its controls. Every update runs inside `report()`: a problem becomes a message in the widget
-(in orange) instead of a traceback, and the widget keeps showing its last good state.
+`Widget` is the base of the explorer and of every chapter widget: an ipywidgets VBox whose update methods can
+be called from Python (tests, the benchmarks) as well as from its controls. Every update runs inside
+`report()`: a problem becomes a message in the widget (in orange, above any notes) instead of a traceback,
+and the widget keeps showing its last good state. Controls set from code go through `set_quietly`, so their
+callbacks do not run again. The first widget opened sets torch's thread count (helpers.threads).
+`ChapterWidget` adds what the chapter widgets share: a summary line and their controls' font size.
 """
 
 from __future__ import annotations
@@ -15,18 +18,76 @@ from typing import Any
 import ipywidgets as widgets
 
 from helpers.plots import FIT_WIDTH, style
+from helpers.threads import apply_thread_policy
+
+PROBLEM, NOTE, TEXT = "#b35806", "#333333", "#1a1a1a"
+"""Colours of a problem (orange), a note on what is shown (grey) and ordinary text."""
 
 
-class ChapterWidget(widgets.VBox):
-    """A VBox with `message` (problems, in orange) and `summary` (what the widget shows, in words)."""
+class Widget(widgets.VBox):
+    """A VBox with `message`: the last problem (`problem`) above the notes on what it shows (`notes`)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        apply_thread_policy()
+        self.problem = ""  # what went wrong with the last thing asked for, if anything
+        self.notes: list[str] = []  # notes on what the widget shows (the explorer's unknown words, trimming)
+        self.font = style()["font"]
+        self.message = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
+        self._quiet = False  # True while code sets a control, so its callback does not run again
+        super().__init__(**kwargs)
+
+    def html_lines(self, lines: Sequence[str], colour: str = TEXT) -> str:
+        """Lines of text at the widget's font size, escaped; "" when there is nothing to say."""
+        body = "<br>".join(html.escape(line, quote=False) for line in lines if line)
+        return f"<div style='font-size: {self.font}px; color: {colour}'>{body}</div>" if body else ""
+
+    @property
+    def message_lines(self) -> list[str]:
+        """The message area in plain text: the last problem (if any), then the notes."""
+        return [line for line in (self.problem, *self.notes) if line]
+
+    def show_message(self) -> None:
+        """Draw the message area: the last problem in orange above the notes."""
+        self.message.value = self.html_lines([self.problem], PROBLEM) + self.html_lines(self.notes, NOTE)
+
+    @contextmanager
+    def report(self) -> Iterator[None]:
+        """Run one update: a new action clears the last problem; an exception becomes a message."""
+        self.problem = ""
+        try:
+            yield
+        except Exception as error:
+            kind = type(error).__name__
+            self.problem = str(error) if isinstance(error, ValueError) else f"Something went wrong ({kind}): {error}"
+        self.show_message()
+
+    def calls(self, update: Callable[[Any], None]) -> Callable[[dict], None]:
+        """An observer passing a control's new value to `update`, unless the widget set it itself (or the
+        control was emptied, as a dropdown is while its options change)."""
+        def observer(change: dict) -> None:
+            if not self._quiet and change["new"] is not None:
+                update(change["new"])
+        return observer
+
+    def set_quietly(self, control: widgets.ValueWidget, value: Any, **traits: Any) -> None:
+        """Set a control (and traits such as its `options` first) from code without running its callback."""
+        self._quiet = True
+        try:
+            for key, new in traits.items():
+                setattr(control, key, new)
+            control.value = value
+        finally:
+            self._quiet = False
+
+
+class ChapterWidget(Widget):
+    """A Widget with `summary` (what the widget shows, in words) and its controls at the widget's font size."""
 
     css_class = "chapter-widget"
 
     def __init__(self) -> None:
-        self.problem = ""  # what went wrong with the last thing asked for, if anything
+        super().__init__(layout=widgets.Layout(max_width=f"{FIT_WIDTH + 20}px"))
         self.summary_text = ""  # the summary line in plain text
-        self.font = style()["font"]
-        self.message = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
         self.summary = widgets.HTML()
         # the controls' labels and buttons at the widget's font size (larger in presenter mode)
         self.css = widgets.HTML(
@@ -35,46 +96,14 @@ class ChapterWidget(widgets.VBox):
             f"{{font-size: {self.font}px}} .{self.css_class} code {{font-size: inherit}}</style>",
             layout=widgets.Layout(height="0px", overflow="hidden"),
         )
-        super().__init__(layout=widgets.Layout(max_width=f"{FIT_WIDTH + 20}px"))
         self.add_class("chapter-widget")
         self.add_class(self.css_class)
 
-    def html_line(self, text: str, colour: str = "#1a1a1a") -> str:
-        """One line of text at the widget's font size, escaped."""
-        return f"<div style='font-size: {self.font}px; color: {colour}'>{html.escape(text, quote=False)}</div>"
-
     def say(self, summary: str) -> None:
-        """Set the summary line (and clear the message area when nothing went wrong)."""
+        """Set the summary line (and show the message area: empty when nothing went wrong)."""
         self.summary_text = summary
-        self.summary.value = self.html_line(summary)
-        self.message.value = self.html_line(self.problem, "#b35806") if self.problem else ""
-
-    @contextmanager
-    def report(self) -> Iterator[None]:
-        """Run one update: a new action clears the last problem; an exception becomes a message."""
-        self.problem = ""
-        self.message.value = ""
-        try:
-            yield
-        except Exception as error:
-            kind = type(error).__name__
-            self.problem = str(error) if isinstance(error, ValueError) else f"Something went wrong ({kind}): {error}"
-            self.message.value = self.html_line(self.problem, "#b35806")
-
-    def calls(self, update: Callable[[Any], None]) -> Callable[[dict], None]:
-        """An observer passing a control's new value to `update`, unless the widget set it itself."""
-        def observer(change: dict) -> None:
-            if not getattr(self, "_quiet", False):
-                update(change["new"])
-        return observer
-
-    def set_quietly(self, control: widgets.ValueWidget, value: Any) -> None:
-        """Set a control from code without running its callback."""
-        self._quiet = True
-        try:
-            control.value = value
-        finally:
-            self._quiet = False
+        self.summary.value = self.html_lines([summary])
+        self.show_message()
 
 
 def tensor_table(values: Sequence[Sequence[float]] | Sequence[float], rows: Sequence[str] | None = None,

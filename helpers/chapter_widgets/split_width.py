@@ -21,15 +21,17 @@ from plotly.subplots import make_subplots
 from helpers.attention import MultiHeadAttention
 from helpers.chapter_widgets.base import ChapterWidget
 from helpers.model import count_parameters, course_model
-from helpers.plots import FIT_WIDTH, LOOKED_AT, LOOKS, PALETTE, heads_grid, heatmap_traces, style, unique_labels
-from helpers.reading import Loader, attention, last_word, load_cached, read_sentence
+from helpers.plots import FIT_WIDTH, LOOKED_AT, LOOKS, PALETTE, heads_grid, heatmap_traces, style
+from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, unique_labels
+from helpers.registry import STORY_WORLD, trained_on
 from helpers.static import static_build
 from helpers.stories import example_sentences
 
 HEAD_COUNTS = (1, 2, 4, 8, 16)
 WIDTH = 128
 UNTRAINED, TRAINED = "untrained layer", "trained four-head checkpoint"
-TRAINED_CHECKPOINT = "four_heads"
+TRAINED_CHECKPOINT = trained_on(STORY_WORLD, heads=4).name
+"""The checkpoint the "trained" switch shows: the four-head model of the story world (helpers.registry)."""
 
 
 @dataclass(frozen=True)

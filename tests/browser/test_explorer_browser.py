@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 from conftest import CHROMIUM_FLAGS
 
-from helpers.explorer import novel_examples
-from helpers.plots import unique_labels
+from helpers.examples import novel_examples
+from helpers.reading import unique_labels
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "explorer.ipynb"

@@ -22,8 +22,9 @@ from urllib.parse import urljoin, urlparse
 
 import nbformat
 import pytest
-from chapters import SITE_SAMPLE
 from conftest import CHROMIUM_FLAGS, need
+
+from tools.chapters import SITE_SAMPLE
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from chapters import chapter_paths
 from conftest import CHROMIUM_FLAGS
 from test_explorer_browser import hover_text, jupyter_lab
+
+from tools.chapters import chapter_paths
 
 CHAPTERS = [path.name for path in chapter_paths()]
 """Every chapter; SPOTLIGHTS_CHAPTERS=02,06 limits the run to some of them."""

@@ -1,7 +1,7 @@
 """Time `make test` (or `make check`) as a maintainer runs it, and keep the figure for the README.
 
-    python tools/time_suite.py            # runs `make test`, writes its time to assets/suite_time.json
-    python tools/time_suite.py check      # the same for `make check` (with the browser tests)
+    python -m benchmarks.suite_time            # runs `make test`, writes its time to assets/suite_time.json
+    python -m benchmarks.suite_time check      # the same for `make check` (with the browser tests)
 
 The venv must already be built (the target's install step is then a no-op, as the README's figure assumes).
 The run is recorded with the load average at its start and end, and with the CPU time it used (the suite,
@@ -22,7 +22,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tools.chapters import ROOT
+
 OUT = ROOT / "assets" / "suite_time.json"
 LOG = Path(tempfile.gettempdir()) / "spotlights-suite.log"
 """pytest's whole output of the last timed run, to read the failures and durations in full."""
@@ -71,7 +72,7 @@ def main() -> int:
     made = results[target]
     print(f"make {target}: {made['seconds']} s, {made['outcome']} (exit {made['exit_code']}); load average "
           f"{made['load_average_start']} at the start, {made['load_average_end']} at the end; "
-          f"{made['cpu_seconds']} CPU seconds. Wrote {OUT} (pytest's output: {LOG}); run python tools/update_docs.py")
+          f"{made['cpu_seconds']} CPU seconds. Wrote {OUT} (pytest's output: {LOG}); run python -m benchmarks.report")
     return 0
 
 

@@ -1,0 +1,374 @@
+"""Render every measurement for people: docs/measurements.md, and the short blocks of README.md and the guide.
+
+Each benchmark writes one results file in assets/; this module is the one place that turns them into text.
+docs/measurements.md is generated whole; README.md and docs/instructor.md hold blocks between
+`<!-- NAME:start -->` and `<!-- NAME:end -->`. What is rendered depends on the results files only, never on
+the notebooks' text, so editing a chapter's prose never makes these pages stale.
+
+    python -m benchmarks.report           # rewrite docs/measurements.md and the blocks
+    python -m benchmarks.report --check   # exit 1 if anything is out of date (the tests run this)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks import bench, real_text, sizing
+from tools.chapters import CHAPTERS, ROOT
+from tools.lessons import lessons_block
+
+ASSETS = ROOT / "assets"
+MEASUREMENTS = ROOT / "docs" / "measurements.md"
+
+
+def _load(name: str) -> dict | None:
+    path = ASSETS / name
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+HALF = "0.5"
+"""The CPU share the timing table shows beside the whole machine: four learners on two cores."""
+
+
+def timing_block() -> str:
+    """Each chapter's reading time, run time on the whole machine and at half a CPU, slowest cell at half a CPU
+    and peak memory, as the notebook benchmark recorded them, with the load each was measured under."""
+    measured = _load("notebooks.json") or {"notebooks": {}}
+    whole, half = measured["notebooks"], measured.get("cpu_shares", {}).get(HALF, {}).get("notebooks", {})
+    rows = ["| Chapter | Reading time | Run top to bottom: whole machine | at half a CPU | Slowest cell at half a CPU "
+            "| Kernel peak memory |", "|---|---|---|---|---|---|"]
+    for name, title in CHAPTERS.items():
+        m, h = whole.get(name), half.get(name)
+        minutes = next((r["reading_minutes"] for r in (h, m) if r and "reading_minutes" in r), None)
+        reading = f"about {minutes} min" if minutes is not None else "not measured yet"
+        cell = h["slowest_cells"][0] if h and h.get("slowest_cells") else None
+        peaks = [r["peak_mb"] for r in (m, h) if r]
+        cells = [f"{m['seconds']:.0f} s" if m else None, f"{h['seconds']:.0f} s" if h else None,
+                 f"cell {cell['index']}: {cell['seconds']:.0f} s" if cell else None,
+                 f"{max(peaks):.0f} MB" if peaks else None]
+        rows.append(f"| {title} | {reading} | " + " | ".join(c or "not measured yet" for c in cells) + " |")
+    if not whole and not half:
+        return "\n".join(rows)
+    cpus = measured["cpus"]
+    notes = []
+    if whole:
+        loads = _loads(whole.values(), measured.get("load_average_1min"))
+        notes.append(f"Whole machine: measured by `python -m benchmarks.notebook_memory` on {cpus} CPU cores, load "
+                     f"average (1 min) {loads} during the runs" + _busy(whole.values(), cpus, measured) + ".")
+    if half:
+        shares = [r["cpu_share"] for r in half.values()]
+        notes.append("Half a CPU: `python -m benchmarks.notebook_memory --cpu-share 0.5`, each kernel on one core "
+                     "shared with a busy loop, as when four learners share two cores; the kernels got "
+                     f"{min(shares):.2f} to {max(shares):.2f} of a CPU (CPU seconds over wall time), load average "
+                     f"(1 min) {_loads(half.values(), None)}"
+                     + (": other programs shared the machine too, so these times are upper bounds"
+                        if min(shares) < 0.45 else "") + ".")
+        over = [title for name, title in CHAPTERS.items() if name in half
+                and (half[name]["seconds"] > measured.get("chapter_target_s", 90)
+                     or any(c["seconds"] > measured.get("cell_target_s", 30) for c in half[name]["slowest_cells"]))]
+        target = (f"Target at half a CPU: every chapter within {measured.get('chapter_target_s', 90)} s and every cell "
+                  f"within {measured.get('cell_target_s', 30)} s")
+        notes.append(f"{target}: " + (f"NOT met by {', '.join(over)}." if over else "met by every chapter measured."))
+    notes.append(f"Memory target {measured['target_mb']} MB per chapter. Reading time counts each notebook's words "
+                 f"at {measured.get('words_per_minute', 180)} a minute; cells are numbered as in the notebook file, "
+                 "counting every cell from 0.")
+    return "\n".join([*rows, "", " ".join(notes)])
+
+
+def _loads(rows, fallback: float | None) -> str:
+    """The range of the 1-minute load averages recorded with the rows ("1.2" or "10.4 to 12.5")."""
+    values = [v for r in rows for v in r.get("load_average_1min", [])] or ([fallback] if fallback is not None else [])
+    if not values:
+        return "not recorded"
+    low, high = min(values), max(values)
+    return f"{low:.1f}" if round(low, 1) == round(high, 1) else f"{low:.1f} to {high:.1f}"
+
+
+def _busy(rows, cpus: int, measured: dict) -> str:
+    values = [v for r in rows for v in r.get("load_average_1min", [])] or [measured.get("load_average_1min", 0)]
+    return ": other programs shared the machine, so these times are upper bounds" if max(values) > cpus / 2 else ""
+
+
+def _without_heading(markdown: str) -> str:
+    """A rendered table without its top heading (the page has its own)."""
+    lines = markdown.strip().splitlines()
+    return "\n".join(lines[1:] if lines[0].startswith("#") else lines).strip()
+
+
+def results_block() -> str:
+    """assets/results.json as benchmarks/bench.py renders it for people."""
+    results = _load("results.json")
+    if results is None:
+        return "Not measured yet: run `python -m benchmarks.bench`."
+    return _without_heading(bench.markdown(results))
+
+
+def real_text_block() -> str:
+    """assets/real_text.json as benchmarks/real_text.py renders it: one head against four on real text."""
+    results = _load("real_text.json")
+    if results is None or "summary" not in results:
+        return "Not measured yet: run `python -m benchmarks.real_text table`."
+    return _without_heading(real_text.markdown(results))
+
+
+def headline_block() -> str:
+    """The README's three lines: the story world's and the novels' verdicts, and where everything else is."""
+    lines = []
+    results = _load("results.json")
+    if results is not None:
+        means = {run_heads: [r["val_ppl"] for r in results["table"]["runs"] if r["heads"] == run_heads]
+                 for run_heads in (1, 4)}
+        clue = {run_heads: [r["clue_accuracy"]["all"] for r in results["table"]["runs"] if r["heads"] == run_heads]
+                for run_heads in (1, 4)}
+        seeds = len(results["table"]["seeds"])
+        lines.append(f"- **Story world** ({seeds} seeds, {results['table']['steps']:,} steps each): validation "
+                     f"perplexity {_mean(means[4]):.3f} with four heads against {_mean(means[1]):.3f} with one; "
+                     f"clue accuracy {_mean(clue[4]):.1%} against {_mean(clue[1]):.1%}.")
+    text = _load("real_text.json")
+    if text is not None and "summary" in text:
+        models = text["summary"]["models"]
+        one, four = models["one head"], models["four heads"]
+        lines.append(f"- **Three novels** ({len(four['seeds'])} seeds): test perplexity {four['test_ppl_mean']:.2f} "
+                     f"with four heads against {one['test_ppl_mean']:.2f} with one.")
+    timed = _load("notebooks.json")
+    half = (timed or {}).get("cpu_shares", {}).get(HALF, {}).get("notebooks", {})
+    if timed and timed["notebooks"] and half:
+        whole_s = max(r["seconds"] for r in timed["notebooks"].values())
+        half_s = max(r["seconds"] for r in half.values())
+        cell_s = max(c["seconds"] for r in half.values() for c in r["slowest_cells"])
+        lines.append(f"- **Run time**: every chapter runs top to bottom in at most {whole_s:.0f} s on a "
+                     f"{timed['cpus']}-core machine and {half_s:.0f} s at half a CPU (four learners sharing two "
+                     f"cores), no cell over {cell_s:.0f} s.")
+    lines.append("- Every figure, with the machine and its load when measured: "
+                 "[docs/measurements.md](docs/measurements.md).")
+    return "\n".join(lines)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def explorer_block() -> str:
+    """The explorer's measured update times."""
+    kernel, browser = _load("explorer_speed.json"), _load("explorer_browser_speed.json")
+    if kernel is None:
+        return "Not measured yet: run `python -m benchmarks.explorer_speed`."
+    verdict = "meets" if kernel["meets_target"] else "misses"
+    lines = [f"- One update for a {kernel['words']}-word sentence (tokenize, forward pass, figure update), "
+             f"kernel side: median {kernel['sentence_update_median_ms']:.1f} ms, 90th percentile "
+             f"{kernel['sentence_update_p90_ms']:.1f} ms over {kernel['repeats']} repeats; a head change: median "
+             f"{kernel['head_change_median_ms']:.1f} ms. This {verdict} the target of "
+             f"{kernel['target_median_ms']:.0f} ms ({kernel['machine']}"
+             + (f"; load average {kernel['load_average_1_5_15']}" if "load_average_1_5_15" in kernel else "") + ")."]
+    if "forward_one_thread_median_ms" in kernel:
+        lines.append("- The forward pass alone, side by side: median "
+                     f"{kernel['forward_policy_threads_median_ms']:.1f} ms on {kernel['policy_threads']} threads, "
+                     f"{kernel['forward_one_thread_median_ms']:.1f} ms on one thread, which the explorer uses "
+                     "(on a busy machine the threads wait for each other).")
+    if "model_switch_median_ms" in kernel:
+        verdict = "meets" if kernel["model_switch_meets_target"] else "misses"
+        lines.append(f"- Switching model (through the {len(kernel['switched_models'])} models of the menu, "
+                     "all read when the explorer opens), kernel side: "
+                     f"median {kernel['model_switch_median_ms']:.0f} ms, slowest {kernel['model_switch_max_ms']:.0f} "
+                     f"ms over {kernel['model_switch_repeats']} switches; this {verdict} the target of "
+                     f"{kernel['model_switch_target_ms']:.0f} ms (load average {kernel['load_average_1_5_15']}: "
+                     "other programs shared the machine).")
+    if browser is not None:
+        lines.append(f"- In {browser['browser']}, from picking a head to the redrawn heatmap: "
+                     f"{browser['head_change_to_redraw_ms']:.0f} ms (measured by the browser test).")
+    return "\n".join(lines)
+
+
+def widgets_block() -> str:
+    """The chapter widgets' measured update times, and how busy the machine was."""
+    speed = _load("widget_speed.json")
+    if speed is None:
+        return "Not measured yet: run `python -m benchmarks.widget_speed`."
+    start, end = speed["machine_at_start"], speed["machine_at_end"]
+    rows = ["| Widget | Update | Median | 90th percentile |", "|---|---|---|---|"]
+    rows += [f"| {r['widget']} | {r['update']} | {r['median_ms']:.1f} ms | {r['p90_ms']:.1f} ms |"
+             for r in speed["updates"]]
+    verdict = "Every median meets" if speed["meets_target"] else "Not every median meets"
+    busy = max(start["load_average_1_5_15"][0], end["load_average_1_5_15"][0]) > start["cpus"] / 2
+    rows += ["", f"{verdict} the target of {speed['target_median_ms']:.0f} ms. Measured by "
+             f"`python -m benchmarks.widget_speed` on {start['date_utc']} UTC: {start['cpus']} CPU cores, "
+             f"{start['torch_threads']} torch threads, load average (1, 5, 15 min) {start['load_average_1_5_15']} "
+             f"at the start and {end['load_average_1_5_15']} at the end"
+             + (": other programs shared the machine, so these times are slower than on an idle one." if busy
+                else ".")]
+    return "\n".join(rows)
+
+
+def threads_block() -> str:
+    """Training speed with 1 thread and with the thread policy's choice, and the live races' CPU time."""
+    measured = _load("threads.json")
+    if measured is None:
+        return "Not measured yet: run `python -m benchmarks.threads`."
+    start, end = measured["machine_start"], measured["machine_end"]
+    quota = measured["cgroup_quota_cpus"]
+    usable = measured.get("usable_threads", measured["chosen_threads"])
+    lines = [f"- Thread policy: this process may run on {measured['affinity_cpus']} CPUs, "
+             f"{'no CPU quota' if quota is None else f'a CPU quota of {quota:g}'}, so {usable} torch thread(s) on an "
+             "idle machine; " + (f"at a load average of {measured['load_when_chosen']} "
+                                 if measured.get("load_when_chosen") is not None else "")
+             + f"the policy chose {measured['chosen_threads']}.",
+             f"- Four-head training, alternating runs side by side: {measured['tokens_per_s_1_thread']:,} tokens/s "
+             f"with 1 thread, {measured.get('tokens_per_s_usable', measured.get('tokens_per_s_chosen')):,} tokens/s "
+             f"with {usable}. Load average (1, 5, 15 min) {start['load_average_1_5_15']} at the start and "
+             f"{end['load_average_1_5_15']} at the end, on {start['cpus']} CPUs: when other programs keep the "
+             "cores busy, extra threads wait on each other and one thread can be faster."]
+    for race, seconds in measured["live_race_cpu_s"].items():
+        verdict = "within" if seconds <= measured["live_target_s"] else "OVER"
+        line = (f"- Live training of {race}: the full run takes {seconds:.1f} CPU seconds on one thread, {verdict} "
+                f"a live run's budget of {measured['live_target_s']:.0f} s")
+        by_count = measured.get("live_race_step_s", {}).get(race)
+        if by_count:
+            kept = measured["live_race_threads_kept"][race]
+            line += ("; a step of every model, side by side: "
+                     + ", ".join(f"{t:.3f} s on {c} thread{'s' * (c != '1')}" for c, t in by_count.items())
+                     + f", so the race would keep {kept}")
+        lines.append(line + ".")
+    return "\n".join(lines)
+
+
+def suite_block() -> str:
+    """How long `make test` (and `make check`) took when benchmarks/suite_time.py last timed them."""
+    timed = _load("suite_time.json")
+    if not timed:
+        return "Not measured yet: run `python -m benchmarks.suite_time`."
+    lines = []
+    for target, t in timed.items():
+        busy = t["load_average_start"][0] > t["cpus"] / 2  # at the end the load is mostly the suite's own workers
+        verdict = ""
+        if t["target_s"]:
+            verdict = (f"; the target is {t['target_s'] // 60} min: "
+                       + ("met" if t["seconds"] <= t["target_s"] and t["exit_code"] == 0 else "NOT met"))
+        lines.append(f"- `make {target}` took {t['seconds'] // 60} min {t['seconds'] % 60} s ({t['outcome']}) on "
+                     f"{t['date_utc']} UTC, on {t['cpus']} CPU cores with the venv built, using {t['cpu_seconds']} CPU "
+                     f"seconds; load average (1, 5, 15 min) {t['load_average_start']} at the start and "
+                     f"{t['load_average_end']} at the end"
+                     + (": other programs shared the machine, so it ran slower than on an idle one" if busy else "")
+                     + verdict + ".")
+    if "test" in timed and timed["test"]["slowest"]:
+        slowest = ", ".join(f"{step['test']} ({step['seconds']:.0f} s)" for step in timed["test"]["slowest"][:6])
+        lines.append(f"- Slowest steps of `make test`: {slowest}.")
+    lines.append("")
+    lines.append("Timed by `python -m benchmarks.suite_time` (and `python -m benchmarks.suite_time check`).")
+    return "\n".join(lines)
+
+
+def classroom_block() -> str:
+    """A class on a JupyterHub, as benchmarks/classroom.py measured it, and what larger classes need."""
+    results = _load("classroom.json")
+    if results is None:
+        return "Not measured yet: run `python -m benchmarks.classroom`."
+    return sizing.markdown(results, list(CHAPTERS))
+
+
+MEASUREMENTS_PAGE = """# Measurements
+
+Generated by `python -m benchmarks.report` from the results files in `assets/`, which the benchmark scripts
+write; do not edit by hand (`make test` fails when this page is out of date with those files). Every figure
+says when and on what machine it was measured, and how busy that machine was.
+
+## One head against four on the story world
+
+{results}
+
+## Real text: three novels
+
+Written by `python -m benchmarks.real_text` (the recipe sweep and the table; every run, with its load, is in
+`assets/real_text.json`):
+
+{real_text}
+
+## Chapters: time and memory
+
+Binder restarts a kernel above 2 GB. Each chapter stays well under that, but shut down the kernels of chapters
+you have finished (*Kernel → Shut Down Kernel*) so that no more than three run at once.
+
+{timing}
+
+## Threads and live training
+
+Torch's thread count follows the CPUs this process may use, less those the load average says other programs
+keep busy (`helpers/threads.py`). The live training cells of chapters 3, 5 and 7 first time a few steps on one
+thread and on the usable count, keep the faster, and give every model the same number of steps: the chapter's
+full run, or fewer on a slow or busy CPU (`helpers/race.py`). Written by `python -m benchmarks.threads`:
+
+{threads}
+
+## The explorer
+
+Written by `python -m benchmarks.explorer_speed` and the explorer's browser test:
+
+{explorer}
+
+## The chapter widgets
+
+{widgets}
+
+## The test suite
+
+{suite}
+"""
+
+PAGE_PARTS: dict[str, Callable[[], str]] = {
+    "results": results_block, "real_text": real_text_block, "timing": timing_block, "threads": threads_block,
+    "explorer": explorer_block, "widgets": widgets_block, "suite": suite_block,
+}
+BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
+    ROOT / "README.md": {"headline": headline_block},
+    ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block,
+                                      "classroom": classroom_block,
+                                      "lessons": lambda: lessons_block(_load("notebooks.json"), CHAPTERS)},
+}
+"""The generated blocks of the hand-written pages, by page and block name."""
+
+
+def measurements_page() -> str:
+    return MEASUREMENTS_PAGE.format(**{name: make() for name, make in PAGE_PARTS.items()})
+
+
+def render(text: str, blocks: dict[str, Callable[[], str]]) -> str:
+    """`text` with each block between its markers replaced by what its function makes now."""
+    for name, make in blocks.items():
+        pattern = re.compile(rf"(<!-- {name}:start -->\n).*?(<!-- {name}:end -->)", re.S)
+        if not pattern.search(text):
+            raise ValueError(f"missing block markers for {name!r}")
+        text = pattern.sub(lambda m, make=make: m.group(1) + make() + "\n" + m.group(2), text)
+    return text
+
+
+def rendered() -> dict[Path, str]:
+    """Every generated page as it should read now, by path."""
+    pages = {MEASUREMENTS: measurements_page()}
+    for path, blocks in BLOCKS.items():
+        pages[path] = render(path.read_text(encoding="utf-8"), blocks)
+    return pages
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="report stale pages instead of rewriting them")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, text in rendered().items():
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        if text != old:
+            stale.append(path.relative_to(ROOT).as_posix())
+            if not args.check:
+                path.write_text(text, encoding="utf-8")
+    if args.check and stale:
+        print(f"out of date: {', '.join(stale)}; run python -m benchmarks.report", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
