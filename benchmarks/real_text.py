@@ -40,46 +40,63 @@ from helpers.checkpoints import ASSETS, save_checkpoint
 from helpers.compare import seed_margin
 from helpers.evaluate import perplexity
 from helpers.model import course_model
-from helpers.novels import SWEEP_TEXTS, novel_corpus, novel_examples, novel_words, sweep_corpus, unknown_share
+from helpers.novels import novel_corpus, novel_examples, novel_words, sweep_corpus, unknown_share
 from helpers.real_text import current_sweep, sweep_grid, worst_ratios
-from helpers.recipes import TEXT_RECIPE, Recipe
+from helpers.recipes import TEXT_RECIPE, Recipe, fixed_settings
 from helpers.train import train
 
 RESULTS = ASSETS / "real_text.json"
-LEARNING_RATES = (2.5e-3, 5e-3, 1e-2, 2e-2)
-"""Factors of 2 around the rates earlier measured best: 2e-2 on the novels together at 1,000 steps, 5e-3 on
-a play the series did not choose; the grid brackets the best rate on every text if neither end is best."""
-SWEEP_ORDER = (5e-3, 1e-2, 2.5e-3, 2e-2)  # the middle of the grid first: a cut sweep still shows the likely best
+SWEEP_CLASSES = {"pride_and_prejudice": "short", "moby_dick": "short", "war_and_peace": "long",
+                 "shakespeare_plays": "short", "milton": "short"}
+"""The texts the recipe is chosen on, each alone, and their size class (helpers.recipes: "long" when the step cap
+lets the model read the text fewer than 10 times; a test checks each against the training words recorded)."""
+OUTSIDE_TEXTS = {
+    "milton": "John Milton: Paradise Lost, Paradise Regained, minor poems and Areopagitica (public domain; 929,937 "
+              "bytes, sha256 6033c13b2196...); verse, used only to choose the recipe and not shipped, because where "
+              "the file was taken from was not recorded",
+}
+"""Texts of the sweep that the series does not ship: `sweep --file NAME=PATH` reads them (their runs are kept)."""
+GRIDS = {"short": (2.5e-3, 5e-3, 1e-2, 2e-2), "long": (2.5e-3, 5e-3, 1e-2, 2e-2, 4e-2)}
+"""Each size class's learning rates: factors of 2, wide enough that no text's best rate is at an end of its
+class's grid (War and Peace was best at 2e-2, the top of the first grid, so the long class goes on to 4e-2)."""
+SWEEP_ORDER = (5e-3, 1e-2, 2.5e-3, 2e-2, 4e-2)  # the middle of the grid first: a cut sweep shows the likely best
+LEARNING_RATES = tuple(sorted({lr for grid in GRIDS.values() for lr in grid}))
 SEEDS = (0, 1, 2)
 MODELS = {"one head": (1, None), "four heads": (4, None), "four heads, no output projection": (4, False)}
 SHARES = (0.01, 0.05, 0.25, 0.5)  # amounts of training text beside the table's 100% (seed 0)
 TARGET_SECONDS = 180  # a 1 MB text, one model, on 2 idle cores (the issue's target)
 CHECKPOINTS = {"one head": "novel_one_head", "four heads": "novel_four_heads"}
+RULE = ("in each size class, the learning rate whose worst ratio of validation perplexity to the best any rate "
+        "reached, over every text of the class and both models, is smallest")
 
 
 def _fixed() -> dict:
-    """The recipe without its learning rate: what every sweep run shares."""
-    return {k: v for k, v in TEXT_RECIPE.to_dict().items() if k != "lr"}
+    """What every sweep run shares: the recipe without its learning rates and size classes (each run's rate is
+    given; the classes only say which rate the recipe would pick)."""
+    return fixed_settings(TEXT_RECIPE)
 
 
 def sweep_plan() -> list[dict]:
-    """Every sweep run: both models at every learning rate on every text, the middle rates first."""
+    """Every sweep run: both models at every learning rate of its class's grid on every text, middle rates first."""
     return [{"id": f"text={text} heads={heads} lr={lr:g}", "text": text, "heads": heads, "lr": lr}
-            for lr in SWEEP_ORDER for text in SWEEP_TEXTS for heads in (4, 1)]
+            for lr in SWEEP_ORDER for text, size in SWEEP_CLASSES.items() if lr in GRIDS[size] for heads in (4, 1)]
 
 
 def choose_recipe(sweep: dict) -> dict | None:
-    """The rule applied to a finished sweep: the learning rate with the smallest worst ratio (None while runs
-    are missing)."""
+    """The rule applied to a finished sweep: in each size class, the learning rate with the smallest worst ratio
+    over that class's texts (None while runs are missing)."""
     sweep = current_sweep(sweep)
     if any(r["id"] not in sweep for r in sweep_plan()):
         return None
-    ratios = worst_ratios(sweep)
-    lr = min(ratios, key=ratios.get)
-    by_rate = {f"{rate:g}": ratio for rate, ratio in ratios.items()}  # JSON keys are text
-    return TEXT_RECIPE.to_dict() | {"lr": lr, "worst_ratio": ratios[lr], "worst_ratios": by_rate,
-                                    "rule": "the learning rate whose worst ratio of validation perplexity to the "
-                                            "best any rate reached, over every text and both models, is smallest"}
+    chosen, worst, by_rate = {}, {}, {}
+    for size, field in (("short", "lr"), ("long", "long_lr")):
+        ratios = worst_ratios({k: r for k, r in sweep.items() if SWEEP_CLASSES.get(r["text"]) == size
+                               and r["lr"] in GRIDS[size]})
+        chosen[field] = min(ratios, key=ratios.get)
+        worst[size] = ratios[chosen[field]]
+        by_rate[size] = {f"{rate:g}": ratio for rate, ratio in ratios.items()}  # JSON keys are text
+    return TEXT_RECIPE.to_dict() | chosen | {"worst_ratio": worst, "worst_ratios": by_rate,
+                                             "classes": dict(SWEEP_CLASSES), "rule": RULE}
 
 
 @contextmanager
@@ -116,9 +133,10 @@ def _set_aside_old_sweep() -> None:
             RESULTS.write_text(json.dumps(results, indent=1) + "\n")
 
 
-def run_sweep(worker: int = 0, workers: int = 1, from_end: bool = False) -> None:
+def run_sweep(worker: int = 0, workers: int = 1, from_end: bool = False, files: dict | None = None) -> None:
     """Train this worker's share of the sweep (every `workers`-th run, or with `from_end` every run from the last
-    backwards, to help workers already under way), skipping runs already recorded."""
+    backwards, to help workers already under way), skipping runs already recorded. `files`: {name: path} of the
+    OUTSIDE_TEXTS, which the series does not ship; their runs are skipped (with a message) without it."""
     _set_aside_old_sweep()
     if workers > 1 or from_end:
         torch.set_num_threads(1)  # runs side by side on 2 cores, one thread each
@@ -128,19 +146,29 @@ def run_sweep(worker: int = 0, workers: int = 1, from_end: bool = False) -> None
     for run in mine:
         if run["id"] in current_sweep(_load().get("sweep", {})):
             continue
-        corpus = corpora.setdefault(run["text"], sweep_corpus(run["text"]))
-        options = replace(TEXT_RECIPE, lr=run["lr"]).train_options(len(corpus.train_ids))
-        load_before = machine()["load_average_1_5_15"]
-        result = train(heads=run["heads"], seed=0, corpus=corpus, progress=False, **options)
-        record = run | {"fixed": _fixed(), "steps": result.steps, "train_words": len(corpus.train_ids),
-                        "val_ppl": round(result.val_ppl, 4), "best_step": result.best_step,
-                        "val_curve": result.val_curve, "seconds": round(result.seconds, 1),
-                        "cpu_seconds": round(result.cpu_seconds, 1),
-                        "threads": torch.get_num_threads(),
-                        "load_average": [load_before, machine()["load_average_1_5_15"]]}
-        _record("sweep", run["id"], record)
-        print(f"sweep {run['id']}: validation perplexity {result.val_ppl:.2f} (best step {result.best_step} of "
-              f"{result.steps}) in {result.seconds:.0f} s, load {load_before[0]:.1f}", flush=True)
+        if run["text"] in OUTSIDE_TEXTS and run["text"] not in (files or {}):
+            print(f"sweep {run['id']}: skipped, the series does not ship {run['text']} (give --file "
+                  f"{run['text']}=PATH)", flush=True)
+            continue
+        sweep_run(run, corpora, (files or {}).get(run["text"]))
+
+
+def sweep_run(run: dict, corpora: dict, path: str | None = None) -> None:
+    """Train one sweep run (seed 0, the recipe at the run's learning rate) and record it at once."""
+    corpus = corpora.setdefault(run["text"], sweep_corpus(run["text"], path))
+    options = replace(TEXT_RECIPE, lr=run["lr"], long_lr=run["lr"]).train_options(len(corpus.train_ids))
+    load_before = machine()["load_average_1_5_15"]
+    result = train(heads=run["heads"], seed=0, corpus=corpus, progress=False, **options)
+    record = run | {"fixed": _fixed(), "steps": result.steps, "train_words": len(corpus.train_ids),
+                    "size_class": TEXT_RECIPE.size_class(len(corpus.train_ids)),
+                    "val_ppl": round(result.val_ppl, 4), "best_step": result.best_step,
+                    "val_curve": result.val_curve, "seconds": round(result.seconds, 1),
+                    "cpu_seconds": round(result.cpu_seconds, 1),
+                    "threads": torch.get_num_threads(),
+                    "load_average": [load_before, machine()["load_average_1_5_15"]]}
+    _record("sweep", run["id"], record)
+    print(f"sweep {run['id']}: validation perplexity {result.val_ppl:.2f} (best step {result.best_step} of "
+          f"{result.steps}) in {result.seconds:.0f} s, load {load_before[0]:.1f}", flush=True)
 
 
 def table_runs(recipe: Recipe) -> list[dict]:
@@ -338,9 +366,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="sweep: how many sweep processes share the runs")
     parser.add_argument("--worker", type=int, default=0, help="sweep: which of them this one is (0, 1, ...)")
     parser.add_argument("--from-end", action="store_true", help="sweep: take runs from the last one backwards")
+    parser.add_argument("--file", action="append", default=[], metavar="NAME=PATH",
+                        help=f"sweep: where a text the series does not ship is ({', '.join(OUTSIDE_TEXTS)})")
     args = parser.parse_args(argv)
+    files = dict(item.split("=", 1) for item in args.file if "=" in item)
+    if set(files) - set(OUTSIDE_TEXTS) or len(files) != len(args.file):
+        parser.error(f"--file takes NAME=PATH with NAME one of {', '.join(OUTSIDE_TEXTS)}, got {args.file}")
     if args.what == "sweep":
-        run_sweep(args.worker, args.workers, args.from_end)
+        run_sweep(args.worker, args.workers, args.from_end, files)
         return 0
     if args.what == "table":
         run_table(TEXT_RECIPE)

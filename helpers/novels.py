@@ -25,7 +25,7 @@ from pathlib import Path
 import torch
 
 from helpers.checkpoints import ASSETS
-from helpers.tokenizer import Tokenizer, split
+from helpers.tokenizer import Tokenizer, read_text_file, split
 from helpers.train import Corpus
 
 NOVELS_FILE = ASSETS / "novels.txt.gz"
@@ -88,12 +88,17 @@ def novel_words() -> dict[str, tuple[list[str], ...]]:
     return _cut(list(read_novels().values()))
 
 
-def sweep_corpus(text: str) -> Corpus:
-    """One of SWEEP_TEXTS alone, as a learner's own file would be: a vocabulary of its own training text's
-    1,023 most frequent words, trained on its training text and scored on its validation text (never test)."""
-    if text not in SWEEP_TEXTS:
-        raise ValueError(f"text must be one of {', '.join(SWEEP_TEXTS)}, got {text!r}")
-    if text == PLAYS:
+def sweep_corpus(text: str, path: str | Path | None = None) -> Corpus:
+    """One text alone, as a learner's own file would be: a vocabulary of its own training text's 1,023 most
+    frequent words, trained on its training text and scored on its validation text (never test). `text` is one
+    of SWEEP_TEXTS, or with `path` the name of a text the series does not ship (read from that UTF-8 file and
+    cut like the others: the first 90% of its words to train on, the next 5% to validate)."""
+    if path is not None:
+        words = _cut([read_text_file(path)])
+        train, validation = words["train"][0], words["validation"][0]
+    elif text not in SWEEP_TEXTS:
+        raise ValueError(f"text must be one of {', '.join(SWEEP_TEXTS)} (or give the path of a file), got {text!r}")
+    elif text == PLAYS:
         words = _cut(list(read_plays().values()))
         train, validation = ([word for part in words[name] for word in part] for name in SPLITS[:2])
     else:

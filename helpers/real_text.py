@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from helpers.novels import real_text_results
 from helpers.plots import FIT_WIDTH, PALETTE, hung_title, style, styled
-from helpers.recipes import TEXT_RECIPE
+from helpers.recipes import TEXT_RECIPE, fixed_settings
 
 if TYPE_CHECKING:
     from helpers.train import Corpus
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def current_sweep(sweep: dict) -> dict:
     """The sweep runs made with today's recipe apart from its learning rate (runs of an older rule do not count)."""
-    fixed = {k: v for k, v in TEXT_RECIPE.to_dict().items() if k != "lr"}
+    fixed = fixed_settings(TEXT_RECIPE)
     return {k: run for k, run in sweep.items() if run.get("fixed") == fixed}
 
 

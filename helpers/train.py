@@ -375,7 +375,8 @@ def main(argv: list[str] | None = None) -> int:
                              f"{TEXT_RECIPE.max_steps} steps)")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed; default 0")
     parser.add_argument("--lr", type=_rate, help=f"peak learning rate; default {LEARNING_RATE:g}, or with --text "
-                                                 f"the recipe's {TEXT_RECIPE.lr:g}")
+                                                 f"the recipe's: {TEXT_RECIPE.lr:g} for a text it reads at least "
+                                                 f"{TEXT_RECIPE.long_below:g} times, else {TEXT_RECIPE.long_lr:g}")
     parser.add_argument("--max-seconds", type=float, help="stop after this many seconds even if steps remain")
     parser.add_argument("--text", type=Path, help="train on this UTF-8 text file instead of the story world")
     parser.add_argument("--out", type=Path, help="save a checkpoint (.safetensors + .json) in this folder")

@@ -92,3 +92,13 @@ def test_each_sweep_text_stands_alone_with_its_own_vocabulary_and_validation_tex
 def test_sweep_corpus_names_the_texts_it_knows():
     with pytest.raises(ValueError, match="shakespeare_plays"):
         sweep_corpus("hamlet")
+
+
+def test_a_sweep_text_the_series_does_not_ship_is_read_from_its_file_and_cut_like_the_others(tmp_path):
+    words = [f"w{i % 50}" for i in range(2_000)]
+    path = tmp_path / "outside.txt"
+    path.write_text(" ".join(words), encoding="utf-8")
+    corpus = sweep_corpus("outside", path)
+    assert (len(corpus.train_ids), len(corpus.val_ids)) == (1_800, 100)  # the first 90%, then the next 5%
+    assert corpus.tokenizer.decode(corpus.val_ids[:3].tolist()).split() == words[1_800:1_803]
+    assert corpus.name == "outside (scored on validation)"
