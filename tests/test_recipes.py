@@ -126,3 +126,29 @@ def test_each_recorded_sweep_text_is_in_the_size_class_its_training_words_give()
     assert {run["text"] for run in runs} == set(real_text_script.SWEEP_CLASSES)
     for run in runs:
         assert TEXT_RECIPE.size_class(run["train_words"]) == real_text_script.SWEEP_CLASSES[run["text"]], run["id"]
+
+
+def test_transfer_check_runs_the_defaults_and_every_other_rate_of_the_text_class_grid():
+    words = 211_371  # about 1 MB: a short text
+    runs = real_text_script.transfer_runs(words)
+    assert [(r["heads"], r["lr"]) for r in runs[:2]] == [(4, None), (1, None)]  # the command line's defaults
+    others = {r["lr"] for r in runs[2:]}
+    assert others | {TEXT_RECIPE.lr_for(words)} == set(real_text_script.GRIDS["short"])
+    assert TEXT_RECIPE.lr_for(words) not in others and all(r["heads"] == 4 for r in runs[2:])
+
+
+def test_transfer_verdict_measures_the_default_against_the_best_rate_and_four_heads_against_one():
+    words = 211_371
+    default = TEXT_RECIPE.lr_for(words)
+    scores = {lr: 50.0 + 10 * abs(lr - 1e-2) for lr in real_text_script.GRIDS["short"]}  # best at 1e-2
+    runs = {r["id"]: r | {"lr": r["lr"] or default, "seconds": 1.0,
+                          "val_ppl": scores[r["lr"] or default] + (2.0 if r["heads"] == 1 else 0.0)}
+            for r in real_text_script.transfer_runs(words)}
+    verdict = real_text_script.transfer_verdict({"train_words": words, "runs": runs})
+    assert verdict["best_lr"] == 1e-2 and verdict["four_beat_one"]
+    assert verdict["above_best"] == pytest.approx(scores[default] / scores[1e-2] - 1, abs=1e-4)
+    assert verdict["within_3_percent"] == (verdict["above_best"] <= 0.03)
+    runs["default one head"]["val_ppl"] = 1.0  # one head wins instead
+    assert not real_text_script.transfer_verdict({"train_words": words, "runs": runs})["four_beat_one"]
+    del runs["default one head"]
+    assert real_text_script.transfer_verdict({"train_words": words, "runs": runs}) is None
