@@ -201,8 +201,9 @@ def run_transfer(name: str, path: str) -> None:
     corpus = text_corpus(path)
     train_words = len(corpus.train_ids)
     for run in transfer_runs(train_words):
-        if run["id"] in _load().get("transfer", {}).get(name, {}).get("runs", {}):
-            continue
+        recorded = _load().get("transfer", {}).get(name, {}).get("runs", {}).get(run["id"])
+        if recorded and recorded["lr"] == (run["lr"] or TEXT_RECIPE.lr_for(train_words)):
+            continue  # a default run of an earlier recipe is trained again
         command = [sys.executable, "-m", "helpers.train", "--heads", str(run["heads"]), "--text", str(path), "--json"]
         command += ["--lr", f"{run['lr']:g}"] if run["lr"] is not None else []
         load_before = machine()["load_average_1_5_15"]
@@ -223,6 +224,7 @@ def run_transfer(name: str, path: str) -> None:
                       "size_class": TEXT_RECIPE.size_class(train_words), "steps": TEXT_RECIPE.steps_for(train_words),
                       "unknown_share": round(unknown_share(corpus.val_ids), 4)}
             entry.setdefault("runs", {})[run["id"]] = record
+            entry["verdict"] = transfer_verdict(entry)
             RESULTS.write_text(json.dumps(results, indent=1) + "\n")
         print(f"transfer {name} {run['id']}: validation perplexity {out['val_ppl']:.2f} in {wall:.0f} s, load "
               f"{load_before[0]:.1f}", flush=True)
@@ -231,9 +233,11 @@ def run_transfer(name: str, path: str) -> None:
 def transfer_verdict(entry: dict) -> dict | None:
     """The transfer check of one held-out text: how far the default four heads are above the best rate of the
     grid, and whether four heads beat one with the defaults (None while runs are missing)."""
-    runs = entry.get("runs", {})
+    runs, default_lr = entry.get("runs", {}), TEXT_RECIPE.lr_for(entry["train_words"])
     if any(run["id"] not in runs for run in transfer_runs(entry["train_words"])):
         return None
+    if any(runs[key]["lr"] != default_lr for key in ("default four heads", "default one head")):
+        return None  # the defaults of an earlier recipe
     four = {run["lr"]: run["val_ppl"] for key, run in runs.items() if run["heads"] == 4}
     best = min(four, key=four.get)
     default, one = runs["default four heads"], runs["default one head"]
@@ -508,6 +512,8 @@ def main(argv: list[str] | None = None) -> int:
         results["recipe"] = TEXT_RECIPE.to_dict()
         results["examples"] = novel_examples()  # for the explorer: sentences the real-text models know
         results["summary"] = summarize(results)
+        for entry in results.get("transfer", {}).values():  # the check on each held-out text, read by chapter 5
+            entry["verdict"] = transfer_verdict(entry)
         results["machine"] = machine()
         RESULTS.write_text(json.dumps(results, indent=1) + "\n")
     print(markdown(results))

@@ -152,3 +152,10 @@ def test_transfer_verdict_measures_the_default_against_the_best_rate_and_four_he
     assert not real_text_script.transfer_verdict({"train_words": words, "runs": runs})["four_beat_one"]
     del runs["default one head"]
     assert real_text_script.transfer_verdict({"train_words": words, "runs": runs}) is None
+
+
+def test_recorded_transfer_verdicts_agree_with_their_runs():
+    results = json.loads((ASSETS / "real_text.json").read_text())
+    for entry in results.get("transfer", {}).values():
+        assert entry["verdict"] == real_text_script.transfer_verdict(entry)
+        assert entry["size_class"] == TEXT_RECIPE.size_class(entry["train_words"])
