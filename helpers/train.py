@@ -171,6 +171,7 @@ def train(
     weight_decay: float = WEIGHT_DECAY,
     eval_at: tuple[int, ...] = (),
     keep_best_every: int = 0,
+    label: str | None = None,
 ) -> TrainResult:
     """Train a fresh course model with `heads` heads for `steps` steps (or until `max_seconds` pass).
 
@@ -179,6 +180,7 @@ def train(
     eval_at: step counts after which to score the validation text too (the learning curve on unseen text).
     keep_best_every: if > 0, score the first EVAL_WORDS validation words every so many steps and after the last,
     and end with the weights that scored best (their scores go into `val_curve`; this time counts as training).
+    label: the progress bar's name for the run (default: its number of heads, "4 heads").
     """
     for name, value in (("heads", heads), ("steps", steps), ("batch_size", batch_size)):
         guards.check_counts(**{name: value})
@@ -220,8 +222,9 @@ def train(
     best = _Best(model, sample if keep_best_every and len(sample) > context else None, val_curve)
     model.train()
     words = batch_size * context  # per step: the bar counts words, so it shows words per second and time left
-    bar = _progress_bar(total=steps * words, desc=f"{heads} head{'s' * (heads > 1)}", disable=not progress,
-                        leave=True, unit=" words", unit_scale=True)
+    label = f"{heads} head{'s' * (heads > 1)}" if label is None else label
+    bar = _progress_bar(total=steps * words, desc=label, disable=not progress, leave=True, unit=" words",
+                        unit_scale=True)
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
         for step in range(steps):
