@@ -1,7 +1,8 @@
 """Real text: the recipe sweep, the one-head vs four-head table, and the gap against the amount of text.
 
-    python -m benchmarks.real_text sweep [--workers 2 --worker 0] [--from-end]  # the learning rate (validation)
+    python -m benchmarks.real_text sweep [--workers 2 --worker 0] [--from-end] [--file milton=PATH]  # the rates
     python -m benchmarks.real_text table      # 3 seeds x 3 models on the chosen recipe, then less text (seed 0)
+    python -m benchmarks.real_text transfer --file sotu_1960_1979=PATH  # the recipe on a held-out text
     python -m benchmarks.real_text summary    # the summary in assets/real_text.json, printed as markdown
 
 Every finished run is merged into `assets/real_text.json` at once (under a file lock, so two sweep workers can
@@ -10,16 +11,16 @@ average before and after each run is recorded beside its time, because other pro
 The JSON is the one record: the README's block is rendered from it by `markdown` (benchmarks/report.py).
 
 The sweep is scored on validation text only; the table reports the test text, which nothing was chosen on.
-The sweep trains one head and four heads (seed 0) at every learning rate of LEARNING_RATES on each of
-helpers.novels.SWEEP_TEXTS alone (three novels and a set of plays, each with its own vocabulary, as a
-learner's file would have), with everything else of the recipe fixed (helpers.recipes: warm-up, weight
-decay, batch, and the training length from the number of training words, keeping the best weights).
-The rule (helpers.real_text.worst_ratios) treats both models alike and never asks which one wins: for each
-learning rate, its perplexity divided by the best any rate reached, for every text and both models; the
-rate whose worst such ratio is smallest is chosen. The table then measures, on test text, whether four heads
-win. Sweep runs may train two at a time (--workers 2, one thread each: twice the runs per hour on 2 cores);
-their times are recorded with their thread count and are not the recipe's speed, which the table measures
-one run at a time with both threads.
+The sweep trains one head and four heads (seed 0) at every learning rate of its size class's grid (GRIDS) on
+each text of SWEEP_CLASSES alone (three novels, a set of plays and, from OUTSIDE_TEXTS, Milton, each with its
+own vocabulary, as a learner's file would have), with everything else of the recipe fixed (helpers.recipes:
+warm-up, weight decay, batch, and the training length from the number of training words, keeping the best
+weights). The rule (helpers.real_text.worst_ratios) treats both models alike and never asks which one wins:
+in each size class, for each learning rate, its perplexity divided by the best any rate reached, for every
+text of the class and both models; the rate whose worst such ratio is smallest is chosen. The table then
+measures, on test text, whether four heads win. Sweep runs may train two at a time (--workers 2, one thread
+each: twice the runs per hour on 2 cores); their times are recorded with their thread count and are not the
+recipe's speed, which the table measures one run at a time with both threads.
 """
 
 from __future__ import annotations
@@ -63,8 +64,8 @@ OUTSIDE_TEXTS = {
 GRIDS = {"short": (2.5e-3, 5e-3, 7e-3, 1e-2, 2e-2), "long": (2.5e-3, 5e-3, 1e-2, 2e-2, 4e-2)}
 """Each size class's learning rates: factors of 2, wide enough that no text's best rate is at an end of its
 class's grid (War and Peace was best at 2e-2, the top of the first grid, so the long class goes on to 4e-2).
-In the short class 5e-3 and 1e-2 came out all but tied on the rule (worst ratios 1.0195 and 1.0189), so its
-grid also has the rate between them, 7e-3 (about their geometric mean)."""
+In the short class 5e-3 and 1e-2 came out all but tied on the rule (worst ratios 1.0195 and 1.0189 before 7e-3
+was measured), so its grid also has the rate between them, 7e-3 (about their geometric mean)."""
 SWEEP_ORDER = (5e-3, 1e-2, 2.5e-3, 2e-2, 4e-2, 7e-3)  # the middle of the first grid first, then its refinement
 LEARNING_RATES = tuple(sorted({lr for grid in GRIDS.values() for lr in grid}))
 SEEDS = (0, 1, 2)
