@@ -82,4 +82,4 @@ def fixed_settings(recipe: Recipe) -> dict:
     (a sweep run is given its rate, so which class would pick which rate does not change it)."""
     return {k: v for k, v in recipe.to_dict().items() if k not in (*RATES, "long_below")}
 
-TEXT_RECIPE = Recipe(lr=0.01, long_lr=0.02, warmup=50, weight_decay=0.1, batch_size=32, **LENGTH_RULE)
+TEXT_RECIPE = Recipe(lr=0.007, long_lr=0.02, warmup=50, weight_decay=0.1, batch_size=32, **LENGTH_RULE)
