@@ -17,7 +17,6 @@ whole training text and kept whatever `share` is used, so perplexities stay comp
 from __future__ import annotations
 
 import gzip
-import json
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -30,7 +29,6 @@ from helpers.train import Corpus
 
 NOVELS_FILE = ASSETS / "novels.txt.gz"
 PLAYS_FILE = ASSETS / "plays.txt.gz"
-RESULTS_FILE = ASSETS / "real_text.json"
 BOOKS = ("pride_and_prejudice", "moby_dick", "war_and_peace")
 PLAYS = "shakespeare_plays"
 SWEEP_TEXTS = (*BOOKS, PLAYS)
@@ -46,14 +44,6 @@ def _read_parts(path: Path) -> dict[str, str]:
         raise FileNotFoundError(f"{path}: a shipped text is missing; restore it from git")
     pieces = _BOOK_LINE.split(gzip.decompress(path.read_bytes()).decode("utf-8"))[1:]  # [name, text, ...]
     return {name: body.strip() for name, body in zip(pieces[::2], pieces[1::2], strict=True)}
-
-
-@lru_cache(maxsize=1)
-def real_text_results() -> dict:
-    """The measured real-text results (sweep, table, summary, examples); a clear error if the file is missing."""
-    if not RESULTS_FILE.is_file():
-        raise FileNotFoundError(f"{RESULTS_FILE}: not measured yet; run `python -m benchmarks.real_text table`")
-    return json.loads(RESULTS_FILE.read_text())
 
 
 @lru_cache(maxsize=1)

@@ -1,25 +1,22 @@
 """Real-text results for learners: the measured table, the gap figure, and honest notes on a learner's own text.
 
-Everything here reads `assets/real_text.json` (through `helpers.novels.real_text_results`), written by
-`python -m benchmarks.real_text`; no number is typed in. The notes on a learner's file take their thresholds
-from the same measurements: how many words of training text the novels needed before four heads beat one by
-more than the seed range, and what share of `<unk>` the novels themselves have.
+Everything here reads `assets/real_text.json` (through `helpers.own_text.real_text_results`), written by
+`python -m benchmarks.real_text`; no number is typed in. The notes on a learner's own text live in
+helpers.own_text, below helpers.train, which prints them on the command line.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 
-from helpers.novels import real_text_results
+from helpers.own_text import own_text_notes, real_text_results, stable_word_count
 from helpers.plots import FIT_WIDTH, PALETTE, hung_title, style, styled
 from helpers.recipes import TEXT_RECIPE, fixed_settings
 
-if TYPE_CHECKING:
-    from helpers.train import Corpus
-
+__all__ = ["current_sweep", "gap_figure", "own_text_notes", "real_text_results", "stable_word_count", "sweep_grid",
+           "worst_ratios"]  # the notes and the results are helpers.own_text's, offered here too for chapter 5
 
 def current_sweep(sweep: dict) -> dict:
     """The sweep runs made with today's recipe apart from its learning rate (runs of an older rule do not count)."""
@@ -46,80 +43,6 @@ def worst_ratios(sweep: dict) -> dict[float, float]:
     if not rates or any(set(by_heads) != {1, 4} for by_heads in grid.values()):
         return {}
     return {lr: round(max(by_lr[lr] / min(by_lr.values()) for by_lr in cells), 4) for lr in sorted(rates)}
-
-
-def stable_word_count(results: dict | None = None) -> int | None:
-    """Fewest training words from which four heads beat one head (seed 0) by more than the full text's seed
-    range at that amount and at every larger amount measured; None if the most text measured does not.
-
-    A tiny text can show a huge gap either way (both models learn it by heart and guess wildly on new text),
-    so a win below a loss does not count: the comparison is stable only from there upwards."""
-    summary = (results or real_text_results())["summary"]
-    seed_range = summary.get("target", {}).get("seed_range")
-    if seed_range is None:
-        return None
-    stable = None
-    for row in sorted(summary["gap_by_words"], key=lambda row: -row["train_words"]):
-        if row["gap"] <= seed_range:
-            break
-        stable = row["train_words"]
-    return stable
-
-
-def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float | None = None) -> list[str]:
-    """Plain-language notes on what a comparison of heads on this text can and cannot show: too little text,
-    a large share of <unk>, and (given a trained model's validation perplexity) a perplexity above the number
-    of different words in the validation part. The one source of these notes: the notebook, the command line,
-    its JSON and the checkpoint card all print what this returns."""
-    results = results or real_text_results()
-    summary = results["summary"]
-    notes = []
-    words = len(corpus.train_ids)
-    enough = stable_word_count(results)
-    most = max((row["train_words"] for row in summary["gap_by_words"]), default=0)
-    if "target" not in summary:
-        seeds = len(summary.get("models", {}).get("four heads", {}).get("seeds", []))
-        notes.append(
-            f"Treat any difference here as possibly luck: {words:,} words to train on. The series has measured "
-            f"one head against four heads on its novels with {seeds} training seed(s) so far, too few to know how "
-            "much text a fair comparison needs (see assets/real_text.json)."
-        )
-    elif enough is None:
-        notes.append(
-            f"Too short to compare heads: {words:,} words to train on. On the series' novels even {most:,} words "
-            "did not give four heads a lead larger than the luck of the seed, so no winner here means nothing."
-        )
-    elif words < enough and any(row["train_words"] < enough for row in summary["gap_by_words"]):
-        below = max(row["train_words"] for row in summary["gap_by_words"] if row["train_words"] < enough)
-        notes.append(
-            f"Too short to compare heads: {words:,} words to train on. On the series' novels four heads needed "
-            f"more than {below:,} and at most {enough:,} words of training text (the amounts measured) before "
-            "they beat one head by more than the luck of the seed; with less, whichever model wins here may win "
-            "by chance."
-        )
-    elif words < enough:
-        notes.append(
-            f"Possibly too short to compare heads: {words:,} words to train on. On the series' novels four heads "
-            f"beat one head by more than the luck of the seed with {enough:,} words of training text, the least "
-            "the series measured; whether less text is enough was not measured, so a winner here may be chance."
-        )
-    unknown = float((corpus.val_ids == 0).float().mean()) if len(corpus.val_ids) else 0.0
-    novels = summary["unknown_share"]
-    if unknown > novels:
-        notes.append(
-            f"{unknown:.0%} of the validation words are <unk> (outside this text's 1,023 most frequent words), "
-            f"more than the {novels:.0%} of the series' novels. Every <unk> is the same blank to the model, so "
-            "its perplexity looks better than its real guessing is, and the heads cannot tell those words apart."
-        )
-    different = len(set(corpus.val_ids.tolist()))
-    if val_ppl is not None and not val_ppl <= different:  # NaN counts too: no trustworthy score
-        notes.append(
-            f"The validation perplexity, {val_ppl:,.1f}, is above the {different:,} different words of the "
-            "validation part: the model guesses worse than an even choice among the words that actually come up "
-            "there. It has most likely learnt its training text by heart (too little text to generalise), so this "
-            "score says nothing about heads."
-        )
-    return notes
 
 
 def _short(count: int) -> str:

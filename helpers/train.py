@@ -32,6 +32,7 @@ from helpers import guards
 from helpers.checkpoints import default_name, save_checkpoint
 from helpers.evaluate import clue_accuracy, perplexity
 from helpers.model import CourseConfig, LanguageModel, count_parameters, course_model
+from helpers.own_text import own_text_notes
 from helpers.recipes import TEXT_RECIPE
 from helpers.static import static_build
 from helpers.stories import Clue, generate_stories, join_stories
@@ -394,8 +395,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(err))
     notes: list[str] = []
     if args.text:  # real text: the recipe chosen by the sweep (helpers.recipes); the story world keeps its own
-        from helpers.real_text import own_text_notes  # here, not on top: it reads helpers.novels, built on this module
-
         recipe = TEXT_RECIPE.train_options(len(corpus.train_ids))
         steps = recipe.pop("steps")
         args.steps = args.steps or steps
