@@ -130,11 +130,15 @@ def headline_block() -> str:
                      f"perplexity {_mean(means[4]):.3f} with four heads against {_mean(means[1]):.3f} with one; "
                      f"clue accuracy {_mean(clue[4]):.1%} against {_mean(clue[1]):.1%}.")
     text = _load("real_text.json")
-    if text is not None and "summary" in text:
-        models = text["summary"]["models"]
+    models = (text or {}).get("summary", {}).get("models", {})
+    if {"one head", "four heads"} <= set(models):
         one, four = models["one head"], models["four heads"]
+        target = text["summary"].get("target")
+        verdict = "" if target is None else (
+            f"; {'a clear win' if target['met'] else 'NOT a clear win'} (mean gap {target['gap']:.2f} against a seed "
+            f"range of {target['seed_range']:.2f})")
         lines.append(f"- **Three novels** ({len(four['seeds'])} seeds): test perplexity {four['test_ppl_mean']:.2f} "
-                     f"with four heads against {one['test_ppl_mean']:.2f} with one.")
+                     f"with four heads against {one['test_ppl_mean']:.2f} with one{verdict}.")
     timed = _load("notebooks.json")
     half = (timed or {}).get("cpu_shares", {}).get(HALF, {}).get("notebooks", {})
     if timed and timed["notebooks"] and half:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import textwrap
 from importlib.resources import files
 from pathlib import Path
 from typing import Protocol
@@ -220,7 +221,8 @@ def read_card(card_path: Path) -> dict:
 
 
 def load_model(name_or_path: str | Path = DEFAULT) -> CourseModel:
-    """A trained course model in eval mode, with `.tokenizer` and `.card` (its JSON card) attached.
+    """A trained course model in eval mode, with `.tokenizer` and `.card` (its JSON card) attached. A card with
+    notes (a checkpoint trained on a text too short or too unusual to compare heads) prints them once a session.
 
     name_or_path: a shipped name ("one_head", "four_heads": story world; "novel_one_head", "novel_four_heads":
     the novels; helpers.registry lists them), the path of a checkpoint's .json or .safetensors file, or a folder
@@ -260,7 +262,20 @@ def load_model(name_or_path: str | Path = DEFAULT) -> CourseModel:
         )
     model.tokenizer = tokenizer
     model.card = card
+    _repeat_notes(card_path, card)
     return model.eval()
+
+
+_NOTED: set[Path] = set()  # cards whose notes were printed in this session
+
+
+def _repeat_notes(card_path: Path, card: dict) -> None:
+    """Print a card's notes (what its training text could not show) the first time it loads in a session."""
+    notes = card.get("notes") or []
+    if notes and card_path.resolve() not in _NOTED:
+        _NOTED.add(card_path.resolve())
+        for note in notes:
+            print(textwrap.fill(f"Note on {card_path.name}: {note}", 100))
 
 
 def _check_tensors(model: CourseModel, tensors: dict[str, torch.Tensor], weights: Path, config: CourseConfig) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from helpers.course import COURSE_EXAMPLES
-from helpers.novels import real_text_results
+from helpers.own_text import real_text_results
 from helpers.registry import CARD, NOVELS, Checkpoint
 from helpers.stories import example_sentences
 

@@ -2,10 +2,12 @@
 
     result = train(heads=4, steps=1000, seed=0)       # story world, progress bar with live loss
     python -m helpers.train --heads 4 --steps 1000 --seed 0 --out assets --json
+    python -m helpers.train --heads 4 --text my.txt    # a text file, with the real-text recipe (helpers.recipes)
 
 AdamW with a short warm-up and a cosine schedule; batches drawn with a seeded torch.Generator, so
 a run is reproducible on one machine. Ctrl-C (or a stop button) ends training early with a usable
-model; a NaN or infinite loss stops with a message naming the step.
+model; a NaN or infinite loss stops with a message naming the step. With `keep_best_every`, the validation
+text is scored every so many steps and the run ends with the weights that scored best.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import json
 import math
 import sys
+import textwrap
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -29,6 +32,7 @@ from helpers import guards
 from helpers.checkpoints import default_name, save_checkpoint
 from helpers.evaluate import clue_accuracy, perplexity
 from helpers.model import CourseConfig, LanguageModel, count_parameters, course_model
+from helpers.own_text import own_text_notes
 from helpers.recipes import TEXT_RECIPE
 from helpers.static import static_build
 from helpers.stories import Clue, generate_stories, join_stories
@@ -42,6 +46,7 @@ LEARNING_RATE = 1e-2
 WARMUP_STEPS = 50
 WEIGHT_DECAY = 0.01
 CHECKPOINT_STEPS = 1000  # the recipe of the shipped checkpoints and of the benchmark's table
+EVAL_WORDS = 32_768  # keep_best_every scores the first this many validation words: a fixed, cheap sample
 
 
 @dataclass
@@ -109,7 +114,10 @@ class TrainResult:
     seconds: float
     stopped_early: str = ""  # why training stopped before `steps_planned`, if it did
     corpus: str = "story world"
-    val_curve: dict[int, float] = field(default_factory=dict)  # validation perplexity after step n (eval_at)
+    val_curve: dict[int, float | None] = field(default_factory=dict)  # validation perplexity after step n
+    best_step: int = 0  # with keep_best_every: the step whose weights were kept (0: the last step's)
+    notes: list[str] = field(default_factory=list)  # honest notes on the text (helpers.real_text.own_text_notes)
+    cpu_seconds: float = 0.0  # processor time of all threads: on a busy machine, a truer cost than `seconds`
 
     @property
     def params(self) -> int:
@@ -120,8 +128,9 @@ class TrainResult:
         return {
             "heads": self.heads, "seed": self.seed, "steps": self.steps, "params": self.params,
             "val_ppl": round(self.val_ppl, 4), "tokens_per_s": round(self.tokens_per_s),
-            "seconds": round(self.seconds, 2), "clue_accuracy": self.clue_accuracy,
-            "corpus": self.corpus, "stopped_early": self.stopped_early,
+            "seconds": round(self.seconds, 2), "cpu_seconds": round(self.cpu_seconds, 2),
+            "clue_accuracy": self.clue_accuracy,
+            "corpus": self.corpus, "stopped_early": self.stopped_early, "best_step": self.best_step,
         }
 
 
@@ -162,6 +171,7 @@ def train(
     warmup: int = WARMUP_STEPS,
     weight_decay: float = WEIGHT_DECAY,
     eval_at: tuple[int, ...] = (),
+    keep_best_every: int = 0,
     label: str | None = None,
 ) -> TrainResult:
     """Train a fresh course model with `heads` heads for `steps` steps (or until `max_seconds` pass).
@@ -169,10 +179,15 @@ def train(
     Pass `model` to train another of the series' models (a `LanguageModel`), such as the transformer block
     of chapter 7; `heads` is then ignored.
     eval_at: step counts after which to score the validation text too (the learning curve on unseen text).
+    keep_best_every: if > 0, score the first EVAL_WORDS validation words every so many steps and after the last,
+    and end with the weights that scored best (their scores go into `val_curve`; this time counts as training).
     label: the progress bar's name for the run (default: its number of heads, "4 heads").
     """
     for name, value in (("heads", heads), ("steps", steps), ("batch_size", batch_size)):
         guards.check_counts(**{name: value})
+    if not isinstance(keep_best_every, int) or isinstance(keep_best_every, bool) or keep_best_every < 0:
+        raise ValueError(f"keep_best_every must be a whole number >= 0 (0: keep the last weights), "
+                         f"got {keep_best_every!r}")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
     if not _is_number(lr) or not 0 < lr < math.inf:
@@ -202,12 +217,16 @@ def train(
         [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
     )
     losses: list[float] = []
-    val_curve: dict[int, float] = {}
+    val_curve: dict[int, float | None] = {}
     stopped = ""
+    sample = corpus.val_ids[:EVAL_WORDS]
+    best = _Best(model, sample if keep_best_every and len(sample) > context else None, val_curve)
     model.train()
+    words = batch_size * context  # per step: the bar counts words, so it shows words per second and time left
     label = f"{heads} head{'s' * (heads > 1)}" if label is None else label
-    bar = _progress_bar(total=steps, desc=label, disable=not progress, leave=True)
-    start = time.perf_counter()
+    bar = _progress_bar(total=steps * words, desc=label, disable=not progress, leave=True, unit=" words",
+                        unit_scale=True)
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         for step in range(steps):
             for group in opt.param_groups:
@@ -229,19 +248,24 @@ def train(
                 paused = time.perf_counter()
                 val_curve[step + 1] = round(perplexity(model, corpus.val_ids), 4)
                 start += time.perf_counter() - paused  # scoring is not training time
-            bar.update(1)
+            if keep_best_every and (step + 1) % keep_best_every == 0:
+                best.score(step + 1)
+            bar.update(words)
             if step % 10 == 0:
                 bar.set_postfix(loss=f"{losses[-1]:.3f}")
             if max_seconds is not None and time.perf_counter() - start > max_seconds:
                 if step + 1 < steps:
                     stopped = f"time budget of {max_seconds:g} s reached after {step + 1} of {steps} steps"
-                    bar.total = step + 1  # a planned stop: the bar ends as finished, not as failed
+                    bar.total = (step + 1) * words  # a planned stop: the bar ends as finished, not as failed
                 break
     except KeyboardInterrupt:
         stopped = f"interrupted after {len(losses)} of {steps} steps; the model keeps what it learned so far"
     finally:
         bar.close()
-    seconds = time.perf_counter() - start
+    if keep_best_every and losses:
+        best.score(len(losses))  # the last weights compete too (scored already if the last step was a multiple)
+        best.restore()
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     if stopped and progress:
         print(stopped)  # a note, on ordinary output: a pink stderr box would look like a failure
     model.eval()
@@ -253,13 +277,51 @@ def train(
     return TrainResult(
         model=model, heads=heads, seed=seed, steps=len(losses), steps_planned=steps, losses=losses,
         val_ppl=val_ppl, clue_accuracy=accuracy, tokens_per_s=len(losses) * batch_size * context / seconds,
-        seconds=seconds, stopped_early=stopped, corpus=corpus.name, val_curve=val_curve,
+        seconds=seconds, stopped_early=stopped, corpus=corpus.name, val_curve=val_curve, best_step=best.step,
+        cpu_seconds=cpu_seconds,
     )
+
+
+class _Best:
+    """The weights with the lowest perplexity on a fixed validation sample so far (sample None: keep nothing)."""
+
+    def __init__(self, model: LanguageModel, sample: torch.Tensor | None, curve: dict[int, float | None]) -> None:
+        self.model, self.sample, self.curve = model, sample, curve
+        self.ppl, self.step, self.state, self.scored = math.inf, 0, None, set()
+
+    def score(self, step: int) -> None:
+        if self.sample is None or step in self.scored:
+            return
+        self.scored.add(step)
+        try:
+            ppl = perplexity(self.model, self.sample)  # evaluates in eval mode, then puts training mode back
+        except OverflowError:  # a loss too large for exp: worse than any weights kept so far
+            ppl = math.inf
+        self.curve.setdefault(step, round(ppl, 4) if math.isfinite(ppl) else None)  # eval_at's score stays
+        if ppl < self.ppl:
+            self.ppl, self.step = ppl, step
+            self.state = {name: t.detach().clone() for name, t in self.model.state_dict().items()}
+
+    def restore(self) -> None:
+        if self.state is not None:
+            self.model.load_state_dict(self.state)
 
 
 def _is_number(value: object) -> bool:
     """A real number (int or float), not a bool or a piece of text."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _print_notes(notes: list[str], to_stderr: bool) -> None:
+    """Each note as a wrapped 'Note:' paragraph: on stderr when stdout carries the one JSON object."""
+    for note in notes:
+        print(textwrap.fill(f"Note: {note}", 100), file=sys.stderr if to_stderr else sys.stdout)
+
+
+def _add_to_card(card: Path, **entries: Any) -> None:
+    """Add entries to a saved checkpoint's JSON card (the weights and their checksum are untouched)."""
+    data = json.loads(card.read_text(encoding="utf-8"))
+    card.write_text(json.dumps(data | entries, indent=1) + "\n", encoding="utf-8")
 
 
 def reproduce_command(heads: int, steps: int, seed: int, out: str | None = None) -> str:
@@ -283,6 +345,17 @@ def _positive(text: str) -> int:
     return _whole(text, 1)
 
 
+def _rate(text: str) -> float:
+    """argparse helper: a learning rate, a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
+
+
 def _seed(text: str) -> int:
     return _whole(text, 0)
 
@@ -301,8 +374,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--heads", type=_heads, default=4,
                         help=f"attention heads (divides the width {CourseConfig.width}); default 4")
     parser.add_argument("--steps", type=_positive,
-                        help=f"training steps; default {CHECKPOINT_STEPS}, or {TEXT_RECIPE.steps} with --text")
+                        help=f"training steps; default {CHECKPOINT_STEPS}, or with --text the recipe's length for that "
+                             f"text ({TEXT_RECIPE.passes:g} passes over it, {TEXT_RECIPE.min_steps} to "
+                             f"{TEXT_RECIPE.max_steps} steps)")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed; default 0")
+    parser.add_argument("--lr", type=_rate, help=f"peak learning rate; default {LEARNING_RATE:g}, or with --text "
+                                                 f"the recipe's: {TEXT_RECIPE.lr:g} for a text it reads at least "
+                                                 f"{TEXT_RECIPE.long_below:g} times, else {TEXT_RECIPE.long_lr:g}")
     parser.add_argument("--max-seconds", type=float, help="stop after this many seconds even if steps remain")
     parser.add_argument("--text", type=Path, help="train on this UTF-8 text file instead of the story world")
     parser.add_argument("--out", type=Path, help="save a checkpoint (.safetensors + .json) in this folder")
@@ -315,31 +393,50 @@ def main(argv: list[str] | None = None) -> int:
         corpus = text_corpus(args.text) if args.text else story_corpus()
     except ValueError as err:
         parser.error(str(err))
+    notes: list[str] = []
     if args.text:  # real text: the recipe chosen by the sweep (helpers.recipes); the story world keeps its own
-        args.steps = args.steps or TEXT_RECIPE.steps
-        recipe = {k: v for k, v in TEXT_RECIPE.to_dict().items() if k != "steps"}
+        recipe = TEXT_RECIPE.train_options(len(corpus.train_ids))
+        steps = recipe.pop("steps")
+        args.steps = args.steps or steps
+        notes = own_text_notes(corpus)
+        _print_notes(notes, args.json)
     else:
         args.steps, recipe = args.steps or CHECKPOINT_STEPS, {}
+    if args.lr is not None:
+        recipe["lr"] = args.lr
     result = train(heads=args.heads, steps=args.steps, seed=args.seed, corpus=corpus, progress=not args.json, **recipe,
                    max_seconds=args.max_seconds)
+    if args.text:
+        late = own_text_notes(corpus, val_ppl=result.val_ppl)[len(notes):]  # notes that need the trained score
+        _print_notes(late, args.json)
+        result.notes = notes + late
     summary = result.summary()
+    if args.text:
+        summary["notes"] = result.notes
     if args.out:
         name = args.name or default_name(args.heads)
         command = reproduce_command(args.heads, args.steps, args.seed, str(args.out))
         if args.text:
             command += f" --text {args.text}"
+        if args.lr is not None:
+            command += f" --lr {args.lr:g}"
         if args.name:
             command += f" --name {args.name}"
         if args.max_seconds is not None:
             command += f" --max-seconds {args.max_seconds:g}"
-        summary["checkpoint"] = str(save_checkpoint(result, args.out / name, command, held_out=corpus.val_ids))
+        card = save_checkpoint(result, args.out / name, command, held_out=corpus.val_ids)
+        if args.text:  # the card repeats the notes, and load_model prints them once per session
+            _add_to_card(card, notes=result.notes)
+        summary["checkpoint"] = str(card)
     if args.json:
         print(json.dumps(summary))
     else:
         accuracy = ", ".join(f"{k} {v:.1%}" for k, v in result.clue_accuracy.items())
         print(f"{result.heads} head(s), {result.params:,} parameters, {result.steps} steps in "
               f"{result.seconds:.1f} s ({result.tokens_per_s:,.0f} tokens/s)")
-        print(f"validation perplexity {result.val_ppl:.2f}" + (f"; clue accuracy: {accuracy}" if accuracy else ""))
+        kept = f" (the weights of step {result.best_step:,}, the best on validation)" if result.best_step else ""
+        print(f"validation perplexity {result.val_ppl:.2f}{kept}"
+              + (f"; clue accuracy: {accuracy}" if accuracy else ""))
         if "checkpoint" in summary:
             print(f"saved {summary['checkpoint']}")
     return 0

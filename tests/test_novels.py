@@ -1,5 +1,5 @@
-"""The shipped novels: all three books load, the splits are disjoint and in reading order, and shares shrink
-only the training text."""
+"""The shipped texts: all three novels and eight plays load with their provenance, the splits are disjoint and in
+reading order, shares shrink only the training text, and each sweep text stands alone."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ import pytest
 from helpers.checkpoints import ASSETS
 from helpers.novels import (
     BOOKS,
+    SWEEP_TEXTS,
     novel_corpus,
     novel_examples,
     novel_tokenizer,
     novel_words,
     read_novels,
+    read_plays,
+    sweep_corpus,
     unknown_share,
 )
 from helpers.tokenizer import split
@@ -67,3 +70,35 @@ def test_examples_are_whole_sentences_the_novel_vocabulary_knows():
     for sentence in examples:
         words = sentence.split()
         assert 8 <= len(words) <= 18 and words[-1] in ".!?" and set(words) <= known
+
+
+def test_plays_ship_with_their_provenance_and_are_not_novels():
+    plays = read_plays()
+    assert len(plays) == 8 and "hamlet" in plays and "HAMLET" in plays["hamlet"][:200]
+    assert all("Gutenberg" not in text for text in plays.values())  # header and licence already removed
+    provenance = (ASSETS / "plays.md").read_text()
+    assert "public domain" in provenance and "shakespeare" in provenance and "Project Gutenberg" in provenance
+
+
+@pytest.mark.parametrize("text", SWEEP_TEXTS)
+def test_each_sweep_text_stands_alone_with_its_own_vocabulary_and_validation_text(text):
+    corpus = sweep_corpus(text)
+    assert len(corpus.tokenizer) == 1024 and corpus.tokenizer is not novel_tokenizer()
+    assert len(corpus.train_ids) > 100_000 and len(corpus.val_ids) > 5_000
+    assert len(corpus.val_ids) == pytest.approx(len(corpus.train_ids) * 0.05 / 0.90, rel=0.01)
+    assert "validation" in corpus.name
+
+
+def test_sweep_corpus_names_the_texts_it_knows():
+    with pytest.raises(ValueError, match="shakespeare_plays"):
+        sweep_corpus("hamlet")
+
+
+def test_a_sweep_text_the_series_does_not_ship_is_read_from_its_file_and_cut_like_the_others(tmp_path):
+    words = [f"w{i % 50}" for i in range(2_000)]
+    path = tmp_path / "outside.txt"
+    path.write_text(" ".join(words), encoding="utf-8")
+    corpus = sweep_corpus("outside", path)
+    assert (len(corpus.train_ids), len(corpus.val_ids)) == (1_800, 100)  # the first 90%, then the next 5%
+    assert corpus.tokenizer.decode(corpus.val_ids[:3].tolist()).split() == words[1_800:1_803]
+    assert corpus.name == "outside (scored on validation)"

@@ -14,7 +14,7 @@ from helpers.head_roles import KINDS, head_roles, kind_masks
 from helpers.model import course_model
 from helpers.novels import novel_tokenizer
 from helpers.plots import presenter_mode, style
-from helpers.real_text import gap_figure, own_text_notes, real_text_results, stable_word_count
+from helpers.real_text import gap_figure, own_text_notes, real_text_results, stable_word_count, worst_ratios
 from helpers.recipes import TEXT_RECIPE
 from helpers.tokenizer import Tokenizer
 from helpers.train import Corpus
@@ -25,8 +25,6 @@ RESULTS = {"summary": {
     "gap_by_words": [{"share": 0.01, "train_words": 9_000, "gap": -1.0, "one_head": 90, "four_heads": 91},
                      {"share": 0.25, "train_words": 240_000, "gap": 0.8, "one_head": 80, "four_heads": 79.2},
                      {"share": 1.0, "train_words": 960_000, "gap": 1.2, "one_head": 70, "four_heads": 68.8}],
-    "gap_by_steps": [{"steps": s, "gap": g, "one_head": 90, "four_heads": 90 - g, "seconds_four_heads": s / 10}
-                     for s, g in ((250, -0.2), (500, 0.3), (1000, 1.2))],
 }}
 TOK = Tokenizer.from_words(["the", "cat", ".", "a"])
 
@@ -70,6 +68,15 @@ def test_no_clear_amount_says_even_the_most_text_did_not_settle_it():
     assert "even 960,000 words" in notes[0]
 
 
+def test_a_perplexity_above_the_different_validation_words_gets_a_note():
+    corpus = _corpus(300_000)
+    corpus.val_ids[:3] = torch.tensor([2, 3, 4])  # four different words in the validation part
+    assert own_text_notes(corpus, RESULTS, val_ppl=3.9) == []
+    (note,) = own_text_notes(corpus, RESULTS, val_ppl=12.5)
+    assert "12.5, is above the 4 different words" in note
+    assert len(own_text_notes(corpus, RESULTS, val_ppl=float("nan"))) == 1  # no usable score: said too
+
+
 def test_many_unknown_words_get_a_note_compared_with_the_novels():
     notes = own_text_notes(_corpus(300_000, unknown_every=2), RESULTS)  # half the words are <unk>
     assert len(notes) == 1 and "50% of the validation words are <unk>" in notes[0] and "18%" in notes[0]
@@ -77,16 +84,27 @@ def test_many_unknown_words_get_a_note_compared_with_the_novels():
 
 def test_gap_figure_labels_its_axes_in_words_and_fits_the_output_area():
     fig = gap_figure(RESULTS)
-    assert fig.layout.xaxis.title.text == "training steps<br>(validation text)"
-    assert fig.layout.xaxis2.title.text == "words of training text<br>(test text)"
+    assert fig.layout.xaxis.title.text == "words of training text (test text)"
     assert fig.layout.yaxis.title.text == "one head minus<br>four heads"
-    assert fig.layout.yaxis.range == fig.layout.yaxis2.range  # one vertical scale: the panels' heights compare
     assert "four heads better" in fig.layout.title.subtitle.text
-    assert list(fig.data[0].x) == [250, 500, 1000] and list(fig.data[0].y) == [-0.2, 0.3, 1.2]
-    assert list(fig.data[1].x) == [9_000, 240_000, 960_000] and list(fig.data[1].y) == [-1.0, 0.8, 1.2]
-    dashed = sorted(shape.y0 for shape in fig.layout.shapes if shape.line.dash == "dash")
-    assert dashed == [0.4, 0.5]  # each panel's seed range: validation on the left, test on the right
+    assert list(fig.data[0].x) == [9_000, 240_000, 960_000] and list(fig.data[0].y) == [-1.0, 0.8, 1.2]
+    dashed = [shape.y0 for shape in fig.layout.shapes if shape.line.dash == "dash"]
+    assert dashed == [0.5]  # the seed range on the test text
     assert fig.layout.width <= 850
+
+
+def test_worst_ratio_treats_both_models_alike_and_needs_every_text_and_model():
+    def run(text, heads, lr, ppl):
+        return {"text": text, "heads": heads, "lr": lr, "val_ppl": ppl}
+
+    scores = {("a", 1): (50, 40, 44), ("a", 4): (48, 40, 41), ("b", 1): (60, 62, 70), ("b", 4): (61, 60, 66)}
+    sweep = {f"{t} {h} {lr}": run(t, h, lr, ppl) for (t, h), row in scores.items()
+             for lr, ppl in zip((1e-3, 2e-3, 4e-3), row, strict=True)}
+    ratios = worst_ratios(sweep)
+    assert ratios == pytest.approx({1e-3: 1.25, 2e-3: 62 / 60, 4e-3: 70 / 60}, abs=1e-4)  # rounded to 4 places
+    swapped = {k: r | {"heads": 5 - r["heads"]} for k, r in sweep.items()}  # which model is which does not matter
+    assert worst_ratios(swapped) == ratios
+    assert worst_ratios({k: r for k, r in sweep.items() if r["heads"] == 4}) == {}  # one model alone: no choice
 
 
 def test_kind_masks_pick_the_right_earlier_words():
@@ -132,9 +150,9 @@ def test_shipped_results_agree_with_their_runs():
     if target is not None:
         one, four = summary["models"]["one head"], summary["models"]["four heads"]
         wins = all(f < o for f, o in zip(four["test_ppl"], one["test_ppl"], strict=True))
-        assert target["met"] == (wins and target["gap"] > target["seed_range"] and target["slowest_seconds"] <= 300)
+        assert target["met"] == (wins and target["gap"] > target["seed_range"])
     else:
-        assert "**not measured**: the target" in (ASSETS.parent / "docs" / "measurements.md").read_text()
+        assert "**not measured**" in (ASSETS.parent / "docs" / "measurements.md").read_text()
 
 
 @pytest.mark.parametrize(("name", "heads"), [("novel_one_head", 1), ("novel_four_heads", 4)])
@@ -144,7 +162,7 @@ def test_real_text_checkpoints_load_by_name_with_the_novels_vocabulary(name, hea
     assert model.card["corpus"].startswith("novels") and model.card["seed"] == 0
     run = real_text_results()["table"][f"table {'one head' if heads == 1 else 'four heads'} seed=0"]
     assert run["checkpoint"] == f"{name}.json" and model.card["val_ppl"] == run["val_ppl"]
-    assert model.card["steps"] == TEXT_RECIPE.steps
+    assert model.card["steps"] == run["steps"] == TEXT_RECIPE.steps_for(run["train_words"])
 
 
 def test_without_the_seed_range_the_note_says_the_threshold_is_not_measured():
@@ -154,21 +172,21 @@ def test_without_the_seed_range_the_note_says_the_threshold_is_not_measured():
     assert "possibly luck" in notes[0] and "1 training seed(s)" in notes[0]
 
 
-def test_gap_figure_fits_a_projector_screen_and_keeps_its_top_tick_clear_of_the_panel_title():
+def test_gap_figure_fits_a_projector_screen_and_keeps_its_top_tick_clear_of_the_title():
     presenter_mode(True)
     try:
         fig, tallest = gap_figure(RESULTS), style()["tallest"]
     finally:
         presenter_mode(False)
     assert fig.layout.height <= tallest <= 590  # 1280x720 in presenter mode shows about 590 px of a notebook
-    assert fig.layout.yaxis.range[1] > 1.2 and fig.layout.yaxis2.range[1] > 1.2  # headroom over the top point
-    assert fig.layout.xaxis.range[0] < math.log10(250)  # the first tick label clears the y axis's labels
+    assert fig.layout.yaxis.range[1] > 1.2  # headroom over the top point
+    assert fig.layout.xaxis.range[0] < math.log10(9_000)  # the first tick label clears the y axis's labels
 
 
-def test_gap_figure_says_when_a_panel_has_only_one_point():
-    one_length = {"summary": RESULTS["summary"] | {"gap_by_steps": RESULTS["summary"]["gap_by_steps"][:1]}}
-    notes = [a.text for a in gap_figure(one_length).layout.annotations if "one point" in a.text]
-    assert len(notes) == 1 and "real_text.py longer" in notes[0]
+def test_gap_figure_says_when_it_has_only_one_point():
+    one_amount = {"summary": RESULTS["summary"] | {"gap_by_words": RESULTS["summary"]["gap_by_words"][-1:]}}
+    notes = [a.text for a in gap_figure(one_amount).layout.annotations if "one point" in a.text]
+    assert len(notes) == 1 and "benchmarks.real_text table" in notes[0]
     assert not [a for a in gap_figure(RESULTS).layout.annotations if "one point" in a.text]
 
 
@@ -176,14 +194,14 @@ def test_gap_figure_keeps_a_tiny_texts_huge_gap_from_flattening_the_rest():
     rows = RESULTS["summary"]["gap_by_words"]
     huge = {"summary": RESULTS["summary"] | {"gap_by_words": [rows[0] | {"gap": -2959.0}, *rows[1:]]}}
     fig = gap_figure(huge)
-    assert list(fig.data[1].x) == [240_000, 960_000]  # the other points stay readable
-    assert list(fig.layout.xaxis2.tickvals) == [240_000, 960_000] and list(fig.layout.xaxis2.ticktext) == [
+    assert list(fig.data[0].x) == [240_000, 960_000]  # the other points stay readable
+    assert list(fig.layout.xaxis.tickvals) == [240_000, 960_000] and list(fig.layout.xaxis.ticktext) == [
         "240k", "960k"]  # a tick at each point and none between
     (note,) = [a for a in fig.layout.annotations if "far off the scale" in a.text]
     assert note.text == "not drawn, far off the scale: 9,000 words: gap -2,959"
     assert note.yref == "paper" and note.y == 0 and note.yanchor == "top" and note.yshift < 0  # under the panels
     wild = {"summary": RESULTS["summary"] | {"gap_by_words": [rows[0] | {"gap": 118_977.0}, *rows[1:]]}}
-    assert list(gap_figure(wild).data[1].x) == [240_000, 960_000]  # a huge win is kept off the scale as well
+    assert list(gap_figure(wild).data[0].x) == [240_000, 960_000]  # a huge win is kept off the scale as well
     assert any("9,000 words: gap +118,977" in a.text for a in gap_figure(wild).layout.annotations)
     many = {"summary": RESULTS["summary"] | {"gap_by_words": [
         {"train_words": words, "gap": 100_000.0 + words, "one_head": 0.0, "four_heads": 0.0}

@@ -9,6 +9,9 @@ import pytest
 import torch
 
 import helpers.train as train_module
+from helpers.checkpoints import load_model
+from helpers.evaluate import perplexity
+from helpers.real_text import own_text_notes
 from helpers.train import main, story_corpus, text_corpus, train
 
 DATA = Path(__file__).parent / "data"
@@ -120,3 +123,49 @@ def test_command_line_errors(argv, message, capsys):
         main(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_keep_best_ends_with_the_weights_that_scored_best_on_validation(small):
+    result = train(heads=1, steps=12, seed=0, corpus=small, batch_size=4, lr=0.1, progress=False,
+                   keep_best_every=3)
+    assert sorted(result.val_curve) == [3, 6, 9, 12]
+    best_step = min((s for s in result.val_curve if result.val_curve[s] is not None), key=result.val_curve.get)
+    assert result.best_step == best_step
+    sample = small.val_ids[: train_module.EVAL_WORDS]
+    assert perplexity(result.model, sample) == pytest.approx(result.val_curve[best_step], rel=1e-4)
+    assert train(heads=1, steps=4, seed=0, corpus=small, batch_size=4, progress=False).best_step == 0  # off
+
+
+def test_progress_bar_counts_words_so_it_shows_words_per_second_and_time_left(small, monkeypatch):
+    seen = {}
+
+    def bar(**options):
+        seen.update(options)
+        return train_module.text_tqdm(**options | {"disable": True})
+
+    monkeypatch.setattr(train_module, "_progress_bar", bar)
+    train(heads=1, steps=2, seed=0, corpus=small, batch_size=4, evaluate_at_end=False)
+    assert seen["total"] == 2 * 4 * 128 and seen["unit"] == " words" and seen["unit_scale"]
+
+
+def test_command_line_json_card_and_loading_carry_the_notes_on_a_tiny_text(capsys, tmp_path):
+    assert main(["--heads", "1", "--steps", "2", "--text", str(DATA / "sample.txt"), "--out", str(tmp_path),
+                 "--json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)  # stdout holds the one JSON object; the notes are printed on stderr
+    corpus = text_corpus(DATA / "sample.txt")
+    assert out["notes"] == own_text_notes(corpus, val_ppl=out["val_ppl"]) and out["notes"]
+    assert "different words of the validation part" in out["notes"][-1]  # two steps: still worse than guessing
+    assert "Note: " + out["notes"][0][:40] in captured.err.replace("\n", " ")
+    card = json.loads((tmp_path / "one_head.json").read_text())
+    assert card["notes"] == out["notes"]
+    load_model(tmp_path / "one_head.json")
+    first = capsys.readouterr().out
+    load_model(tmp_path / "one_head.safetensors")  # the same checkpoint again, by its other file
+    assert first.count("Note on one_head.json:") == len(out["notes"]) and capsys.readouterr().out == ""
+
+
+def test_story_world_command_has_no_notes(capsys, tmp_path):
+    assert main(["--heads", "1", "--steps", "2", "--json", "--out", str(tmp_path)]) == 0
+    assert "notes" not in json.loads(capsys.readouterr().out)
+    assert "notes" not in json.loads((tmp_path / "one_head.json").read_text())
