@@ -36,13 +36,17 @@ from helpers.registry import (
     shipped,
     shipped_names,
 )
-from helpers.tokenizer import Tokenizer
+from helpers.tokenizer import UNK, Tokenizer
 
 ASSETS = Path(str(files("helpers.assets")))
 """The shipped files (the repository's assets/, installed as the package helpers.assets): found the same way in a
 checkout installed with `pip install -e .` and in a regular install from a wheel or git URL."""
 EXAMPLES = 6
 """How many held-out sentences a card written with its held-out text keeps as examples."""
+MOST_UNKNOWN = 2
+"""The most <unk> an example sentence from a learner's held-out text may hold."""
+PIECE_WORDS = 12
+"""Words in a piece of held-out text, the example when the text has no sentence of 8 to 18 words."""
 _FORMAT = "several-spotlights-checkpoint"
 
 
@@ -61,6 +65,8 @@ class Trained(Protocol):
     clue_accuracy: dict[str, float]
     seconds: float
     tokens_per_s: float
+    lr: float
+    best_step: int
 
 
 def sha256(path: Path) -> str:
@@ -71,7 +77,8 @@ def save_checkpoint(result: Trained, stem: str | Path, command: str, held_out: t
     """Write `stem`.safetensors and `stem`.json for a training result; returns the JSON path.
 
     held_out: word ids [N] of text the model did not train on; the card keeps up to EXAMPLES of its sentences
-    (all words known) as the explorer's examples for this model.
+    as the explorer's examples for this model (held_out_examples: fewest <unk> first).
+    The card records the steps taken and, in `best_step`, the step whose weights were kept (0: the last).
     """
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
@@ -90,6 +97,8 @@ def save_checkpoint(result: Trained, stem: str | Path, command: str, held_out: t
         "params": count_parameters(model),
         "seed": result.seed,
         "steps": result.steps,
+        "best_step": result.best_step,
+        "lr": result.lr,
         "corpus": result.corpus,
         "val_ppl": round(result.val_ppl, 4),
         "clue_accuracy": result.clue_accuracy,
@@ -99,10 +108,26 @@ def save_checkpoint(result: Trained, stem: str | Path, command: str, held_out: t
         "tokenizer": tokenizer.to_dict(),
     }
     if held_out is not None:
-        card["examples"] = tokenizer.known_sentences(tokenizer.decode(held_out.tolist()).split(), EXAMPLES)
+        card["examples"] = held_out_examples(tokenizer, tokenizer.decode(held_out.tolist()).split())
     path = stem.with_suffix(".json")
     path.write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
     return path
+
+
+def held_out_examples(tokenizer: Tokenizer, words: list[str], count: int = EXAMPLES,
+                      most_unknown: int = MOST_UNKNOWN) -> list[str]:
+    """Up to `count` sentences of `words` (held-out text, split) for the explorer, those with the fewest <unk>
+    first (none with more than `most_unknown`), each group in reading order; if the text has no such sentence,
+    pieces of PIECE_WORDS words in a row, the same way.
+
+    A learner's text often has no 8-to-18-word sentence whose every word is among its 1,023 most frequent
+    ones; a sentence with one or two blanks, or a piece of one, still shows where the heads look."""
+    found = tokenizer.known_sentences(words, len(words), max_unknown=most_unknown)
+    if not found:
+        ids = tokenizer.encode(" ".join(words))
+        pieces = [ids[i : i + PIECE_WORDS] for i in range(0, len(ids) - PIECE_WORDS + 1, PIECE_WORDS)]
+        found = [tokenizer.decode(piece) for piece in pieces if piece.count(0) <= most_unknown]
+    return sorted(found, key=lambda sentence: sentence.split().count(UNK))[:count]  # stable: reading order
 
 
 def weights_metadata(config: CourseConfig) -> dict[str, str]:
@@ -207,7 +232,7 @@ def _unknown(name_or_path: str | Path) -> CheckpointError:
 def read_card(card_path: Path) -> dict:
     """The JSON card of a checkpoint, checked for the entries load_model needs."""
     if not card_path.is_file():
-        raise CheckpointError(f"{card_path}: checkpoint card not found")
+        raise CheckpointError(f"{card_path.resolve()}: checkpoint card not found.")
     try:
         card = json.loads(card_path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:

@@ -193,11 +193,11 @@ def seed_margin(first: Sequence[float], second: Sequence[float]) -> Margin:
 def race_verdict(runs: Mapping[str, Any]) -> str:
     """The verdict on two live runs (train() results with a val_curve from `eval_at=late_checks(steps)`).
 
-    The noise of a short run is estimated from the run itself: how far each model's validation perplexity
-    still moved over its last checks. That estimate is rough (three checks, and the models are still
-    learning), so a model counts as ahead only when its lead is more than twice that movement and, where the
+    How far each model's validation perplexity still moved over its last checks ("still changing") is the yard
+    stick, measured in the run itself. It is a rough one (three checks, and the models are still learning: a
+    trend, not noise), so a model counts as ahead only when its lead is more than twice that movement and, where the
     text has clues, the clue accuracy agrees. Anything less is called too close or mixed, never a win. The gap
-    and the noise are worked out from the perplexities as printed (two decimals), so the printout adds up.
+    and the movement are worked out from the perplexities as printed (two decimals), so the printout adds up.
     Lines wrap at 100 characters, so the printout reads whole on a projector.
     """
     if len(runs) != 2:
@@ -208,7 +208,7 @@ def race_verdict(runs: Mapping[str, Any]) -> str:
             raise ValueError(f"run {name!r} needs at least two validation checks: train it with "
                              f"eval_at=late_checks(steps), got {dict(run.val_curve)}")
     # every figure compared is the one printed (two decimals), so a reader can redo the verdict from the printout
-    noise = round(max(max(run.val_curve.values()) - min(run.val_curve.values()) for run in runs.values()), 2)
+    moved = round(max(max(run.val_curve.values()) - min(run.val_curve.values()) for run in runs.values()), 2)
     checks = ", ".join(str(step) for step in a.val_curve)
     gap = round(abs(round(a.val_ppl, 2) - round(b.val_ppl, 2)), 2)
     ahead = name_a if a.val_ppl < b.val_ppl else name_b
@@ -223,21 +223,21 @@ def race_verdict(runs: Mapping[str, Any]) -> str:
             clue_leader = name_a if clues[0] > clues[1] else name_b
     if a.steps != b.steps:
         lines.append("the runs took different numbers of steps, so this is not a fair race")
-    lines.append(f"noise: over its last checks (steps {checks}) each model's perplexity still moved by up to "
-                 f"{noise:.2f}")
-    if gap <= noise:
-        lines.append("verdict: the gap is within the noise of so short a run; these runs do not say which model "
-                     "is better")
-    elif gap <= 2 * noise:
-        lines.append(f"verdict: {ahead} ended lower, but by less than twice the noise: too close to call, even "
-                     "for this one run")
+    lines.append(f"still changing: over its last checks (steps {checks}) each model's perplexity moved by up to "
+                 f"{moved:.2f}")
+    if gap <= moved:
+        lines.append("verdict: the gap is no larger than how much the models were still changing; these runs do not "
+                     "say which model is better")
+    elif gap <= 2 * moved:
+        lines.append(f"verdict: {ahead} ended lower, but by less than twice how much they were still changing: too "
+                     "close to call, even for this one run")
     elif clue_leader is not None and clue_leader != ahead:
         lines.append(f"verdict: the scores disagree ({ahead} has the lower perplexity, {clue_leader} the higher "
                      "clue accuracy); these runs do not say which model is better")
     else:
         on = "on perplexity and on clue accuracy" if clue_leader == ahead else "on perplexity"
-        lines.append(f"verdict: {ahead} is ahead {on}, by more than twice the noise, in this run; one seed "
-                     "and one short run cannot say whether it stays ahead")
+        lines.append(f"verdict: {ahead} is ahead {on}, by more than twice how much they were still changing, in "
+                     "this run; one seed and one short run cannot say whether it stays ahead")
     return "\n".join(textwrap.fill(line, 100, subsequent_indent="  ") for line in lines)
 
 

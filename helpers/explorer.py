@@ -147,7 +147,9 @@ class Explorer(Widget):
                 raise ValueError(f"{error}{still}") from error
             focus_word = self.originals[self.focus] if self.focus < len(self.originals) else None
             self.att = attention(self.model, reading.ids)  # [H, T, T]
-            self.words, self.notes, self.originals = reading.words, reading.notes, reading.originals
+            card = self._card(self.model_name) or {}  # a learner's card: what its text could not show
+            card_notes = [f"Note on this model: {note}" for note in card.get("notes", [])]
+            self.words, self.notes, self.originals = reading.words, [*card_notes, *reading.notes], reading.originals
             self.focus = (reading.originals.index(focus_word) if focus_word in reading.originals
                           else last_word(self.words))  # keep the focus word when the sentence still has it
             labels = unique_labels(self.words)

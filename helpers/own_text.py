@@ -9,6 +9,7 @@ command line prints the notes, puts them in its JSON and writes them into the ch
 from __future__ import annotations
 
 import json
+from collections.abc import Sized
 from functools import lru_cache
 from typing import Protocol
 
@@ -25,6 +26,7 @@ class Corpus(Protocol):
 
     train_ids: torch.Tensor
     val_ids: torch.Tensor
+    tokenizer: Sized
 
 
 @lru_cache(maxsize=1)
@@ -66,15 +68,18 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
     most = max((row["train_words"] for row in summary["gap_by_words"]), default=0)
     if "target" not in summary:
         seeds = len(summary.get("models", {}).get("four heads", {}).get("seeds", []))
+        measured = (f"with {seeds} training seed{'s' * (seeds != 1)} so far, too few" if seeds else
+                    "not yet with the training seeds it needs")
         notes.append(
             f"Treat any difference here as possibly luck: {words:,} words to train on. The series has measured "
-            f"one head against four heads on its novels with {seeds} training seed(s) so far, too few to know how "
-            "much text a fair comparison needs (see assets/real_text.json)."
+            f"one head against four heads on its novels {measured} to know how much text a fair comparison needs "
+            "(see assets/real_text.json)."
         )
     elif enough is None:
         notes.append(
             f"Too short to compare heads: {words:,} words to train on. On the series' novels even {most:,} words "
-            "did not give four heads a lead larger than the luck of the seed, so no winner here means nothing."
+            "did not give four heads a lead larger than the luck of the seed, so whichever model comes out lower "
+            "here may be lower by chance."
         )
     elif words < enough and any(row["train_words"] < enough for row in summary["gap_by_words"]):
         below = max(row["train_words"] for row in summary["gap_by_words"] if row["train_words"] < enough)
@@ -99,11 +104,14 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
             "its perplexity looks better than its real guessing is, and the heads cannot tell those words apart."
         )
     different = len(set(corpus.val_ids.tolist()))
+    vocabulary = len(corpus.tokenizer)
     if val_ppl is not None and not val_ppl <= different:  # NaN counts too: no trustworthy score
+        beyond = (f", and even above the {vocabulary:,} entries of its whole vocabulary (an even guess among all "
+                  f"of them scores {vocabulary:,})") if not val_ppl <= vocabulary else ""
         notes.append(
             f"The validation perplexity, {val_ppl:,.1f}, is above the {different:,} different words of the "
-            "validation part: the model guesses worse than an even choice among the words that actually come up "
-            "there. It has most likely learnt its training text by heart (too little text to generalise), so this "
-            "score says nothing about heads."
+            f"validation part{beyond}: the model guesses worse than an even choice among the words that actually "
+            "come up there. It has most likely learnt its training text by heart (too little text to generalise), "
+            "so this score says nothing about heads."
         )
     return notes

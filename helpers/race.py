@@ -74,13 +74,13 @@ class RacePlan:
         if not self.shrunk:
             return ""
         if self.models == 1:
-            line = (f"a shorter run for this CPU ({1 / self.step_s:.1f} steps a second): it trains {self.steps} of "
-                    f"{self.full_steps} steps")
-        else:
-            line = (f"a shorter race for this CPU ({1 / self.step_s:.1f} steps a second of every model): each trains "
+            line = (f"a shorter run for this CPU (one training step takes {self.step_s:.2f} s here): it trains "
                     f"{self.steps} of {self.full_steps} steps")
+        else:
+            line = (f"a shorter race for this CPU (one step of every model together takes {self.step_s:.2f} s "
+                    f"here): each trains {self.steps} of {self.full_steps} steps")
         if self.seconds > self.budget_s:
-            line += f" (the fewest allowed, about {self.seconds:.0f} s)"
+            line += ", the fewest a race may have"
         return textwrap.fill(line, 100, subsequent_indent="  ")
 
 

@@ -113,8 +113,10 @@ class Tokenizer:
         """Text -> list of ids (unknown words become <unk>; use encode_with_report to see which)."""
         return self.encode_with_report(text).ids
 
-    def known_sentences(self, words: Iterable[str], count: int, min_words: int = 8, max_words: int = 18) -> list[str]:
-        """The first `count` whole sentences of `words` (split text) that this vocabulary knows every word of.
+    def known_sentences(self, words: Iterable[str], count: int, min_words: int = 8, max_words: int = 18,
+                        max_unknown: int = 0) -> list[str]:
+        """The first `count` whole sentences of `words` (split text) that this vocabulary knows every word of
+        (or all but at most `max_unknown` words, which then read <unk>).
 
         A sentence ends at '.', '!' or '?', starts with a letter and has `min_words` to `max_words` words; it
         is returned as the model sees it (lower case, punctuation split off). The words before the first
@@ -131,8 +133,8 @@ class Tokenizer:
                 sentence.append(word)
             if word in (".", "!", "?"):
                 if (sentence is not None and min_words <= len(sentence) <= max_words and sentence[0].isalpha()
-                        and all(self.ids.get(w, 0) != 0 for w in sentence)):
-                    found.append(" ".join(sentence))
+                        and sum(self.ids.get(w, 0) == 0 for w in sentence) <= max_unknown):
+                    found.append(" ".join(w if self.ids.get(w, 0) else UNK for w in sentence))
                 sentence = []
         return found
 

@@ -118,6 +118,7 @@ class TrainResult:
     best_step: int = 0  # with keep_best_every: the step whose weights were kept (0: the last step's)
     notes: list[str] = field(default_factory=list)  # honest notes on the text (helpers.real_text.own_text_notes)
     cpu_seconds: float = 0.0  # processor time of all threads: on a busy machine, a truer cost than `seconds`
+    lr: float = LEARNING_RATE  # the peak learning rate it trained with
 
     @property
     def params(self) -> int:
@@ -131,6 +132,7 @@ class TrainResult:
             "seconds": round(self.seconds, 2), "cpu_seconds": round(self.cpu_seconds, 2),
             "clue_accuracy": self.clue_accuracy,
             "corpus": self.corpus, "stopped_early": self.stopped_early, "best_step": self.best_step,
+            "lr": self.lr,
         }
 
 
@@ -278,7 +280,7 @@ def train(
         model=model, heads=heads, seed=seed, steps=len(losses), steps_planned=steps, losses=losses,
         val_ppl=val_ppl, clue_accuracy=accuracy, tokens_per_s=len(losses) * batch_size * context / seconds,
         seconds=seconds, stopped_early=stopped, corpus=corpus.name, val_curve=val_curve, best_step=best.step,
-        cpu_seconds=cpu_seconds,
+        cpu_seconds=cpu_seconds, lr=lr,
     )
 
 
@@ -324,10 +326,20 @@ def _add_to_card(card: Path, **entries: Any) -> None:
     card.write_text(json.dumps(data | entries, indent=1) + "\n", encoding="utf-8")
 
 
-def reproduce_command(heads: int, steps: int, seed: int, out: str | None = None) -> str:
-    """The shell command that trains this model again."""
+def reproduce_command(heads: int, steps: int, seed: int, out: str | None = None, lr: float | None = None) -> str:
+    """The shell command that trains this model again (with `lr`, the learning rate it trained with: the
+    default rate may change when a sweep picks another)."""
     command = f"python -m helpers.train --heads {heads} --steps {steps} --seed {seed}"
+    command += f" --lr {lr:g}" if lr is not None else ""
     return command + (f" --out {out}" if out else "")
+
+
+def even_guess_line(vocabulary: int, val_ids: torch.Tensor) -> str:
+    """The baseline a validation perplexity is read against: an even guess among the whole vocabulary, and among
+    the different words that actually come up in the validation part."""
+    different = len(set(val_ids.tolist()))
+    return (f"an even guess scores {vocabulary:,} (every one of the {vocabulary:,} vocabulary entries alike), or "
+            f"{different:,} if it knew which different words the validation part holds")
 
 
 def _whole(text: str, minimum: int) -> int:
@@ -411,34 +423,46 @@ def main(argv: list[str] | None = None) -> int:
         _print_notes(late, args.json)
         result.notes = notes + late
     summary = result.summary()
+    summary["even_guess"] = {"vocabulary": result.model.config.vocab_size,
+                             "different_validation_words": len(set(corpus.val_ids.tolist()))}
+    summary["recipe"] = {"lr": result.lr, "warmup": recipe.get("warmup", WARMUP_STEPS),
+                         "weight_decay": recipe.get("weight_decay", WEIGHT_DECAY),
+                         "batch_size": recipe.get("batch_size", BATCH_SIZE),
+                         "keep_best_every": recipe.get("keep_best_every", 0)}
     if args.text:
         summary["notes"] = result.notes
     if args.out:
         name = args.name or default_name(args.heads)
-        command = reproduce_command(args.heads, args.steps, args.seed, str(args.out))
+        command = reproduce_command(args.heads, args.steps, args.seed, str(args.out), lr=result.lr)
         if args.text:
             command += f" --text {args.text}"
-        if args.lr is not None:
-            command += f" --lr {args.lr:g}"
         if args.name:
             command += f" --name {args.name}"
         if args.max_seconds is not None:
             command += f" --max-seconds {args.max_seconds:g}"
         card = save_checkpoint(result, args.out / name, command, held_out=corpus.val_ids)
-        if args.text:  # the card repeats the notes, and load_model prints them once per session
-            _add_to_card(card, notes=result.notes)
+        # the card repeats the notes (load_model prints them once per session) and the recipe it trained with
+        _add_to_card(card, recipe=summary["recipe"], **({"notes": result.notes} if args.text else {}))
         summary["checkpoint"] = str(card)
+        summary["examples"] = len(json.loads(card.read_text(encoding="utf-8")).get("examples", []))
     if args.json:
         print(json.dumps(summary))
     else:
         accuracy = ", ".join(f"{k} {v:.1%}" for k, v in result.clue_accuracy.items())
         print(f"{result.heads} head(s), {result.params:,} parameters, {result.steps} steps in "
-              f"{result.seconds:.1f} s ({result.tokens_per_s:,.0f} tokens/s)")
+              f"{result.seconds:.1f} s ({result.tokens_per_s:,.0f} words/s), learning rate {result.lr:g}")
         kept = f" (the weights of step {result.best_step:,}, the best on validation)" if result.best_step else ""
         print(f"validation perplexity {result.val_ppl:.2f}{kept}"
               + (f"; clue accuracy: {accuracy}" if accuracy else ""))
+        baseline = even_guess_line(result.model.config.vocab_size, corpus.val_ids)
+        print(textwrap.fill(baseline, 100, subsequent_indent="  "))
         if "checkpoint" in summary:
             print(f"saved {summary['checkpoint']}")
+            print(textwrap.fill(
+                f"the card keeps {summary['examples']} example sentence(s) from the validation text for the "
+                "explorer" + ("" if summary["examples"] else ": it found none short enough with few <unk>, so "
+                              "the explorer offers the story-world sentences; type your own there"),
+                100, subsequent_indent="  "))
     return 0
 
 

@@ -13,8 +13,11 @@ import torch
 from helpers.checkpoints import (
     ASSETS,
     EXAMPLES,
+    MOST_UNKNOWN,
+    PIECE_WORDS,
     CheckpointError,
     find_checkpoints,
+    held_out_examples,
     load_model,
     save_checkpoint,
 )
@@ -22,6 +25,7 @@ from helpers.course import COURSE_TABLE
 from helpers.evaluate import perplexity
 from helpers.model import count_parameters
 from helpers.registry import CARD, DEFAULT, SHIPPED, STORY_WORLD, card_names, shipped, shipped_names, trained_on
+from helpers.tokenizer import UNK, Tokenizer
 from helpers.train import main, story_corpus, story_validation, text_corpus, train
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "sample.txt"
@@ -145,7 +149,44 @@ def test_a_card_written_with_out_keeps_sentences_of_the_held_out_text(mine):
     assert 1 <= len(examples) <= EXAMPLES
     for sentence in examples:
         assert f" {sentence}" in held_out, f"not a whole sentence of the held-out text: {sentence!r}"
-        assert 0 not in corpus.tokenizer.encode(sentence), f"a word the model does not know: {sentence!r}"
+    unknown = [corpus.tokenizer.encode(sentence).count(0) for sentence in examples]
+    assert unknown == sorted(unknown) and max(unknown) <= MOST_UNKNOWN  # fewest <unk> first
+
+
+def test_held_out_examples_take_sentences_with_few_unknown_words_and_else_pieces_of_text():
+    tok = Tokenizer.from_words("the cat sat on a mat and then it slept .".split())
+    known = "the cat sat on a mat and then it slept ."
+    one = "the dog sat on a mat and then it slept ."  # 'dog' is unknown
+    three = "the dog ran on a rug and then it slept ."
+    words = f". {three} {one} {known}".split()
+    assert held_out_examples(tok, words) == [known, one.replace("dog", UNK)]  # fewest <unk> first, none with 3
+    assert held_out_examples(tok, words, count=1) == [known]
+    pieces = held_out_examples(tok, ("the cat sat on a mat and then it slept and the cat sat on a mat and then "
+                                     "it slept and the cat sat").split())  # no sentence end: pieces of text
+    assert pieces and all(len(piece.split()) == PIECE_WORDS for piece in pieces)
+
+
+def test_a_card_written_with_out_records_the_rate_the_kept_step_and_the_recipe(mine):
+    card = json.loads((mine / "four_heads.json").read_text())
+    assert card["lr"] == card["recipe"]["lr"] > 0 and 0 <= card["best_step"] <= card["steps"]
+    assert f"--lr {card['lr']:g}" in card["command"]
+    assert {"warmup", "weight_decay", "batch_size", "keep_best_every"} <= set(card["recipe"])
+
+
+def test_the_explorer_shows_the_notes_of_a_learners_card(mine):
+    from helpers.explorer import explore
+
+    notes = json.loads((mine / "four_heads.json").read_text())["notes"]
+    assert notes  # two steps on a small text: at least the note on its perplexity
+    explorer = explore(mine)
+    assert [f"Note on this model: {note}" for note in notes] == explorer.message_lines[:len(notes)]
+
+
+def test_a_card_path_where_nothing_is_gets_a_whole_sentence_naming_the_absolute_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CheckpointError) as error:
+        load_model("mine/nothing.json")
+    assert str(error.value) == f"{tmp_path.resolve() / 'mine' / 'nothing.json'}: checkpoint card not found."
 
 
 def test_find_checkpoints_describes_shipped_names_folders_and_cards(mine):

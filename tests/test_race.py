@@ -39,8 +39,9 @@ def test_a_slow_machine_gets_the_steps_that_fit_what_scoring_and_measuring_leave
     assert plan.steps == 24  # (20 - 3 - 5 * 1.0) / 0.5
     assert plan.shrunk and plan.seconds <= 20.0
     note = plan.note()
-    assert note == "a shorter race for this CPU (2.0 steps a second of every model): each trains 24 of 100 steps"
-    assert len(note) <= 100
+    assert note == ("a shorter race for this CPU (one step of every model together takes 0.50 s here): each "
+                    "trains 24 of\n  100 steps")
+    assert all(len(line) <= 100 for line in note.splitlines())
 
 
 def test_steps_that_just_fit_are_not_cut() -> None:
@@ -51,14 +52,15 @@ def test_steps_that_just_fit_are_not_cut() -> None:
 def test_a_single_live_run_is_shortened_the_same_way_and_says_it_of_itself() -> None:
     plan = plan_race(full_steps=60, step_s=0.4, score_s=1.0, scores=2, models=1)
     assert plan.steps == 45
-    assert plan.note() == "a shorter run for this CPU (2.5 steps a second): it trains 45 of 60 steps"
+    assert plan.note() == "a shorter run for this CPU (one training step takes 0.40 s here): it trains 45 of 60 steps"
 
 
 def test_a_very_slow_machine_still_races_the_minimum_and_says_it_takes_longer() -> None:
     plan = plan_race(full_steps=60, step_s=2.0, score_s=3.0, scores=5, spent_s=10.0)
     assert plan.steps == MIN_STEPS
     assert plan.seconds > RACE_BUDGET_S
-    assert _text(plan.note()).endswith(f"each trains {MIN_STEPS} of 60 steps (the fewest allowed, about 65 s)")
+    assert _text(plan.note()).endswith(f"each trains {MIN_STEPS} of 60 steps, the fewest a race may have")
+    assert " s)" not in plan.note().replace("s here)", "")  # no estimate of the race's length: it was far off
     assert all(len(line) <= 100 for line in plan.note().splitlines())
 
 
@@ -121,8 +123,8 @@ def test_steps_that_fit_on_a_slow_machine_is_shorter_and_says_so_in_one_line(mon
     # two models: 0.5 s for a step of both, 5 scores of 1.0 s for both, within 20 s (minus the measuring)
     assert MIN_STEPS <= steps <= 30
     out = capsys.readouterr().out
-    assert _text(out) == (f"a shorter race for this CPU (2.0 steps a second of every model): each trains {steps} "
-                          "of 60 steps")
+    assert _text(out) == ("a shorter race for this CPU (one step of every model together takes 0.50 s here): "
+                          f"each trains {steps} of 60 steps")
 
 
 def test_a_race_checks_as_often_as_late_checks_says() -> None:

@@ -65,7 +65,8 @@ def test_without_smaller_amounts_measured_the_note_claims_no_threshold():
 def test_no_clear_amount_says_even_the_most_text_did_not_settle_it():
     no_clear = {"summary": RESULTS["summary"] | {"target": {"seed_range": 5.0}}}
     notes = own_text_notes(_corpus(300_000), no_clear)
-    assert "even 960,000 words" in notes[0]
+    assert "even 960,000 words" in notes[0] and "may be lower by chance" in notes[0]
+    assert "means nothing" not in notes[0]
 
 
 def test_a_perplexity_above_the_different_validation_words_gets_a_note():
@@ -73,7 +74,9 @@ def test_a_perplexity_above_the_different_validation_words_gets_a_note():
     corpus.val_ids[:3] = torch.tensor([2, 3, 4])  # four different words in the validation part
     assert own_text_notes(corpus, RESULTS, val_ppl=3.9) == []
     (note,) = own_text_notes(corpus, RESULTS, val_ppl=12.5)
-    assert "12.5, is above the 4 different words" in note
+    assert "12.5, is above the 4 different words of the validation part:" in note  # within the vocabulary
+    (note,) = own_text_notes(corpus, RESULTS, val_ppl=2_000.0)
+    assert f"even above the {len(TOK):,} entries of its whole vocabulary" in note
     assert len(own_text_notes(corpus, RESULTS, val_ppl=float("nan"))) == 1  # no usable score: said too
 
 
@@ -84,8 +87,8 @@ def test_many_unknown_words_get_a_note_compared_with_the_novels():
 
 def test_gap_figure_labels_its_axes_in_words_and_fits_the_output_area():
     fig = gap_figure(RESULTS)
-    assert fig.layout.xaxis.title.text == "words of training text (test text)"
-    assert fig.layout.yaxis.title.text == "one head minus<br>four heads"
+    assert fig.layout.xaxis.title.text == "words of training text"
+    assert fig.layout.yaxis.title.text == "test perplexity:<br>one head minus<br>four heads"
     assert "four heads better" in fig.layout.title.subtitle.text
     assert list(fig.data[0].x) == [9_000, 240_000, 960_000] and list(fig.data[0].y) == [-1.0, 0.8, 1.2]
     dashed = [shape.y0 for shape in fig.layout.shapes if shape.line.dash == "dash"]
@@ -169,7 +172,10 @@ def test_without_the_seed_range_the_note_says_the_threshold_is_not_measured():
     partial = {"summary": RESULTS["summary"] | {"models": {"four heads": {"seeds": [0]}}}}
     del partial["summary"]["target"]
     notes = own_text_notes(_corpus(300_000), partial)
-    assert "possibly luck" in notes[0] and "1 training seed(s)" in notes[0]
+    assert "possibly luck" in notes[0] and "with 1 training seed so far, too few" in notes[0]
+    partial["summary"]["models"]["four heads"]["seeds"] = []
+    (note,) = own_text_notes(_corpus(300_000), partial)
+    assert "not yet with the training seeds it needs" in note and "0 training seed" not in note
 
 
 def test_gap_figure_fits_a_projector_screen_and_keeps_its_top_tick_clear_of_the_title():

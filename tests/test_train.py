@@ -159,10 +159,21 @@ def test_command_line_json_card_and_loading_carry_the_notes_on_a_tiny_text(capsy
     assert "Note: " + out["notes"][0][:40] in captured.err.replace("\n", " ")
     card = json.loads((tmp_path / "one_head.json").read_text())
     assert card["notes"] == out["notes"]
+    assert out["even_guess"] == {"vocabulary": 1024, "different_validation_words": len(set(corpus.val_ids.tolist()))}
+    assert out["lr"] == out["recipe"]["lr"] == card["lr"] and out["examples"] == len(card["examples"])
     load_model(tmp_path / "one_head.json")
     first = capsys.readouterr().out
     load_model(tmp_path / "one_head.safetensors")  # the same checkpoint again, by its other file
     assert first.count("Note on one_head.json:") == len(out["notes"]) and capsys.readouterr().out == ""
+
+
+def test_command_line_prints_the_rate_words_per_second_and_the_even_guess(capsys, tmp_path):
+    assert main(["--heads", "1", "--steps", "2", "--text", str(DATA / "sample.txt"), "--out", str(tmp_path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    different = len(set(text_corpus(DATA / "sample.txt").val_ids.tolist()))
+    assert " words/s), learning rate " in out and "tokens/s" not in out
+    assert f"an even guess scores 1,024 (every one of the 1,024 vocabulary entries alike), or {different:,}" in out
+    assert "the card keeps " in out and "example sentence(s) from the validation text" in out
 
 
 def test_story_world_command_has_no_notes(capsys, tmp_path):
