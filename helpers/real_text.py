@@ -71,7 +71,7 @@ def gap_figure(results: dict | None = None) -> go.Figure:
     drawn = [0.0, target.get("seed_range", 0.0), *(row["gap"] for row in shown)]
     span = max(drawn) - min(drawn) or 1.0  # room above the top tick, so its label stays clear of the title
     fig.update_yaxes(range=[min(drawn) - 0.04 * span, max(drawn) + 0.1 * span],
-                     title_text="test perplexity:<br>one head minus<br>four heads")
+                     title_text="test perplexity: one<br>head minus four heads")
     if len(rows) < 2:  # a single point shows no trend: say what is missing and how to measure it
         fig.add_annotation(text="one point measured so far;<br>the rest: python -m benchmarks.real_text table",
                            x=0.5, y=0.9, xref="x domain", yref="y domain", showarrow=False, font={"color": "grey"})

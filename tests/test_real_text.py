@@ -88,7 +88,7 @@ def test_many_unknown_words_get_a_note_compared_with_the_novels():
 def test_gap_figure_labels_its_axes_in_words_and_fits_the_output_area():
     fig = gap_figure(RESULTS)
     assert fig.layout.xaxis.title.text == "words of training text"
-    assert fig.layout.yaxis.title.text == "test perplexity:<br>one head minus<br>four heads"
+    assert fig.layout.yaxis.title.text == "test perplexity: one<br>head minus four heads"
     assert "four heads better" in fig.layout.title.subtitle.text
     assert list(fig.data[0].x) == [9_000, 240_000, 960_000] and list(fig.data[0].y) == [-1.0, 0.8, 1.2]
     dashed = [shape.y0 for shape in fig.layout.shapes if shape.line.dash == "dash"]
