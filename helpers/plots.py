@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 import torch
 from plotly.subplots import make_subplots
 
@@ -25,6 +26,9 @@ LOOKS = "word that looks"
 LOOKED_AT = "word looked at"
 FIT_WIDTH = 820
 """Widest figure in pixels: JupyterLab's output area is about 850 px wide at 1280x720 (presenter mode)."""
+FIGURE_CONFIG = {"displayModeBar": False, "displaylogo": False}
+"""How every figure is drawn: without plotly's mode bar, whose ten buttons a class never uses and which
+would fill a keyboard user's tab order (drag to zoom and double-click to reset still work)."""
 COLOUR_BAR = {"tickformat": ".0%", "ticklabelposition": "outside bottom"}
 """A colour bar of shares: each label under its tick, so "100%" stays clear of the title above the bar."""
 MAX_LABELLED = 40
@@ -33,6 +37,25 @@ _READING, _PRESENTER = {"font": 14, "size": 460, "tallest": 900}, {"font": 22, "
 """font: text size; size: a square figure's side; tallest: the most height a figure may take and still show
 whole on the screen (JupyterLab shows about 600 px of notebook at 1280x720)."""
 _style = dict(_READING)
+
+
+def _draw_without_mode_bar() -> None:
+    """Make every renderer that draws figures in a notebook use FIGURE_CONFIG (plotly keeps a config per
+    renderer and sends it with each figure); live figures get it from `figure_widget`."""
+    for name in pio.renderers:
+        renderer = pio.renderers[name]
+        if isinstance(getattr(renderer, "config", None), dict):
+            renderer.config = {**renderer.config, **FIGURE_CONFIG}
+
+
+_draw_without_mode_bar()
+
+
+def figure_widget(fig: go.Figure) -> go.FigureWidget:
+    """A live (updatable) copy of `fig`, drawn with FIGURE_CONFIG like every other figure."""
+    widget = go.FigureWidget(fig)
+    widget._config = dict(FIGURE_CONFIG)  # the widget's config trait: what its view hands to plotly.js
+    return widget
 
 
 def presenter_mode(on: bool = True) -> None:
@@ -49,12 +72,14 @@ def style() -> dict[str, int]:
 
 
 def styled(fig: go.Figure, width: int = FIT_WIDTH, height: int | None = None) -> go.Figure:
-    """Apply the current text sizes to every piece of text (subplot titles too) and cap the width."""
+    """Apply the current text sizes to every piece of text (subplot titles too), cap the width at FIT_WIDTH
+    and the height at the tallest figure the screen shows whole (figures are designed to fit; this is the
+    backstop)."""
     font = _style["font"]
     fig.update_layout(width=min(int(width), FIT_WIDTH), font={"size": font}, title_font_size=font + 4,
                       title_subtitle_font_size=font)
     if height is not None:
-        fig.update_layout(height=int(height))
+        fig.update_layout(height=min(int(height), _style["tallest"]))
     fig.update_annotations(font_size=font)  # subplot titles are annotations with their own (small) size
     return fig
 
@@ -201,8 +226,20 @@ def heatmap_traces(
 
 
 def heatmap_side(n_words: int) -> int:
-    """Side of one heatmap's plot area in pixels: grows with the words, the figure staying within FIT_WIDTH."""
-    return min(FIT_WIDTH - 200, _style["size"] + 12 * max(0, n_words - 10))
+    """Width of one heatmap's plot area in pixels: grows with the words, the figure staying within FIT_WIDTH."""
+    return min(FIT_WIDTH - HEATMAP_FRAME[0], _style["size"] + 12 * max(0, n_words - 10))
+
+
+HEATMAP_FRAME = (200, 160)
+"""Pixels a one-heatmap figure needs around its plot area: (across: row labels and colour bar; down: title
+and slanted column labels)."""
+
+
+def heatmap_size(n_words: int) -> tuple[int, int]:
+    """(width, height) of a one-heatmap figure's plot area: heatmap_side wide, and square unless the screen is
+    too short for that; then the rows get shorter instead, so the whole figure stays on the screen."""
+    side = heatmap_side(n_words)
+    return side, min(side, _style["tallest"] - HEATMAP_FRAME[1])
 
 
 def attention_heatmap(
@@ -214,9 +251,9 @@ def attention_heatmap(
 ) -> go.Figure:
     """One head's [T, T] weights as a heatmap with words on both axes."""
     fig = go.Figure(heatmap_traces(weights, words, causal=causal, originals=originals))
-    fig.update_layout(title=title, margin={"t": 80}, **heatmap_axes(unique_labels(words)))
-    side = heatmap_side(len(words))
-    return styled(fig, width=side + 200, height=side + 160)
+    wide, tall = heatmap_size(len(words))
+    fig.update_layout(title=title, margin={"t": 80}, **heatmap_axes(unique_labels(words), wide, tall))
+    return styled(fig, width=wide + HEATMAP_FRAME[0], height=tall + HEATMAP_FRAME[1])
 
 
 def heatmap_axes(labels: Sequence[str], pixels: float | None = None, tall: float | None = None) -> dict:
@@ -230,31 +267,52 @@ def heatmap_axes(labels: Sequence[str], pixels: float | None = None, tall: float
             "yaxis": {"title": {"text": LOOKS}, "autorange": "reversed", **rows}}
 
 
+GRID_FRAME = {"top": 3.4, "gap": 1.7, "bottom": 4.4, "across": 14}
+"""A grid of heatmaps' frame in font sizes: the title above the first row, the panel title between rows,
+the slanted column labels and axis title under the last row, and the row labels, axis title and colour bar
+beside the panels."""
+
+
 def heads_grid(
     weights: torch.Tensor, words: Sequence[str], title: str = "Every head at once", causal: bool = True,
-    originals: Sequence[str] | None = None, cols: int = 2,
+    originals: Sequence[str] | None = None, cols: int = 2, first_head: int = 0, tallest: int | None = None,
 ) -> go.Figure:
-    """[H, T, T] weights as small heatmaps, `cols` to a row (four heads: a 2 x 2 grid), one colour scale."""
+    """[H, T, T] weights as small heatmaps, `cols` to a row (four heads: a 2 x 2 grid), one colour scale.
+
+    The panels share their axes (words label the left column's rows and the last row's columns), and the
+    grid keeps within `tallest` pixels (default: the tallest figure the screen shows whole, less for a
+    widget whose controls must stay in view): on a projector its panels are wider than tall. Panel titles
+    count heads from `first_head` (for a grid that shows some heads of a layer).
+    """
     if not isinstance(weights, torch.Tensor) or weights.dim() != 3:
         got = list(weights.shape) if isinstance(weights, torch.Tensor) else type(weights).__name__
         raise ValueError(f"heads_grid needs a [heads, words, words] tensor, got {got}")
-    heads = weights.shape[0]
+    heads, font = weights.shape[0], _style["font"]
     cols = max(1, min(heads, cols))
     rows = math.ceil(heads / cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h}" for h in range(heads)],
-                        horizontal_spacing=0.12, vertical_spacing=0.22 / rows * 2 if rows > 1 else 0.1)
+    frame = {key: int(value * font) for key, value in GRID_FRAME.items()}
+    wide = (FIT_WIDTH - frame["across"]) / cols  # pixels per panel, across
+    budget = min(tallest or _style["tallest"], _style["tallest"])
+    tall = min(wide, (budget - frame["top"] - frame["bottom"] - (rows - 1) * frame["gap"]) / rows)
+    plots = rows * tall + (rows - 1) * frame["gap"]  # the plot areas' height with the gaps between them
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {first_head + h}" for h in range(heads)],
+                        shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.03,
+                        vertical_spacing=frame["gap"] / plots if rows > 1 else 0)
     for h in range(heads):
         for trace in heatmap_traces(weights[h], words, causal=causal, show_scale=(h == 0), originals=originals):
             fig.add_trace(trace, row=h // cols + 1, col=h % cols + 1)
-    panel = (FIT_WIDTH - 220) / cols  # pixels per heatmap
-    axis, note = word_axis(unique_labels(words), panel)
-    fig.update_xaxes(tickangle=-45, **axis)
-    fig.update_yaxes(autorange="reversed", **axis)
-    for r in range(1, rows + 1):
-        fig.update_yaxes(title_text=LOOKS, row=r, col=1)
+    labels = unique_labels(words)
+    columns, note = word_axis(labels, wide)
+    fig.update_xaxes(tickangle=-45, **columns)
+    row_labels = word_axis(labels, tall, slanted=False)[0]
+    fig.update_yaxes(autorange="reversed", **row_labels)
     fig.update_xaxes(title_text=LOOKED_AT + (f" ({note})" if note else ""), row=rows)
-    fig.update_layout(title=title, margin={"t": 90})
-    return styled(fig, height=rows * (panel + 110) + 120)
+    # one "word that looks" beside the whole left column, clear of its longest row label
+    labels_width = int(max(map(len, labels)) * row_labels["tickfont"]["size"] * 0.6) + 10
+    fig.add_annotation(text=LOOKS, textangle=-90, xref="paper", yref="paper", x=0, y=0.5, xanchor="right",
+                       yanchor="middle", xshift=-labels_width, showarrow=False)
+    fig.update_layout(title=title, margin={"t": frame["top"], "b": frame["bottom"], "l": labels_width + 2 * font})
+    return styled(fig, height=plots + frame["top"] + frame["bottom"])
 
 
 def spotlight_bars(
@@ -283,18 +341,25 @@ def _bars(row: Sequence[float], words: Sequence[str], colour: str = "#3b528b") -
     )
 
 
-def stacked_spotlights(
+def spotlights_side_by_side(
     rows: Mapping[str, torch.Tensor | Sequence[float]], words: Sequence[str], title: str = "Several spotlights"
 ) -> go.Figure:
-    """Several spotlights of one word, one bar chart per spotlight, stacked over the same words."""
+    """Several spotlights of one word side by side: one panel each, the words down the shared left edge (the
+    first on top) and each weight as a bar across, labelled in percent. A row of the figure is one word, so
+    the spotlights compare along it; the figure is as tall as the words need, not the spotlights."""
     if not rows:
         raise ValueError("need at least one spotlight to draw")
-    fig = make_subplots(rows=len(rows), cols=1, shared_xaxes=True, subplot_titles=list(rows),
-                        vertical_spacing=0.35 / len(rows))
-    for r, weights in enumerate(rows.values(), start=1):
-        fig.add_trace(_bars(_as_row(weights, words), words, PALETTE[(r - 1) % len(PALETTE)]), row=r, col=1)
-        fig.update_yaxes(title_text="weight", row=r, col=1)
-    fig.update_yaxes(tickformat=".0%", range=[0, 1.3], nticks=3)
-    fig.update_xaxes(title_text=LOOKED_AT, tickangle=-45, row=len(rows), col=1)
-    fig.update_layout(title=title, showlegend=False, margin={"t": 90})
-    return styled(fig, height=150 + len(rows) * (_style["font"] * 9))
+    font, labels = _style["font"], unique_labels(words)
+    fig = make_subplots(rows=1, cols=len(rows), shared_yaxes=True, subplot_titles=list(rows),
+                        horizontal_spacing=0.1 / len(rows))
+    for c, weights in enumerate(rows.values(), start=1):
+        row = _as_row(weights, words)
+        fig.add_trace(go.Bar(
+            y=labels, x=row, orientation="h", text=[f"{w:.0%}" for w in row], textposition="outside",
+            marker_color=PALETTE[(c - 1) % len(PALETTE)], cliponaxis=False,
+            hovertemplate=f"%{{y}}<br>weight: %{{x:.1%}}<extra>{list(rows)[c - 1]}</extra>",
+        ), row=1, col=c)
+    fig.update_xaxes(range=[0, 1.45], tickvals=[0, 0.5, 1], showticklabels=False)  # the bars say their weight
+    fig.update_yaxes(autorange="reversed", title_text=LOOKED_AT, col=1)
+    fig.update_layout(title=title, showlegend=False, margin={"t": int(5 * font), "b": font})
+    return styled(fig, height=int((1.5 * len(words) + 6.5) * font))

@@ -39,4 +39,5 @@ def test_presenter_mode_enlarges_fonts_and_figures() -> None:
     finally:
         helpers.presenter_mode(False)
     assert large.font.size > small.font.size
-    assert large.height > small.height
+    assert large.width > small.width, "on a projector a figure grows across"
+    assert large.height <= 580, "and stays within the 600 px of notebook a 1280x720 screen shows"

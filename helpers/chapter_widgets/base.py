@@ -14,6 +14,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from helpers.chapter_widgets.access import ControlAccess
 from helpers.plots import FIT_WIDTH, style
 
 
@@ -28,13 +29,19 @@ class ChapterWidget(widgets.VBox):
         self.font = style()["font"]
         self.message = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
         self.summary = widgets.HTML()
-        # the controls' labels and buttons at the widget's font size (larger in presenter mode)
+        # the controls' labels and buttons at the widget's font size (larger in presenter mode), and the
+        # controls themselves as tall as their text (ipywidgets sizes them through these CSS variables)
         self.css = widgets.HTML(
             f"<style>.{self.css_class} .widget-label, .{self.css_class} button, .{self.css_class} select, "
             f".{self.css_class} input, .{self.css_class} label, .{self.css_class} .widget-readout "
-            f"{{font-size: {self.font}px}} .{self.css_class} code {{font-size: inherit}}</style>",
+            f"{{font-size: {self.font}px}} .{self.css_class} code {{font-size: inherit}} "
+            f".{self.css_class} {{--jp-widgets-font-size: {self.font}px; "
+            f"--jp-widgets-inline-height: {max(28, round(self.font * 1.7))}px; "
+            f"--jp-widgets-slider-handle-size: {round(self.font * 1.1)}px}} "
+            f".{self.css_class} .widget-toggle-buttons {{display: flex; align-items: center}}</style>",
             layout=widgets.Layout(height="0px", overflow="hidden"),
         )
+        self.access = ControlAccess(layout=widgets.Layout(display="none"))  # keyboard use, accessible names
         super().__init__(layout=widgets.Layout(max_width=f"{FIT_WIDTH + 20}px"))
         self.add_class("chapter-widget")
         self.add_class(self.css_class)

@@ -18,7 +18,7 @@ from plotly.subplots import make_subplots
 
 from helpers.block import BlockModel, block_model
 from helpers.chapter_widgets.base import ChapterWidget
-from helpers.plots import FIT_WIDTH, PALETTE, style, unique_labels
+from helpers.plots import FIT_WIDTH, PALETTE, figure_widget, hung_title, style, unique_labels
 from helpers.static import static_build
 from helpers.stories import example_sentences
 from helpers.tokenizer import story_tokenizer
@@ -67,7 +67,9 @@ def _figure(labels: Sequence[str]) -> go.Figure:
                              hovertemplate="%{x}: moved by %{y:.3f}<extra>" + ROWS[row - 1] + "</extra>"),
                       row=row, col=1)
     s = style()
-    fig.update_layout(width=min(FIT_WIDTH, s["size"] + 260), height=int(s["size"] * 1.1), showlegend=False,
+    # the word picker and the box above it stay on the screen with the whole figure
+    height = min(int(s["size"] * 1.1), s["tallest"] - 3 * s["font"])
+    fig.update_layout(width=min(FIT_WIDTH, s["size"] + 260), height=height, showlegend=False,
                       font={"size": s["font"]}, margin={"t": 90})
     fig.update_annotations(font_size=s["font"])
     fig.update_xaxes(title_text="position (word)", tickangle=-45, row=2, col=1)
@@ -100,9 +102,9 @@ class ChangeOneWord(ChapterWidget):
                                         style={"description_width": "7em"})
         self.word_picker.observe(self.calls(self.set_position), names="value")
         self.replacement.observe(self.calls(self.set_replacement), names="value")
-        self.bars = go.FigureWidget(_figure(labels))
-        self.children = [self.css, widgets.HBox([self.word_picker, self.replacement]), self.message, self.bars,
-                         self.summary]
+        self.bars = figure_widget(_figure(labels))
+        self.children = [self.css, self.access, widgets.HBox([self.word_picker, self.replacement]), self.message,
+                         self.bars, self.summary]
         self._redraw()
 
     # ----- what code (and the tests) call ------------------------------------------------------
@@ -177,15 +179,27 @@ def static_change_one_word(sentence: str | None = None, model: BlockModel | None
         attn, ff = outputs_moved(model, enc.ids, changed)
         buttons.append({"label": f"{labels[i]} → {new}", "method": "update",
                         "args": [{"y": [attn.tolist(), ff.tolist()]},
-                                 {"title.text": summary_line(enc.words, i, new, attn.tolist(), ff.tolist())
-                                  .replace(", the feed-forward", ",<br>the feed-forward")}]})
+                                 {"title.text": f"'{enc.words[i]}' → '{new}': which outputs move?",
+                                  "title.subtitle.text": moved_lines(enc.words, attn.tolist(), ff.tolist())}]})
     start = enc.words.index("wet") if "wet" in enc.words else len(enc.words) // 2
     fig.update_traces(selector=0, y=buttons[start]["args"][0]["y"][0])
     fig.data[1].y = buttons[start]["args"][0]["y"][1]
     s = style()
-    fig.update_layout(title={"text": buttons[start]["args"][1]["title.text"], "font": {"size": s["font"] - 2},
-                             "y": 0.99, "yanchor": "top"},
-                      margin={"t": 170}, height=int(s["size"] * 1.1) + 80,
-                      updatemenus=[{"buttons": buttons, "active": start, "x": 0.0, "y": 1.12, "xanchor": "left",
-                                    "yanchor": "bottom"}])
+    shown = buttons[start]["args"][1]
+    # the menu sits at the title's right, so the title, its two lines and the bars share the screen's height
+    top = int(6.5 * s["font"])
+    plots = s["tallest"] - top - 5 * s["font"]  # about the height of the two rows of bars, in pixels
+    fig.update_layout(title=hung_title(shown["title.text"], shown["title.subtitle.text"]),
+                      margin={"t": top}, height=s["tallest"],
+                      updatemenus=[{"buttons": buttons, "active": start, "x": 1.0, "y": 1 + (top - 8) / plots,
+                                    "xanchor": "right", "yanchor": "top"}])
     return fig
+
+
+def moved_lines(words: Sequence[str], attn: Sequence[float], ff: Sequence[float]) -> str:
+    """Which positions moved after each part, as two lines (a figure's subtitle)."""
+    labels = unique_labels(words)
+    def where(moved: Sequence[float]) -> str:
+        hit = [labels[i] for i, m in enumerate(moved) if m > MOVED]
+        return f"{len(hit)} position{'s' if len(hit) != 1 else ''} ({', '.join(hit) or 'none'})"
+    return f"attention's output moved at {where(attn)}<br>the feed-forward part's at {where(ff)}"

@@ -103,7 +103,7 @@ class StepThrough(ChapterWidget):
         self.back.on_click(lambda _: self.go_to(self.step - 1))
         self.next.on_click(lambda _: self.go_to(self.step + 1))
         self.view = widgets.HTML()
-        self.children = [self.css, widgets.HBox([self.word_picker, self.scale_switch]),
+        self.children = [self.css, self.access, widgets.HBox([self.word_picker, self.scale_switch]),
                          widgets.HBox([self.back, self.next, self.step_slider]), self.message, self.view,
                          self.summary]
         self._redraw()
