@@ -66,6 +66,11 @@ def presenter_mode(on: bool = True) -> None:
     _style.update(_PRESENTER if on else _READING)
 
 
+def presenting() -> bool:
+    """True while presenter mode is on (a static copy may then start folded, to fit a projector's screen)."""
+    return _style == _PRESENTER
+
+
 def style() -> dict[str, int]:
     """The current font size, figure size and tallest figure, for widgets that build their own figures."""
     return dict(_style)

@@ -157,8 +157,16 @@ def test_step_through_static_copy_has_every_word_and_step(qkv) -> None:
     words = SENTENCE
     page = static_step_through(words, *qkv)
     assert isinstance(page, HTML)
-    assert page.data.count("<details") == len(words) and page.data.count("has shape") == len(words) * len(STEPS)
+    assert page.data.count("<details") == len(words) * (1 + len(STEPS))  # a fold-out per word, one per step
+    assert page.data.count("has shape") == len(words) * len(STEPS)
+    assert page.data.count("<details open>") == 1 + len(STEPS), "at reading sizes the last word's steps are open"
     assert "<script" not in page.data
+    presenter_mode(True)
+    try:
+        folded = static_step_through(words, *qkv)
+    finally:
+        presenter_mode(False)
+    assert "<details open" not in folded.data, "on a projector every fold-out starts closed, so the slide fits"
 
 
 # ----- chapter 4: split the width -----------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""After Run All, no chapter shows a red error or a pink stderr box (a warning, a note printed to stderr)."""
+"""After Run All, no chapter shows a red error or a pink stderr box (a warning, a note printed to stderr), and
+no printed line is longer than a projector shows unwrapped (the developers' guide's 100 characters)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ import nbformat
 import pytest
 
 from tools.chapters import chapter_paths
+
+PRINTOUT_WIDTH = 100
+"""Characters a printed line may have, as the developers' guide promises: JupyterLab's output area shows about
+107 unwrapped at 1280x720 in presenter mode (tests/test_project_files.py holds the recorded lines to it too)."""
 
 
 @pytest.mark.parametrize("name", [path.name for path in chapter_paths()])
@@ -21,4 +26,7 @@ def test_run_all_shows_no_error_and_no_stderr(name: str, executed: Callable[[str
                 bad.append(f"cell {i}: error {out.ename}: {out.evalue}")
             elif out.output_type == "stream" and out.name == "stderr":
                 bad.append(f"cell {i}: stderr {out.text[:300]!r}")
+            elif out.output_type == "stream":
+                bad += [f"cell {i}: a printed line of {len(line)} characters: {line[:60]}..."
+                        for line in out.text.splitlines() if len(line.rsplit("\r", 1)[-1]) > PRINTOUT_WIDTH]
     assert not bad, f"{name} after Run All:\n" + "\n".join(bad)
