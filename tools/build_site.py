@@ -24,7 +24,7 @@ from nbclient.exceptions import CellExecutionError
 
 from tools.build_slides import ship_reveal, write_deck
 from tools.chapters import CHAPTERS, EXPLORER, notebook_paths, reading_minutes
-from tools.pages import PLOTLY_JS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
+from tools.pages import PLOTLY_JS, READABLE_CSS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
 
 MAX_SITE_MB = 20.0
 REPOSITORY = "https://github.com/several-spotlights/several-spotlights"
@@ -40,6 +40,7 @@ PAGE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 {%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block html_head_css -%}<style>""" + READABLE_CSS + """</style>{%- endblock html_head_css -%}
 """
 
 def widget_cells(nb: nbformat.NotebookNode) -> list[int]:

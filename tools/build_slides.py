@@ -26,7 +26,17 @@ import nbformat
 from nbconvert import SlidesExporter
 
 from tools.chapters import EXPLORER, ROOT, chapter_paths
-from tools.pages import INJECTED, PLOTLY_JS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
+from tools.pages import (
+    INJECTED,
+    PLOTLY_JS,
+    READABLE_CSS,
+    SITE,
+    execute_static,
+    exporter,
+    page_title,
+    prepare,
+    ship_plotly,
+)
 from tools.paginate import paginate
 
 REVEAL = "reveal.js@5.2.1"
@@ -53,8 +63,11 @@ DECK_TEMPLATE = """{%- extends 'reveal/index.html.j2' -%}
 .reveal .jp-InputArea-editor .highlight pre { overflow-x: auto; }  /* and a long line of code sideways */
 .reveal .jp-InputPrompt, .reveal .jp-OutputPrompt { display: none; }  /* no "In [7]:": code and output get the width */
 /* a printed table keeps its rows, at a size where 100 characters fit the slide */
-.reveal .jp-OutputArea-output pre { white-space: pre; font-size: 18px; }
-</style>
+.reveal .jp-OutputArea-output { --jp-code-font-size: 18px; }
+.reveal .jp-OutputArea-output pre { white-space: pre; }
+body .reveal .slide-number { background-color: rgba(0, 0, 0, 0.75); }  /* its white digits readable */
+body .reveal .jp-RenderedHTMLCommon :is(a:link, a:visited) { text-decoration: underline; }  /* over the theme's */
+""" + READABLE_CSS + """</style>
 {%- endblock html_head_css -%}
 {%- block footer_js -%}
 <script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>

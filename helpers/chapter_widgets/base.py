@@ -94,7 +94,7 @@ def tensor_table(values: Sequence[Sequence[float]] | Sequence[float], rows: Sequ
         return f"{v:.1%}" if percent else f"{v:.2f}"
     head = ""
     if columns is not None:
-        head = "<tr>" + ("<th></th>" if rows is not None else "") + "".join(
+        head = "<tr>" + ("<td></td>" if rows is not None else "") + "".join(
             f"<th style='padding: 0 0.4em'>{html.escape(c)}</th>" for c in columns) + "</tr>"
     body = "".join(
         "<tr>" + (f"<th style='text-align: right; padding-right: 0.4em'>{html.escape(rows[i])}</th>"

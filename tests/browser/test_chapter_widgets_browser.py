@@ -19,7 +19,6 @@ import pytest
 from conftest import CHROMIUM_FLAGS, severe_violations
 from test_explorer_browser import _CELL_STATES, _run_all_cells, lab  # noqa: F401 - lab is a fixture
 
-from helpers.chapter_widgets.split_width import HEAD_COUNTS
 from helpers.model import attention_layer_size
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -125,9 +124,13 @@ def _check_split(page) -> None:
     assert f"{counts['attention_params']:,}" in _text(page, w)
     shown = """(sel) => Array.from(document.querySelectorAll(sel)).filter(
         gd => gd.checkVisibility({visibilityProperty: true})).map(gd => (gd._fullData || []).length)"""
-    page.wait_for_function(f"() => ({shown})('.{w} .js-plotly-plot').join() === '32'", timeout=60_000)
-    titles = page.locator(f".{w} .js-plotly-plot").nth(HEAD_COUNTS.index(16)).locator(".annotation-text")
-    assert titles.last.text_content() == "head 15", "the 16-head grid must be the figure on show"
+    page.wait_for_function(f"() => ({shown})('.{w} .js-plotly-plot').join() === '8'", timeout=60_000)  # 4 heads
+    page.locator(f".{w} select").select_option(label="heads 12 to 15")
+    panels = f"""() => Array.from(document.querySelectorAll('.{w} .js-plotly-plot')).filter(
+        gd => gd.checkVisibility({{visibilityProperty: true}})).flatMap(
+        gd => Array.from(gd.querySelectorAll('.annotation-text'), t => t.textContent))"""
+    page.wait_for_function(f"() => ({panels})().includes('head 15')", timeout=30_000)
+    assert [t for t in page.evaluate(panels) if t.startswith("head ")] == [f"head {h}" for h in range(12, 16)]
     page.locator(f".{w} .widget-toggle-button", has_text="trained four-head checkpoint").click()
     _wait_text(page, w, "In the trained layer")
     assert "32 numbers each" in _text(page, w)

@@ -58,8 +58,8 @@ PAST_THE_SLIDE = """() => {
     const shown = e => {
         for (let f = e.closest('.fragment'); f; f = f.parentElement.closest('.fragment'))
             if (!f.classList.contains('visible')) return false;
-        const box = e.getBoundingClientRect();
-        return box.width > 0 && box.height > 0;
+        const box = e.getBoundingClientRect();  // and not inside a folded fold-out
+        return box.width > 0 && box.height > 0 && e.checkVisibility({contentVisibilityAuto: true});
     };
     const items = Array.from(Reveal.getCurrentSlide().querySelectorAll(
         '.plotly-graph-div, table, .jp-OutputArea-output pre')).filter(e => !e.closest('.js-plotly-plot')
@@ -269,10 +269,11 @@ def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, dec
                 missing = [line for line in notes if not any(line in text for text in shown)]
                 if not notes or missing or not page.evaluate("() => Reveal.hasPlugin('notes')"):
                     problems.append(f"{chapter.stem[:2]}: {len(notes)} notes cells, missing from the deck: {missing}")
+                problems += [f"{chapter.stem[:2]}: {v}" for v in severe_violations(page, axe_script)]
                 if n == 0:
                     problems += _check_speaker_view(page, context, notes[0])
-                    problems += [f"{chapter.stem[:2]}: {v}" for v in severe_violations(page, axe_script)]
                 steps[chapter.stem[:2]] = 0
+                page.evaluate("() => Reveal.slide(0, 0, 0)")
                 while True:  # every step of every slide, as the space bar goes through them
                     page.wait_for_timeout(50)  # a fragment's class changes at once; its layout is synchronous
                     where = page.evaluate("() => Reveal.getIndices()")
@@ -292,8 +293,9 @@ def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, dec
 
 
 def _check_speaker_view(page, context, first_note: str) -> list[str]:
-    """Press S on the deck's first slide: reveal.js's speaker view opens and shows the slide's notes."""
-    page.evaluate("() => Reveal.slide(0, 0, 0)")
+    """Press S on the deck's first slide with notes: reveal.js's speaker view opens and shows them."""
+    page.evaluate("() => { const where = Reveal.getIndices(document.querySelector('aside.notes').closest('section'));"
+                  " Reveal.slide(where.h, where.v, 0); }")
     with context.expect_page() as opened:
         page.keyboard.press("s")
     view = opened.value
