@@ -1,8 +1,10 @@
 # Two commands for a fresh machine with Python 3.10+ and git:
 #   make lab    install everything into .venv and open JupyterLab on the first chapter
-#   make test   install everything into .venv and run the test suite, without the browser tests
-#   make check  the whole suite, browser tests in JupyterLab and Chromium included: what CI runs
+#   make test   install everything into .venv and run the test suite, without the browser and system tests
+#   make check  the whole suite, browser tests in JupyterLab and Chromium included, and the system tests (a real
+#               JupyterHub, a wheel in a fresh venv; npm once): what CI runs
 #   make site   build the offline site and slides into site/ (needs npm once, for reveal.js)
+#   make student  write the student edition (no solutions, no outputs) into student/
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -11,7 +13,7 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 TORCH_INDEX ?=
 
-.PHONY: lab test check site install clean
+.PHONY: lab test check site student install clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,8 +38,13 @@ lab: install
 test: install
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest --ignore=tests/browser --ignore=tests/system -n auto --dist loadfile
 
-check: install
-	$(BIN)/python -m pytest
+# make check also runs the student edition under nbval, every exercise unfilled
+check: install student
+	$(BIN)/python -m pytest tests notebooks student
+
+# the student edition, written from the chapters in notebooks/ (the one source)
+student: install
+	$(BIN)/python -m tools.student
 
 site: install
 	$(BIN)/python -m tools.build_site

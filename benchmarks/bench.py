@@ -26,11 +26,12 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from helpers.checkpoints import ASSETS, NAMES, load_model
+from helpers.checkpoints import ASSETS, load_model
 from helpers.compare import seed_margin
 from helpers.course import COURSE_TABLE
 from helpers.evaluate import attention_on_clues, head_ablation
 from helpers.model import CourseConfig, course_model
+from helpers.registry import SHIPPED, STORY_WORLD
 from helpers.stories import CLUE_KINDS
 from helpers.train import BATCH_SIZE, CHECKPOINT_STEPS, random_batch, story_corpus, train
 
@@ -213,20 +214,23 @@ def targets(table: dict, speed: dict) -> list[dict]:
     seeds = table["seeds"]
     ppl = {h: [by_seed[s, h]["val_ppl"] for s in seeds] for h in (1, 4)}
     acc = {h: [by_seed[s, h]["clue_accuracy"]["all"] for s in seeds] for h in (1, 4)}
-    ppl_wins = [four < one for one, four in zip(ppl[1], ppl[4], strict=True)]
-    acc_wins = [four > one for one, four in zip(acc[1], acc[4], strict=True)]
+    ppl_gaps = [o - f for o, f in zip(ppl[1], ppl[4], strict=True)]  # > 0: four heads lower
+    acc_gaps = [f - o for o, f in zip(acc[1], acc[4], strict=True)]  # > 0: four heads higher
     ppl_margin = seed_margin(ppl[1], ppl[4])  # gap > 0: four heads lower
     acc_margin = seed_margin(acc[4], acc[1])  # gap > 0: four heads higher
     slowest = max(one["seconds_max"], four["seconds_max"])
+    rule = "and the gap between the two means is larger than the wider of their ranges over seeds"
     return [
-        {"target": "four heads beat one head on validation perplexity in every seed, by more than the range over seeds",
-         "measured": f"won {sum(ppl_wins)} of {len(seeds)} seeds; mean gap {ppl_margin.gap:.3f} vs range "
-                     f"{ppl_margin.range:.3f}",
-         "met": all(ppl_wins) and ppl_margin.gap > 0 and ppl_margin.beats_range},
-        {"target": "four heads beat one head on clue accuracy in every seed, by more than the range over seeds",
-         "measured": f"won {sum(acc_wins)} of {len(seeds)} seeds; mean gap {acc_margin.gap:.1%} vs range "
-                     f"{acc_margin.range:.1%}",
-         "met": all(acc_wins) and acc_margin.gap > 0 and acc_margin.beats_range},
+        {"target": f"four heads beat one head on validation perplexity in every seed, {rule}",
+         "measured": f"won {sum(g > 0 for g in ppl_gaps)} of {len(seeds)} seeds; gap between the means "
+                     f"{ppl_margin.gap:.3f}, wider range {ppl_margin.range:.3f}; smallest single-seed gap "
+                     f"{min(ppl_gaps):.3f}",
+         "met": all(g > 0 for g in ppl_gaps) and ppl_margin.gap > 0 and ppl_margin.beats_range},
+        {"target": f"four heads beat one head on clue accuracy in every seed, {rule}",
+         "measured": f"won {sum(g > 0 for g in acc_gaps)} of {len(seeds)} seeds; gap between the means "
+                     f"{100 * acc_margin.gap:.1f} points, wider range {100 * acc_margin.range:.1f} points; "
+                     f"smallest single-seed gap {100 * min(acc_gaps):.1f} points",
+         "met": all(g > 0 for g in acc_gaps) and acc_margin.gap > 0 and acc_margin.beats_range},
         {"target": f"each model reaches its checkpoint quality in <= {TARGET_SECONDS} s of training",
          "measured": f"slowest run {slowest:.1f} s for {table['steps']} steps",
          "met": slowest <= TARGET_SECONDS},
@@ -240,7 +244,7 @@ def targets(table: dict, speed: dict) -> list[dict]:
 def checkpoint_check(table: dict) -> list[dict]:
     """Does the seed-0 run of this benchmark reproduce each shipped checkpoint's card?"""
     rows = []
-    for name, heads in zip(NAMES, (1, 4), strict=True):
+    for name, heads in ((c.name, c.heads) for c in SHIPPED if c.text == STORY_WORLD):
         try:
             card = load_model(name).card
         except (ValueError, OSError) as err:
@@ -384,7 +388,7 @@ def markdown(results: dict) -> str:
     if "controls" in results:
         lines += control_markdown(table, results["controls"])
     lines += ["### Targets", ""]
-    for t in results["targets"]:
+    for t in targets(table, speed):  # the wording follows this script; the figures are the stored runs
         lines.append(f"- **{'met' if t['met'] else 'NOT met'}**: {t['target']} ({t['measured']})")
     lines += ["", "### Speed", ""]
     lines.append(f"- fp32 matrix multiply on this machine: {speed['matmul_gflops_before']} GFLOP/s before the "

@@ -1,23 +1,17 @@
 """Several Spotlights: the finished pieces the chapters build step by step.
 
-`helpers.explore` is imported on first use, because the explorer pulls in ipywidgets and plotly.
-Importing `helpers` sets torch's thread count once, to the CPUs this process may use (helpers.threads).
+Importing `helpers` (or any module in it) has no side effects: it imports neither plotly nor ipywidgets and
+leaves torch's thread count alone. `helpers.explore` and `helpers.presenter_mode` are imported on first use,
+because they pull in ipywidgets and plotly; torch's threads are set when the first model is made, loaded or
+trained, or the first widget opens (helpers.threads).
 """
 
 from typing import Any
 
 from helpers.attention import AttentionHead, MultiHeadAttention, causal_mask, spotlight
 from helpers.checkpoints import CheckpointError, load_model
-from helpers.model import (
-    CourseConfig,
-    CourseModel,
-    attention_layer_size,
-    count_parameters,
-    course_model,
-    course_size_table,
-)
-from helpers.plots import presenter_mode
-from helpers.threads import apply_thread_policy
+from helpers.course import course_size_table
+from helpers.model import CourseConfig, CourseModel, attention_layer_size, count_parameters, course_model
 
 __all__ = [
     "AttentionHead",
@@ -36,12 +30,15 @@ __all__ = [
     "spotlight",
 ]
 
-apply_thread_policy()
-
 
 def __getattr__(name: str) -> Any:
+    """`explore` and `presenter_mode`, imported when first asked for."""
     if name == "explore":
         from helpers.explorer import explore
 
         return explore
+    if name == "presenter_mode":
+        from helpers.plots import presenter_mode
+
+        return presenter_mode
     raise AttributeError(f"module 'helpers' has no attribute {name!r}")

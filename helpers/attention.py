@@ -71,6 +71,18 @@ class AttentionHead(nn.Module):
         return y, att
 
 
+def split_heads(t: torch.Tensor, heads: int) -> torch.Tensor:
+    """[B, T, C] -> [B, H, T, D]: each word's C numbers cut into `heads` slices of D, heads put before words."""
+    B, T, C = t.shape
+    return t.view(B, T, heads, C // heads).transpose(1, 2)  # [B, T, H, D] -> [B, H, T, D]
+
+
+def merge_heads(y: torch.Tensor) -> torch.Tensor:
+    """[B, H, T, D] -> [B, T, H*D]: undoes split_heads, each word's slices side by side again."""
+    B, H, T, D = y.shape
+    return y.transpose(1, 2).reshape(B, T, H * D)  # reshape copies: after transpose, view cannot
+
+
 class MultiHeadAttention(nn.Module):
     """Several heads that split the width: each matches on its own slice, then one projection mixes them.
 
@@ -88,10 +100,6 @@ class MultiHeadAttention(nn.Module):
         self.value = nn.Linear(width, width, bias=False)
         self.proj = nn.Linear(width, width) if out_proj else None
 
-    def _split(self, t: torch.Tensor) -> torch.Tensor:
-        B, T, _ = t.shape
-        return t.view(B, T, self.heads, self.head_width).transpose(1, 2)  # [B, T, C] -> [B, H, T, D]
-
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = True
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -100,17 +108,17 @@ class MultiHeadAttention(nn.Module):
         need_weights=False runs torch's fused kernel (same arithmetic, faster, used in training).
         """
         guards.check_layer_input(x, self.width, self.query.weight.dtype)
-        B, T, C = x.shape
-        q = self._split(self.query(x))  # [B, H, T, D]
-        k = self._split(self.key(x))  # [B, H, T, D]
-        v = self._split(self.value(x))  # [B, H, T, D]
+        T = x.shape[1]
+        q = split_heads(self.query(x), self.heads)  # [B, H, T, D]
+        k = split_heads(self.key(x), self.heads)  # [B, H, T, D]
+        v = split_heads(self.value(x), self.heads)  # [B, H, T, D]
         mask = _layer_mask(mask, T, x.device)  # [T, T]
         if need_weights:
             scores = q @ k.transpose(-2, -1) / self.head_width**0.5  # [B, H, T, T]
             y, att = spotlight(scores, v, mask)  # [B, H, T, D], [B, H, T, T]
         else:
             y, att = F.scaled_dot_product_attention(q, k, v, attn_mask=mask), None  # [B, H, T, D]
-        y = y.transpose(1, 2).reshape(B, T, C)  # heads side by side again: [B, T, H*D] = [B, T, C]
+        y = merge_heads(y)  # heads side by side again: [B, T, H*D] = [B, T, C]
         if self.proj is not None:
             y = self.proj(y)  # [B, T, C], one mix of all heads' findings
         return y, att

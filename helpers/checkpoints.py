@@ -1,32 +1,47 @@
 """Save and load trained course models: weights in safetensors (cannot run code when loaded) + a JSON card.
 
 The JSON card holds the config, seed, steps, scores, the sha256 of the weights file, the command that
-reproduces it and the tokenizer. The weights file's metadata holds the config too, because tensor shapes
-alone cannot tell 1 head from 4 (every head count that divides the width gives the same shapes).
-`load_model` checks all of it before handing back a model, and refuses a truncated, corrupt or
-mismatched file with a `CheckpointError` naming the file and the problem.
+reproduces it, the tokenizer and a few example sentences from the held-out text. The weights file's metadata
+holds the config too, because tensor shapes alone cannot tell 1 head from 4 (every head count that divides the
+width gives the same shapes). `load_model` checks all of it before handing back a model, and refuses a
+truncated, corrupt or mismatched file with a `CheckpointError` naming the file and the problem.
+
+A checkpoint is named by a shipped name (helpers.registry), or by a path: a card (.json) or weights file
+(.safetensors), or a folder written by `python -m helpers.train --out FOLDER`. `find_checkpoints` describes
+what a name or path stands for, so the explorer can list a learner's own models beside the shipped ones.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
-from helpers.model import CourseConfig, CourseModel, count_parameters
+from helpers.model import CourseConfig, CourseModel, LanguageModel, count_parameters
+from helpers.registry import (
+    CARD,
+    DEFAULT,
+    OWN_TEXT,
+    STORY_WORLD,
+    Checkpoint,
+    card_names,
+    default_name,
+    shipped,
+    shipped_names,
+)
 from helpers.tokenizer import Tokenizer
 
-if TYPE_CHECKING:
-    from helpers.train import TrainResult
-
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
-NAMES = ("one_head", "four_heads")
-NOVEL_NAMES = ("novel_one_head", "novel_four_heads")  # the same models trained on the novels (helpers.novels)
+ASSETS = Path(str(files("helpers.assets")))
+"""The shipped files (the repository's assets/, installed as the package helpers.assets): found the same way in a
+checkout installed with `pip install -e .` and in a regular install from a wheel or git URL."""
+EXAMPLES = 6
+"""How many held-out sentences a card written with its held-out text keeps as examples."""
 _FORMAT = "several-spotlights-checkpoint"
 
 
@@ -34,17 +49,29 @@ class CheckpointError(ValueError):
     """A checkpoint file is missing, corrupt, or does not match what its JSON card says."""
 
 
-def default_name(heads: int) -> str:
-    """File name (no extension) for a model with `heads` heads: one_head, four_heads, 2_heads, ..."""
-    return {1: "one_head", 4: "four_heads"}.get(heads, f"{heads}_heads")
+class Trained(Protocol):
+    """What save_checkpoint reads from a training run (a helpers.train.TrainResult)."""
+
+    model: LanguageModel
+    seed: int
+    steps: int
+    corpus: str
+    val_ppl: float
+    clue_accuracy: dict[str, float]
+    seconds: float
+    tokens_per_s: float
 
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def save_checkpoint(result: TrainResult, stem: str | Path, command: str) -> Path:
-    """Write `stem`.safetensors and `stem`.json for a training result; returns the JSON path."""
+def save_checkpoint(result: Trained, stem: str | Path, command: str, held_out: torch.Tensor | None = None) -> Path:
+    """Write `stem`.safetensors and `stem`.json for a training result; returns the JSON path.
+
+    held_out: word ids [N] of text the model did not train on; the card keeps up to EXAMPLES of its sentences
+    (all words known) as the explorer's examples for this model.
+    """
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     weights = stem.with_suffix(".safetensors")
@@ -52,6 +79,7 @@ def save_checkpoint(result: TrainResult, stem: str | Path, command: str) -> Path
     tensors = {name: t.detach().contiguous() for name, t in model.state_dict().items()}
     save_file(tensors, str(weights), metadata=weights_metadata(model.config))
     weights.chmod(0o644)  # readable like the card beside it
+    tokenizer = model.tokenizer
     card = {
         "format": _FORMAT,
         "version": 1,
@@ -67,8 +95,10 @@ def save_checkpoint(result: TrainResult, stem: str | Path, command: str) -> Path
         "train_seconds": round(result.seconds, 2),
         "tokens_per_s": round(result.tokens_per_s),
         "command": command,
-        "tokenizer": model.tokenizer.to_dict(),
+        "tokenizer": tokenizer.to_dict(),
     }
+    if held_out is not None:
+        card["examples"] = tokenizer.known_sentences(tokenizer.decode(held_out.tolist()).split(), EXAMPLES)
     path = stem.with_suffix(".json")
     path.write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
     return path
@@ -80,21 +110,94 @@ def weights_metadata(config: CourseConfig) -> dict[str, str]:
 
 
 def checkpoint_paths(name_or_path: str | Path) -> tuple[Path, Path]:
-    """(card .json, weights .safetensors) for "one_head", "four_heads", or a path to either file."""
-    if isinstance(name_or_path, str) and name_or_path in NAMES + NOVEL_NAMES:
-        stem = ASSETS / name_or_path
+    """(card .json, weights .safetensors) for a shipped name, the path of either file, or a folder holding one
+    checkpoint."""
+    if shipped(name_or_path) is not None:
+        stem = ASSETS / str(name_or_path)
     elif isinstance(name_or_path, (str, Path)):
-        stem = Path(name_or_path)
-        if stem.suffix in (".json", ".safetensors"):
-            stem = stem.with_suffix("")
-        elif not stem.with_suffix(".json").exists():
-            raise ValueError(
-                f"unknown checkpoint {str(name_or_path)!r}: choose one of {', '.join(NAMES + NOVEL_NAMES)} "
-                "or give the path of a .json / .safetensors checkpoint file"
-            )
+        path = Path(name_or_path)
+        if path.is_dir():
+            stem = _one_card(path).with_suffix("")
+        elif path.suffix in (".json", ".safetensors"):
+            stem = path.with_suffix("")
+        elif path.with_suffix(".json").is_file():
+            stem = path
+        else:
+            raise _unknown(name_or_path)
     else:
-        raise ValueError(f"checkpoint must be a name ({', '.join(NAMES)}) or a path, got {type(name_or_path).__name__}")
+        raise ValueError(f"checkpoint must be a name ({', '.join(shipped_names())}) or a path, "
+                         f"got {type(name_or_path).__name__}")
     return stem.with_suffix(".json"), stem.with_suffix(".safetensors")
+
+
+def find_checkpoints(name_or_path: str | Path) -> list[Checkpoint]:
+    """What a name or path stands for: a shipped name gives its registry entry; a folder written by
+    `python -m helpers.train --out FOLDER` gives one entry per card in it (fewest heads first); the path of a
+    card (or its weights) gives that card's entry. Raises CheckpointError (or ValueError) saying what was
+    looked for."""
+    entry = shipped(name_or_path)
+    if entry is not None:
+        return [entry]
+    if isinstance(name_or_path, (str, Path)) and Path(name_or_path).is_dir():
+        cards = _cards_in(Path(name_or_path))
+        if not cards:
+            raise _unknown(name_or_path)
+    else:
+        cards = [checkpoint_paths(name_or_path)[0]]
+    found = [_own_checkpoint(card) for card in cards]
+    return sorted(found, key=lambda c: (c.heads, c.name))
+
+
+def _own_checkpoint(card_path: Path) -> Checkpoint:
+    """The registry entry of a learner's card: its heads, the text it learned, its folder in the label."""
+    card = read_card(card_path)
+    heads = card["config"].get("heads") if isinstance(card["config"], dict) else None
+    if not isinstance(heads, int) or heads < 1:
+        raise CheckpointError(f"{card_path}: bad config {card['config']}: heads must be a whole number >= 1")
+    folder = card_path.parent.resolve().name
+    if card_path.stem != default_name(heads):  # several cards with these heads may share the folder
+        folder += f"/{card_path.stem}"
+    text = STORY_WORLD if card.get("corpus") == STORY_WORLD else OWN_TEXT
+    return Checkpoint(str(card_path), heads, text, examples=CARD, folder=folder)
+
+
+def _cards_in(folder: Path) -> list[Path]:
+    """The checkpoint cards in `folder` (other .json files are left alone)."""
+    cards = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            card = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        if isinstance(card, dict) and card.get("format") == _FORMAT:
+            cards.append(path)
+    return cards
+
+
+def _one_card(folder: Path) -> Path:
+    """The one card in `folder`, or a CheckpointError naming what is there."""
+    cards = _cards_in(folder)
+    if not cards:
+        raise _unknown(folder)
+    if len(cards) > 1:
+        raise CheckpointError(
+            f"{folder.resolve()}: holds {len(cards)} checkpoints ({', '.join(c.name for c in cards)}): "
+            f"give the path of one card, such as {cards[-1]}"
+        )
+    return cards[0]
+
+
+def _unknown(name_or_path: str | Path) -> CheckpointError:
+    """The message for a name or path where no checkpoint is: what was looked for, and the shipped names."""
+    resolved = Path(name_or_path).resolve()
+    expected = " or ".join(card_names())
+    where = (f"{resolved} holds no checkpoint card" if resolved.is_dir()
+             else f"Nothing is at {resolved} or {resolved}.json")
+    return CheckpointError(
+        f"unknown checkpoint {str(name_or_path)!r}: choose one of {', '.join(shipped_names())}, or give your own: "
+        f"the folder that `python -m helpers.train --out FOLDER` wrote (holding {expected}) or the path of a "
+        f".json card in it. {where}."
+    )
 
 
 def read_card(card_path: Path) -> dict:
@@ -113,11 +216,12 @@ def read_card(card_path: Path) -> dict:
     return card
 
 
-def load_model(name_or_path: str | Path = "four_heads") -> CourseModel:
+def load_model(name_or_path: str | Path = DEFAULT) -> CourseModel:
     """A trained course model in eval mode, with `.tokenizer` and `.card` (its JSON card) attached.
 
-    name_or_path: "one_head", "four_heads" (story world), "novel_one_head", "novel_four_heads" (the novels),
-    or the path of a checkpoint's .json or .safetensors file.
+    name_or_path: a shipped name ("one_head", "four_heads": story world; "novel_one_head", "novel_four_heads":
+    the novels; helpers.registry lists them), the path of a checkpoint's .json or .safetensors file, or a folder
+    holding one checkpoint (written by `python -m helpers.train --out FOLDER`).
     """
     card_path, weights = checkpoint_paths(name_or_path)
     card = read_card(card_path)

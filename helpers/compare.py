@@ -3,7 +3,7 @@
 - `learning_curves`: training loss against step for several runs, in one chart;
 - `scoreboard_heatmap`: the detective scoreboard (share of attention on each kind of clue, per head);
 - `ablation_bars`: what switching off each head costs in perplexity and clue accuracy;
-- `late_checks` and `race_verdict`: score two equally long live runs and say whether the gap beats the noise;
+- `late_checks` and `race_verdict`: score two equally long live runs; say whether one is clearly ahead;
 - `seed_margin`: the gap between two models' means over seeds against the range over those seeds;
 - `uploaded_file`: the file a learner gave an ipywidgets FileUpload, saved so `text_corpus` can read it.
 """
@@ -196,9 +196,10 @@ def race_verdict(runs: Mapping[str, Any]) -> str:
     """The verdict on two live runs (train() results with a val_curve from `eval_at=late_checks(steps)`).
 
     The noise of a short run is estimated from the run itself: how far each model's validation perplexity
-    still moved over its last checks. A gap between the two models smaller than that movement could flip
-    with a few more steps or another seed, so the verdict says the race is undecided. Lines wrap at 100
-    characters, so the printout reads whole on a projector.
+    still moved over its last checks. That estimate is rough (three checks, and the models are still
+    learning), so a model counts as ahead only when its lead is more than twice that movement and, where the
+    text has clues, the clue accuracy agrees. Anything less is called too close or mixed, never a win. Lines
+    wrap at 100 characters, so the printout reads whole on a projector.
     """
     if len(runs) != 2:
         raise ValueError(f"a race needs exactly two runs, got {len(runs)}: {list(runs)}")
@@ -214,6 +215,12 @@ def race_verdict(runs: Mapping[str, Any]) -> str:
     after = f"{a.steps} steps each" if a.steps == b.steps else f"{a.steps} and {b.steps} steps"
     lines = [f"validation perplexity after {after} (lower is better):",
              f"  {name_a} {a.val_ppl:.2f}, {name_b} {b.val_ppl:.2f}: a gap of {gap:.2f}"]
+    clues = [getattr(run, "clue_accuracy", {}).get("all") for run in (a, b)]
+    clue_leader = None  # the model with the higher clue accuracy, if both have one and they differ
+    if None not in clues:
+        lines.append(f"clue accuracy (higher is better): {name_a} {clues[0]:.1%}, {name_b} {clues[1]:.1%}")
+        if clues[0] != clues[1]:
+            clue_leader = name_a if clues[0] > clues[1] else name_b
     if a.steps != b.steps:
         lines.append("the runs took different numbers of steps, so this is not a fair race")
     lines.append(f"noise: over its last checks (steps {checks}) each model's perplexity still moved by up to "
@@ -221,8 +228,16 @@ def race_verdict(runs: Mapping[str, Any]) -> str:
     if gap <= noise:
         lines.append("verdict: the gap is within the noise of so short a run; these runs do not say which model "
                      "is better")
+    elif gap <= 2 * noise:
+        lines.append(f"verdict: {ahead} ended lower, but by less than twice the noise: too close to call, even "
+                     "for this one run")
+    elif clue_leader is not None and clue_leader != ahead:
+        lines.append(f"verdict: the scores disagree ({ahead} has the lower perplexity, {clue_leader} the higher "
+                     "clue accuracy); these runs do not say which model is better")
     else:
-        lines.append(f"verdict: {ahead} is ahead by more than the noise, in this run (one seed, one short run)")
+        on = "on perplexity and on clue accuracy" if clue_leader == ahead else "on perplexity"
+        lines.append(f"verdict: {ahead} is ahead {on}, by more than twice the noise, in this run; one seed "
+                     "and one short run cannot say whether it stays ahead")
     return "\n".join(textwrap.fill(line, 100, subsequent_indent="  ") for line in lines)
 
 

@@ -8,6 +8,8 @@ on its text (shown beside the series' measurements, never compared as if from th
 
 from __future__ import annotations
 
+from helpers.model import attention_layer_size
+
 COURSE_TABLE = (
     {"model": "one attention head", "heads": 1, "params": 328_704, "perplexity": 46.1},
     {"model": "four heads instead of one", "heads": 4, "params": 345_216, "perplexity": 43.2},
@@ -32,3 +34,8 @@ BANK_CLUES = {"mood": "eagerly", "person": "He", "action": "deposit"}
 
 ANIMAL_CLUES = {"the subject": "animal", "the grammar": "that", "the last word": "street"}
 """What helps guess the word after 'street' in the second example: the same three clues in every chapter."""
+
+
+def course_size_table() -> list[dict[str, int]]:
+    """attention_layer_size for each (width, heads) row of the course's table of model sizes."""
+    return [attention_layer_size(width, heads) for width, heads in COURSE_SIZES]

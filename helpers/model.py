@@ -1,6 +1,8 @@
 """The course's small language model: embeddings, one attention layer, an output layer.
 
 Width 128, vocabulary 1,024, context 128. One head: 328,704 parameters; four heads: 345,216.
+Making a model (here, or by loading or training one) first sets torch's thread count to the CPUs this
+process may use, once (helpers.threads); importing this module changes nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from torch import nn
 
 from helpers import guards
 from helpers.attention import MultiHeadAttention
-from helpers.course import COURSE_SIZES
+from helpers.threads import apply_thread_policy
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class LanguageModel(nn.Module, ABC):
 
     def __init__(self, config: CourseConfig) -> None:
         super().__init__()
+        apply_thread_policy()  # the first model made, loaded or trained sets torch's threads, once
         self.config = config
         self.tok_emb = nn.Embedding(config.vocab_size, config.width)
         self.pos_emb = nn.Embedding(config.context, config.width)
@@ -122,7 +125,3 @@ def attention_layer_size(width: int, heads: int, out_proj: bool = True) -> dict[
     return {"width": width, "heads": heads, "head_width": width // heads, "qkv_params": qkv,
             "out_proj_params": proj, "attention_params": qkv + proj}
 
-
-def course_size_table() -> list[dict[str, int]]:
-    """attention_layer_size for each (width, heads) row the course lists."""
-    return [attention_layer_size(width, heads) for width, heads in COURSE_SIZES]

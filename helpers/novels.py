@@ -14,6 +14,7 @@ whole training text and kept whatever `share` is used, so perplexities stay comp
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from functools import lru_cache
 
@@ -24,10 +25,19 @@ from helpers.tokenizer import Tokenizer, split
 from helpers.train import Corpus
 
 NOVELS_FILE = ASSETS / "novels.txt.gz"
+RESULTS_FILE = ASSETS / "real_text.json"
 BOOKS = ("pride_and_prejudice", "moby_dick", "war_and_peace")
 SPLITS = ("train", "validation", "test")
 TRAIN_SHARE, VALIDATION_SHARE = 0.90, 0.05  # of each book's words; the test text is the rest
 _BOOK_LINE = re.compile(r"^=== BOOK: (\w+) ===$", re.MULTILINE)
+
+
+@lru_cache(maxsize=1)
+def real_text_results() -> dict:
+    """The measured real-text results (sweep, table, summary, examples); a clear error if the file is missing."""
+    if not RESULTS_FILE.is_file():
+        raise FileNotFoundError(f"{RESULTS_FILE}: not measured yet; run `python -m benchmarks.real_text table`")
+    return json.loads(RESULTS_FILE.read_text())
 
 
 @lru_cache(maxsize=1)
@@ -92,18 +102,6 @@ def unknown_share(ids: torch.Tensor) -> float:
 def novel_examples(per_book: int = 2, min_words: int = 8, max_words: int = 18) -> list[str]:
     """Whole sentences from each book's test text made only of words in the vocabulary (no <unk>):
     examples the real-text models know every word of, as the model sees them (lower case, split)."""
-    known = novel_tokenizer().ids
-    examples = []
-    for book in novel_words()["test"]:
-        found, sentence = [], []
-        for word in book:
-            sentence.append(word)
-            if word in (".", "!", "?"):
-                if min_words <= len(sentence) <= max_words and sentence[0].isalpha() and all(
-                        w in known for w in sentence):
-                    found.append(" ".join(sentence))
-                sentence = []
-            if len(found) == per_book:
-                break
-        examples += found
-    return examples
+    tokenizer = novel_tokenizer()
+    return [sentence for book in novel_words()["test"]
+            for sentence in tokenizer.known_sentences(book, per_book, min_words, max_words)]

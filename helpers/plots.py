@@ -18,6 +18,8 @@ import plotly.io as pio
 import torch
 from plotly.subplots import make_subplots
 
+from helpers.reading import unique_labels
+
 COLOURS = "Cividis"
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 """Okabe-Ito colours for heads, curves and bars: told apart with any common colour blindness."""
@@ -96,29 +98,40 @@ def hung_title(text: str, subtitle: str) -> dict:
             "pad": {"t": 8}}
 
 
-def unique_labels(words: Sequence[str]) -> list[str]:
-    """Plotly merges equal category labels, so repeated words get a position suffix: 'the', 'the (2)'."""
-    seen: dict[str, int] = {}
-    labels = []
-    for w in words:
-        seen[w] = seen.get(w, 0) + 1
-        labels.append(w if seen[w] == 1 else f"{w} ({seen[w]})")
-    return labels
+def word_axis(
+    labels: Sequence[str], pixels: float, slanted: bool = True, every: int | None = None
+) -> tuple[dict, str]:
+    """Axis settings that label the words at a font that fits `pixels`, and a note.
 
-
-def word_axis(labels: Sequence[str], pixels: float, slanted: bool = True) -> tuple[dict, str]:
-    """Axis settings that label every word (up to MAX_LABELLED) at a font that fits `pixels`, and a note.
-
-    Returns (axis properties, note); the note is "" when every word is labelled, else says which are.
+    Every word is labelled up to MAX_LABELLED words, as long as its label stays readable (least_label px);
+    beyond that every k-th word (or every `every`-th, to match another axis), and the note says which.
+    Returns (axis properties, note); the note is "" when every word is labelled.
     """
     n = max(len(labels), 1)
-    every = 1 if n <= MAX_LABELLED else math.ceil(n / MAX_LABELLED)
+    every = every or label_every(n, pixels, slanted)
     # x labels are slanted at 45 degrees, so neighbours sit only sin(45) ~ 0.7 of a word's width apart
-    size = max(8, min(_style["font"], int((0.65 if slanted else 0.85) * pixels * every / n)))
+    size = max(8, min(_style["font"], int(_spacing(slanted) * pixels * every / n)))
     # every `every`-th category from the first; plain numbers, so a live figure updates them cheaply
     axis = {"tickmode": "linear", "tick0": 0, "dtick": every, "tickfont": {"size": size}}
     note = "" if every == 1 else f"every {_ordinal(every)} word labelled"
     return axis, note
+
+
+def least_label() -> int:
+    """The smallest word label worth drawing, in pixels: 10 at reading sizes, 12 on a projector."""
+    return max(10, round(0.55 * _style["font"]))
+
+
+def label_every(n_words: int, pixels: float, slanted: bool = True) -> int:
+    """Label every k-th of `n_words` along `pixels`: k = 1 when every label fits at least least_label() px
+    (and there are at most MAX_LABELLED words), else the smallest k that makes them fit."""
+    fit = math.ceil(n_words * least_label() / (_spacing(slanted) * pixels))
+    return max(1, math.ceil(n_words / MAX_LABELLED), fit)
+
+
+def _spacing(slanted: bool) -> float:
+    """The share of a word's slot its label's font may take: less for slanted labels, which sit closer."""
+    return 0.65 if slanted else 0.85
 
 
 def _ordinal(k: int) -> str:
@@ -240,11 +253,12 @@ HEATMAP_FRAME = (200, 160)
 and slanted column labels)."""
 
 
-def heatmap_size(n_words: int) -> tuple[int, int]:
-    """(width, height) of a one-heatmap figure's plot area: heatmap_side wide, and square unless the screen is
-    too short for that; then the rows get shorter instead, so the whole figure stays on the screen."""
+def heatmap_size(n_words: int, tallest: int | None = None) -> tuple[int, int]:
+    """(width, height) of a one-heatmap figure's plot area: heatmap_side wide, and square unless the figure
+    would be taller than `tallest` (default: the tallest the screen shows whole; less in a widget whose
+    controls stay in view above it); then the rows get shorter instead."""
     side = heatmap_side(n_words)
-    return side, min(side, _style["tallest"] - HEATMAP_FRAME[1])
+    return side, min(side, min(tallest or _style["tallest"], _style["tallest"]) - HEATMAP_FRAME[1])
 
 
 def attention_heatmap(
@@ -253,10 +267,11 @@ def attention_heatmap(
     title: str = "Where each word looks",
     causal: bool = True,
     originals: Sequence[str] | None = None,
+    tallest: int | None = None,
 ) -> go.Figure:
-    """One head's [T, T] weights as a heatmap with words on both axes."""
+    """One head's [T, T] weights as a heatmap with words on both axes, at most `tallest` pixels high."""
     fig = go.Figure(heatmap_traces(weights, words, causal=causal, originals=originals))
-    wide, tall = heatmap_size(len(words))
+    wide, tall = heatmap_size(len(words), tallest)
     fig.update_layout(title=title, margin={"t": 80}, **heatmap_axes(unique_labels(words), wide, tall))
     return styled(fig, width=wide + HEATMAP_FRAME[0], height=tall + HEATMAP_FRAME[1])
 
@@ -265,8 +280,10 @@ def heatmap_axes(labels: Sequence[str], pixels: float | None = None, tall: float
     """Layout settings that label both axes of a one-heatmap figure with words (the first word on top);
     `tall`: the plot area's height; when it is less than the width `pixels`, the rows get their own size."""
     pixels = pixels or heatmap_side(len(labels))
-    axis, note = word_axis(labels, pixels)
-    rows = word_axis(labels, tall, slanted=False)[0] if tall and tall < pixels else axis
+    short = bool(tall and tall < pixels)
+    every = max(label_every(len(labels), pixels), label_every(len(labels), tall, slanted=False) if short else 1)
+    axis, note = word_axis(labels, pixels, every=every)
+    rows = word_axis(labels, tall, slanted=False, every=every)[0] if short else axis
     looked_at = LOOKED_AT + (f" ({note})" if note else "")
     return {"xaxis": {"title": {"text": looked_at}, "side": "bottom", "tickangle": -45, **axis},
             "yaxis": {"title": {"text": LOOKS}, "autorange": "reversed", **rows}}
@@ -278,46 +295,94 @@ the slanted column labels and axis title under the last row, and the row labels,
 beside the panels."""
 
 
+@dataclass(frozen=True)
+class GridShape:
+    """Where a grid of heatmaps puts its panels: rows and columns of them, each `wide` by `tall` pixels,
+    and its frame in pixels (GRID_FRAME at the current font)."""
+
+    rows: int
+    cols: int
+    wide: float
+    tall: float
+    frame: dict[str, int]
+
+    @property
+    def plots(self) -> float:
+        """The plot areas' height with the gaps between them."""
+        return self.rows * self.tall + (self.rows - 1) * self.frame["gap"]
+
+
+def grid_shape(heads: int, cols: int = 2, tallest: int | None = None) -> GridShape:
+    """The shape of a grid of `heads` heatmaps, `cols` to a row, at most `tallest` pixels high (default: the
+    tallest figure the screen shows whole): square panels where the height allows, else wider than tall."""
+    cols = max(1, min(heads, cols))
+    rows = math.ceil(heads / cols)
+    frame = {key: int(value * _style["font"]) for key, value in GRID_FRAME.items()}
+    wide = (FIT_WIDTH - frame["across"]) / cols  # pixels per panel, across
+    budget = min(tallest or _style["tallest"], _style["tallest"])
+    tall = min(wide, (budget - frame["top"] - frame["bottom"] - (rows - 1) * frame["gap"]) / rows)
+    return GridShape(rows, cols, wide, tall, frame)
+
+
+def grid_words(labels: Sequence[str], shape: GridShape) -> tuple[dict, float]:
+    """The word labels of a grid of heatmaps as layout settings (every panel's axes, the last row's axis
+    titles, the left margin), and how far left of the panels "word that looks" goes (its annotation's
+    xshift): what changes when a live grid shows a sentence of another length."""
+    n, heads = len(labels), shape.rows * shape.cols
+    every = max(label_every(n, shape.wide), label_every(n, shape.tall, slanted=False))
+    columns, note = word_axis(labels, shape.wide, every=every)
+    rows = word_axis(labels, shape.tall, slanted=False, every=every)[0]
+    labels_width = int(max(map(len, labels), default=1) * rows["tickfont"]["size"] * 0.6) + 10
+    layout: dict = {"margin": {"l": labels_width + 2 * _style["font"]}}
+    for panel in range(1, heads + 1):
+        suffix = "" if panel == 1 else str(panel)
+        layout[f"xaxis{suffix}"] = dict(columns)
+        layout[f"yaxis{suffix}"] = dict(rows)
+    first_of_last_row = heads - shape.cols + 1  # it names the columns, once for the whole grid
+    layout[f"xaxis{'' if first_of_last_row == 1 else first_of_last_row}"]["title"] = {
+        "text": LOOKED_AT + (f" ({note})" if note else "")}
+    return layout, -labels_width
+
+
 def heads_grid(
     weights: torch.Tensor, words: Sequence[str], title: str = "Every head at once", causal: bool = True,
     originals: Sequence[str] | None = None, cols: int = 2, first_head: int = 0, tallest: int | None = None,
 ) -> go.Figure:
     """[H, T, T] weights as small heatmaps, `cols` to a row (four heads: a 2 x 2 grid), one colour scale.
 
-    The panels share their axes (words label the left column's rows and the last row's columns), and the
+    The panels share their words (they label the left column's rows and the last row's columns), and the
     grid keeps within `tallest` pixels (default: the tallest figure the screen shows whole, less for a
-    widget whose controls must stay in view): on a projector its panels are wider than tall. Panel titles
-    count heads from `first_head` (for a grid that shows some heads of a layer).
+    widget whose controls must stay in view): on a projector its panels are wider than tall, and where the
+    rows get too short for every word's label, every k-th word is labelled and the axis title says so.
+    Panel titles count heads from `first_head` (for a grid that shows some heads of a layer).
     """
     if not isinstance(weights, torch.Tensor) or weights.dim() != 3:
         got = list(weights.shape) if isinstance(weights, torch.Tensor) else type(weights).__name__
         raise ValueError(f"heads_grid needs a [heads, words, words] tensor, got {got}")
-    heads, font = weights.shape[0], _style["font"]
-    cols = max(1, min(heads, cols))
-    rows = math.ceil(heads / cols)
-    frame = {key: int(value * font) for key, value in GRID_FRAME.items()}
-    wide = (FIT_WIDTH - frame["across"]) / cols  # pixels per panel, across
-    budget = min(tallest or _style["tallest"], _style["tallest"])
-    tall = min(wide, (budget - frame["top"] - frame["bottom"] - (rows - 1) * frame["gap"]) / rows)
-    plots = rows * tall + (rows - 1) * frame["gap"]  # the plot areas' height with the gaps between them
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {first_head + h}" for h in range(heads)],
-                        shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.03,
-                        vertical_spacing=frame["gap"] / plots if rows > 1 else 0)
+    heads = weights.shape[0]
+    shape = grid_shape(heads, cols, tallest)
+    titles = [f"head {first_head + h}" for h in range(heads)]
+    gap = shape.frame["gap"] / shape.plots if shape.rows > 1 else 0
+    fig = make_subplots(rows=shape.rows, cols=shape.cols, subplot_titles=titles, horizontal_spacing=0.03,
+                        vertical_spacing=gap)
     for h in range(heads):
         for trace in heatmap_traces(weights[h], words, causal=causal, show_scale=(h == 0), originals=originals):
-            fig.add_trace(trace, row=h // cols + 1, col=h % cols + 1)
-    labels = unique_labels(words)
-    columns, note = word_axis(labels, wide)
-    fig.update_xaxes(tickangle=-45, **columns)
-    row_labels = word_axis(labels, tall, slanted=False)[0]
-    fig.update_yaxes(autorange="reversed", **row_labels)
-    fig.update_xaxes(title_text=LOOKED_AT + (f" ({note})" if note else ""), row=rows)
+            fig.add_trace(trace, row=h // shape.cols + 1, col=h % shape.cols + 1)
+    fig.update_xaxes(tickangle=-45)
+    fig.update_yaxes(autorange="reversed")
+    # the panels share their words: only the left column labels its rows, only the last row its columns (the
+    # axes are not plotly's "matched" ones, which keep every word a live grid ever showed)
+    for h in range(heads):
+        row, col = h // shape.cols + 1, h % shape.cols + 1
+        fig.update_xaxes(showticklabels=h + shape.cols >= heads, row=row, col=col)
+        fig.update_yaxes(showticklabels=col == 1, row=row, col=col)
+    layout, looks_shift = grid_words(unique_labels(words), shape)
+    fig.update_layout(layout)
     # one "word that looks" beside the whole left column, clear of its longest row label
-    labels_width = int(max(map(len, labels)) * row_labels["tickfont"]["size"] * 0.6) + 10
     fig.add_annotation(text=LOOKS, textangle=-90, xref="paper", yref="paper", x=0, y=0.5, xanchor="right",
-                       yanchor="middle", xshift=-labels_width, showarrow=False)
-    fig.update_layout(title=title, margin={"t": frame["top"], "b": frame["bottom"], "l": labels_width + 2 * font})
-    return styled(fig, height=plots + frame["top"] + frame["bottom"])
+                       yanchor="middle", xshift=looks_shift, showarrow=False)
+    fig.update_layout(title=title, margin={"t": shape.frame["top"], "b": shape.frame["bottom"]})
+    return styled(fig, height=shape.plots + shape.frame["top"] + shape.frame["bottom"])
 
 
 def spotlight_bars(

@@ -1,4 +1,4 @@
-"""A sentence read by a trained model: its words as the model sees them, its attention, and summaries in words.
+"""A sentence read by a trained model: its words as the model sees them, their labels, its attention, summaries.
 
 The explorer, the chapter widgets and chapter 6 all read sentences this way, so the rules (unknown words keep
 what was typed, long sentences are trimmed to the context, empty input gets a clear message) live here once.
@@ -13,7 +13,6 @@ import torch
 
 from helpers.checkpoints import load_model
 from helpers.model import LanguageModel
-from helpers.plots import unique_labels
 from helpers.threads import one_thread
 from helpers.tokenizer import UNK
 
@@ -79,6 +78,19 @@ def attention(model: LanguageModel, ids: Sequence[int]) -> torch.Tensor:
     with torch.no_grad(), one_thread():
         _, att = model(torch.tensor(ids, dtype=torch.long), return_attention=True)  # att [1, H, T, T]
     return att[0]
+
+
+def unique_labels(words: Sequence[str]) -> list[str]:
+    """Labels that tell repeated words apart, in figures and summaries alike: 'the', 'the (2)'.
+
+    Plotly merges equal category labels, so a heatmap needs them; the summaries in words use the same ones.
+    """
+    seen: dict[str, int] = {}
+    labels = []
+    for w in words:
+        seen[w] = seen.get(w, 0) + 1
+        labels.append(w if seen[w] == 1 else f"{w} ({seen[w]})")
+    return labels
 
 
 def last_word(words: Sequence[str]) -> int:

@@ -1,35 +1,24 @@
 """Real-text results for learners: the measured table, the gap figure, and honest notes on a learner's own text.
 
-Everything here reads `assets/real_text.json`, written by `python benchmarks/real_text.py`; no number is
-typed in. The notes on a learner's file take their thresholds from the same measurements: how many words
-of training text the novels needed before four heads beat one by more than the seed range, and what share
-of `<unk>` the novels themselves have.
+Everything here reads `assets/real_text.json` (through `helpers.novels.real_text_results`), written by
+`python -m benchmarks.real_text`; no number is typed in. The notes on a learner's file take their thresholds
+from the same measurements: how many words of training text the novels needed before four heads beat one by
+more than the seed range, and what share of `<unk>` the novels themselves have.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from functools import lru_cache
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from helpers.checkpoints import ASSETS
+from helpers.novels import real_text_results
 from helpers.plots import FIT_WIDTH, PALETTE, hung_title, style, styled
 from helpers.recipes import Recipe
 from helpers.train import Corpus
 
-RESULTS_FILE = ASSETS / "real_text.json"
 SETTING = tuple(Recipe.__dataclass_fields__)  # ("lr", "warmup", "weight_decay", "batch_size", "steps")
-
-
-@lru_cache(maxsize=1)
-def real_text_results() -> dict:
-    """The measured real-text results (sweep, table, summary); a clear error if the file is missing."""
-    if not RESULTS_FILE.is_file():
-        raise FileNotFoundError(f"{RESULTS_FILE}: not measured yet; run `python benchmarks/real_text.py table`")
-    return json.loads(RESULTS_FILE.read_text())
 
 
 def sweep_pairs(sweep: dict) -> dict[tuple, dict[int, dict]]:

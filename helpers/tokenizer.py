@@ -113,6 +113,29 @@ class Tokenizer:
         """Text -> list of ids (unknown words become <unk>; use encode_with_report to see which)."""
         return self.encode_with_report(text).ids
 
+    def known_sentences(self, words: Iterable[str], count: int, min_words: int = 8, max_words: int = 18) -> list[str]:
+        """The first `count` whole sentences of `words` (split text) that this vocabulary knows every word of.
+
+        A sentence ends at '.', '!' or '?', starts with a letter and has `min_words` to `max_words` words; it
+        is returned as the model sees it (lower case, punctuation split off). The words before the first
+        sentence end are skipped: a text cut out of a longer one may start in the middle of a sentence.
+        Example sentences for a model: the novels' (helpers.novels) and a learner's held-out text
+        (helpers.checkpoints) come from here.
+        """
+        found: list[str] = []
+        sentence: list[str] | None = None  # None until the first sentence end
+        for word in words:
+            if len(found) == count:
+                break
+            if sentence is not None:
+                sentence.append(word)
+            if word in (".", "!", "?"):
+                if (sentence is not None and min_words <= len(sentence) <= max_words and sentence[0].isalpha()
+                        and all(self.ids.get(w, 0) != 0 for w in sentence)):
+                    found.append(" ".join(sentence))
+                sentence = []
+        return found
+
     def decode(self, ids: Iterable[int]) -> str:
         """Ids -> text, words separated by spaces. Ids are whole numbers (ints, or integer tensor elements)."""
         if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):

@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
             command += f" --name {args.name}"
         if args.max_seconds is not None:
             command += f" --max-seconds {args.max_seconds:g}"
-        summary["checkpoint"] = str(save_checkpoint(result, args.out / name, command))
+        summary["checkpoint"] = str(save_checkpoint(result, args.out / name, command, held_out=corpus.val_ids))
     if args.json:
         print(json.dumps(summary))
     else:

@@ -433,7 +433,7 @@ CASES = [
     Case("checkpoint-unknown-name", "checkpoints.load_model", "the name 'five_heads'",
          lambda _: load_model("five_heads"), ValueError, r"unknown checkpoint 'five_heads': choose one of one_head"),
     Case("checkpoint-not-a-name", "checkpoints.load_model", "a number instead of a name or path",
-         lambda _: load_model(4), ValueError, r"name \(one_head, four_heads\) or a path, got int"),
+         lambda _: load_model(4), ValueError, r"name \(one_head, four_heads, novel_one_head, novel_four_heads\) or"),
     Case("checkpoint-missing-card", "checkpoints.load_model", "the path of a .json card that does not exist",
          lambda tmp: load_model(tmp / "gone.json"), CheckpointError, r"gone\.json: checkpoint card not found"),
     Case("checkpoint-missing-weights", "checkpoints.load_model", "a card whose weights file was deleted",

@@ -96,3 +96,21 @@ def test_only_controls_merges_into_the_existing_results(tmp_path, monkeypatch) -
 def test_only_controls_needs_an_existing_results_file(tmp_path) -> None:
     with pytest.raises(SystemExit):
         bench.main(["--only-controls", "--out", str(tmp_path)])
+
+
+def test_targets_say_what_they_compare() -> None:
+    """The rule compares the gap between the means with the wider range; a single seed's gap can be smaller."""
+    results = _results()
+    table = copy.deepcopy(results["table"])
+    one, four = ({r["seed"]: r for r in table["runs"] if r["heads"] == h} for h in (1, 4))
+    for seed, accuracy in zip(table["seeds"], (0.70, 0.80, 0.70), strict=True):  # one head's range: 10 points
+        one[seed]["clue_accuracy"]["all"] = accuracy
+    for seed, accuracy in zip(table["seeds"], (0.90, 0.85, 0.90), strict=True):  # seed 1's own gap: 5 points
+        four[seed]["clue_accuracy"]["all"] = accuracy
+    verdict = targets(table, results["speed"])[1]
+    assert verdict["target"].endswith("the gap between the two means is larger than the wider of their ranges "
+                                      "over seeds")
+    assert verdict["measured"] == ("won 3 of 3 seeds; gap between the means 15.0 points, wider range 10.0 points; "
+                                   "smallest single-seed gap 5.0 points")
+    assert verdict["met"], "the means' gap beats the range although one seed's own gap does not"
+    assert "every seed, by more than the range" not in markdown(results)

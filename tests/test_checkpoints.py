@@ -5,17 +5,31 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 import torch
 
-from helpers.checkpoints import ASSETS, CheckpointError, load_model, save_checkpoint
+from helpers.checkpoints import (
+    ASSETS,
+    EXAMPLES,
+    CheckpointError,
+    find_checkpoints,
+    load_model,
+    save_checkpoint,
+)
+from helpers.course import COURSE_TABLE
 from helpers.evaluate import perplexity
 from helpers.model import count_parameters
-from helpers.train import story_corpus, story_validation, train
+from helpers.registry import CARD, DEFAULT, SHIPPED, STORY_WORLD, card_names, shipped, shipped_names, trained_on
+from helpers.train import main, story_corpus, story_validation, text_corpus, train
+
+SAMPLE = Path(__file__).resolve().parent / "data" / "sample.txt"
+COURSE_PARAMS = {row["heads"]: row["params"] for row in COURSE_TABLE}  # 328,704 and 345,216
 
 
-@pytest.mark.parametrize(("name", "heads", "params"), [("one_head", 1, 328_704), ("four_heads", 4, 345_216)])
+@pytest.mark.parametrize(("name", "heads", "params"),
+                         [(c.name, c.heads, COURSE_PARAMS[c.heads]) for c in SHIPPED if c.text == STORY_WORLD])
 def test_shipped_checkpoint_matches_its_card(name, heads, params):
     model = load_model(name)
     assert not model.training
@@ -29,7 +43,7 @@ def test_shipped_checkpoint_matches_its_card(name, heads, params):
 
 
 def test_four_heads_beat_one_head_in_the_shipped_checkpoints():
-    one, four = load_model("one_head").card, load_model("four_heads").card
+    one, four = (load_model(trained_on(STORY_WORLD, heads).name).card for heads in (1, 4))
     assert four["val_ppl"] < one["val_ppl"]
     assert four["clue_accuracy"]["all"] > one["clue_accuracy"]["all"]
 
@@ -110,3 +124,59 @@ def test_save_and_load_round_trip(tmp_path):
     assert torch.equal(model(ids), result.model(ids))
     assert model.tokenizer.words == result.model.tokenizer.words
     assert model.card["steps"] == 2 and model.card["val_ppl"] == pytest.approx(result.val_ppl, abs=1e-3)
+
+
+# ----- a learner's own checkpoints: a folder written by `python -m helpers.train --out FOLDER` --------------
+
+
+@pytest.fixture(scope="module")
+def mine(tmp_path_factory):
+    """The folder "mine" with one_head and four_heads, two training steps each on a small text file."""
+    folder = tmp_path_factory.mktemp("runs") / "mine"
+    for heads in (1, 4):
+        assert main(["--heads", str(heads), "--steps", "2", "--text", str(SAMPLE), "--out", str(folder), "--json"]) == 0
+    return folder
+
+
+def test_a_card_written_with_out_keeps_sentences_of_the_held_out_text(mine):
+    corpus = text_corpus(SAMPLE)
+    held_out = corpus.tokenizer.decode(corpus.val_ids.tolist())
+    examples = json.loads((mine / "four_heads.json").read_text())["examples"]
+    assert 1 <= len(examples) <= EXAMPLES
+    for sentence in examples:
+        assert f" {sentence}" in held_out, f"not a whole sentence of the held-out text: {sentence!r}"
+        assert 0 not in corpus.tokenizer.encode(sentence), f"a word the model does not know: {sentence!r}"
+
+
+def test_find_checkpoints_describes_shipped_names_folders_and_cards(mine):
+    assert find_checkpoints(DEFAULT) == [shipped(DEFAULT)]
+    found = find_checkpoints(mine)
+    assert [(c.name, c.heads, c.label, c.examples) for c in found] == [
+        (str(mine / "one_head.json"), 1, "one head, your text (mine)", CARD),
+        (str(mine / "four_heads.json"), 4, "four heads, your text (mine)", CARD)]
+    assert find_checkpoints(mine / "one_head.safetensors") == found[:1]
+    other = mine.parent / "other"
+    shutil.copytree(mine, other)
+    (other / "four_heads.json").rename(other / "big.json")
+    (other / "four_heads.safetensors").rename(other / "big.safetensors")
+    assert [c.label for c in find_checkpoints(other)] == ["one head, your text (other)",
+                                                          "four heads, your text (other/big)"]
+
+
+def test_load_model_takes_a_card_or_a_folder_holding_one(mine, tmp_path):
+    assert load_model(mine / "four_heads.json").config.heads == 4
+    with pytest.raises(CheckpointError, match=r"holds 2 checkpoints \(four_heads\.json, one_head\.json\): "
+                                              r"give the path of one card"):
+        load_model(mine)
+    for suffix in (".json", ".safetensors"):
+        shutil.copy(mine / f"one_head{suffix}", tmp_path / f"one_head{suffix}")
+    assert load_model(tmp_path).config.heads == 1
+
+
+def test_a_wrong_path_names_what_was_looked_for(tmp_path):
+    with pytest.raises(CheckpointError) as error:
+        load_model(tmp_path / "mien")
+    for part in (str((tmp_path / "mien").resolve()), *card_names(), *shipped_names()):
+        assert part in str(error.value)
+    with pytest.raises(CheckpointError, match=f"{tmp_path.resolve()} holds no checkpoint card"):
+        load_model(tmp_path)

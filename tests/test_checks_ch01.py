@@ -71,6 +71,8 @@ def test_weighted_average_stub_is_not_attempted(capsys: pytest.CaptureFixture[st
         (lambda w, v: w @ v / len(w), "divided by the number of words"),
         (lambda w, v: v.sum(dim=0), "differs from the reference"),
         (lambda w, v: w.sum(), "shape"),
+        (lambda w, v: (w * v).sum(dim=0), r"stopped with an error .* Make the weights a column first: "
+                                          r"weights\[:, None\] has shape \[3, 1\]"),
     ],
 )
 def test_weighted_average_wrong_answers_explain(wrong, reason: str) -> None:

@@ -11,6 +11,7 @@ from helpers.checks import todo
 from helpers.checks.ch02 import check_masked_weights, check_one_head, check_scaled_scores
 
 FUTURE = float("-inf")
+NOTEBOOK_T, NOTEBOOK_C, NOTEBOOK_D = 9, 8, 4  # chapter 2's sentence and widths: a learner may type these in
 
 
 def good_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
@@ -30,6 +31,13 @@ def head_with(scores_fn, weights_fn=good_weights, output="v"):
         return att @ {"q": q, "k": k, "v": v}[output], att
 
     return one_head
+
+
+def scaled_by_the_input_width(x: torch.Tensor, query: nn.Linear, key: nn.Linear, value: nn.Linear):
+    """A one_head that divides by the square root of the word width C instead of the head width D."""
+    q, k, v = query(x), key(x), value(x)
+    att = good_weights(q @ k.T / x.shape[-1] ** 0.5)
+    return att @ v, att
 
 
 def test_references_pass(capsys: pytest.CaptureFixture[str]) -> None:
@@ -82,6 +90,8 @@ def _tril(n: int, diagonal: int = 0) -> torch.Tensor:
         (lambda s: s.masked_fill(~_tril(len(s)), 0.0), "negative weight"),
         (lambda s: good_weights(s / 2), "differs from the reference"),
         (lambda s: good_weights(s)[1:], "shape"),
+        (lambda s: torch.softmax(s.masked_fill(~causal_mask(NOTEBOOK_T), FUTURE), dim=-1),
+         r"built with the notebook's T .* Use causal_mask\(scores.shape\[-1\]\)"),
     ],
 )
 def test_masked_weights_wrong_answers_explain(wrong, reason: str) -> None:
@@ -97,9 +107,14 @@ def test_masked_weights_wrong_answers_explain(wrong, reason: str) -> None:
         (head_with(good_scores, lambda s: torch.softmax(s, dim=-1)), "peeking at the future"),
         (head_with(good_scores, output="k"), "averaged the keys"),
         (head_with(good_scores, output="q"), "averaged the queries"),
-        (head_with(lambda q, k: q @ k.T / q.shape[-1]), "differs from the reference"),
+        (head_with(lambda q, k: q @ k.T / q.shape[-1]), "by D = 3 itself; divide by its square root"),
         (lambda x, q, k, v: head_with(good_scores)(x, q, k, v)[0], "two things"),
         (lambda x, q, k, v: head_with(good_scores)(x, q, k, v)[::-1], "shape"),
+        (head_with(good_scores, lambda s: torch.softmax(s.masked_fill(~causal_mask(NOTEBOOK_T), FUTURE), dim=-1)),
+         r"not on the notebook's sentence.*causal_mask\(scores.shape\[-1\]\)"),
+        (scaled_by_the_input_width, r"divided the scores by sqrt\(C\) = sqrt\(6\), the width of a word vector"),
+        (head_with(lambda q, k: q @ k.T / NOTEBOOK_C**0.5), r"about 2.83, the square root of 8.*not the notebook's"),
+        (head_with(lambda q, k: q @ k.T / NOTEBOOK_D**0.5), r"about 2.00, the square root of 4.*q.shape\[-1\]"),
     ],
 )
 def test_one_head_wrong_answers_explain(wrong, reason: str) -> None:

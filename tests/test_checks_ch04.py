@@ -44,8 +44,10 @@ def test_stub_is_not_attempted(check, capsys: pytest.CaptureFixture[str]) -> Non
     ("wrong", "reason"),
     [
         (lambda x, h: x.view(x.shape[0], h, x.shape[1], x.shape[2] // h), "reshaped straight to"),
-        (lambda x, h: x.view(x.shape[0], x.shape[1], x.shape[2] // h, h).permute(0, 3, 1, 2), "every"),
-        (lambda x, h: x.view(x.shape[0], x.shape[1], h, x.shape[2] // h), r"shape \[2, 5, 3, 4\]"),
+        (lambda x, h: x.view(x.shape[0], x.shape[1], x.shape[2] // h, h).permute(0, 3, 1, 2),
+         r"head 0 got one number out of every 3 \(columns 0, 3, 6, \.\.\.\)"),
+        (lambda x, h: x.view(x.shape[0], x.shape[1], h, x.shape[2] // h),
+         r"the heads are not in front yet.*\[2, 5, 3, 4\].*Add \.transpose\(1, 2\)"),
         (lambda x, h: split_heads(x, h).numpy(), "torch tensor"),
         (lambda x, h: split_heads(x, h).flip(2), "word and column"),
     ],
@@ -75,6 +77,8 @@ def test_merge_heads_mistakes(wrong, reason: str) -> None:
     [
         (lambda w, h: h * 3 * w * w + w * w + w, "multiplied the query/key/value"),
         (lambda w, h: 3 * w * w, "forgot the output projection"),
+        (lambda w, h: 3 * w * w + (w * w + w if h > 1 else 0),
+         r"\(128, 1\): you left the output projection out for a single head.*for heads=1 too"),
         (lambda w, h: 4 * w * w, "also has a bias"),
         (lambda w, h: float(count(w, h)), "whole number"),
         (lambda w, h: count(w, h) + h, "expected"),

@@ -1,4 +1,5 @@
 """After Run All, no chapter shows a red error or a pink stderr box (a warning, a note printed to stderr), and
+every solution cell passes its check (a check cell prints a wrong answer's explanation instead of raising it), and
 no printed line is longer than a projector shows unwrapped (the developers' guide's 100 characters)."""
 
 from __future__ import annotations
@@ -30,3 +31,12 @@ def test_run_all_shows_no_error_and_no_stderr(name: str, executed: Callable[[str
                 bad += [f"cell {i}: a printed line of {len(line)} characters: {line[:60]}..."
                         for line in out.text.splitlines() if len(line.rsplit("\r", 1)[-1]) > PRINTOUT_WIDTH]
     assert not bad, f"{name} after Run All:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", [path.name for path in chapter_paths()])
+def test_every_solution_passes_its_check(name: str, executed: Callable[[str, str], Path]) -> None:
+    nb = nbformat.read(executed(name, "reading"), as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if "solution" in cell.metadata.get("tags", []):
+            text = "".join(out.get("text", "") for out in cell.outputs if out.output_type == "stream")
+            assert ": correct" in text and "Using the reference" not in text, f"{name} cell {i}: {text}"

@@ -120,23 +120,50 @@ def test_race_verdict_compares_the_gap_with_the_runs_own_noise() -> None:
 
     from helpers.compare import race_verdict
 
-    def run(curve: dict[int, float], steps: int = 60) -> SimpleNamespace:
-        return SimpleNamespace(val_curve=curve, val_ppl=list(curve.values())[-1], steps=steps)
+    def run(curve: dict[int, float], steps: int = 60, clues: float | None = None) -> SimpleNamespace:
+        accuracy = {} if clues is None else {"all": clues}
+        return SimpleNamespace(val_curve=curve, val_ppl=list(curve.values())[-1], steps=steps,
+                               clue_accuracy=accuracy)
 
     close = race_verdict({"one head": run({40: 30.0, 50: 26.0, 60: 24.0}),
                           "four heads": run({40: 29.0, 50: 25.0, 60: 22.0})})
     assert "a gap of 2.00" in close and "moved by up to 7.00" in close and "within the noise" in close
-    assert "after 60 steps each (lower is better):" in close
+    assert "after 60 steps each (lower is better):" in close and "clue accuracy" not in close
     assert max(len(line) for line in close.splitlines()) <= 100  # whole on a projector, no wrap mid-word
     clear = race_verdict({"one head": run({40: 30.0, 50: 29.8, 60: 29.7}),
                           "four heads": run({40: 22.4, 50: 22.2, 60: 22.0})})
-    assert "verdict: four heads is ahead by more than the noise" in clear
+    assert "verdict: four heads is ahead on perplexity, by more than twice the noise, in this run" in clear
     unfair = race_verdict({"a": run({40: 3.0, 60: 2.0}), "b": run({40: 3.0, 60: 2.5}, steps=90)})
     assert "not a fair race" in unfair and "after 60 and 90 steps (lower" in unfair
     with pytest.raises(ValueError, match="two validation checks"):
         race_verdict({"a": run({60: 2.0}), "b": run({40: 3.0, 60: 2.5})})
     with pytest.raises(ValueError, match="exactly two runs"):
         race_verdict({"a": run({40: 3.0, 60: 2.0})})
+
+
+def test_a_gap_barely_above_the_noise_or_against_clue_accuracy_is_no_win() -> None:
+    """Chapter 7's run once read 'ahead by more than the noise' on a gap of 0.63 against 0.62."""
+    from types import SimpleNamespace
+
+    from helpers.compare import race_verdict
+
+    def run(curve: dict[int, float], clues: float) -> SimpleNamespace:
+        return SimpleNamespace(val_curve=curve, val_ppl=list(curve.values())[-1], steps=100,
+                               clue_accuracy={"all": clues})
+
+    barely = race_verdict({"without feed-forward": run({67: 6.01, 83: 5.6, 100: 5.39}, 0.315),
+                           "with feed-forward": run({67: 5.3, 83: 4.9, 100: 4.76}, 0.339)})
+    assert "gap of 0.63" in barely and "moved by up to 0.62" in barely
+    assert "verdict: with feed-forward ended lower, but by less than twice the noise: too close to call" in barely
+    assert "ahead" not in barely
+    mixed = race_verdict({"one head": run({67: 9.0, 83: 8.9, 100: 8.8}, 0.45),
+                          "four heads": run({67: 6.0, 83: 5.9, 100: 5.8}, 0.40)})
+    assert "clue accuracy (higher is better): one head 45.0%, four heads 40.0%" in mixed
+    assert "verdict: the scores disagree (four heads has the lower perplexity, one head the higher clue" in mixed
+    both = race_verdict({"one head": run({67: 9.0, 83: 8.9, 100: 8.8}, 0.40),
+                         "four heads": run({67: 6.0, 83: 5.9, 100: 5.8}, 0.45)})
+    assert "four heads is ahead on perplexity and on clue accuracy, by more than twice the noise" in both
+    assert "cannot say whether it stays ahead" in both
 
 
 def test_comparison_figures_fit_850_pixels_and_grow_their_text_for_a_projector() -> None:

@@ -7,28 +7,31 @@ the trained checkpoints); the last ones open the real checkpoints through explor
 from __future__ import annotations
 
 import math
+import re
 from functools import cache
+from pathlib import Path
 
+import nbformat
 import plotly.graph_objects as go
 import pytest
 import torch
 from plotly.callbacks import InputDeviceState, Points
 
-from helpers.checkpoints import CheckpointError, load_model
+from helpers.checkpoints import CheckpointError, load_model, save_checkpoint
 from helpers.course import COURSE_EXAMPLES
-from helpers.explorer import (
-    ALL_HEADS,
-    MODELS,
-    Explorer,
-    explore,
-    novel_examples,
-    static_explorer,
-)
+from helpers.examples import default_examples, novel_examples
+from helpers.explorer import ALL_HEADS, CONTROLS, Explorer, explore, static_explorer
 from helpers.model import CourseModel, course_model
-from helpers.plots import FIT_WIDTH, heatmap_side, presenter_mode, style, unique_labels
-from helpers.reading import attention, read_sentence, summarise
+from helpers.plots import FIT_WIDTH, heatmap_side, least_label, presenter_mode, style
+from helpers.reading import attention, read_sentence, summarise, unique_labels
+from helpers.registry import DEFAULT, NOVELS, STORY_WORLD, shipped, shipped_names
 from helpers.stories import example_sentences
 from helpers.tokenizer import story_tokenizer
+from helpers.train import main as train_main
+from helpers.train import story_corpus, train
+
+SAMPLE = Path(__file__).resolve().parent / "data" / "sample.txt"
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 STORY = "sadly , the foxes that cross the old bridge sigh ."
 OTHER = "wearily , tom looks at the sky . then he quietly sobs and weeps ."
@@ -36,9 +39,10 @@ OTHER = "wearily , tom looks at the sky . then he quietly sobs and weeps ."
 
 @cache
 def _model(name: str) -> CourseModel:
-    if name.startswith("novel_"):
+    entry = shipped(name)
+    if entry.text == NOVELS:
         return load_model(name)  # the real-text checkpoints, loaded by name (they may be retrained)
-    model = course_model(heads={"one_head": 1, "four_heads": 4}[name], seed=0).eval()
+    model = course_model(heads=entry.heads, seed=0).eval()
     model.tokenizer = story_tokenizer()
     return model
 
@@ -186,7 +190,7 @@ def test_models_are_loaded_once_and_cached() -> None:
         return _model(name)
 
     ex = Explorer(loader=loader, sentence=STORY)
-    assert sorted(calls) == sorted(MODELS.values())  # every model read once, when the explorer opens
+    assert sorted(calls) == sorted(shipped_names())  # every model read once, when the explorer opens
     from helpers import reading as module
 
     module._loaded["four_heads"] = _model("four_heads")
@@ -196,7 +200,7 @@ def test_models_are_loaded_once_and_cached() -> None:
         module._loaded.pop("four_heads")
     for name in ("one_head", "novel_four_heads", "novel_one_head", "four_heads"):
         ex.set_model(name)
-    assert sorted(calls) == sorted(MODELS.values())  # switching reads nothing again
+    assert sorted(calls) == sorted(shipped_names())  # switching reads nothing again
 
 
 def test_static_figure_switches_heads_and_sentences_with_its_own_menus() -> None:
@@ -295,6 +299,18 @@ def test_a_500_word_sentence_is_trimmed_to_the_context_with_a_note() -> None:
     assert ex.message_lines == []
 
 
+def test_the_long_sentence_the_explorer_notebook_suggests_is_cut_with_a_note() -> None:
+    """The explorer notebook's "Things to try" gives a line of code that makes a sentence longer than the
+    context; run on the shortest example sentence, it must cut the sentence and say so."""
+    cell = next(c for c in nbformat.read(NOTEBOOKS / "explorer.ipynb", as_version=4).cells if c.get("id") == "b8b00c00")
+    suggested = re.search(r"`(explorer\.set_sentence\(.+?\))`", cell.source)
+    assert suggested, "the explorer's things to try should give the code that makes a too-long sentence"
+    explorer = _explorer(sentence=min(example_sentences(), key=lambda s: len(s.split())))
+    eval(suggested[1], {"explorer": explorer})  # the notebook's own line, run as a learner would
+    assert len(explorer.words) == 128
+    assert explorer.message_lines[-1].endswith("more than the model's context of 128: showing the first 128.")
+
+
 @pytest.mark.parametrize("head", [4, -1, 99, "two", 1.0, True, None])
 def test_a_head_that_does_not_exist_gets_a_message(head: object) -> None:
     ex = _explorer(sentence=STORY)
@@ -320,9 +336,12 @@ def test_a_model_that_does_not_exist_gets_a_message(name: object) -> None:
 
 def test_opening_on_a_model_that_does_not_exist_shows_four_heads_and_says_so() -> None:
     ex = _explorer(model="seven_heads", sentence=STORY)
-    assert ex.message_lines == ["There is no model 'seven_heads': choose one of 'one_head', 'four_heads', "
-                                "'novel_one_head', 'novel_four_heads'. Showing the four-head model instead."]
-    assert ex.model_name == "four_heads"
+    [message] = ex.message_lines
+    assert message.startswith("unknown checkpoint 'seven_heads': choose one of one_head, four_heads, "
+                              "novel_one_head, novel_four_heads, or give your own")
+    assert message.endswith(f"Nothing is at {Path('seven_heads').resolve()} or {Path('seven_heads').resolve()}.json."
+                            " Showing the model 'four heads, story world' instead.")
+    assert ex.model_name == DEFAULT
     _assert_shows(ex, STORY)
 
 
@@ -404,14 +423,44 @@ def test_static_figure_shows_whole_on_a_projector_with_its_menus_apart() -> None
     assert all(menu.font.size <= 16 for menu in fig.layout.updatemenus)  # side by side without touching
 
 
+def test_on_a_projector_the_heatmap_and_the_grid_fit_below_the_controls() -> None:
+    """In presenter mode a 20-word sentence's heatmap and grid keep within what the screen shows under the
+    controls, with word labels of at least least_label() px; the controls take the larger text too."""
+    presenter_mode(True)
+    try:
+        ex = _explorer(sentence=" ".join((STORY.split() * 2)[:20]))
+        ex.set_head(ALL_HEADS)
+        room, smallest, font = style()["tallest"] - CONTROLS * style()["font"], least_label(), style()["font"]
+    finally:
+        presenter_mode(False)
+    for fig in (ex.heatmap, ex.grid):
+        assert fig.layout.height <= room and fig.layout.width <= FIT_WIDTH
+        assert min(a.tickfont.size for a in (*fig.select_xaxes(), *fig.select_yaxes())) >= smallest
+    assert f"font-size: {font}px" in ex.children[0].value and ex.access in ex.children
+
+
+def test_switching_models_and_views_reuses_the_figures() -> None:
+    """A figure is built once per number of heads: switching back shows it again instead of a new one (a new
+    figure costs the kernel and the browser far more than new numbers in an old one)."""
+    ex = _explorer(sentence=STORY)
+    ex.set_head(ALL_HEADS)
+    four_bars, four_grid = ex.bars, ex.grid
+    ex.set_model("one_head")
+    one_bars = ex.bars
+    ex.set_model("four_heads")
+    assert ex.bars is four_bars and ex.grid is four_grid and one_bars is not four_bars
+    shown = {box.children[0] is four_bars: box.layout.visibility for box in ex.bars_box.children}
+    assert shown == {True: "visible", False: "hidden"}, "the four-head focus view on show, the one-head one hidden"
+
+
 def test_static_fallback_offers_the_story_and_the_novel_four_head_models() -> None:
     fig = static_explorer()
     novels = novel_examples()
     assert len(fig.data) == 2 * (len(example_sentences()) + len(novels))
     sentence_menu, head_menu = fig.layout.updatemenus
     labels = [b.label for b in sentence_menu.buttons]
-    assert labels[0].startswith("story world: ") and labels[-1].startswith("novels: ")
-    assert len([label for label in labels if label.startswith("novels: ")]) == len(novels)
+    assert labels[0].startswith(f"{STORY_WORLD}: ") and labels[-1].startswith(f"{NOVELS}: ")
+    assert len([label for label in labels if label.startswith(f"{NOVELS}: ")]) == len(novels)
     assert len(head_menu.buttons) == 4
     model = load_model("novel_four_heads")  # the novel sentences' weights come from the novel model
     reading = read_sentence(model, novels[-1])
@@ -460,11 +509,12 @@ def _labelled(axis, words: list[str]) -> list[str]:
 
 
 def test_live_updates_switch_between_every_word_and_every_kth_word_labelled() -> None:
-    """A 60-word sentence typed into the open explorer labels every 2nd word and says so; a short one
-    afterwards labels every word again, in the heatmap, the grid and the focus bars."""
+    """A 60-word sentence typed into the open explorer labels every 2nd word in the heatmap and says so (the
+    grid's smaller panels every 3rd: no label smaller than least_label); a short one afterwards labels every
+    word again, in the heatmap, the grid and the focus bars."""
     long = " ".join((STORY.split() * 6)[:60])
     ex = _explorer(sentence=STORY)
-    for step in ("head", ALL_HEADS):
+    for step, every, ordinal in (("head", 2, "2nd"), (ALL_HEADS, 3, "3rd")):
         if step == ALL_HEADS:
             ex.set_head(ALL_HEADS)
         fig = ex.figure
@@ -472,14 +522,15 @@ def test_live_updates_switch_between_every_word_and_every_kth_word_labelled() ->
         ex.sentence.value = long
         assert ex.figure is fig, "the figure was rebuilt instead of updated"
         xaxis, yaxis = fig.layout.xaxis, fig.layout.yaxis
-        assert _labelled(xaxis, ex.words) == unique_labels(ex.words)[::2] == _labelled(yaxis, ex.words)
+        assert _labelled(xaxis, ex.words) == unique_labels(ex.words)[::every] == _labelled(yaxis, ex.words)
+        assert min(xaxis.tickfont.size, yaxis.tickfont.size) >= least_label()
         titles = {a.title.text for a in fig.select_xaxes() if a.title.text}
-        assert titles == {"word looked at (every 2nd word labelled)"}, titles
+        assert titles == {f"word looked at (every {ordinal} word labelled)"}, titles
         ex.set_focus(59)
         assert ex.bars.layout.xaxis.title.text == "word looked at (every 2nd word labelled)"
         assert _labelled(ex.bars.layout.xaxis, ex.words) == unique_labels(ex.words)[::2]
         ex.head_picker.value = 1 if step == "head" else ALL_HEADS  # a head change keeps the long labelling
-        assert fig.layout.xaxis.dtick == 2
+        assert fig.layout.xaxis.dtick == every
         ex.sentence.value = STORY
         assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.dtick == 1
         assert _labelled(fig.layout.xaxis, ex.words) == unique_labels(ex.words)
@@ -490,7 +541,7 @@ def test_live_updates_switch_between_every_word_and_every_kth_word_labelled() ->
 def test_novel_models_switch_the_example_menu_and_keep_the_sentence_and_focus() -> None:
     ex = explore("four_heads")
     story_examples = list(ex.example_picker.options)
-    assert set(MODELS.values()) <= set(ex.models), "every model of the menu is read when the explorer opens"
+    assert set(shipped_names()) <= set(ex.models), "every model of the menu is read when the explorer opens"
     sentence = "the girl walks to the river with her boat ."
     ex.set_sentence(sentence)
     novel = read_sentence(ex.models["novel_four_heads"], sentence)  # its vocabulary may change with retraining
@@ -520,3 +571,68 @@ def test_words_the_novel_models_do_not_know_show_what_they_were() -> None:
     assert ex.words[i] == "<unk>" and ex.message_lines == ["Not in the model's vocabulary, shown as <unk>: 'zxqwv'."]
     assert ex.heatmap.data[0].text[i][i] == "'<unk> (zxqwv)' looks at '<unk> (zxqwv)'"
 
+
+
+# ----- a learner's own checkpoints (python -m helpers.train --text FILE --out FOLDER) -------------------------
+
+
+@pytest.fixture(scope="module")
+def mine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A learner's folder "mine": one head and four heads, two training steps each on a small text file."""
+    folder = tmp_path_factory.mktemp("runs") / "mine"
+    for heads in (1, 4):
+        argv = ["--heads", str(heads), "--steps", "2", "--text", str(SAMPLE), "--out", str(folder), "--json"]
+        assert train_main(argv) == 0
+    return folder
+
+
+def test_a_learners_folder_joins_the_menu_with_examples_from_its_own_text(mine: Path) -> None:
+    ex = explore(str(mine))
+    own = ["one head, your text (mine)", "four heads, your text (mine)"]
+    assert [label for label, _ in ex.model_picker.options] == [*(shipped(n).label for n in shipped_names()), *own]
+    four = str(mine / "four_heads.json")
+    assert ex.model_name == four and ex.problem == "" and ex.model.config.heads == 4, ex.message_lines
+    examples = load_model(four).card["examples"]
+    assert examples and list(ex.example_picker.options) == examples
+    assert ex.sentence.value == examples[0] and ex.message_lines == [], "an example has words the model lacks"
+    assert ex.heatmap.layout.title.text == "Head 0 of the 4-head model (mine)"
+    ex.model_picker.value = DEFAULT
+    assert ex.model_name == DEFAULT and list(ex.example_picker.options) != examples
+    ex.model_picker.value = str(mine / "one_head.json")
+    assert ex.att.shape[0] == 1 and list(ex.example_picker.options) == examples and ex.problem == ""
+
+
+def test_a_learners_card_opens_that_model(mine: Path) -> None:
+    card = str(mine / "one_head.json")
+    ex = explore(card)
+    assert ex.model_name == card and ex.model.config.heads == 1 and ex.problem == ""
+    assert [name for _, name in ex.model_picker.options] == [*shipped_names(), card]
+
+
+def test_a_wrong_folder_says_what_was_looked_for_and_shows_the_default(tmp_path: Path) -> None:
+    ex = explore(str(tmp_path / "mien"))
+    [message] = ex.message_lines
+    for part in (str((tmp_path / "mien").resolve()), "one_head.json or four_heads.json", *shipped_names()):
+        assert part in message
+    assert message.endswith(f"Showing the model '{shipped(DEFAULT).label}' instead.")
+    assert ex.model_name == DEFAULT and [name for _, name in ex.model_picker.options] == list(shipped_names())
+    ex = explore(str(tmp_path))  # a folder that exists, without a checkpoint card
+    assert f"{tmp_path.resolve()} holds no checkpoint card" in ex.message_lines[0]
+
+
+def test_the_static_copy_of_a_learners_model_shows_its_own_examples(mine: Path) -> None:
+    card = mine / "four_heads.json"
+    fig = static_explorer(str(card))
+    labels = [b.label for b in fig.layout.updatemenus[0].buttons]
+    assert len(labels) == len(load_model(card).card["examples"]) and all(x.startswith("your text: ") for x in labels)
+
+
+def test_a_card_without_examples_offers_the_story_examples(tmp_path: Path) -> None:
+    """A card written without held-out text (an older one) still opens, on the story-world examples."""
+    result = train(heads=1, steps=1, corpus=story_corpus(train_stories=30, val_stories=4), batch_size=2,
+                   progress=False)
+    save_checkpoint(result, tmp_path / "old" / "one_head", "python -m helpers.train --heads 1 --steps 1")
+    ex = explore(str(tmp_path / "old"))
+    assert ex.model_picker.options[-1][0] == "one head, story world (old)" and ex.problem == ""
+    assert list(ex.example_picker.options) == default_examples()
+    assert ex.sentence.value == example_sentences()[0]

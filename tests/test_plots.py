@@ -110,6 +110,10 @@ def test_four_heads_are_a_two_by_two_grid() -> None:
                 tuple(fig.layout[f"yaxis{'' if i == 1 else i}"].domain)) for i in range(1, 5)}
     assert len({x for x, _ in domains}) == 2 and len({y for _, y in domains}) == 2
     assert [a.text for a in fig.layout.annotations] == [*(f"head {h}" for h in range(4)), LOOKS]
+    assert all(fig.layout[f"{axis}{i}"].matches is None for axis in ("xaxis", "yaxis") for i in ("", 2, 3, 4)), (
+        "plotly keeps every word a live grid showed on matched axes")
+    assert [fig.layout[f"yaxis{i}"].showticklabels for i in ("", 2, 3, 4)] == [True, False, True, False]
+    assert [fig.layout[f"xaxis{i}"].showticklabels for i in ("", 2, 3, 4)] == [False, False, True, True]
     later = heads_grid(_weights(5).expand(4, 5, 5), WORDS, first_head=8)
     assert [a.text for a in later.layout.annotations][:4] == [f"head {h}" for h in range(8, 12)]
 

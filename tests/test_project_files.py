@@ -19,7 +19,8 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-CONDA_NAMES = {"torch": "pytorch-cpu"}  # pip name -> conda-forge name where they differ
+# pip name -> conda-forge name where they differ (conda's jupyterhub brings Node.js and the proxy; -base does not)
+CONDA_NAMES = {"torch": "pytorch-cpu", "jupyterhub": "jupyterhub-base"}
 
 
 def _norm(name: str) -> str:
@@ -39,7 +40,8 @@ def _pyproject() -> dict:
 def test_environment_and_pyproject_name_the_same_packages() -> None:
     project = _pyproject()["project"]
     runtime = {_norm(CONDA_NAMES.get(_norm(d), d)) for d in project["dependencies"]}
-    testing = {_norm(d) for d in project["optional-dependencies"]["test"] if "python_version" not in d}
+    testing = {_norm(CONDA_NAMES.get(_norm(d), d)) for d in project["optional-dependencies"]["test"]
+               if "python_version" not in d}
     env = _environment_packages()
     assert runtime <= env, f"runtime packages missing from environment.yml: {sorted(runtime - env)}"
     browser_only = {"playwright"}  # the browser test runs from `make test`, not on Binder

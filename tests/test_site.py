@@ -6,6 +6,7 @@ import io
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -58,6 +59,13 @@ def test_index_lists_chapters_with_reading_times_and_how_to_run(site: tuple[Path
     assert f"about {reading_minutes(BUILD[0])} min" in index, "reading time computed as in the instructor guide"
     for way in ("make lab", "mybinder.org", "JupyterHub", "nbgitpuller"):
         assert way in index, f"the index does not say how to run the notebooks with {way}"
+
+
+def test_the_site_publishes_the_student_edition(site: tuple[Path, str]) -> None:
+    out, _ = site
+    assert 'href="student.zip"' in (out / "index.html").read_text()
+    names = zipfile.ZipFile(out / "student.zip").namelist()
+    assert "student/01_one_spotlight.ipynb" in names and "student/explorer.ipynb" in names
 
 
 def test_build_reports_time_and_size_under_the_limit(site: tuple[Path, str]) -> None:

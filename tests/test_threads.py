@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import torch
 
 from helpers import threads
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cgroup(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -44,22 +49,73 @@ def test_usable_cpus_takes_the_tighter_limit(affinity: int, quota: float | None,
     assert threads.usable_cpus(affinity, quota) == expected
 
 
-def test_policy_is_applied_once_on_import(monkeypatch: pytest.MonkeyPatch) -> None:
-    import helpers  # noqa: F401  (importing helpers applies the policy)
+_FIRST_WORK = """
+import json, sys
+import torch
+torch.set_num_threads(torch.get_num_threads() + 3)  # a count set by hand, which importing helpers must keep
+before = torch.get_num_threads()
+import helpers
+from helpers import threads
+imported = {{"threads": torch.get_num_threads(), "applied": list(threads._applied)}}
+{work}
+print(json.dumps({{"before": before, "imported": imported, "applied": list(threads._applied),
+                  "after": torch.get_num_threads(), "usable": threads.usable_cpus(threads.affinity_cpus(),
+                                                                                  threads.cgroup_quota())}}))
+"""
 
-    chosen = threads.apply_thread_policy()
-    usable = threads.usable_cpus(threads.affinity_cpus(), threads.cgroup_quota())
-    assert torch.get_num_threads() == chosen == min(usable, threads.requested_threads() or usable)
-    # a second call does not ask again or change anything
+
+@pytest.mark.parametrize("work", [
+    "helpers.course_model(heads=4)",  # making a model (training makes one the same way)
+    "helpers.load_model()",  # loading one
+    "from helpers.chapter_widgets.base import Widget; Widget()",  # the first widget (every widget's base)
+])
+def test_policy_is_applied_by_the_first_real_work_not_by_importing(work: str) -> None:
+    run = subprocess.run([sys.executable, "-c", _FIRST_WORK.format(work=work)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["imported"] == {"threads": seen["before"], "applied": []}, "importing helpers set the threads"
+    [chosen] = seen["applied"]
+    assert seen["after"] == chosen <= seen["usable"], f"{work} did not apply the thread policy"
+
+
+def test_policy_is_applied_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(threads, "_applied", [])
     old = torch.get_num_threads()
     try:
         assert threads.apply_thread_policy(affinity=lambda: 16, quota=lambda: 1.0) == 1
         assert torch.get_num_threads() == 1
-        assert threads.apply_thread_policy(affinity=lambda: 16, quota=lambda: None) == 1
+        assert threads.apply_thread_policy(affinity=lambda: 16, quota=lambda: None) == 1  # asks nothing again
+        assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(old)
-    assert "thread(s)" in threads.thread_report()
+
+
+@pytest.mark.parametrize(("load", "cpus", "free"), [
+    (0.3, 2, 2),  # an idle laptop
+    (0.6, 2, 1),  # another program keeps more than half a core busy
+    (7.5, 2, 1),  # a class on a shared server: never fewer than one
+    (30.0, 64, 34),
+    (None, 2, None),  # no load average (Windows): the limits alone decide
+    (1.0, None, None),
+])
+def test_free_cpus_leaves_out_what_other_programs_keep_busy(load: float | None, cpus: int | None,
+                                                             free: int | None) -> None:
+    assert threads.free_cpus(load, cpus) == free
+
+
+@pytest.mark.parametrize(("load", "expected"), [(0.2, 2), (7.5, 1), (None, 2)])
+def test_a_busy_machine_gets_fewer_threads_than_its_limits_allow(monkeypatch: pytest.MonkeyPatch, load: float | None,
+                                                                 expected: int) -> None:
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr(threads, "_applied", [])
+    old = torch.get_num_threads()
+    try:
+        assert threads.apply_thread_policy(affinity=lambda: 2, quota=lambda: None, load=lambda: load,
+                                           cpus=lambda: 2) == expected
+        assert torch.get_num_threads() == expected
+    finally:
+        torch.set_num_threads(old)
 
 
 @pytest.mark.parametrize(("value", "expected"), [("1", 1), ("3", 3), ("", None), ("zero", None), ("0", None)])
@@ -70,7 +126,8 @@ def test_omp_num_threads_can_ask_for_fewer_threads(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(threads, "_applied", [])
     old = torch.get_num_threads()
     try:
-        assert threads.apply_thread_policy(affinity=lambda: 2, quota=lambda: None) == min(2, expected or 2)
+        assert threads.apply_thread_policy(affinity=lambda: 2, quota=lambda: None, load=lambda: 0.0,
+                                           cpus=lambda: 2) == min(2, expected or 2)
     finally:
         torch.set_num_threads(old)
 

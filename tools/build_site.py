@@ -15,6 +15,10 @@ from __future__ import annotations
 import argparse
 import html
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +27,7 @@ import nbformat
 from nbclient.exceptions import CellExecutionError
 
 from tools.build_slides import ship_reveal, write_deck
-from tools.chapters import CHAPTERS, EXPLORER, notebook_paths, reading_minutes
+from tools.chapters import CHAPTERS, EXPLORER, ROOT, notebook_paths, reading_minutes
 from tools.pages import PLOTLY_JS, READABLE_CSS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
 
 MAX_SITE_MB = 20.0
@@ -108,12 +112,22 @@ taught session.</p>
 in the clone (Python 3.10+, git and make; it installs everything into <code>.venv</code>).</li>
 <li><strong>Binder</strong>, nothing to install: <a href="{binder}">open the first chapter on Binder</a>
 (1 CPU, shut down after about 10 minutes idle: download notebooks you changed).</li>
+<li><strong>The student edition</strong>: <a href="student.zip">student.zip</a> holds every notebook without
+its solutions, each exercise a stub to fill in; open them wherever the notebooks run (any way in this list).</li>
 <li><strong>A JupyterHub for a class</strong>: install the environment once and hand out an nbgitpuller link,
 as the <a href="{repository}/blob/main/docs/instructor.md">instructor guide</a> explains.</li>
 </ul>
 <p>Source, tests and instructor guide: <a href="{repository}">{repository}</a>.</p>
 </body></html>
 """
+
+
+def write_student_edition(out_dir: Path) -> Path:
+    """The student edition (python -m tools.student: no solutions, no outputs) as out_dir/student.zip."""
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run([sys.executable, "-m", "tools.student", "--out", str(Path(folder) / "student")], cwd=ROOT,
+                       check=True, capture_output=True)
+        return Path(shutil.make_archive(str(out_dir / "student"), "zip", root_dir=folder, base_dir="student"))
 
 
 def site_megabytes(out_dir: Path) -> float:
@@ -150,7 +164,7 @@ def main() -> int:
         if slides is not None:
             made.append(write_deck(slides, path.stem, args.out / "slides").relative_to(args.out).as_posix())
         print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {', '.join(made)}", flush=True)
-    print(f"index: {write_index(pages, args.out)}")
+    print(f"index: {write_index(pages, args.out)}; student edition: {write_student_edition(args.out)}")
     size = site_megabytes(args.out)
     print(f"built {len(pages)} notebooks in {time.perf_counter() - start:.0f} s (load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}); the site is {size:.1f} MB "

@@ -2,13 +2,14 @@
 
 `CHAPTERS` gives every chapter's file and title in reading order (tests/test_project_files.py fails when a
 numbered notebook is missing from it). `execute` runs a notebook top to bottom in a fresh kernel, as
-"Restart and Run All" does, and returns it with its outputs. `reading_minutes` estimates a notebook's
-reading time; the notebook benchmark stores it in assets/notebooks.json, so the docs never recompute it.
+"Restart and Run All" does, and returns it with its outputs. `reading_minutes` and `sections` measure how long
+a notebook takes to read and to run, part by part (benchmarks/notebook_memory.py stores them for the docs).
 """
 
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -56,7 +57,7 @@ def notebook_paths(only: str | None = None) -> list[Path]:
 
 def execute(
     path: Path, *, timeout: int = 300, allow_errors: bool = False, first: str | None = None,
-    last: str | None = None, folder: Path | None = None,
+    last: str | None = None, folder: Path | None = None, interrupt_on_timeout: bool = False,
 ) -> nbformat.NotebookNode:
     """Run the notebook at `path` in a fresh kernel, top to bottom; return it with its outputs.
 
@@ -64,19 +65,55 @@ def execute(
     The kernel runs in `folder` (default: the notebook's own) and inherits this process's environment (the
     site builder sets SPOTLIGHTS_STATIC there). With allow_errors, a failing cell's error is kept as its
     output and the run goes on, as Run All in JupyterLab shows it; without, the first error is raised.
+    A cell running longer than `timeout` seconds raises, or with interrupt_on_timeout (the grader) is
+    interrupted and shows a TimeoutError, and the run goes on.
     """
     nb = nbformat.read(path, as_version=4)
     if first is not None:
         nb.cells.insert(0, nbformat.v4.new_code_cell(first, metadata={"tags": ["injected"]}))
     if last is not None:
         nb.cells.append(nbformat.v4.new_code_cell(last, metadata={"tags": ["injected"]}))
+    over = {"ename": "TimeoutError", "evalue": f"the cell ran over {timeout} s and was interrupted", "traceback": []}
     NotebookClient(nb, timeout=timeout, startup_timeout=300, kernel_name="python3", allow_errors=allow_errors,
+                   interrupt_on_timeout=interrupt_on_timeout, error_on_timeout=over if interrupt_on_timeout else None,
                    resources={"metadata": {"path": str(folder or path.parent)}}).execute()
     return nb
 
 
+def _words(cell: nbformat.NotebookNode) -> int:
+    return len(cell.source.split())
+
+
 def reading_minutes(path: Path) -> int:
-    """Minutes to read a notebook's prose and code at WORDS_PER_MINUTE."""
-    nb = nbformat.read(path, as_version=4)
-    words = sum(len(cell.source.split()) for cell in nb.cells)
-    return max(1, round(words / WORDS_PER_MINUTE))
+    """Minutes to read a notebook's prose and code at WORDS_PER_MINUTE (at least 1)."""
+    cells = nbformat.read(path, as_version=4).cells
+    return max(1, round(sum(_words(cell) for cell in cells) / WORDS_PER_MINUTE))
+
+
+def run_seconds(cell: nbformat.NotebookNode) -> float:
+    """How long an executed code cell ran, from the timing nbclient records in its metadata (0 if none)."""
+    timing = cell.metadata.get("execution", {})
+    if "iopub.status.busy" not in timing or "iopub.status.idle" not in timing:
+        return 0.0
+    busy, idle = (datetime.fromisoformat(timing[key].replace("Z", "+00:00"))
+                  for key in ("iopub.status.busy", "iopub.status.idle"))
+    return (idle - busy).total_seconds()
+
+
+def sections(nb: nbformat.NotebookNode) -> list[dict]:
+    """An executed notebook's parts: each starts at a markdown cell with a "## " heading (the cells before the
+    first one are "Introduction"); per part its title, reading minutes and the seconds its cells ran.
+    Cells added by `execute` (tagged "injected") are left out."""
+    parts = [{"title": "Introduction", "words": 0, "run_seconds": 0.0}]
+    for cell in nb.cells:
+        if "injected" in cell.metadata.get("tags", []):
+            continue
+        heading = next((line[3:].strip() for line in cell.source.splitlines() if line.startswith("## ")), None)
+        if cell.cell_type == "markdown" and heading is not None:
+            if parts[-1]["words"] or len(parts) > 1:  # a heading in the first cell renames the introduction
+                parts.append({"title": heading, "words": 0, "run_seconds": 0.0})
+            parts[-1]["title"] = heading
+        parts[-1]["words"] += _words(cell)
+        parts[-1]["run_seconds"] += run_seconds(cell) if cell.cell_type == "code" else 0.0
+    return [{"title": p["title"], "reading_minutes": round(p["words"] / WORDS_PER_MINUTE, 2),
+             "run_seconds": round(p["run_seconds"], 2)} for p in parts]

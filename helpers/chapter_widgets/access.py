@@ -1,7 +1,8 @@
 """Keyboard and screen-reader access for the widgets' controls, which ipywidgets leaves out.
 
-A chapter widget carries one `ControlAccess` (an anywidget with no size). In the browser it finds the
-widget it sits in and, whenever its controls change, it
+Every widget of the series (helpers.chapter_widgets.base.Widget) carries one `ControlAccess` (an anywidget
+with no size). In the browser it finds the widget it sits in (the element of class ROOT_CLASS) and, whenever
+its controls change, it
 
 - marks every control with Lumino's `data-lm-suppress-shortcuts`, so JupyterLab (and Notebook 7) leave the
   keys to the control: the arrow keys change a dropdown's value instead of moving to another cell;
@@ -15,7 +16,10 @@ from __future__ import annotations
 
 import anywidget
 
-_ESM = r"""
+ROOT_CLASS = "spotlights-widget"
+"""The class of every widget of the series, by which a ControlAccess finds the controls it looks after."""
+
+_ESM = f'const ROOT = ".{ROOT_CLASS}";' + r"""
 const CONTROLS = ".widget-dropdown, .widget-toggle-buttons, .widget-slider, .widget-text, .widget-textarea,"
     + " .widget-checkbox, .widget-radio, .widget-select";
 const FOCUSABLE = "select, input, textarea, button, [role=slider], [contenteditable]";
@@ -27,7 +31,7 @@ function describe(box) {
 }
 
 function nameIt(element, name) {
-  const labelled = element.id && element.closest(".chapter-widget").querySelector(`label[for="${element.id}"]`);
+  const labelled = element.id && element.closest(ROOT).querySelector(`label[for="${element.id}"]`);
   if (name && !labelled && !element.getAttribute("aria-label")) element.setAttribute("aria-label", name);
 }
 
@@ -75,7 +79,7 @@ export default {
   render({ el }) {
     let detach = null, tries = 0;
     const find = () => {  // the view is put into the page after render returns
-      const root = el.closest(".chapter-widget");
+      const root = el.closest(ROOT);
       if (root) detach = attach(root);
       else if (tries++ < 600) requestAnimationFrame(find);
     };

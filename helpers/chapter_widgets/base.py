@@ -1,8 +1,13 @@
-"""What every chapter widget shares: a message area, a summary line, and callbacks that never raise.
+"""What every widget of the series shares: a message area, callbacks that never raise, quiet updates.
 
-Each widget is an ipywidgets VBox. Its update methods can be called from Python (tests, the benchmark) as
-well as from its controls. Every update runs inside `report()`: a problem becomes a message in the widget
-(in orange) instead of a traceback, and the widget keeps showing its last good state.
+`Widget` is the base of the explorer and of every chapter widget: an ipywidgets VBox whose update methods can
+be called from Python (tests, the benchmarks) as well as from its controls. Every update runs inside
+`report()`: a problem becomes a message in the widget (in orange, above any notes) instead of a traceback,
+and the widget keeps showing its last good state. Controls set from code go through `set_quietly`, so their
+callbacks do not run again. The first widget opened sets torch's thread count (helpers.threads). Each widget
+carries a `ControlAccess` (`access`, to put among its children), which gives its controls keyboard use and
+accessible names, and `control_style` sizes controls with the widget's font (larger in presenter mode).
+`ChapterWidget` adds what the chapter widgets share: a summary line and their controls' style.
 """
 
 from __future__ import annotations
@@ -14,74 +19,121 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from helpers.chapter_widgets.access import ControlAccess
+from helpers.chapter_widgets.access import ROOT_CLASS, ControlAccess
 from helpers.plots import FIT_WIDTH, style
+from helpers.threads import apply_thread_policy
+
+PROBLEM, NOTE, TEXT = "#b35806", "#333333", "#1a1a1a"
+"""Colours of a problem (orange), a note on what is shown (grey) and ordinary text."""
 
 
-class ChapterWidget(widgets.VBox):
-    """A VBox with `message` (problems, in orange) and `summary` (what the widget shows, in words)."""
+class Widget(widgets.VBox):
+    """A VBox with `message`: the last problem (`problem`) above the notes on what it shows (`notes`)."""
 
-    css_class = "chapter-widget"
-
-    def __init__(self) -> None:
+    def __init__(self, **kwargs: Any) -> None:
+        apply_thread_policy()
         self.problem = ""  # what went wrong with the last thing asked for, if anything
-        self.summary_text = ""  # the summary line in plain text
+        self.notes: list[str] = []  # notes on what the widget shows (the explorer's unknown words, trimming)
         self.font = style()["font"]
         self.message = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
-        self.summary = widgets.HTML()
-        # the controls' labels and buttons at the widget's font size (larger in presenter mode), and the
-        # controls themselves as tall as their text (ipywidgets sizes them through these CSS variables)
-        self.css = widgets.HTML(
-            f"<style>.{self.css_class} .widget-label, .{self.css_class} button, .{self.css_class} select, "
-            f".{self.css_class} input, .{self.css_class} label, .{self.css_class} .widget-readout "
-            f"{{font-size: {self.font}px}} .{self.css_class} code {{font-size: inherit}} "
-            f".{self.css_class} {{--jp-widgets-font-size: {self.font}px; "
-            f"--jp-widgets-inline-height: {max(28, round(self.font * 1.7))}px; "
-            f"--jp-widgets-slider-handle-size: {round(self.font * 1.1)}px}} "
-            f".{self.css_class} .widget-toggle-buttons {{display: flex; align-items: center}}</style>",
-            layout=widgets.Layout(height="0px", overflow="hidden"),
-        )
+        self._quiet = False  # True while code sets a control, so its callback does not run again
         self.access = ControlAccess(layout=widgets.Layout(display="none"))  # keyboard use, accessible names
-        super().__init__(layout=widgets.Layout(max_width=f"{FIT_WIDTH + 20}px"))
-        self.add_class("chapter-widget")
-        self.add_class(self.css_class)
+        super().__init__(**kwargs)
+        self.add_class(ROOT_CLASS)
 
-    def html_line(self, text: str, colour: str = "#1a1a1a") -> str:
-        """One line of text at the widget's font size, escaped."""
-        return f"<div style='font-size: {self.font}px; color: {colour}'>{html.escape(text, quote=False)}</div>"
+    def html_lines(self, lines: Sequence[str], colour: str = TEXT) -> str:
+        """Lines of text at the widget's font size, escaped; "" when there is nothing to say."""
+        body = "<br>".join(html.escape(line, quote=False) for line in lines if line)
+        return f"<div style='font-size: {self.font}px; color: {colour}'>{body}</div>" if body else ""
 
-    def say(self, summary: str) -> None:
-        """Set the summary line (and clear the message area when nothing went wrong)."""
-        self.summary_text = summary
-        self.summary.value = self.html_line(summary)
-        self.message.value = self.html_line(self.problem, "#b35806") if self.problem else ""
+    @property
+    def message_lines(self) -> list[str]:
+        """The message area in plain text: the last problem (if any), then the notes."""
+        return [line for line in (self.problem, *self.notes) if line]
+
+    def show_message(self) -> None:
+        """Draw the message area: the last problem in orange above the notes."""
+        self.message.value = self.html_lines([self.problem], PROBLEM) + self.html_lines(self.notes, NOTE)
 
     @contextmanager
     def report(self) -> Iterator[None]:
         """Run one update: a new action clears the last problem; an exception becomes a message."""
         self.problem = ""
-        self.message.value = ""
         try:
             yield
         except Exception as error:
             kind = type(error).__name__
             self.problem = str(error) if isinstance(error, ValueError) else f"Something went wrong ({kind}): {error}"
-            self.message.value = self.html_line(self.problem, "#b35806")
+        self.show_message()
 
     def calls(self, update: Callable[[Any], None]) -> Callable[[dict], None]:
-        """An observer passing a control's new value to `update`, unless the widget set it itself."""
+        """An observer passing a control's new value to `update`, unless the widget set it itself (or the
+        control was emptied, as a dropdown is while its options change)."""
         def observer(change: dict) -> None:
-            if not getattr(self, "_quiet", False):
+            if not self._quiet and change["new"] is not None:
                 update(change["new"])
         return observer
 
-    def set_quietly(self, control: widgets.ValueWidget, value: Any) -> None:
-        """Set a control from code without running its callback."""
+    def set_quietly(self, control: widgets.ValueWidget, value: Any, **traits: Any) -> None:
+        """Set a control (and traits such as its `options` first) from code without running its callback."""
         self._quiet = True
         try:
+            for key, new in traits.items():
+                setattr(control, key, new)
             control.value = value
         finally:
             self._quiet = False
+
+
+class ChapterWidget(Widget):
+    """A Widget with `summary` (what the widget shows, in words) and its controls at the widget's font size."""
+
+    css_class = "chapter-widget"
+
+    def __init__(self) -> None:
+        super().__init__(layout=widgets.Layout(max_width=f"{FIT_WIDTH + 20}px"))
+        self.summary_text = ""  # the summary line in plain text
+        self.summary = widgets.HTML()
+        self.css = control_style(self.css_class, self.font)
+        self.add_class("chapter-widget")
+        self.add_class(self.css_class)
+
+    def say(self, summary: str) -> None:
+        """Set the summary line (and show the message area: empty when nothing went wrong)."""
+        self.summary_text = summary
+        self.summary.value = self.html_lines([summary])
+        self.show_message()
+
+
+SHOWN = {"visibility": "visible", "height": None, "overflow": None}
+HIDDEN = {"visibility": "hidden", "height": "0px", "overflow": "hidden"}
+"""Layouts that show or hide a widget while keeping it in the page: a plotly figure whose view was taken out
+stops updating, and a hidden one can still measure its text."""
+
+
+def show(widget: widgets.DOMWidget, shown: bool) -> None:
+    """Show or hide `widget` (not a plotly FigureWidget, whose `layout` is plotly's: put it in a Box) by
+    changing only the layout settings that differ: a new Layout at every redraw would make the browser build
+    new widget models each time."""
+    for key, value in (SHOWN if shown else HIDDEN).items():
+        if getattr(widget.layout, key) != value:
+            setattr(widget.layout, key, value)
+
+
+def control_style(css_class: str, font: int) -> widgets.HTML:
+    """A style sheet (in an HTML widget of no size) for the widget of class `css_class`: its controls' labels,
+    menus, boxes and buttons at `font` pixels, and the controls and their labels' column as large as their
+    text (ipywidgets sizes them through its CSS variables), so presenter mode enlarges them with the rest."""
+    return widgets.HTML(
+        f"<style>.{css_class} .widget-label, .{css_class} button, .{css_class} select, .{css_class} input, "
+        f".{css_class} label, .{css_class} .widget-readout {{font-size: {font}px}} "
+        f".{css_class} code {{font-size: inherit}} "
+        f".{css_class} {{--jp-widgets-font-size: {font}px; --jp-widgets-inline-height: {max(28, round(font * 1.7))}px; "
+        f"--jp-widgets-inline-label-width: {max(80, font * 5)}px; "
+        f"--jp-widgets-slider-handle-size: {round(font * 1.1)}px}} "
+        f".{css_class} .widget-toggle-buttons {{display: flex; align-items: center}}</style>",
+        layout=widgets.Layout(height="0px", overflow="hidden"),
+    )
 
 
 def tensor_table(values: Sequence[Sequence[float]] | Sequence[float], rows: Sequence[str] | None = None,

@@ -18,7 +18,8 @@ from plotly.subplots import make_subplots
 
 from helpers.block import BlockModel, block_model
 from helpers.chapter_widgets.base import ChapterWidget
-from helpers.plots import FIT_WIDTH, PALETTE, figure_widget, hung_title, style, unique_labels
+from helpers.plots import FIT_WIDTH, PALETTE, figure_widget, hung_title, style
+from helpers.reading import unique_labels
 from helpers.static import static_build
 from helpers.stories import example_sentences
 from helpers.tokenizer import story_tokenizer

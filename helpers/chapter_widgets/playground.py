@@ -16,7 +16,8 @@ import plotly.graph_objects as go
 import torch
 
 from helpers.chapter_widgets.base import ChapterWidget, tensor_table
-from helpers.plots import FIT_WIDTH, figure_widget, hung_title, spotlight_bars, style, unique_labels
+from helpers.plots import FIT_WIDTH, figure_widget, hung_title, spotlight_bars, style
+from helpers.reading import unique_labels
 from helpers.static import static_build
 
 SCORE_RANGE = (-5.0, 10.0)
@@ -85,7 +86,7 @@ class SpotlightPlayground(ChapterWidget):
         height = min(self.bars.layout.height, s["tallest"] - 12.5 * s["font"])
         self.bars.update_layout(width=min(FIT_WIDTH, s["size"] + 200), height=height, margin={"t": 60, "r": 10})
         self.average = widgets.HTML()
-        scores_title = widgets.HTML(self.html_line(f"match scores of the words '{self.words[-1]}' can see"))
+        scores_title = widgets.HTML(self.html_lines([f"match scores of the words '{self.words[-1]}' can see"]))
         sliders = widgets.GridBox([*self.sliders, self.temperature_slider],  # two columns: fits 1280x720
                                   layout=widgets.Layout(grid_template_columns="repeat(2, 400px)"))
         self.children = [self.css, self.access, widgets.HBox(self.preset_buttons), scores_title, sliders, self.message,
@@ -145,8 +146,8 @@ class SpotlightPlayground(ChapterWidget):
             self.bars.layout.title.text = self._title()
         average = self.weights @ self.vectors  # [T] @ [T, F] -> [F]
         self.average.value = (
-            self.html_line(f"the weighted average of the {len(self.words)} word vectors, shape "
-                           f"{list(average.shape)}:")
+            self.html_lines([f"the weighted average of the {len(self.words)} word vectors, shape "
+                             f"{list(average.shape)}:"])
             + tensor_table([average.tolist()], rows=["average"], columns=self.features, font=self.font)
         )
         self.say(summary_line(self.labels, row, [self.labels[self.words.index(c)] for c in self.clues]))

@@ -19,27 +19,19 @@ import plotly.graph_objects as go
 import torch
 
 from helpers.attention import MultiHeadAttention
-from helpers.chapter_widgets.base import ChapterWidget
+from helpers.chapter_widgets.base import ChapterWidget, show
 from helpers.model import count_parameters, course_model
-from helpers.plots import (
-    FIGURE_CONFIG,
-    FIT_WIDTH,
-    PALETTE,
-    heads_grid,
-    heatmap_traces,
-    hung_title,
-    style,
-    styled,
-    unique_labels,
-)
-from helpers.reading import Loader, attention, last_word, load_cached, read_sentence
+from helpers.plots import FIGURE_CONFIG, FIT_WIDTH, PALETTE, heads_grid, heatmap_traces, hung_title, style, styled
+from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, unique_labels
+from helpers.registry import STORY_WORLD, trained_on
 from helpers.static import static_build
 from helpers.stories import example_sentences
 
 HEAD_COUNTS = (1, 2, 4, 8, 16)
 WIDTH = 128
 UNTRAINED, TRAINED = "untrained layer", "trained four-head checkpoint"
-TRAINED_CHECKPOINT = "four_heads"
+TRAINED_CHECKPOINT = trained_on(STORY_WORLD, heads=4).name
+"""The checkpoint the "trained" switch shows: the four-head model of the story world (helpers.registry)."""
 AT_ONCE = 4
 """Heads drawn at once: a 2 x 2 grid keeps every heatmap's words readable, also on a projector."""
 
@@ -206,24 +198,18 @@ class SplitTheWidth(ChapterWidget):
         self.set_quietly(self.layer_buttons, self.layer)
         self.head_buttons.disabled = self.layer == TRAINED
         groups = head_groups(option.heads)
-        self._quiet = True  # new choices for the picker, not a pick
-        try:
-            self.group_picker.options = [(f"heads {g.start} to {g.stop - 1}" if len(groups) > 1 else "all heads",
-                                          g.start) for g in groups]
-            self.group_picker.value = self.first
-        finally:
-            self._quiet = False
-        self.group_picker.layout.visibility = "visible" if len(groups) > 1 else "hidden"
-        for box, (other, group) in zip(self.boxes, self.slots, strict=True):
-            box.layout = widgets.Layout(**(_SHOWN if other is option and group.start == self.first else _HIDDEN))
+        choices = tuple((f"heads {g.start} to {g.stop - 1}" if len(groups) > 1 else "all heads", g.start)
+                        for g in groups)
+        if self.group_picker.options != choices:  # new choices for the picker, not a pick
+            self.set_quietly(self.group_picker, self.first, options=choices)
+        self.set_quietly(self.group_picker, self.first)
+        if self.group_picker.layout.visibility != (seen := "visible" if len(groups) > 1 else "hidden"):
+            self.group_picker.layout.visibility = seen
+        for box, (other, group) in zip(self.boxes, self.slots, strict=True):  # only what changes is sent
+            show(box, other is option and group.start == self.first)
         self.strip.value = split_strip(option.heads, WIDTH, self.font)
         self.table.value = parameter_table(option, WIDTH, self.font)
         self.say(summary_line(option, self.words))
-
-
-_SHOWN = {"visibility": "visible"}
-_HIDDEN = {"visibility": "hidden", "height": "0px", "overflow": "hidden"}
-"""Figures stay in the page and are only hidden, as in the explorer (a removed plotly view stops updating)."""
 
 
 def summary_line(option: Option, words: Sequence[str]) -> str:
@@ -263,6 +249,7 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
     fig = heads_grid(first.att, words, tallest=s["tallest"] - 2 * s["font"])  # a subtitle line more at the top
     fig.data = []
     titles, looks = list(fig.layout.annotations[:AT_ONCE]), fig.layout.annotations[AT_ONCE]
+    column_title = fig.layout.xaxis3.title.text  # grid_words names the columns under the last row's first panel
     owner = []  # which option each trace belongs to
     for n, option in enumerate(options):
         for h in range(min(option.heads, AT_ONCE)):
@@ -280,9 +267,12 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
                   "title.subtitle.text": (f"{option.params_with_proj:,} parameters ({option.params_without_proj:,} "
                                           "without the output projection)"),
                   "annotations": [*titles[:drawn], looks]}
+        bottom = [slot for slot in range(1, drawn + 1) if slot + 2 > drawn]  # the panels with none below them
         for slot in range(1, AT_ONCE + 1):
             suffix = "" if slot == 1 else str(slot)
             layout[f"xaxis{suffix}.visible"] = layout[f"yaxis{suffix}.visible"] = slot <= drawn
+            layout[f"xaxis{suffix}.showticklabels"] = slot in bottom  # they label the columns
+            layout[f"xaxis{suffix}.title.text"] = column_title if slot == bottom[0] else ""
         buttons.append({"label": name, "method": "update", "args": [{"visible": [o == n for o in owner]}, layout]})
     menu_font = min(s["font"], 16)
     menu = int(len(buttons[-1]["label"]) * menu_font * 0.6) + 30  # the buttons' column, in pixels

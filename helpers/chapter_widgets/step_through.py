@@ -16,7 +16,8 @@ import torch
 from IPython.display import HTML
 
 from helpers.chapter_widgets.base import ChapterWidget, tensor_table
-from helpers.plots import presenting, style, unique_labels
+from helpers.plots import presenting, style
+from helpers.reading import unique_labels
 from helpers.static import static_build
 
 STEPS = ("its query", "query · every key", "scaled scores", "causal mask", "softmax", "weighted sum of values")

@@ -3,14 +3,26 @@
 Every check returns a bool: False (with a note) when the stub still raises NotImplementedError, so
 "Run All" keeps going; True after printing a short confirmation when the answer is right. A wrong
 answer raises AssertionError with the reason.
+
+A chapter calls each check through `yours_or_reference`, which keeps the learner's function when it passes
+and otherwise hands the rest of the chapter the finished version from `helpers.checks.references`, saying so
+in one line: one unfinished exercise never stops the chapter. It also keeps each exercise's latest outcome in
+`OUTCOMES`, which the grader (tools/grade.py) reads after running a submitted notebook.
 """
 
 from __future__ import annotations
 
+import textwrap
+import traceback
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import torch
+
+from helpers.checks.references import REFERENCES
+
+LINE = 100  # printed lines stay within what a projector shows unwrapped
 
 
 def todo() -> None:
@@ -18,15 +30,26 @@ def todo() -> None:
     raise NotImplementedError("this exercise is not filled in yet")
 
 
-def attempt(name: str, fn: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
-    """Call the learner's fn; (False, None) with a note when it is still a stub, else (True, result)."""
+def attempt(name: str, fn: Callable[..., Any], *args: Any, hint: str | None = None) -> tuple[bool, Any]:
+    """Call the learner's fn; (False, None) with a note when it is still a stub, else (True, result).
+
+    With a `hint`, an error torch raises inside the learner's code (a RuntimeError: shapes that do not line
+    up) becomes an AssertionError that quotes torch's first line and then says, in the hint, what the
+    usual mistake behind it is.
+    """
     if not callable(fn):
         raise AssertionError(f"{name}: expected a function, got {type(fn).__name__}")
     try:
         return True, fn(*args)
     except NotImplementedError:
-        print(f"{name}: not attempted yet. Fill in the stub above, or open the solution below.")
+        print(textwrap.fill(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again.",
+                            LINE))
         return False, None
+    except RuntimeError as err:
+        if hint is None:
+            raise
+        torch_says = str(err).strip().splitlines()[0].rstrip(".") if str(err).strip() else type(err).__name__
+        raise AssertionError(f"{name} stopped with an error ({torch_says}). {hint}") from err
 
 
 def expect(condition: bool, message: str) -> None:
@@ -70,3 +93,51 @@ def passed(name: str) -> bool:
     """Print the confirmation and return True (what every check returns for a right answer)."""
     print(f"{name}: correct. Well done.")
     return True
+
+
+class Outcome(NamedTuple):
+    """What the latest check of one exercise found: whether it passed, and why not in plain words."""
+
+    passed: bool
+    feedback: str
+
+
+OUTCOMES: dict[str, Outcome] = {}
+"""Exercise name -> the outcome of its latest check through `yours_or_reference` in this kernel."""
+
+_HELPERS = str(Path(__file__).resolve().parents[1])
+
+
+def _where_in_your_code(err: BaseException) -> str:
+    """' (at: <line>)' for the last line of the learner's own code in err's traceback, or ''."""
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if not f.filename.startswith(_HELPERS) and f.line]
+    return f" (at: {frames[-1].line})" if frames else ""
+
+
+def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any) -> Any:
+    """Run `check` on the learner's function `yours` (with the check's extra `args`); return `yours` when it
+    passes, else the finished version from helpers, announced in one line, so that the cells below still run.
+
+    A wrong answer's explanation is printed instead of raised, and the outcome is kept in OUTCOMES.
+    """
+    name = getattr(check, "__name__", "").removeprefix("check_")
+    if name not in REFERENCES:
+        raise ValueError(f"yours_or_reference needs an exercise's check first, like check_softmax; got {check!r}")
+    reference = REFERENCES[name]
+    if yours is reference:
+        print(f"{name} is already the reference: run your own definition above, then this cell.")
+        return reference
+    try:
+        passed, problem = check(yours, *args), ""
+    except AssertionError as err:
+        passed, problem = False, str(err)
+    except (Exception, KeyboardInterrupt) as err:  # the learner's code crashed, or was stopped
+        passed, problem = False, f"checking {name} stopped with {type(err).__name__}: {err}{_where_in_your_code(err)}"
+    if passed:
+        OUTCOMES[name] = Outcome(True, f"{name}: correct")
+        return yours
+    OUTCOMES[name] = Outcome(False, problem or f"{name}: not attempted yet (the stub still calls todo())")
+    if problem:
+        print(textwrap.fill(f"Not right yet. {problem}", LINE))
+    print(f"Using the reference {name} from helpers, since yours is not {'right' if problem else 'finished'} yet.")
+    return reference

@@ -68,7 +68,13 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
     name = "weighted_average"
     weights = torch.tensor([0.1, 0.6, 0.3])  # [3], adds up to 1
     values = torch.tensor([[1.0, 0.0], [2.0, 4.0], [-3.0, 1.0]])  # [3, 2], one row per word
-    done, got = attempt(name, weighted_average, weights.clone(), values.clone())
+    done, got = attempt(
+        name, weighted_average, weights.clone(), values.clone(),
+        hint=f"Here weights has shape {list(weights.shape)} (one number per word) and values "
+             f"{list(values.shape)} (one row per word). PyTorch lines shapes up from the right, so weights * "
+             f"values pairs the {len(weights)} weights with the {values.shape[1]} numbers inside each row instead "
+             f"of with the {len(weights)} words. Make the weights a column first: weights[:, None] has shape "
+             f"[{len(weights)}, 1], and each weight then multiplies its own word's whole row.")
     if not done:
         return False
     expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(values.shape)),

@@ -47,6 +47,26 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
     return passed(name)
 
 
+def _divisor(att: torch.Tensor, raw: torch.Tensor) -> float | None:
+    """The number the plain scores `raw` [T, T] were divided by to give the causal softmax `att`, if any.
+
+    Within a row, the log of a weight minus the log of the row's first weight is the score difference over
+    that divisor, so a least-squares fit over every allowed pair recovers it. None when `att` is not such a
+    softmax (the fit leaves a large remainder) or has no pair to fit.
+    """
+    allowed = causal_mask(att.shape[-1]) & (att > 1e-12)  # [T, T]
+    allowed[:, 0] = False  # the first column is the reference of each row
+    rows, cols = torch.nonzero(allowed, as_tuple=True)
+    if len(rows) == 0 or bool((att[:, 0] <= 1e-12).any()):
+        return None
+    logs = att[rows, cols].log() - att[rows, 0].log()  # [pairs]
+    gaps = raw[rows, cols] - raw[rows, 0]  # [pairs]
+    slope = float((gaps * logs).sum() / (gaps * gaps).sum())  # 1 / divisor
+    if slope <= 0 or float((logs - slope * gaps).abs().max()) > 1e-3:
+        return None
+    return 1 / slope
+
+
 def _hid_the_past(got: object, scores: torch.Tensor) -> bool:
     """True when got is what a mask used the wrong way round gives: the past hidden and the future shown."""
     words = scores.shape[-1]
@@ -61,7 +81,12 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
     gen = torch.Generator().manual_seed(3)
     for words in (4, 6):
         scores = torch.randn(words, words, generator=gen) * 2  # [T, T]
-        done, got = attempt(name, masked_weights, scores.clone())
+        done, got = attempt(
+            name, masked_weights, scores.clone(),
+            hint=f"The check gives your function grids of scores of its own sizes, here {words} x {words}, not "
+                 "the notebook's sentence, and the mask does not fit them: most likely it was built with the "
+                 "notebook's T (the length of our sentence) instead of the size of the scores it is given. "
+                 "Use causal_mask(scores.shape[-1]): the mask then always has the size of these scores.")
         if not done:
             return False
         expect(not _hid_the_past(got, scores),
@@ -105,7 +130,7 @@ def check_one_head(
 ) -> bool:
     """one_head(x [T, C], query, key, value) must return (y [T, D], att [T, T]) like helpers' AttentionHead."""
     name = "one_head"
-    words, width, d = 5, 6, 4
+    words, width, d = 5, 6, 3  # sizes unlike the notebook's (9 words, C = 8, D = 4): a size typed in shows
     gen = torch.Generator().manual_seed(4)
     x = torch.randn(words, width, generator=gen)  # [T, C]
     with torch.random.fork_rng(devices=[]):  # creating layers draws random numbers: keep the learner's seed
@@ -113,7 +138,12 @@ def check_one_head(
     with torch.no_grad():
         for layer, size in ((query, 1.5), (key, 1.0), (value, 1.0)):  # a large query: a forgotten scaling shows
             layer.weight.copy_(torch.randn(d, width, generator=gen) * size)  # [D, C]
-        done, result = attempt(name, one_head, x.clone(), query, key, value)
+        done, result = attempt(
+            name, one_head, x.clone(), query, key, value,
+            hint=f"The check runs your head on its own example, {words} words of width {width} with a head width "
+                 f"of {d}, not on the notebook's sentence, so a size taken from the notebook's T, C or D does not "
+                 "fit it. Read the sizes from the inputs: the mask from the scores, causal_mask(scores.shape[-1]), "
+                 "and D from q.shape[-1].")
         if not done:
             return False
         expect(isinstance(result, tuple) and len(result) == 2,
@@ -132,7 +162,19 @@ def check_one_head(
         expect(bool(((att.sum(dim=-1) - 1).abs() < 1e-4).all()),
                f"{name}: each row of att must add up to 1 (softmax along the last dimension, after masking)")
         expect(not _close(att, spotlight(q @ k.T, v, mask)[1]),
-               f"{name} forgot to scale: divide the scores by sqrt(d) = {d**0.5:g} before the softmax")
+               f"{name} forgot to scale: divide the scores by sqrt(d) = {d**0.5:.3g} before the softmax")
+        expect(not _close(att, spotlight(q @ k.T / width**0.5, v, mask)[1]),
+               f"{name} divided the scores by sqrt(C) = sqrt({width}), the width of a word vector. Divide by "
+               f"sqrt(D) = sqrt({d}), the width of the head: the length of each query and key, q.shape[-1]")
+        divisor = _divisor(att, q @ k.T)  # None when att is no scaled softmax of q @ k.T
+        if divisor is not None:
+            expect(abs(divisor - d) > 0.05,
+                   f"{name} divided the scores by D = {d} itself; divide by its square root, "
+                   f"sqrt(D) = {d**0.5:.3g}")
+            expect(abs(divisor - d**0.5) < 0.05,
+                   f"{name} divided the scores by about {divisor:.2f}, the square root of {divisor**2:.0f}. The "
+                   f"check uses its own sizes (a word width C = {width}, a head width D = {d}), not the notebook's: "
+                   f"divide by sqrt(D) = {d**0.5:.3g}, reading D from q.shape[-1]")
         expect(not _close(att, spotlight(k @ q.T / d**0.5, v, mask)[1]),
                f"{name} swapped queries and keys: rows are the words that look (q), so the scores are q @ k.T")
         expect_close(f"{name}'s att", att, want_att, "the weight")

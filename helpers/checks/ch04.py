@@ -33,6 +33,11 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
     done, got = attempt(name, split_heads, x.clone(), _H)
     if not done:
         return False
+    expect(not (isinstance(got, torch.Tensor) and torch.equal(got, x.view(_B, _T, _H, _D))),
+           f"{name}: the cut is right but the heads are not in front yet. view(B, T, heads, C // heads) gave "
+           f"{[_B, _T, _H, _D]}, that is [B, T, H, D]: each word's numbers cut into {_H} slices of {_D}, the "
+           "heads still behind the words. Add .transpose(1, 2) to swap the word and head dimensions: "
+           f"[B, H, T, D] = {[_B, _H, _T, _D]}, one small sentence per head.")
     got = expect_tensor(name, got, (_B, _H, _T, _D))
     want = _split(x, _H)
     if not torch.equal(got, want):
@@ -41,9 +46,9 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
                "instead of cutting each word's numbers into slices. Reshape to [B, T, H, D] first, then "
                "swap the word and head dimensions with .transpose(1, 2).")
         expect(not torch.equal(got, x.view(_B, _T, _D, _H).permute(0, 3, 1, 2)),
-               f"{name}: head 0 got every {_H}th number (columns 0, {_H}, {2 * _H}, ...) instead of one "
-               f"slice next to each other (columns 0..{_D - 1}). Use view(B, T, heads, C // heads): "
-               "heads first, then the numbers inside a head.")
+               f"{name}: head 0 got one number out of every {_H} (columns 0, {_H}, {2 * _H}, ...) instead of "
+               f"one slice of neighbours (columns 0..{_D - 1}). Use view(B, T, heads, C // heads): heads first, "
+               "then the numbers inside a head.")
         expect_close(name, got, want, "the number at this place (word and column mixed up?)")
     for heads in (1, _C):
         expect_tensor(f"{name} with heads={heads}", split_heads(x, heads), (_B, heads, _T, _C // heads))
@@ -98,6 +103,11 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
                f"{name}({width}, {heads}): you multiplied the query/key/value matrices by the number of "
                f"heads. The heads split the width {width} into {heads} slices of {width // heads}; they do "
                f"not each get a full copy. Query, key and value stay {width} x {width} each.")
+        expect(not (got == qkv and heads == 1),
+               f"{name}({width}, 1): you left the output projection out for a single head. The course's one-head "
+               "model does that (section 4: one head has nothing to mix), but this exercise counts the layer "
+               "helpers.MultiHeadAttention(width, heads) builds, which has its output projection whatever the "
+               f"number of heads: add its {width} x {width} weights and {width} biases for heads=1 too.")
         expect(got != qkv,
                f"{name}({width}, {heads}): you counted query, key and value ({qkv:,}) but forgot the output "
                f"projection that mixes the heads: a {width} x {width} matrix plus {width} biases.")

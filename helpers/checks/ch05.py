@@ -10,10 +10,8 @@ from typing import Any
 import torch
 
 from helpers.checks import attempt, expect, passed
+from helpers.checks.references import FOUR_HEADS, NO_CLEAR_WINNER, ONE_HEAD, perplexities, winner
 from helpers.compare import seed_margin
-
-ONE_HEAD, FOUR_HEADS, NO_CLEAR_WINNER = "one head", "four heads", "no clear winner"
-"""The three answers `clear_winner` may give."""
 
 Runs = list[dict[str, Any]]
 
@@ -69,21 +67,6 @@ def check_perplexity_from_losses(perplexity_from_losses: Callable[[torch.Tensor]
     return passed(name)
 
 
-def _perplexities(runs: Sequence[Mapping[str, Any]], heads: int) -> list[float]:
-    return [run["val_ppl"] for run in runs if run["heads"] == heads]
-
-
-def winner(runs: Sequence[Mapping[str, Any]]) -> str:
-    """The reference: the model with the lower mean perplexity, if the gap is larger than the range over seeds."""
-    one, four = _perplexities(runs, 1), _perplexities(runs, 4)
-    if not one or not four:
-        raise ValueError(f"need runs with 1 and with 4 heads, got heads {sorted({r['heads'] for r in runs})}")
-    margin = seed_margin(one, four)
-    if not margin.beats_range:
-        return NO_CLEAR_WINNER
-    return FOUR_HEADS if margin.gap > 0 else ONE_HEAD
-
-
 def _runs(one: Sequence[float], four: Sequence[float]) -> Runs:
     """Made-up benchmark runs: seeds 0, 1, 2 for each model, listed seed by seed like results.json."""
     runs = []
@@ -107,7 +90,7 @@ def _judge(name: str, clear_winner: Callable[[Runs], Any], runs: Runs, what: str
     want = winner(runs)
     if got == want:
         return
-    one, four = _perplexities(runs, 1), _perplexities(runs, 4)
+    one, four = perplexities(runs, 1), perplexities(runs, 4)
     margin = seed_margin(one, four)
     means = f"mean perplexity {statistics.mean(one):.3f} with one head, {statistics.mean(four):.3f} with four"
     expect(not (want == NO_CLEAR_WINNER),

@@ -63,3 +63,25 @@ def severe_violations(page, script: Path, context: object = None) -> list[str]:
         }""",
         [context, list(SEVERE)],
     )
+
+
+def control_problems(page, root: str) -> list[str]:
+    """What keyboard and screen-reader users miss in the widgets matching CSS `root`: a menu, text box, slider
+    or group of toggle buttons without an accessible name, toggle buttons that do not say which is pressed,
+    and plotly mode bars (about ten buttons each in the tab order)."""
+    return page.evaluate("""(root) => {
+        const problems = [];
+        const label = e => e.id && document.querySelector(`label[for="${e.id}"]`);
+        const named = e => (e.getAttribute('aria-label') || '').trim() || (label(e) && label(e).textContent.trim());
+        const controls = ['select', 'input[type=text]', '[role=slider]', '.widget-toggle-buttons'];
+        for (const e of document.querySelectorAll(controls.map(c => `${root} ${c}`).join(', ')))
+            if (!named(e)) problems.push(`no accessible name: ${e.outerHTML.slice(0, 100)}`);
+        for (const group of document.querySelectorAll(`${root} .widget-toggle-buttons`)) {
+            const states = Array.from(group.querySelectorAll('button'), b => b.getAttribute('aria-pressed'));
+            if (states.filter(s => s === 'true').length !== 1 || states.some(s => s !== 'true' && s !== 'false'))
+                problems.push(`toggle buttons ${named(group)} say pressed: ${states}`);
+        }
+        if (document.querySelectorAll(`${root} .modebar-btn`).length)
+            problems.push("a figure shows plotly's mode bar (its buttons fill the tab order)");
+        return problems;
+    }""", root)

@@ -1,0 +1,210 @@
+"""A whole class at once: N students on a real JupyterHub, each running chapters top to bottom at the same time.
+
+    python -m benchmarks.classroom                                            # the grid: 1, 2, 4, 8 students
+    python -m benchmarks.classroom --students 4 --chapters 03,05,07 --out c.json
+
+For each class size a fresh JupyterHub starts on 127.0.0.1 (benchmarks/hub.py): N students are created through
+its REST API, each gets a copy of the notebooks in their own home folder (as an nbgitpuller link gives them) and
+a running server; then every student runs the chosen chapters one after another, all students at the same
+moment, through their server's kernel API as their browser would (benchmarks/student.py). Recorded per student
+and chapter: wall time, CPU seconds, the slowest cell, the kernel's peak memory and any error; per student the
+server's peak memory; the hub's and the proxy's. The machine and its load are recorded with the figures. The
+default output, assets/classroom.json, also rewrites deploy/config.yaml (benchmarks/sizing.py); then run
+`python tools/update_docs.py` for the instructor guide's table.
+
+The last line sums the whole run up: `students=N errors=E slowest_chapter_s=S slowest_cell_s=C`, where N is
+the largest class measured, E the failing chapters over all class sizes and S and C the slowest over all.
+A missing tool (npm, the proxy), a port in use or a bad argument: one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.bench import machine
+from benchmarks.hub import LocalHub, SetupError, proxy_command
+from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, write_deploy_config
+from benchmarks.student import MB, Browser
+from tools.chapters import NOTEBOOKS, chapter_paths
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = ROOT / "assets" / "classroom.json"
+GRID = (1, 2, 4, 8)
+COPY = "several-spotlights"
+"""The folder in each student's home that holds the repository's notebooks, as nbgitpuller names it."""
+SAMPLE_S = 0.5
+
+
+class UsageError(ValueError):
+    """A bad command-line argument; the message says which and why."""
+
+
+def parse_students(text: str) -> list[int]:
+    """'4' or '1,2,4,8' -> class sizes, each at least 1."""
+    try:
+        sizes = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(f"--students takes whole numbers separated by commas, not {text!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise UsageError(f"--students must be at least 1 (got {text!r})")
+    return sorted(set(sizes))
+
+
+def parse_chapters(text: str) -> list[Path]:
+    """'01,03' -> those chapters' files in reading order; every prefix must name a chapter."""
+    prefixes = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [p for p in prefixes if not chapter_paths(p)]
+    if unknown or not prefixes:
+        names = ", ".join(path.name[:2] for path in chapter_paths(""))
+        raise UsageError(f"--chapters: no chapter starts with {', '.join(unknown) or repr(text)} (chapters: {names})")
+    return chapter_paths(",".join(prefixes))
+
+
+def check_out(path: Path) -> Path:
+    """The output file, if it can be written (its folder exists and is writable)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise UsageError(f"--out {path} is a folder; give a file name such as {path / 'classroom.json'}")
+    if not folder.is_dir():
+        raise UsageError(f"--out {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"--out {path} cannot be written")
+    return path
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", default=",".join(map(str, GRID)),
+                        help="class sizes to measure, e.g. 4 or 1,2,4,8 (default: %(default)s)")
+    parser.add_argument("--chapters", default="", help="chapter prefixes, e.g. 01,03 (default: every chapter)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file (default: assets/classroom.json)")
+    parser.add_argument("--port", type=int, help="the hub's port on 127.0.0.1 (default: a free one)")
+    args = parser.parse_args(argv)
+    args.students = parse_students(args.students)
+    args.chapters = parse_chapters(args.chapters) if args.chapters else chapter_paths("")
+    args.out = check_out(args.out)
+    if args.port is not None and not 1 <= args.port <= 65535:
+        raise UsageError(f"--port must be between 1 and 65535 (got {args.port})")
+    return args
+
+
+def summary_line(runs: list[dict]) -> str:
+    """The run summed up: the largest class, failing chapters over all runs, the slowest chapter and cell."""
+    chapters = [c for run in runs for s in run["students"] for c in s["chapters"]]
+    errors = sum(c["error"] is not None for c in chapters)
+    slowest_chapter = max((c["seconds"] for c in chapters), default=0.0)
+    slowest_cell = max((c["slowest_cell"]["seconds"] for c in chapters if c.get("slowest_cell")), default=0.0)
+    students = max((run["class_size"] for run in runs), default=0)
+    return (f"students={students} errors={errors} slowest_chapter_s={slowest_chapter:.1f} "
+            f"slowest_cell_s={slowest_cell:.1f}")
+
+
+class Peaks:
+    """Peak resident memory of the hub, the proxy and each student's server, sampled while a class runs."""
+
+    def __init__(self, hub: LocalHub) -> None:
+        self.hub, self.mb = hub, {}
+
+    def sample(self) -> None:
+        for key, processes in self.hub.processes().items():
+            total = 0
+            for process in processes:
+                try:
+                    total += process.memory_info().rss
+                except Exception:  # a process that just exited
+                    continue
+            self.mb[key] = max(self.mb.get(key, 0.0), round(total / MB, 1))
+
+    async def run(self) -> None:
+        while True:
+            self.sample()
+            await asyncio.sleep(SAMPLE_S)
+
+
+async def one_student(browser: Browser, chapters: list[Path]) -> list[dict]:
+    """A student's chapters, one after another, each in a fresh kernel."""
+    return [await browser.run_chapter(path, f"{COPY}/notebooks") for path in chapters]
+
+
+async def measure_class(size: int, chapters: list[Path], port: int | None) -> dict:
+    """Start a hub with `size` students and run `chapters` for all of them at the same time."""
+    names = [f"student{i + 1}" for i in range(size)]
+    async with LocalHub(port) as hub:
+        for name in names:
+            shutil.copytree(NOTEBOOKS, hub.homes / name / COPY / "notebooks",
+                            ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        tokens = await hub.add_students(names)
+        peaks = Peaks(hub)
+        sampler = asyncio.create_task(peaks.run())
+        load_start, cpu_start, began = os.getloadavg(), resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        try:
+            done = await asyncio.gather(*(one_student(Browser(hub, name, tokens[name]), chapters) for name in names))
+        finally:
+            sampler.cancel()
+        seconds, cpu_end = time.perf_counter() - began, resource.getrusage(resource.RUSAGE_SELF)
+        peaks.sample()
+        run = {
+            "class_size": size, "cpus": os.cpu_count(), "cpu_share": round(os.cpu_count() / size, 3),
+            "seconds": round(seconds, 1),
+            "load_average_start": [round(x, 2) for x in load_start],
+            "load_average_end": [round(x, 2) for x in os.getloadavg()],
+            "client_cpu_s": round(cpu_end.ru_utime + cpu_end.ru_stime - cpu_start.ru_utime - cpu_start.ru_stime, 1),
+            "hub_peak_mb": peaks.mb.get("hub", 0.0), "proxy_peak_mb": peaks.mb.get("proxy", 0.0),
+            "students": [{"name": name, "server_peak_mb": peaks.mb.get(f"server:{name}", 0.0), "chapters": rows}
+                         for name, rows in zip(names, done, strict=True)],
+        }
+    left = hub.still_running()
+    if left:
+        raise RuntimeError(f"processes the hub started are still running after it stopped: {left}")
+    return run
+
+
+async def measure(sizes: list[int], chapters: list[Path], port: int | None) -> dict:
+    """Every class size in turn, each on a fresh hub; the results file's content."""
+    results = {
+        "command": "python -m benchmarks.classroom " + " ".join(sys.argv[1:]),
+        "targets": {"chapter_s": CHAPTER_TARGET_S, "cell_s": CELL_TARGET_S},
+        "chapters": [path.name for path in chapters],
+        "machine": machine(),
+        "runs": [],
+    }
+    for size in sizes:
+        run = await measure_class(size, chapters, port)
+        results["runs"].append(run)
+        print(f"{size} student(s) on {run['cpus']} cores, load average {run['load_average_start']} -> "
+              f"{run['load_average_end']}: {summary_line([run])}", flush=True)
+    results["machine_end"] = machine()
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = parse_args(argv)
+        proxy_command()  # npm and the proxy first: a clear message before anything starts
+        results = asyncio.run(measure(args.students, args.chapters, args.port))
+    except (UsageError, SetupError) as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: the hub and every process it started have been stopped; nothing written", file=sys.stderr)
+        return 130
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"wrote {args.out}")
+    if args.out.resolve() == DEFAULT_OUT:
+        write_deploy_config(results)
+        print(f"wrote {DEFAULT_OUT.relative_to(ROOT)} and {DEPLOY_CONFIG.relative_to(ROOT)}; "
+              "now run python tools/update_docs.py")
+    print(summary_line(results["runs"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""Sizing a class from the classroom benchmark: per-learner CPU and memory, what 10, 30 and 100 learners need.
+
+    python -m benchmarks.sizing            # rewrite deploy/config.yaml from assets/classroom.json
+    python -m benchmarks.sizing --check    # exit 1 if deploy/config.yaml is out of date
+
+Reads assets/classroom.json (written by `python -m benchmarks.classroom`). The assumptions, stated in the guide
+and the config with the numbers:
+- CPU: every learner may run a chapter at the same moment (the instructor says "run all"), so each needs the CPU
+  share of the most crowded measured class in which every chapter still ran within CHAPTER_TARGET_S and every
+  cell within CELL_TARGET_S, with no error. Shares are measured (cores / learners), not modelled.
+- Memory grows in proportion to learners: each one's single-user server plus one open chapter's kernel (the
+  largest measured peaks), the hub and its proxy once. A learner who keeps OPEN_CHAPTERS chapters open needs
+  that many kernels; the per-learner memory limit allows for it.
+Stdlib only, so that tools/update_docs.py can render the guide's table from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "assets" / "classroom.json"
+DEPLOY_CONFIG = ROOT / "deploy" / "config.yaml"
+CHAPTER_TARGET_S = 90
+CELL_TARGET_S = 30
+CLASS_SIZES = (10, 30, 100)
+OPEN_CHAPTERS = 3
+"""The guide asks learners to keep at most this many chapters open (shut down the kernels of finished ones)."""
+CULL_IDLE_S = 3600
+CULL_EVERY_S = 300
+
+
+def _chapters(run: dict) -> list[tuple[str, dict]]:
+    return [(s["name"], c) for s in run["students"] for c in s["chapters"]]
+
+
+def run_figures(run: dict) -> dict:
+    """One measured class size: each learner's share of the CPU, their peak memory, the slowest chapter and cell,
+    the failing chapters, and whether all of it met the targets."""
+    chapters = _chapters(run)
+    slowest = max((c for _, c in chapters), key=lambda c: c["seconds"])
+    cells = [c for _, c in chapters if c.get("slowest_cell")]
+    slowest_cell = max(cells, key=lambda c: c["slowest_cell"]["seconds"]) if cells else None
+    memory = max(s["server_peak_mb"] + max((c["kernel_peak_mb"] or 0.0) for c in s["chapters"])
+                 for s in run["students"])
+    errors = sum(c["error"] is not None for _, c in chapters)
+    running_s = sum(c["seconds"] for _, c in chapters)
+    cell_s = slowest_cell["slowest_cell"]["seconds"] if slowest_cell else 0.0
+    return {
+        "class_size": run["class_size"], "cpu_share": run["cpu_share"], "memory_mb": memory, "errors": errors,
+        "cpu_used": sum(c["cpu_s"] or 0.0 for _, c in chapters) / running_s if running_s else 0.0,
+        "slowest_chapter": slowest["chapter"], "slowest_chapter_s": slowest["seconds"],
+        "slowest_cell_chapter": slowest_cell["chapter"] if slowest_cell else None,
+        "slowest_cell_index": slowest_cell["slowest_cell"]["index"] if slowest_cell else None,
+        "slowest_cell_s": cell_s, "hub_mb": run["hub_peak_mb"] + run["proxy_peak_mb"],
+        "load_average_start": run["load_average_start"][0],
+        "meets": errors == 0 and slowest["seconds"] <= CHAPTER_TARGET_S and cell_s <= CELL_TARGET_S,
+    }
+
+
+def learner(results: dict) -> dict:
+    """What one learner needs, from every measured class size (see the module's assumptions).
+
+    cpu_share: the smallest measured share that met the targets (None if none did); cpu_limit: the most CPU one
+    learner's kernel used (CPU seconds over wall seconds), rounded up to whole cores; memory_mb: server plus one
+    chapter's kernel; memory_limit_mb: server plus OPEN_CHAPTERS kernels; hub_mb: hub and proxy."""
+    runs = [run_figures(run) for run in results["runs"]]
+    chapters = [c for run in results["runs"] for _, c in _chapters(run)]
+    server = max(s["server_peak_mb"] for run in results["runs"] for s in run["students"])
+    kernel = max((c["kernel_peak_mb"] or 0.0) for c in chapters)
+    used = max(((c["cpu_s"] or 0.0) / c["seconds"] for c in chapters if c["seconds"]), default=1.0)
+    met = [run["cpu_share"] for run in runs if run["meets"]]
+    return {
+        "cpu_share": min(met) if met else None,
+        "cpu_limit": max(1, math.ceil(round(used, 2))),
+        "server_mb": server, "kernel_mb": kernel,
+        "memory_mb": math.ceil(server + kernel),
+        "memory_limit_mb": math.ceil(server + OPEN_CHAPTERS * kernel),
+        "hub_mb": math.ceil(max(run["hub_mb"] for run in runs)),
+    }
+
+
+def _gb(mb: float) -> float:
+    """MB -> GB, rounded up to a tenth."""
+    return math.ceil(mb / 1024 * 10) / 10
+
+
+def class_needs(students: int, each: dict) -> dict:
+    """Cores and GB for `students` learners: each learner's share and memory, plus the hub and proxy once."""
+    cores = None if each["cpu_share"] is None else math.ceil(round(students * each["cpu_share"], 6))
+    return {"students": students, "cores": cores,
+            "memory_gb": _gb(each["hub_mb"] + students * each["memory_mb"]),
+            "memory_gb_open": _gb(each["hub_mb"] + students * each["memory_limit_mb"])}
+
+
+def _cores(share: float) -> str:
+    return f"{share:g} core" + ("" if share == 1 else "s")
+
+
+def markdown(results: dict, every_chapter: list[str]) -> str:
+    """The instructor guide's block: the measured class sizes, then what classes of CLASS_SIZES need."""
+    start = results["machine"]
+    measured = results["chapters"]
+    runs = [run_figures(run) for run in results["runs"]]
+    each = learner(results)
+    lines = [f"Measured by `{results['command'].strip()}` on {start['date_utc']} UTC: a real JupyterHub (dummy "
+             f"login, one local server per student) on {start['cpus']} CPU cores; every student ran "
+             f"{'every chapter' if measured == every_chapter else 'chapters ' + ', '.join(n[:2] for n in measured)} "
+             "top to bottom at the same moment, each chapter in a fresh kernel, through the server's kernel API "
+             "as a browser does.", "",
+             "| Students at once | CPU each | CPU used | Slowest chapter | Slowest cell | Memory each | Errors | "
+             "Load before |", "|---|---|---|---|---|---|---|---|"]
+    for run in runs:
+        cell = (f"{run['slowest_cell_s']:.0f} s (chapter {run['slowest_cell_chapter'][:2]}, cell "
+                f"{run['slowest_cell_index']})" if run["slowest_cell_chapter"] else "none ran")
+        lines.append(f"| {run['class_size']} | {_cores(run['cpu_share'])} | {_cores(round(run['cpu_used'], 2))} | "
+                     f"{run['slowest_chapter_s']:.0f} s "
+                     f"(chapter {run['slowest_chapter'][:2]}) | {cell} | {run['memory_mb']:.0f} MB | "
+                     f"{run['errors']} | {run['load_average_start']:g} |")
+    busy = any(run["load_average_start"] > start["cpus"] / 2 for run in runs)
+    lines += ["", f"Targets: every chapter within {CHAPTER_TARGET_S} s and every cell within {CELL_TARGET_S} s, "
+              "with no error. *CPU each* is the machine's cores shared by the students; *CPU used* is what a "
+              "student's kernel used while its chapter ran (CPU seconds over wall seconds); a cell is numbered as "
+              "in the notebook file, counting every cell from 0; *Memory each* is a "
+              "student's server plus their largest chapter kernel, at their peaks; the hub and its proxy took "
+              f"{each['hub_mb']} MB together. *Load before* is the 1-minute load average as the class started"
+              + (": above half the cores, other programs shared the machine, so these times are slower than on "
+                 "an idle one." if busy else ".")]
+    if measured != every_chapter:
+        lines += ["", f"**Only chapters {', '.join(n[:2] for n in measured)} were measured**, so the figures below "
+                  "leave out the heavier chapters: run the whole grid (`python -m benchmarks.classroom`) before "
+                  "sizing a real class."]
+    if each["cpu_share"] is None:
+        share_text = (f"no measured class size met the targets, so a learner needs more than "
+                      f"{_cores(max(r['cpu_share'] for r in runs))} and the core counts below are unknown")
+    else:
+        share_text = (f"each learner needs the CPU of the most crowded measured class that still met the targets: "
+                      f"{_cores(each['cpu_share'])}")
+    lines += ["", f"**What a class needs.** Assumptions: every learner may run a chapter at the same moment (as when "
+              f"the class is told to run all), so {share_text}; memory grows in proportion to learners: "
+              f"{each['memory_mb']} MB each (a server and one chapter's kernel), {each['memory_limit_mb']} MB each "
+              f"with {OPEN_CHAPTERS} chapters open, plus the hub once. A 2-core machine cannot show contention "
+              "beyond its own cores (memory bandwidth, disk, the proxy under hundreds of users): treat the larger "
+              "classes as a lower bound.", "",
+              f"| Class | Cores | Memory, one chapter open each | Memory, {OPEN_CHAPTERS} chapters open each |",
+              "|---|---|---|---|"]
+    for size in CLASS_SIZES:
+        need = class_needs(size, each)
+        cores = "unknown" if need["cores"] is None else str(need["cores"])
+        lines.append(f"| {size} learners | {cores} | {need['memory_gb']:g} GB | {need['memory_gb_open']:g} GB |")
+    lines += ["", "Per learner on a hub (written into `deploy/config.yaml` by `python -m benchmarks.sizing`): "
+              f"CPU guarantee {_cpu_guarantee(each):g}, limit {each['cpu_limit']}; memory guarantee "
+              f"{each['memory_mb']}M, limit {each['memory_limit_mb']}M. On The Littlest JupyterHub: "
+              f"`sudo tljh-config set limits.cpu {each['cpu_limit']}`, "
+              f"`sudo tljh-config set limits.memory {each['memory_limit_mb']}M` and, to stop servers idle for "
+              f"{CULL_IDLE_S // 60} minutes, `sudo tljh-config set services.cull.timeout {CULL_IDLE_S}`; then "
+              "`sudo tljh-config reload`."]
+    return "\n".join(lines)
+
+
+def _cpu_guarantee(each: dict) -> float:
+    """The share that met the targets; none did: a whole limit's worth, the most the measurement can justify."""
+    return each["cpu_share"] if each["cpu_share"] is not None else float(each["cpu_limit"])
+
+
+def z2jh_config(results: dict) -> str:
+    """deploy/config.yaml for Zero to JupyterHub, its numbers from the measurement."""
+    each = learner(results)
+    start = results["machine"]
+    chapters = ", ".join(name[:2] for name in results["chapters"])
+    met = ("the CPU share at which every measured chapter ran within "
+           f"{CHAPTER_TARGET_S} s and every cell within {CELL_TARGET_S} s" if each["cpu_share"] is not None
+           else "NO measured share met the targets; this is the limit")
+    return f"""\
+# Zero to JupyterHub (https://z2jh.jupyter.org) values for a class on Several Spotlights: deploy/README.md.
+# Written by `python -m benchmarks.sizing` from assets/classroom.json; do not edit the numbers by hand.
+# Measured on {start['cpus']} CPU cores on {start['date_utc']} UTC with chapters {chapters}. Per learner:
+# - cpu.guarantee: {met};
+# - cpu.limit: the most CPU one learner's kernel used, in whole cores;
+# - memory.guarantee: the server plus one chapter's kernel, at their measured peaks;
+# - memory.limit: the server plus {OPEN_CHAPTERS} chapters' kernels open at once.
+singleuser:
+  image:
+    # built from this repository by repo2docker and pushed to your registry (deploy/README.md)
+    name: REGISTRY/several-spotlights
+    tag: COMMIT
+  defaultUrl: /lab
+  startTimeout: 300
+  cpu:
+    guarantee: {_cpu_guarantee(each):g}
+    limit: {each['cpu_limit']}
+  memory:
+    guarantee: {each['memory_mb']}M
+    limit: {each['memory_limit_mb']}M
+cull:
+  # stop a server after {CULL_IDLE_S // 60} minutes without activity, checking every {CULL_EVERY_S // 60} minutes
+  enabled: true
+  timeout: {CULL_IDLE_S}
+  every: {CULL_EVERY_S}
+"""
+
+
+def write_deploy_config(results: dict) -> Path:
+    """Rewrite deploy/config.yaml from `results`; returns its path."""
+    DEPLOY_CONFIG.parent.mkdir(exist_ok=True)
+    DEPLOY_CONFIG.write_text(z2jh_config(results))
+    return DEPLOY_CONFIG
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if deploy/config.yaml is out of date")
+    args = parser.parse_args()
+    results = json.loads(RESULTS.read_text())
+    if args.check:
+        if not DEPLOY_CONFIG.exists() or DEPLOY_CONFIG.read_text() != z2jh_config(results):
+            print(f"{DEPLOY_CONFIG} is out of date: run python -m benchmarks.sizing", file=sys.stderr)
+            return 1
+        return 0
+    print(f"wrote {write_deploy_config(results)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

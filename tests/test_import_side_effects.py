@@ -1,0 +1,34 @@
+"""Importing helpers' model core (or helpers itself) has no side effects: torch's thread count stays as it was and
+no plotting or widget library is imported (helpers.threads says where the thread policy applies instead)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+_IMPORT_THE_MODEL_CORE = """
+import json, sys
+import torch
+torch.set_num_threads(torch.get_num_threads() + 3)  # a count set by hand, which the import must keep
+before = torch.get_num_threads()
+import helpers.attention, helpers.model, helpers.block, helpers
+print(json.dumps({"before": before, "after": torch.get_num_threads(),
+                  "policy_applied": bool(sys.modules["helpers.threads"]._applied),
+                  "loaded": sorted(m for m in ("plotly", "ipywidgets", "anywidget", "IPython") if m in sys.modules)}))
+"""
+
+
+def test_importing_the_model_core_has_no_side_effects() -> None:
+    """A fresh process that imports helpers.attention (and helpers itself) keeps torch's thread count and
+    imports no plotting or widget library."""
+    run = subprocess.run([sys.executable, "-c", _IMPORT_THE_MODEL_CORE], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["after"] == seen["before"] and not seen["policy_applied"], "importing helpers set torch's threads"
+    assert seen["loaded"] == [], f"importing the model core imported {seen['loaded']}"

@@ -1,0 +1,90 @@
+"""The notebook benchmark's pieces: CPU shares, per-cell times, verdicts, and busy loops that always stop."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from fractions import Fraction
+
+import nbformat
+import psutil
+import pytest
+
+from benchmarks import notebook_memory as bench
+
+
+@pytest.mark.parametrize(("text", "share"), [("1", Fraction(1)), ("0.5", Fraction(1, 2)), ("0.33", Fraction(1, 3)),
+                                             ("0.25", Fraction(1, 4))])
+def test_parse_share_reads_one_over_a_whole_number(text: str, share: Fraction) -> None:
+    assert bench.parse_share(text) == share
+
+
+@pytest.mark.parametrize("text", ["0", "0.4", "2", "half", "-0.5", "0.05"])
+def test_parse_share_refuses_other_shares(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="one over a whole number"):
+        bench.parse_share(text)
+
+
+def _timed(seconds: float) -> dict:
+    return {"execution": {"iopub.status.busy": "2026-12-01T10:00:00.000000Z",
+                          "iopub.status.idle": f"2026-12-01T10:00:{seconds:09.6f}Z"}}
+
+
+def test_cell_seconds_counts_every_cell_and_skips_injected_and_untimed_ones() -> None:
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# title"),
+        nbformat.v4.new_code_cell("a", metadata=_timed(1.5)),
+        nbformat.v4.new_code_cell("b", metadata=_timed(31.25)),
+        nbformat.v4.new_code_cell("c"),  # not run
+        nbformat.v4.new_code_cell("peak", metadata=_timed(0.5) | {"tags": ["injected"]}),
+    ])
+    assert bench.cell_seconds(nb) == [(1, 1.5), (2, 31.25)]
+    assert bench.slowest_cells([(1, 1.5), (2, 31.25), (4, 3.0)], keep=2) == [
+        {"index": 2, "seconds": 31.2}, {"index": 4, "seconds": 3.0}]
+
+
+def test_verdicts_name_each_chapter_and_cell_over_its_target() -> None:
+    rows = {"a.ipynb": {"seconds": 95.0, "slowest_cells": [{"index": 7, "seconds": 31.0}, {"index": 3, "seconds": 9}]},
+            "b.ipynb": {"seconds": 40.0, "slowest_cells": [{"index": 2, "seconds": 12.0}]}}
+    assert bench.verdicts(rows) == [f"a.ipynb: 95 s top to bottom, over the {bench.CHAPTER_TARGET_S} s target",
+                                    f"a.ipynb: cell 7 took 31 s, over the {bench.CELL_TARGET_S} s target"]
+
+
+def _busy_loops() -> list[psutil.Process]:
+    me = psutil.Process()
+    return [child for child in me.children() if "getppid" in " ".join(child.cmdline())]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs Linux CPU affinity")
+def test_cpu_share_pins_to_one_core_and_always_stops_its_busy_loops() -> None:
+    cores = os.sched_getaffinity(0)
+    with pytest.raises(RuntimeError, match="inside"), bench.cpu_share(Fraction(1, 3)):
+        assert len(os.sched_getaffinity(0)) == 1
+        loops = _busy_loops()
+        assert len(loops) == 2 and all(loop.cpu_affinity() == [max(cores)] for loop in loops)
+        raise RuntimeError("inside")
+    assert _busy_loops() == [] and not any(loop.is_running() for loop in loops)
+    assert os.sched_getaffinity(0) == cores
+
+
+def _row(seconds: float, cell: float, load: float, share: float = 1.0) -> dict:
+    return {"peak_mb": 500.0, "seconds": seconds, "cpu_share": share, "torch_threads": 1, "reading_minutes": 9,
+            "slowest_cells": [{"index": 18, "seconds": cell}], "load_average_1min": [load, load + 0.5]}
+
+
+def test_the_timing_table_shows_the_whole_machine_and_half_a_cpu_side_by_side_with_their_loads(monkeypatch) -> None:
+    from benchmarks import report
+
+    results = {"cpus": 2, "target_mb": 600, "chapter_target_s": 90, "cell_target_s": 30, "words_per_minute": 180,
+               "notebooks": {"05_train_and_compare.ipynb": _row(20.0, 8.0, 0.3)},
+               "cpu_shares": {"0.5": {"cpu_share": 0.5, "notebooks": {
+                   "05_train_and_compare.ipynb": _row(61.0, 24.0, 2.1, share=0.48),
+                   "07_the_transformer_block.ipynb": _row(95.0, 31.0, 2.2, share=0.47)}}}}
+    monkeypatch.setattr(report, "_load", lambda name: results if name == "notebooks.json" else None)
+    text = report.timing_block()
+    assert "| Train and compare | about 9 min | 20 s | 61 s | cell 18: 24 s | 500 MB |" in text
+    assert "| The transformer block | about 9 min | not measured yet | 95 s | cell 18: 31 s | 500 MB |" in text
+    assert "| Start here | not measured yet | not measured yet | not measured yet | not measured yet |" in text
+    assert "load average (1 min) 0.3 to 0.8 during the runs." in text  # quiet: no note on other programs
+    assert "the kernels got 0.47 to 0.48 of a CPU" in text and "load average (1 min) 2.1 to 2.7." in text
+    assert "NOT met by The transformer block." in text
