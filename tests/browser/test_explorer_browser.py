@@ -538,8 +538,9 @@ def _grid_words_problems(page) -> list[str]:
     page.wait_for_function(f"() => {grid}._fullData[0].x.includes('bridge')", timeout=30_000)
     page.wait_for_timeout(300)  # the relayout that follows the restyle in the same update message
     shown = page.evaluate(f"""() => {{ const gd = {grid};
-        return {{every: gd.layout.yaxis.dtick, rows: Array.from(gd.querySelectorAll('.ytick text'), t => t.textContent),
-                 columns: Array.from(gd.querySelectorAll('.xtick text'), t => t.textContent)}}; }}""")
+        const labels = css => Array.from(gd.querySelectorAll(css), t => t.textContent);  // every panel's axes
+        return {{every: gd.layout.yaxis.dtick, rows: labels('.yaxislayer-above text'),
+                 columns: labels('.xaxislayer-above text')}}; }}""")
     wanted = unique_labels(NEW_SENTENCE.split())[:: shown["every"]]
     rows, columns = sorted(shown["rows"]), sorted(shown["columns"])
     if rows != sorted(wanted * 2) or columns != sorted(wanted * 2):  # two panels label each side
