@@ -61,7 +61,8 @@ class TransformerBlock(nn.Module):
         self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """x [B, T, C] -> (x [B, T, C], att [B, H, T, T] or None). mask defaults to causal."""
-        y, att = self.attn(self.ln1(x), mask=mask, need_weights=need_weights)  # [B, T, C], [B, H, T, T]
+        # y [B, T, C]: what attention found for each word; att [B, H, T, T] (None unless asked for)
+        y, att = self.attn(self.ln1(x), mask=mask, need_weights=need_weights)
         x = x + y  # add back: attention's findings join each word's vector
         if self.ff is not None:
             x = x + self.ff(self.ln2(x))  # add back: each word's own computation

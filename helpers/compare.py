@@ -198,8 +198,9 @@ def race_verdict(runs: Mapping[str, Any]) -> str:
     The noise of a short run is estimated from the run itself: how far each model's validation perplexity
     still moved over its last checks. That estimate is rough (three checks, and the models are still
     learning), so a model counts as ahead only when its lead is more than twice that movement and, where the
-    text has clues, the clue accuracy agrees. Anything less is called too close or mixed, never a win. Lines
-    wrap at 100 characters, so the printout reads whole on a projector.
+    text has clues, the clue accuracy agrees. Anything less is called too close or mixed, never a win. The gap
+    and the noise are worked out from the perplexities as printed (two decimals), so the printout adds up.
+    Lines wrap at 100 characters, so the printout reads whole on a projector.
     """
     if len(runs) != 2:
         raise ValueError(f"a race needs exactly two runs, got {len(runs)}: {list(runs)}")
@@ -208,9 +209,10 @@ def race_verdict(runs: Mapping[str, Any]) -> str:
         if len(run.val_curve) < 2:
             raise ValueError(f"run {name!r} needs at least two validation checks: train it with "
                              f"eval_at=late_checks(steps), got {dict(run.val_curve)}")
-    noise = max(max(run.val_curve.values()) - min(run.val_curve.values()) for run in runs.values())
+    # every figure compared is the one printed (two decimals), so a reader can redo the verdict from the printout
+    noise = round(max(max(run.val_curve.values()) - min(run.val_curve.values()) for run in runs.values()), 2)
     checks = ", ".join(str(step) for step in a.val_curve)
-    gap = abs(a.val_ppl - b.val_ppl)
+    gap = round(abs(round(a.val_ppl, 2) - round(b.val_ppl, 2)), 2)
     ahead = name_a if a.val_ppl < b.val_ppl else name_b
     after = f"{a.steps} steps each" if a.steps == b.steps else f"{a.steps} and {b.steps} steps"
     lines = [f"validation perplexity after {after} (lower is better):",

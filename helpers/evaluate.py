@@ -97,6 +97,20 @@ def scorable_clues(clues: list[Clue], n_words: int, context: int) -> list[tuple[
     return out
 
 
+def clue_coverage(clues: list[Clue], n_words: int, context: int) -> dict[str, tuple[int, int]]:
+    """How many of the clue-dependent words the scores count, out of how many: {kind: (scored, total)}.
+
+    A word needs at most one clue of each kind, so a kind's counts are words as well as clue records; "all"
+    counts each clue-dependent word once, however many kinds of clue it needs. A word is scored only when
+    its clue words lie in its own window (see `scorable_clues`), as in `clue_accuracy`.
+    """
+    scored = scorable_clues(clues, n_words, context)
+    counts = {kind: (sum(c.kind == kind for c, _, _ in scored), sum(c.kind == kind for c in clues))
+              for kind in CLUE_KINDS if any(c.kind == kind for c in clues)}
+    counts["all"] = (len({c.target for c, _, _ in scored}), len({c.target for c in clues}))
+    return counts
+
+
 @torch.no_grad()
 def clue_accuracy(model: LanguageModel, ids: torch.Tensor, clues: list[Clue]) -> dict[str, float]:
     """Share of clue-dependent words the model guesses exactly (top choice), per clue kind and "all"."""
@@ -120,18 +134,22 @@ def clue_accuracy(model: LanguageModel, ids: torch.Tensor, clues: list[Clue]) ->
 
 @torch.no_grad()
 def attention_on_clues(
-    model: LanguageModel, ids: torch.Tensor, clues: list[Clue], max_windows: int = 40
+    model: LanguageModel, ids: torch.Tensor, clues: list[Clue], max_windows: int | None = 40
 ) -> dict[str, list[float]]:
     """The detective scoreboard: per clue kind, the share of each head's attention on the clue words.
 
     For every clue-dependent word, the word just before it (the one that looks, since it predicts the
-    target) spends some of its 100% attention on the clue positions; this averages that share.
+    target) spends some of its 100% attention on the clue positions; this averages that share over the
+    words that need that kind of clue, so the kinds' shares do not add up to 100%.
     Returns {kind: [share for head 0, head 1, ...]} plus "chance": what spreading evenly would give.
+    Only the first `max_windows` windows are scored; None scores every window (the words clue_accuracy scores).
     """
     _check_model(model, "attention_on_clues")
     context = model.config.context
     x, _ = _windows(ids, context, "attention_on_clues")
-    x = x[:max_windows]
+    if max_windows is not None:
+        guards.check_counts(max_windows=max_windows)
+        x = x[:max_windows]
     scored = scorable_clues(clues, len(x) * context + 1, context)
     windows = torch.tensor([w for _, w, _ in scored], dtype=torch.long)  # [K]
     looking = torch.tensor([i for _, _, i in scored], dtype=torch.long)  # [K]

@@ -162,12 +162,14 @@ def train(
     warmup: int = WARMUP_STEPS,
     weight_decay: float = WEIGHT_DECAY,
     eval_at: tuple[int, ...] = (),
+    label: str | None = None,
 ) -> TrainResult:
     """Train a fresh course model with `heads` heads for `steps` steps (or until `max_seconds` pass).
 
     Pass `model` to train another of the series' models (a `LanguageModel`), such as the transformer block
     of chapter 7; `heads` is then ignored.
     eval_at: step counts after which to score the validation text too (the learning curve on unseen text).
+    label: the progress bar's name for the run (default: its number of heads, "4 heads").
     """
     for name, value in (("heads", heads), ("steps", steps), ("batch_size", batch_size)):
         guards.check_counts(**{name: value})
@@ -203,7 +205,8 @@ def train(
     val_curve: dict[int, float] = {}
     stopped = ""
     model.train()
-    bar = _progress_bar(total=steps, desc=f"{heads} head{'s' * (heads > 1)}", disable=not progress, leave=True)
+    label = f"{heads} head{'s' * (heads > 1)}" if label is None else label
+    bar = _progress_bar(total=steps, desc=label, disable=not progress, leave=True)
     start = time.perf_counter()
     try:
         for step in range(steps):

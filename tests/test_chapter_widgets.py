@@ -238,14 +238,20 @@ def test_split_static_copy_has_a_button_per_option() -> None:
 
 
 def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own() -> None:
+    """Fed the same word vectors, the feed-forward part moves at the changed word only; inside the block it
+    reads x + attention, so it moves wherever attention did, and the summary says both."""
     w = change_one_word()
     for position in (2, w.words.index("wet")):
         w.set_position(position)
         w.set_replacement("girl")
+        later = len(w.words) - position
         assert (w.attn_moved[:position] == 0).all() and (w.attn_moved[position:] > 1e-5).all()
         assert (w.ff_moved > 1e-5).tolist() == [i == position for i in range(len(w.words))]
+        assert ((w.inside_moved > 1e-5) == (w.attn_moved > 1e-5)).all()
         assert list(w.bars.data[0].y) == pytest.approx(w.attn_moved.tolist())
-        assert "the feed-forward part's at 1 position" in w.summary_text
+        assert "the feed-forward part's, fed the same word vectors, at 1 position" in w.summary_text
+        assert f"Inside the block it reads x + attention instead, and there it moved at {later} positions" in (
+            w.summary_text)
 
 
 @pytest.mark.parametrize("word, message", [("zebraish", "not in the model's vocabulary"),
@@ -267,6 +273,9 @@ def test_change_one_word_static_copy_changes_each_word() -> None:
     attn, ff = buttons[3].args[0]["y"]
     assert [a > 1e-5 for a in attn] == [i >= 3 for i in range(11)]
     assert [f > 1e-5 for f in ff] == [i == 3 for i in range(11)]
+    assert "fed the same word vectors" in fig.layout.annotations[1].text  # the feed-forward row says what it shows
+    assert "Inside the block it reads x + attention instead, and there it moved at 8 positions" in (
+        buttons[3].args[1]["title.subtitle.text"])
 
 
 # ----- all of them ----------------------------------------------------------------------------------------

@@ -1,15 +1,18 @@
 """After Run All, no chapter shows a red error or a pink stderr box (a warning, a note printed to stderr), and
-every solution cell passes its check (a check cell prints a wrong answer's explanation instead of raising it), and
-no printed line is longer than a projector shows unwrapped (the developers' guide's 100 characters)."""
+every solution cell passes its check (a check cell prints a wrong answer's explanation instead of raising it)
+and says so as the chapter's solution, without the praise meant for a learner's own answer, and no printed
+line is longer than a projector shows unwrapped (the developers' guide's 100 characters)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from helpers.checks import solution_in_use
 from tools.chapters import chapter_paths
 
 PRINTOUT_WIDTH = 100
@@ -38,5 +41,6 @@ def test_every_solution_passes_its_check(name: str, executed: Callable[[str, str
     nb = nbformat.read(executed(name, "reading"), as_version=4)
     for i, cell in enumerate(nb.cells):
         if "solution" in cell.metadata.get("tags", []):
-            text = "".join(out.get("text", "") for out in cell.outputs if out.output_type == "stream")
-            assert ": correct" in text and "Using the reference" not in text, f"{name} cell {i}: {text}"
+            text = " ".join("".join(out.get("text", "") for out in cell.outputs if out.output_type == "stream").split())
+            exercise = re.search(r"yours_or_reference\(\s*check_(\w+)", cell.source)[1]
+            assert text == solution_in_use(exercise), f"{name} cell {i}: {text}"

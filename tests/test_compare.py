@@ -166,6 +166,24 @@ def test_a_gap_barely_above_the_noise_or_against_clue_accuracy_is_no_win() -> No
     assert "cannot say whether it stays ahead" in both
 
 
+def test_the_printed_gap_is_the_difference_of_the_printed_perplexities() -> None:
+    """Chapter 7 once printed 'without feed-forward 5.25, with feed-forward 4.65: a gap of 0.61'."""
+    from types import SimpleNamespace
+
+    from helpers.compare import race_verdict
+
+    def run(curve: dict[int, float]) -> SimpleNamespace:
+        return SimpleNamespace(val_curve=curve, val_ppl=list(curve.values())[-1], steps=100, clue_accuracy={})
+
+    verdict = race_verdict({"without feed-forward": run({67: 5.9, 83: 5.6, 100: 5.2549}),
+                            "with feed-forward": run({67: 5.1, 83: 4.9, 100: 4.6460})})
+    assert "without feed-forward 5.25, with feed-forward 4.65: a gap of 0.60" in verdict
+    # the printed gap (0.60) and noise (0.30) decide the verdict: unrounded, 0.596 is over twice 0.296
+    edge = race_verdict({"a": run({67: 2.996, 83: 2.8, 100: 2.70}), "b": run({67: 3.4, 83: 3.35, 100: 3.296})})
+    assert "a 2.70, b 3.30: a gap of 0.60" in edge and "moved by up to 0.30" in edge
+    assert "by less than twice the noise: too close to call" in edge
+
+
 def test_comparison_figures_fit_850_pixels_and_grow_their_text_for_a_projector() -> None:
     import helpers
 

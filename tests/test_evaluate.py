@@ -11,6 +11,7 @@ from helpers.block import block_model
 from helpers.evaluate import (
     attention_on_clues,
     clue_accuracy,
+    clue_coverage,
     evaluating,
     head_ablation,
     head_removed,
@@ -43,6 +44,22 @@ def test_clues_outside_the_window_are_not_scored():
     assert [(c.target, w, i) for c, w, i in kept] == [(5, 0, 4), (140, 1, 11)]
 
 
+def test_clue_coverage_counts_the_scored_words_of_each_kind_out_of_all():
+    """Chapter 3 prints these beside its clue accuracy: the words scored, out of all that need a clue."""
+    clues = [Clue(5, "mood", (2,)), Clue(5, "subject", (3,)), Clue(130, "mood", (100,)),
+             Clue(130, "sense", (120, 127)), Clue(140, "mood", (128, 131)), Clue(300, "mood", (250,))]
+    assert clue_coverage(clues, n_words=257, context=128) == {
+        "subject": (1, 1), "mood": (2, 4), "sense": (0, 1), "all": (2, 4)}
+
+
+def test_clue_coverage_matches_what_the_scores_count(val):
+    ids, clues = val
+    counts = clue_coverage(clues, len(ids), 128)
+    assert sum(total for kind, (_, total) in counts.items() if kind != "all") == len(clues)
+    assert all(0 < scored <= total for scored, total in counts.values())
+    assert counts["all"][0] == len({c.target for c, _, _ in scorable_clues(clues, len(ids), 128)})
+
+
 def test_clue_accuracy_counts_exact_guesses(val):
     ids, clues = val
     model = course_model(heads=1)
@@ -68,6 +85,17 @@ class Oracle(LanguageModel):
         rows = torch.arange(self.windows_seen, self.windows_seen + B)
         self.windows_seen += B
         return torch.nn.functional.one_hot(self.ids[rows[:, None] * T + torch.arange(T) + 1], 1024).float()
+
+
+def test_scoreboard_of_every_window_covers_the_words_clue_accuracy_scores(val):
+    """max_windows=None scores every window; a count below 1 is refused with a message."""
+    ids, clues = val
+    model = course_model(heads=2)
+    every = attention_on_clues(model, ids, clues, max_windows=None)
+    assert every == attention_on_clues(model, ids, clues, max_windows=len(ids))
+    assert every != attention_on_clues(model, ids, clues, max_windows=1)
+    with pytest.raises(ValueError, match="max_windows must be a whole number >= 1, got 0"):
+        attention_on_clues(model, ids, clues, max_windows=0)
 
 
 def test_scoreboard_gives_each_head_a_share_per_clue_kind(val):

@@ -63,6 +63,19 @@ def test_time_budget_stops_early(small):
     assert result.steps == 1 and "time budget" in result.stopped_early
 
 
+def test_the_progress_bar_names_the_run(small, monkeypatch):
+    """Chapter 7 trains three models of four heads each: its bars carry the models' names, not '4 heads'."""
+    from helpers.block import block_model
+
+    names, real_bar = [], train_module._progress_bar
+    monkeypatch.setattr(train_module, "_progress_bar", lambda **options: names.append(options["desc"])
+                        or real_bar(**options))
+    for label, model in (("block with feed-forward", block_model(heads=4)), (None, None)):
+        train(heads=1, steps=1, corpus=small, batch_size=2, progress=False, evaluate_at_end=False, model=model,
+              label=label)
+    assert names == ["block with feed-forward", "1 head"]
+
+
 def test_user_text_file(tmp_path):
     corpus = text_corpus(DATA / "sample.txt")
     result = train(heads=4, steps=3, seed=0, corpus=corpus, batch_size=4, progress=False)

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import helpers.checks
-from helpers.checks import LINE, OUTCOMES, attempt, todo, yours_or_reference
+from helpers.checks import LINE, OUTCOMES, attempt, solution_in_use, todo, yours_or_reference
 from helpers.checks.ch01 import check_softmax, check_weighted_average
 from helpers.checks.references import REFERENCES
 from tools.chapters import chapter_paths
@@ -64,6 +64,15 @@ def test_every_check_in_the_chapters_goes_through_yours_or_reference(path) -> No
                     f"{path.name}: '{line}' should read '{call[1]} = yours_or_reference(check_{call[1]}, ...)'")
 
 
+@pytest.mark.parametrize("path", chapter_paths("01,02,03,04,05,06,07"), ids=lambda p: p.name)
+def test_only_the_solution_cells_call_it_as_a_solution(path) -> None:
+    """A check cell a learner runs keeps its praise; a hidden solution cell says its solution is in use."""
+    for cell in nbformat.read(path, as_version=4).cells:
+        if "yours_or_reference(check_" in cell.source:
+            is_solution = "solution" in cell.metadata.get("tags", [])
+            assert ("solution=True" in cell.source) == is_solution, f"{path.name}: {cell.source}"
+
+
 def test_a_passing_answer_is_kept(capsys: pytest.CaptureFixture[str]) -> None:
     def weighted_average(weights, values):
         return weights @ values
@@ -71,6 +80,30 @@ def test_a_passing_answer_is_kept(capsys: pytest.CaptureFixture[str]) -> None:
     assert yours_or_reference(check_weighted_average, weighted_average) is weighted_average
     assert "Using the reference" not in capsys.readouterr().out
     assert OUTCOMES["weighted_average"] == (True, "weighted_average: correct")
+
+
+def test_a_solution_cell_says_its_solution_is_in_use_not_well_done(capsys: pytest.CaptureFixture[str]) -> None:
+    """Under Run All the hidden solution cell follows 'not attempted yet': no praise for work not done."""
+    def weighted_average(weights, values):
+        return weights @ values
+
+    yours_or_reference(check_weighted_average, stub)
+    capsys.readouterr()
+    assert yours_or_reference(check_weighted_average, weighted_average, solution=True) is weighted_average
+    out = capsys.readouterr().out
+    assert out == solution_in_use("weighted_average") + "\n" and "Well done" not in out
+    assert OUTCOMES["weighted_average"].passed, "the master still gets full marks from the grader"
+
+
+def test_a_broken_solution_cell_still_shows_what_is_wrong(capsys: pytest.CaptureFixture[str]) -> None:
+    def softmax(scores):  # over the wrong dimension
+        e = (scores - scores.max(dim=0, keepdim=True).values).exp()
+        return e / e.sum(dim=0, keepdim=True)
+
+    assert yours_or_reference(check_softmax, softmax, solution=True) is REFERENCES["softmax"]
+    out = capsys.readouterr().out
+    assert out.startswith("Not right yet. softmax on a [2, 3] grid") and "Using the reference softmax" in out
+    assert solution_in_use("softmax") not in out and OUTCOMES["softmax"].passed is False
 
 
 def test_an_unfinished_answer_gives_the_reference_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -126,14 +159,17 @@ def test_something_else_than_a_check_gets_a_clear_message() -> None:
 
 
 def test_every_line_for_the_longest_exercise_name_fits_a_projector(capsys: pytest.CaptureFixture[str]) -> None:
-    """What a check cell prints for an unfinished exercise, and for the reference run twice, stays within LINE
-    characters for the exercise with the longest name (chapter 4's count_attention_parameters printed 104)."""
+    """What a check cell prints for an unfinished exercise, for the reference run twice and for a solution cell
+    stays within LINE characters for the exercise with the longest name (chapter 4's count_attention_parameters
+    printed 104)."""
     name = max(REFERENCES, key=len)
     args = detectives_data() if name == "name_the_detectives" else ()
     yours_or_reference(CHECKS[name], stub, *args)
     yours_or_reference(CHECKS[name], REFERENCES[name], *args)
+    yours_or_reference(CHECKS[name], lambda *given: REFERENCES[name](*given), *args, solution=True)
     lines = capsys.readouterr().out.splitlines()
     assert any("not attempted yet" in line for line in lines) and any("already the reference" in line for line in lines)
+    assert any("hidden solution passes its check" in line for line in lines)
     assert all(len(line) <= LINE for line in lines), [line for line in lines if len(line) > LINE]
 
 

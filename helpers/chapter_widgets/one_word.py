@@ -1,10 +1,12 @@
 """Chapter 7's "change one word": swap one word of a sentence and see which positions' outputs move.
 
 The sentence's word vectors go through one transformer block's two parts, attention and the feed-forward
-part, once as written and once with one word replaced. Two rows of bars show how far each position's output
-moved: attention's row moves at the changed word and at every later word (they can all look at it), the
-feed-forward row only at the changed word (it works on each word alone). Attention moves information between
-words; the feed-forward part computes on each word by itself.
+part, each fed the same word vectors, once as written and once with one word replaced. Two rows of bars show
+how far each position's output moved: attention's row moves at the changed word and at every later word (they
+can all look at it), the feed-forward row only at the changed word (it works on each word alone). Attention
+moves information between words; the feed-forward part computes on each word by itself. Inside the block the
+feed-forward part reads x + attention instead, so there its output moves wherever attention's did: the
+summary line says so, counted.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from helpers.static import static_build
 from helpers.stories import example_sentences
 from helpers.tokenizer import story_tokenizer
 
-ROWS = ("after attention (words mix)", "after the feed-forward part (each word alone)")
+ROWS = ("after attention (words mix)", "after the feed-forward part, fed the same word vectors (each word alone)")
 MOVED = 1e-5
 """A position counts as moved when its output changed by more than this (rounding stays far below it)."""
 SWAPS = ("old", "wet", "girl", "fox", "sadly")
@@ -39,8 +41,11 @@ def default_model() -> BlockModel:
     return model
 
 
-def outputs_moved(model: BlockModel, ids: Sequence[int], changed: Sequence[int]) -> tuple[torch.Tensor, torch.Tensor]:
-    """How far each position's attention output and feed-forward output move, ids -> changed: two [T]."""
+def outputs_moved(
+    model: BlockModel, ids: Sequence[int], changed: Sequence[int]
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """How far each position's output moves, ids -> changed, three [T]: attention's; the feed-forward part's fed
+    the same word vectors; and the feed-forward part's inside the block, where it reads x + attention."""
     block = model.blocks[0]
     if block.ff is None:
         raise ValueError("this block has no feed-forward part: build it with feed_forward=True")
@@ -48,17 +53,23 @@ def outputs_moved(model: BlockModel, ids: Sequence[int], changed: Sequence[int])
         x = model.embed(torch.tensor([list(ids), list(changed)]))  # [2, T, C]: as written, with the swap
         y, _ = block.attn(block.ln1(x))  # [2, T, C]: attention's output
         f = block.ff(block.ln2(x))  # [2, T, C]: the feed-forward part's output on the same vectors
-    return (y[1] - y[0]).norm(dim=-1), (f[1] - f[0]).norm(dim=-1)  # [T], [T]
+        inside = block.ff(block.ln2(x + y))  # [2, T, C]: what it outputs inside the block
+    return tuple((out[1] - out[0]).norm(dim=-1) for out in (y, f, inside))  # three [T]
 
 
-def summary_line(words: Sequence[str], position: int, new: str, attn: Sequence[float], ff: Sequence[float]) -> str:
-    """In words: which positions moved after each part."""
+def summary_line(words: Sequence[str], position: int, new: str, attn: Sequence[float], ff: Sequence[float],
+                 inside: Sequence[float]) -> str:
+    """In words: which positions moved after each part, and after the feed-forward part inside the block."""
     labels = unique_labels(words)
     def where(moved: Sequence[float]) -> str:
         hit = [labels[i] for i, m in enumerate(moved) if m > MOVED]
         return f"{len(hit)} position{'s' if len(hit) != 1 else ''} ({', '.join(hit) or 'none'})"
+    def count(moved: Sequence[float]) -> str:
+        hit = sum(m > MOVED for m in moved)
+        return f"{hit} position{'s' if hit != 1 else ''}"
     return (f"Replacing '{words[position]}' (word {position}) with '{new}': attention's output moved at "
-            f"{where(attn)}, the feed-forward part's at {where(ff)}.")
+            f"{where(attn)}, the feed-forward part's, fed the same word vectors, at {where(ff)}. "
+            f"Inside the block it reads x + attention instead, and there it moved at {count(inside)}.")
 
 
 def _figure(labels: Sequence[str]) -> go.Figure:
@@ -95,7 +106,7 @@ class ChangeOneWord(ChapterWidget):
         self.ids, self.words = list(enc.ids), list(enc.words)
         self.position = self.words.index("wet") if "wet" in self.words else len(self.words) // 2
         self.new_word = swap_for(self.words, self.position, self.tokenizer.ids)
-        self.attn_moved = self.ff_moved = torch.zeros(len(self.words))
+        self.attn_moved = self.ff_moved = self.inside_moved = torch.zeros(len(self.words))
         labels = unique_labels(self.words)
         self.word_picker = widgets.Dropdown(description="word", options=[(w, i) for i, w in enumerate(labels)],
                                             value=self.position)
@@ -142,13 +153,13 @@ class ChangeOneWord(ChapterWidget):
         self.set_quietly(self.replacement, self.new_word)
         changed = list(self.ids)
         changed[self.position] = self.tokenizer.ids[self.new_word]
-        self.attn_moved, self.ff_moved = outputs_moved(self.model, self.ids, changed)
+        self.attn_moved, self.ff_moved, self.inside_moved = outputs_moved(self.model, self.ids, changed)
         with self.bars.batch_update():
             self.bars.data[0].y = self.attn_moved.tolist()
             self.bars.data[1].y = self.ff_moved.tolist()
             self.bars.layout.title.text = f"'{self.words[self.position]}' → '{self.new_word}': which outputs move?"
         self.say(summary_line(self.words, self.position, self.new_word, self.attn_moved.tolist(),
-                              self.ff_moved.tolist()))
+                              self.ff_moved.tolist(), self.inside_moved.tolist()))
 
 
 def swap_for(words: Sequence[str], position: int, vocabulary: dict[str, int]) -> str:
@@ -177,30 +188,35 @@ def static_change_one_word(sentence: str | None = None, model: BlockModel | None
         new = swap_for(enc.words, i, model.tokenizer.ids)
         changed = list(enc.ids)
         changed[i] = model.tokenizer.ids[new]
-        attn, ff = outputs_moved(model, enc.ids, changed)
+        attn, ff, inside = outputs_moved(model, enc.ids, changed)
         buttons.append({"label": f"{labels[i]} → {new}", "method": "update",
                         "args": [{"y": [attn.tolist(), ff.tolist()]},
                                  {"title.text": f"'{enc.words[i]}' → '{new}': which outputs move?",
-                                  "title.subtitle.text": moved_lines(enc.words, attn.tolist(), ff.tolist())}]})
+                                  "title.subtitle.text": moved_lines(enc.words, attn.tolist(), ff.tolist(),
+                                                                     inside.tolist())}]})
     start = enc.words.index("wet") if "wet" in enc.words else len(enc.words) // 2
     fig.update_traces(selector=0, y=buttons[start]["args"][0]["y"][0])
     fig.data[1].y = buttons[start]["args"][0]["y"][1]
     s = style()
     shown = buttons[start]["args"][1]
-    # the menu sits at the title's right, so the title, its two lines and the bars share the screen's height
-    top = int(6.5 * s["font"])
-    plots = s["tallest"] - top - 5 * s["font"]  # about the height of the two rows of bars, in pixels
+    # the menu sits at the title's right, so the title, its three lines and the bars share the screen's height
+    top = int(7.5 * s["font"])
+    height = min(s["tallest"], int(s["size"] * 1.1) + top)
+    plots = height - top - 5 * s["font"]  # about the height of the two rows of bars, in pixels
     fig.update_layout(title=hung_title(shown["title.text"], shown["title.subtitle.text"]),
-                      margin={"t": top}, height=s["tallest"],
+                      margin={"t": top}, height=height,
                       updatemenus=[{"buttons": buttons, "active": start, "x": 1.0, "y": 1 + (top - 8) / plots,
                                     "xanchor": "right", "yanchor": "top"}])
     return fig
 
 
-def moved_lines(words: Sequence[str], attn: Sequence[float], ff: Sequence[float]) -> str:
-    """Which positions moved after each part, as two lines (a figure's subtitle)."""
+def moved_lines(words: Sequence[str], attn: Sequence[float], ff: Sequence[float], inside: Sequence[float]) -> str:
+    """Which positions moved after each part, and inside the block, as three lines (a figure's subtitle)."""
     labels = unique_labels(words)
     def where(moved: Sequence[float]) -> str:
         hit = [labels[i] for i, m in enumerate(moved) if m > MOVED]
         return f"{len(hit)} position{'s' if len(hit) != 1 else ''} ({', '.join(hit) or 'none'})"
-    return f"attention's output moved at {where(attn)}<br>the feed-forward part's at {where(ff)}"
+    inside_hit = sum(m > MOVED for m in inside)
+    return (f"attention's output moved at {where(attn)}<br>the feed-forward part's, fed the same word vectors, at "
+            f"{where(ff)}<br>Inside the block it reads x + attention instead, and there it moved at {inside_hit} "
+            f"position{'s' if inside_hit != 1 else ''}")

@@ -7,14 +7,18 @@ answer raises AssertionError with the reason.
 A chapter calls each check through `yours_or_reference`, which keeps the learner's function when it passes
 and otherwise hands the rest of the chapter the finished version from `helpers.checks.references`, saying so
 in one line: one unfinished exercise never stops the chapter. It also keeps each exercise's latest outcome in
-`OUTCOMES`, which the grader (tools/grade.py) reads after running a submitted notebook.
+`OUTCOMES`, which the grader (tools/grade.py) reads after running a submitted notebook. A chapter's hidden
+solution cell calls it with `solution=True`, so that Run All says the solution was checked and is now in use
+instead of congratulating a learner who wrote nothing.
 """
 
 from __future__ import annotations
 
+import io
 import textwrap
 import traceback
 from collections.abc import Callable
+from contextlib import nullcontext, redirect_stdout
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -114,11 +118,18 @@ def _where_in_your_code(err: BaseException) -> str:
     return f" (at: {frames[-1].line})" if frames else ""
 
 
-def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any) -> Any:
+def solution_in_use(name: str) -> str:
+    """What a hidden solution cell prints when its answer passes: checked, and used from here on."""
+    return f"{name}: this hidden solution passes its check; the cells below now use it."
+
+
+def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solution: bool = False) -> Any:
     """Run `check` on the learner's function `yours` (with the check's extra `args`); return `yours` when it
     passes, else the finished version from helpers, announced in one line, so that the cells below still run.
 
     A wrong answer's explanation is printed instead of raised, and the outcome is kept in OUTCOMES.
+    solution=True marks a chapter's hidden solution cell: a passing answer is then announced as the solution
+    now in use (`solution_in_use`), not with the check's "correct. Well done." meant for a learner's own work.
     """
     name = getattr(check, "__name__", "").removeprefix("check_")
     if name not in REFERENCES:
@@ -127,15 +138,20 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any) -> An
     if yours is reference:
         print(f"{name} is already the reference: run your own definition above, then this cell.")
         return reference
+    said = io.StringIO()  # what the check prints; a solution cell shows it only when the solution fails
     try:
-        passed, problem = check(yours, *args), ""
+        with redirect_stdout(said) if solution else nullcontext():
+            passed, problem = check(yours, *args), ""
     except AssertionError as err:
         passed, problem = False, str(err)
     except (Exception, KeyboardInterrupt) as err:  # the learner's code crashed, or was stopped
         passed, problem = False, f"checking {name} stopped with {type(err).__name__}: {err}{_where_in_your_code(err)}"
     if passed:
-        OUTCOMES[name] = Outcome(True, f"{name}: correct")
+        OUTCOMES[name] = Outcome(True, f"{name}: correct" + (" (the chapter's own solution)" if solution else ""))
+        if solution:
+            print(textwrap.fill(solution_in_use(name), LINE))
         return yours
+    print(said.getvalue(), end="")
     OUTCOMES[name] = Outcome(False, problem or f"{name}: not attempted yet (the stub still calls todo())")
     if problem:
         print(textwrap.fill(f"Not right yet. {problem}", LINE))

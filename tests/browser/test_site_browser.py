@@ -177,7 +177,11 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
             assert {f"slides/{name[:2]}.html" for name in CHAPTERS} <= set(local)
             assert "about" in page.inner_text("table"), "the index shows reading times"
             page.screenshot(path=str(SCREENSHOTS / "site_index.png"), full_page=True)
-            for href in local:
+            downloads = [href for href in local if not href.endswith(".html")]
+            assert downloads == ["student.zip"], f"the index links these non-page files: {downloads}"
+            student_zip = page.request.get(urljoin(site, "student.zip"))  # a download, not a page to visit
+            assert student_zip.ok and student_zip.body()[:2] == b"PK", "student.zip is not a zip file"
+            for href in set(local) - set(downloads):
                 response = page.goto(urljoin(site, href))
                 assert response is not None and response.ok, f"{href} did not load"
                 if not href.startswith("slides/"):
