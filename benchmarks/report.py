@@ -195,15 +195,26 @@ def explorer_block() -> str:
                       f"{run['load_average_1_5_15']}) {verdict} the target of {run['target_ms']:.0f} ms."]
     if browser is not None:
         lines += ["", f"- In {browser['browser']}, from picking a head to the redrawn heatmap: "
-                  f"{browser['head_change_to_redraw_ms']:.0f} ms (measured by the browser test)."]
+                  f"{browser['head_change_to_redraw_ms']:.0f} ms (measured by the browser test"
+                  f"{_browser_load(browser, 'head_change')})."]
         if "model_switch_median_ms" in browser:
             lines.append(f"- In presenter mode at 1280x720, from a pick to the new figure on screen (medians): "
                          f"a model switch {browser['model_switch_median_ms']:.0f} ms, the first all-heads view "
                          f"after it {browser['all_heads_after_switch_median_ms']:.0f} ms, a head change "
                          f"{browser['head_change_median_ms']:.0f} ms, a focus word "
                          f"{browser['focus_change_median_ms']:.0f} ms (targets: 300 ms for a model switch, "
-                         "150 ms for any other change; figures, not timed asserts).")
+                         "150 ms for any other change; figures, not timed asserts"
+                         f"{_browser_load(browser, 'projector')}).")
     return "\n".join(lines)
+
+
+def _browser_load(browser: dict, group: str) -> str:
+    """'; load average (1, 5, 15 min) [...]' as a browser test measured its `group` of figures, or "" where the
+    file does not say (a browser test, its JupyterLab and its kernel load the machine themselves)."""
+    load = browser.get("load_average_1_5_15")
+    if not isinstance(load, dict) or group not in load:
+        return ""
+    return f"; load average (1, 5, 15 min) {load[group]} when measured"
 
 
 def widgets_block() -> str:
@@ -233,7 +244,8 @@ def widgets_block() -> str:
         rows.append(f"In Chromium (presenter mode, 1280x720), a click on chapter 4's head-count buttons shows its "
                     f"grid in {browser['chapter_4_click_median_ms']:.0f} ms (median), "
                     f"{browser['chapter_4_click_first_ms']:.0f} ms at most the first time each grid shows "
-                    "(target: 150 ms; measured by the widgets' browser test, not asserted).")
+                    f"(target: 150 ms; measured by the widgets' browser test, not asserted"
+                    f"{_browser_load(browser, 'chapter_4')}).")
     for share, run in shares.items():
         verdict = "every median meets" if run["meets_target"] else "not every median meets"
         rows.append(f"At {share} of a CPU (`--cpu-share`, pinned to one core beside a busy loop; it got "
