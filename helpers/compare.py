@@ -124,7 +124,8 @@ def scoreboard_heatmap(
 def ablation_bars(
     baseline: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], kinds: Sequence[str] = CLUE_KINDS
 ) -> go.Figure:
-    """Two panels: perplexity with each head switched off (line: all heads on), and clue accuracy lost.
+    """Two panels side by side: perplexity with each head switched off (grey: all heads on), and the clue
+    accuracy lost, with its key under it.
 
     baseline: {"val_ppl": float, "clue_accuracy": {kind: share}} of the whole model;
     rows: helpers.evaluate.head_ablation(...), one {"head", "val_ppl", "clue_accuracy"} per head.
@@ -136,12 +137,12 @@ def ablation_bars(
         if "val_ppl" not in row or "head" not in row or missing:
             raise ValueError(f"each row needs 'head', 'val_ppl' and clue_accuracy for {list(kinds)}, got {row}")
     labels = [f"head {row['head']} off" for row in rows]
-    fig = make_subplots(rows=2, cols=1, vertical_spacing=0.2, subplot_titles=[
-        "perplexity (lower is better)", "clue accuracy lost (higher = more needed)"])
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.16, subplot_titles=[
+        "perplexity (lower is better)", "clue accuracy lost"])
     perplexities = [baseline["val_ppl"]] + [row["val_ppl"] for row in rows]
     fig.add_trace(go.Bar(
         x=["all heads on", *labels], y=perplexities, marker_color=["#999999"] + ["#3b528b"] * len(rows),
-        showlegend=False, text=[f"{v:.2f}" for v in perplexities], textposition="outside",
+        showlegend=False, text=[f"{v:.2f}" for v in perplexities], textposition="outside", cliponaxis=False,
         hovertemplate="%{x}<br>perplexity %{y:.3f}<extra></extra>",
     ), row=1, col=1)
     for i, kind in enumerate(kinds):
@@ -149,14 +150,15 @@ def ablation_bars(
         fig.add_trace(go.Bar(
             x=labels, y=lost, name=kind, marker_color=PALETTE[i % len(PALETTE)],
             hovertemplate=f"%{{x}}<br>{kind} clues: accuracy lost %{{y:.1%}}<extra></extra>",
-        ), row=2, col=1)
-    fig.update_xaxes(title_text="head switched off", row=2, col=1)
+        ), row=1, col=2)
+    fig.update_xaxes(tickangle=-45)
     fig.update_yaxes(title_text="validation perplexity", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(range=[0, max(perplexities) * 1.2], row=1, col=1)  # room for the numbers over the bars
-    fig.update_yaxes(title_text="accuracy lost", tickformat=".0%", row=2, col=1)
-    fig.update_layout(title="Switching off one head at a time", barmode="group", legend={"title": "kind of clue"},
-                      margin={"t": 90})
-    return styled(fig, height=int(style()["size"] * 1.7))
+    fig.update_yaxes(title_text="accuracy lost", tickformat=".0%", row=1, col=2)
+    # the clue kinds' key stands beside the panel that uses it (the right one)
+    fig.update_layout(title="Switching off one head at a time", barmode="group", margin={"t": 100},
+                      legend={"title": {"text": "kind of clue"}})
+    return styled(fig, height=int(style()["size"] * 1.1))
 
 
 def late_checks(steps: int, checks: int = 3) -> tuple[int, ...]:

@@ -3,6 +3,10 @@
 `explore()` returns an `Explorer`, a widget (helpers.chapter_widgets.base.Widget) holding the controls, a live
 heatmap, a focus view (one word's spotlight from every head) and two lines of text: a `summary` that says in
 words what the heatmap shows, and a `message` area for notes (unknown words, trimmed sentences) and bad input.
+The heatmap (or the grid of every head) keeps within the screen below the controls, also on a 1280x720
+projector in presenter mode, whose larger text the controls take too; the controls work from the keyboard.
+A figure is built once per number of heads and then only updated, hidden or shown: switching models or
+views sends new numbers, never a new figure.
 Every update runs inside the widget's `report()`, so the widget never shows a traceback and the next good
 input simply works. The model menu lists the shipped checkpoints (helpers.registry) and, when `explore` is
 given the folder or card of a learner's own training run, the learner's checkpoints beside them.
@@ -18,7 +22,7 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 import torch
 
-from helpers.chapter_widgets.base import TEXT, Widget
+from helpers.chapter_widgets.base import HIDDEN, SHOWN, TEXT, Widget, control_style, show
 from helpers.checkpoints import find_checkpoints
 from helpers.examples import examples_for, text_examples
 from helpers.explorer_figures import (
@@ -32,12 +36,16 @@ from helpers.explorer_figures import (
     update_head_figure,
 )
 from helpers.model import CourseModel
+from helpers.plots import style
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, SHIPPED, Checkpoint, shipped
 from helpers.static import static_build
 
 ALL_HEADS = "all heads"
 """The head picker's choice that shows every head side by side."""
+CONTROLS = 7.5
+"""The height of the controls and the message area above the heatmap, in font sizes: the heatmap gets the
+rest of the tallest figure the screen shows, so that the controls and the heatmap are on it together."""
 
 
 class Explorer(Widget):
@@ -63,18 +71,24 @@ class Explorer(Widget):
         wide = widgets.Layout(width="auto", min_width="30em")
 
         self.sentence = widgets.Text(description="sentence", continuous_update=False, layout=wide)
-        self.example_picker = widgets.Dropdown(description="examples", options=[], value=None, layout=wide)
+        # widths grow with presenter mode's font: two menus to a row fit 1280x720, the examples take the rest
+        self.example_picker = widgets.Dropdown(description="examples", options=[], value=None,
+                                               layout=widgets.Layout(width="auto", flex="1 1 auto"))
         self.model_picker = widgets.Dropdown(description="model", value=None,
+                                             layout=widgets.Layout(width=f"{22 * self.font}px"),
                                              options=[(c.label, name) for name, c in self.menu.items()])
-        self.head_picker = widgets.Dropdown(description="head")
-        self.focus_picker = widgets.Dropdown(description="focus on")
+        self.head_picker = widgets.Dropdown(description="head", layout=widgets.Layout(width=f"{13 * self.font}px"))
+        self.focus_picker = widgets.Dropdown(description="focus on",
+                                             layout=widgets.Layout(width=f"{13 * self.font}px"))
         self.summary = widgets.HTML()
-        self.heatmap = head_figure(torch.zeros(1, 1), ["..."], "Where each word looks")
-        self.grid: go.FigureWidget | None = None  # built the first time "all heads" is picked
-        self.bars: go.FigureWidget | None = None  # built for the model's number of heads
+        self.tallest = int(style()["tallest"] - CONTROLS * self.font)  # the figures' height below the controls
+        self.heatmap = head_figure(torch.zeros(1, 1), ["..."], "Where each word looks", tallest=self.tallest)
+        self.grids: dict[int, go.FigureWidget] = {}  # number of heads -> its grid, built when first shown
+        self.bars_by_heads: dict[int, go.FigureWidget] = {}  # number of heads -> its focus view
+        self._boxes: dict[int, widgets.Box] = {}  # id of a figure above -> the box that shows or hides it
         self.heatmap_box = widgets.Box([self.heatmap])
-        self.grid_box = widgets.Box([], layout=widgets.Layout(**_HIDDEN))
-        self.bars_box = widgets.Box([])
+        self.grid_box = widgets.VBox([], layout=widgets.Layout(**HIDDEN))  # a grid per number of heads
+        self.bars_box = widgets.VBox([])  # a focus view per number of heads, one above the other
         self._listen_to_clicks(self.heatmap)
 
         for picker, setter in ((self.sentence, self.set_sentence), (self.example_picker, self.set_sentence),
@@ -82,12 +96,11 @@ class Explorer(Widget):
                                (self.focus_picker, self.set_focus)):
             picker.observe(self.calls(setter), names="value")
 
-        controls = widgets.VBox([
-            widgets.HBox([self.model_picker, self.head_picker, self.focus_picker]),
-            self.sentence, self.example_picker,
-        ])
-        self.children = [controls, self.message, self.heatmap_box, self.grid_box, self.summary, self.bars_box]
+        controls = widgets.VBox([widgets.HBox([self.model_picker, self.head_picker]), self.sentence,
+                                 widgets.HBox([self.focus_picker, self.example_picker])])
         self.add_class("attention-explorer")
+        self.children = [control_style("attention-explorer", self.font), self.access, controls, self.message,
+                         self.heatmap_box, self.grid_box, self.summary, self.bars_box]
 
         self.models: dict[str, CourseModel] = {}  # every checkpoint of the menu, read once: switching is instant
         for name in self.menu:
@@ -96,6 +109,8 @@ class Explorer(Widget):
             except Exception:  # reported by set_model when that model is picked
                 continue
         self.examples = {name: examples_for(entry, self._card(name)) for name, entry in self.menu.items()}
+        for heads in sorted({m.config.heads for m in self.models.values()}):  # every figure a switch can show
+            self._figures_for(heads)
         if own:
             opening = own[-1].name  # a learner's folder: its model with the most heads
         else:
@@ -192,15 +207,9 @@ class Explorer(Widget):
             if list(self.example_picker.options) != examples:  # the other vocabulary: its own examples
                 shown = self.example_picker.value if self.example_picker.value in examples else None
                 self.set_quietly(self.example_picker, shown, options=examples)
-            if self.bars is None or len(self.bars.data) != heads:  # another number of heads: new figures
-                old, self.bars = self.bars, focus_figure(heads)
-                self.bars_box.children = [self.bars]
-                if old is not None:
-                    old.close()
-                if self.grid is not None:
-                    self.grid_box.children = []
-                    self.grid.close()
-                    self.grid = None
+            self._figures_for(heads)
+            for count, bars in self.bars_by_heads.items():
+                show(self._boxes[id(bars)], count == heads)
             if self.words:
                 self.set_sentence(self.sentence.value)
 
@@ -217,32 +226,40 @@ class Explorer(Widget):
     # ----- drawing ---------------------------------------------------------------------------------
 
     @property
+    def bars(self) -> go.FigureWidget:
+        """The focus view on show: one word's spotlight from every head of the model."""
+        return self.bars_by_heads[self.att.shape[0]]
+
+    @property
+    def grid(self) -> go.FigureWidget:
+        """The grid of every head of the model on show."""
+        return self.grids[self.att.shape[0]]
+
+    @property
     def figure(self) -> go.FigureWidget:
         """The figure on show: the grid of every head, or one head's heatmap."""
-        return self.grid if self.head == ALL_HEADS and self.grid is not None else self.heatmap
+        return self.grid if self.head == ALL_HEADS else self.heatmap
 
     def _redraw(self) -> None:
         """Redraw the heatmap (or grid) for the current head and sentence, then the focus view.
 
-        Both figures stay in the page and are hidden or shown, never taken out: a plotly FigureWidget
+        Every figure stays in the page and is hidden or shown, never taken out: a plotly FigureWidget
         (plotly 7, anywidget) whose view was removed from the page stops the updates of its later views.
         """
         heads = self.att.shape[0]
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
         grid = self.head == ALL_HEADS
         if grid:
-            title = f"Every head of the {name}"
-            if self.grid is None:
-                self.grid = grid_figure(self.att, self.words, title, self.originals)
-                self._listen_to_clicks(self.grid)
-                self.grid_box.children = [self.grid]
-            else:
-                update_grid_figure(self.grid, self.att, self.words, title, self.originals)
+            self._figures_for(heads)
+            update_grid_figure(self.grids[heads], self.att, self.words, f"Every head of the {name}",
+                               self.originals, self.tallest)
         else:
             update_head_figure(self.heatmap, self.att[self.head], self.words, f"Head {self.head} of the {name}",
-                               self.originals)
-        self.grid_box.layout = widgets.Layout(**(_SHOWN if grid else _HIDDEN))
-        self.heatmap_box.layout = widgets.Layout(**(_HIDDEN if grid else _SHOWN))
+                               self.originals, self.tallest)
+        for count, figure in self.grids.items():
+            show(self._boxes[id(figure)], grid and count == heads)
+        show(self.grid_box, grid)
+        show(self.heatmap_box, not grid)
         self._redraw_focus()
 
     def _redraw_focus(self) -> None:
@@ -260,6 +277,23 @@ class Explorer(Widget):
         self.summary.value = self.html_lines(self.summary_lines, TEXT)
         self.show_message()
 
+    def _figures_for(self, heads: int) -> None:
+        """Build the focus view and the grid for a model of `heads` heads, once: they stay in the page, hidden
+        until shown, so that switching to such a model later only sends numbers. The explorer builds them for
+        every model of its menu when it opens: the page draws them once, and no switch waits for a new figure."""
+        if heads in self.bars_by_heads:
+            return
+        self.bars_by_heads[heads] = focus_figure(heads)
+        self.bars_box.children = [*self.bars_box.children, self._boxed(self.bars_by_heads[heads], shown=False)]
+        self.grids[heads] = grid_figure(torch.zeros(heads, 1, 1), ["..."], "Every head", tallest=self.tallest)
+        self._listen_to_clicks(self.grids[heads])
+        self.grid_box.children = [*self.grid_box.children, self._boxed(self.grids[heads], shown=False)]
+
+    def _boxed(self, fig: go.FigureWidget, shown: bool) -> widgets.Box:
+        """A box holding `fig`, by which it is hidden or shown (a figure's own `layout` is plotly's)."""
+        self._boxes[id(fig)] = widgets.Box([fig], layout=widgets.Layout(**(SHOWN if shown else HIDDEN)))
+        return self._boxes[id(fig)]
+
     def _listen_to_clicks(self, fig: Any) -> None:
         for trace in fig.data:
             trace.on_click(self._on_click)
@@ -269,11 +303,6 @@ class Explorer(Widget):
         if points.point_inds:
             cell = points.point_inds[0]  # [row, column] on a heatmap
             self.set_focus(int(cell[0] if isinstance(cell, (list, tuple)) else cell))
-
-_SHOWN = {"visibility": "visible"}
-_HIDDEN = {"visibility": "hidden", "height": "0px", "overflow": "hidden"}
-"""Box layouts that show or hide a figure while keeping it in the page (it can still measure its text)."""
-
 
 def explore(model: str | Path = DEFAULT, sentence: str | None = None) -> Explorer:
     """The attention explorer on checkpoint `model`, opened on `sentence` (or the model's first example).

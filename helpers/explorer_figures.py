@@ -15,13 +15,18 @@ import torch
 
 from helpers.plots import (
     FIT_WIDTH,
+    HEATMAP_FRAME,
     LOOKED_AT,
     PALETTE,
     attention_heatmap,
+    figure_widget,
+    grid_shape,
+    grid_words,
     heads_grid,
     heatmap_axes,
     heatmap_cells,
     heatmap_side,
+    heatmap_size,
     heatmap_traces,
     hung_title,
     style,
@@ -32,17 +37,19 @@ from helpers.plots import (
 
 
 def head_figure(
-    weights: torch.Tensor, words: Sequence[str], title: str, originals: Sequence[str] | None = None
+    weights: torch.Tensor, words: Sequence[str], title: str, originals: Sequence[str] | None = None,
+    tallest: int | None = None,
 ) -> go.FigureWidget:
-    """A live heatmap of one head's [T, T] weights (rows: word that looks, columns: word looked at)."""
-    fig = go.FigureWidget(attention_heatmap(weights, words, title=title, originals=originals))
+    """A live heatmap of one head's [T, T] weights (rows: word that looks, columns: word looked at), at most
+    `tallest` pixels high."""
+    fig = figure_widget(attention_heatmap(weights, words, title=title, originals=originals, tallest=tallest))
     fig.update_layout(clickmode="event")
     return fig
 
 
 def update_head_figure(
     fig: go.FigureWidget, weights: torch.Tensor, words: Sequence[str], title: str,
-    originals: Sequence[str] | None = None,
+    originals: Sequence[str] | None = None, tallest: int | None = None,
 ) -> None:
     """Swap in new [T, T] weights, words and tooltips, as one update message (no rebuild, no flicker).
 
@@ -51,14 +58,17 @@ def update_head_figure(
     """
     cells = heatmap_cells(weights, words, originals=originals)
     shown, masked = fig.data
-    side = heatmap_side(len(words))
-    axes = heatmap_axes(cells.labels, side)
+    wide, tall = heatmap_size(len(words), tallest)
+    axes = heatmap_axes(cells.labels, wide, tall)
     with fig.batch_update():
         shown.z = cells.weights
         if not _same(shown.text, cells.seen_text):
             shown.update(x=cells.labels, y=cells.labels, text=cells.seen_text)
             masked.update(z=cells.future, x=cells.labels, y=cells.labels, text=cells.masked_text)
-        fig.layout.update(title_text=title, width=min(FIT_WIDTH, side + 200), height=side + 160)
+        if fig.layout.title.text != title:
+            fig.layout.title.text = title
+        size = {"width": min(FIT_WIDTH, wide + HEATMAP_FRAME[0]), "height": tall + HEATMAP_FRAME[1]}
+        _relabel(fig, {}, size)
         _relabel(fig, axes)
 
 
@@ -67,20 +77,27 @@ def _same(old: object, new: np.ndarray) -> bool:
     return isinstance(old, np.ndarray) and old.shape == new.shape and bool((old == new).all())
 
 
-def _relabel(fig: go.FigureWidget, axes: dict) -> None:
-    """Send the word-axis settings of `axes` (from heatmap_axes) whose values differ from the figure's.
+def _relabel(fig: go.FigureWidget, axes: dict, extra: dict | None = None) -> None:
+    """Send the word-axis settings of `axes` (from heatmap_axes or grid_words), and the flat layout settings
+    `extra` ({"height": ...}), whose values differ from what the figure was last sent.
 
     Only the labelling rule (every k-th word, the tick font, the note in the axis title) is sent, and only
     when it changed: re-sending a live heatmap's whole axis settings on every update blanked the explorer's
     figures in JupyterLab. What was sent is kept on the figure, so most updates read no plotly property.
     """
-    want = {}
+    want = dict(extra or {})
     for name, axis in axes.items():
+        if not name.startswith(("xaxis", "yaxis")):
+            continue
         want.update({f"{name}.dtick": axis["dtick"], f"{name}.tick0": axis["tick0"],
-                     f"{name}.tickmode": axis["tickmode"], f"{name}.tickfont.size": axis["tickfont"]["size"],
-                     f"{name}.title.text": axis["title"]["text"]})
+                     f"{name}.tickmode": axis["tickmode"], f"{name}.tickfont.size": axis["tickfont"]["size"]})
+        if "title" in axis:
+            want[f"{name}.title.text"] = axis["title"]["text"]
+
     if not hasattr(fig, "_word_axes"):
-        fig._word_axes = {key: fig.layout[key] for key in want}  # what the figure was built with
+        fig._word_axes = {}
+    missing = [key for key in want if key not in fig._word_axes]
+    fig._word_axes.update({key: fig.layout[key] for key in missing})  # what the figure was built with
     changes = {key: value for key, value in want.items() if fig._word_axes.get(key) != value}
     if changes:
         fig.layout.update(changes)
@@ -88,27 +105,29 @@ def _relabel(fig: go.FigureWidget, axes: dict) -> None:
 
 
 def grid_figure(
-    weights: torch.Tensor, words: Sequence[str], title: str, originals: Sequence[str] | None = None
+    weights: torch.Tensor, words: Sequence[str], title: str, originals: Sequence[str] | None = None,
+    tallest: int | None = None,
 ) -> go.FigureWidget:
-    """A live grid of small heatmaps (2 x 2 for four heads) of [H, T, T] weights, sharing one colour scale."""
-    fig = go.FigureWidget(heads_grid(weights, words, title=title, originals=originals))
+    """A live grid of small heatmaps (2 x 2 for four heads) of [H, T, T] weights, sharing one colour scale,
+    at most `tallest` pixels high."""
+    fig = figure_widget(heads_grid(weights, words, title=title, originals=originals, tallest=tallest))
     fig.update_layout(clickmode="event")
     return fig
 
 
 def update_grid_figure(
     fig: go.FigureWidget, weights: torch.Tensor, words: Sequence[str], title: str,
-    originals: Sequence[str] | None = None,
+    originals: Sequence[str] | None = None, tallest: int | None = None,
 ) -> None:
     """Swap in new [H, T, T] weights; the grid must already have H heads (two traces per head).
 
-    Like update_head_figure it sends only what changed; the axis layout is rebuilt only when the number of
-    words changes (the only thing that changes which words are labelled and the tick font).
+    Like update_head_figure it sends only what changed: the weights, the words and tooltips of a new
+    sentence, and the word labels' settings (grid_words: which words, at what size) when they change.
     """
     heads = weights.shape[0]
     if len(fig.data) != 2 * heads:
         raise ValueError(f"this grid shows {len(fig.data) // 2} heads, got weights for {heads}")
-    resized = fig.data[0].x is None or len(fig.data[0].x) != len(words)
+    layout, looks_shift = grid_words(unique_labels(words), grid_shape(heads, tallest=tallest))
     with fig.batch_update():
         for h in range(heads):
             cells = heatmap_cells(weights[h], words, originals=originals)
@@ -117,10 +136,10 @@ def update_grid_figure(
             if not _same(shown.text, cells.seen_text):
                 shown.update(x=cells.labels, y=cells.labels, text=cells.seen_text)
                 masked.update(z=cells.future, x=cells.labels, y=cells.labels, text=cells.masked_text)
-        if resized:
-            fig.layout.update(heads_grid(weights, words, title=title, originals=originals).layout)
-        else:
+        if fig.layout.title.text != title:
             fig.layout.title.text = title
+        _relabel(fig, layout, {"margin.l": layout["margin"]["l"],
+                               f"annotations[{len(fig.layout.annotations) - 1}].xshift": looks_shift})
 
 
 def focus_figure(heads: int) -> go.FigureWidget:
@@ -130,7 +149,7 @@ def focus_figure(heads: int) -> go.FigureWidget:
                hovertemplate=f"head {h}<br>{LOOKED_AT}: %{{x}}<br>weight: %{{y:.1%}}<extra></extra>")
         for h in range(heads)
     ]
-    fig = go.FigureWidget(bars)
+    fig = figure_widget(go.Figure(bars))
     fig.update_layout(
         barmode="group", xaxis={"title": LOOKED_AT, "tickangle": -45}, legend={"title": "spotlight of"},
         yaxis={"title": "weight", "tickformat": ".0%", "range": [0, 1.05]}, margin={"t": 70},

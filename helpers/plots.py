@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 import torch
 from plotly.subplots import make_subplots
 
@@ -27,6 +28,9 @@ LOOKS = "word that looks"
 LOOKED_AT = "word looked at"
 FIT_WIDTH = 820
 """Widest figure in pixels: JupyterLab's output area is about 850 px wide at 1280x720 (presenter mode)."""
+FIGURE_CONFIG = {"displayModeBar": False, "displaylogo": False}
+"""How every figure is drawn: without plotly's mode bar, whose ten buttons a class never uses and which
+would fill a keyboard user's tab order (drag to zoom and double-click to reset still work)."""
 COLOUR_BAR = {"tickformat": ".0%", "ticklabelposition": "outside bottom"}
 """A colour bar of shares: each label under its tick, so "100%" stays clear of the title above the bar."""
 MAX_LABELLED = 40
@@ -37,6 +41,25 @@ whole on the screen (JupyterLab shows about 600 px of notebook at 1280x720)."""
 _style = dict(_READING)
 
 
+def _draw_without_mode_bar() -> None:
+    """Make every renderer that draws figures in a notebook use FIGURE_CONFIG (plotly keeps a config per
+    renderer and sends it with each figure); live figures get it from `figure_widget`."""
+    for name in pio.renderers:
+        renderer = pio.renderers[name]
+        if isinstance(getattr(renderer, "config", None), dict):
+            renderer.config = {**renderer.config, **FIGURE_CONFIG}
+
+
+_draw_without_mode_bar()
+
+
+def figure_widget(fig: go.Figure) -> go.FigureWidget:
+    """A live (updatable) copy of `fig`, drawn with FIGURE_CONFIG like every other figure."""
+    widget = go.FigureWidget(fig)
+    widget._config = dict(FIGURE_CONFIG)  # the widget's config trait: what its view hands to plotly.js
+    return widget
+
+
 def presenter_mode(on: bool = True) -> None:
     """Larger text (titles, labels, subplot titles, notes) for a projector (on), or the reading sizes (off).
 
@@ -45,18 +68,25 @@ def presenter_mode(on: bool = True) -> None:
     _style.update(_PRESENTER if on else _READING)
 
 
+def presenting() -> bool:
+    """True while presenter mode is on (a static copy may then start folded, to fit a projector's screen)."""
+    return _style == _PRESENTER
+
+
 def style() -> dict[str, int]:
     """The current font size, figure size and tallest figure, for widgets that build their own figures."""
     return dict(_style)
 
 
 def styled(fig: go.Figure, width: int = FIT_WIDTH, height: int | None = None) -> go.Figure:
-    """Apply the current text sizes to every piece of text (subplot titles too) and cap the width."""
+    """Apply the current text sizes to every piece of text (subplot titles too), cap the width at FIT_WIDTH
+    and the height at the tallest figure the screen shows whole (figures are designed to fit; this is the
+    backstop)."""
     font = _style["font"]
     fig.update_layout(width=min(int(width), FIT_WIDTH), font={"size": font}, title_font_size=font + 4,
                       title_subtitle_font_size=font)
     if height is not None:
-        fig.update_layout(height=int(height))
+        fig.update_layout(height=min(int(height), _style["tallest"]))
     fig.update_annotations(font_size=font)  # subplot titles are annotations with their own (small) size
     return fig
 
@@ -68,19 +98,40 @@ def hung_title(text: str, subtitle: str) -> dict:
             "pad": {"t": 8}}
 
 
-def word_axis(labels: Sequence[str], pixels: float, slanted: bool = True) -> tuple[dict, str]:
-    """Axis settings that label every word (up to MAX_LABELLED) at a font that fits `pixels`, and a note.
+def word_axis(
+    labels: Sequence[str], pixels: float, slanted: bool = True, every: int | None = None
+) -> tuple[dict, str]:
+    """Axis settings that label the words at a font that fits `pixels`, and a note.
 
-    Returns (axis properties, note); the note is "" when every word is labelled, else says which are.
+    Every word is labelled up to MAX_LABELLED words, as long as its label stays readable (least_label px);
+    beyond that every k-th word (or every `every`-th, to match another axis), and the note says which.
+    Returns (axis properties, note); the note is "" when every word is labelled.
     """
     n = max(len(labels), 1)
-    every = 1 if n <= MAX_LABELLED else math.ceil(n / MAX_LABELLED)
+    every = every or label_every(n, pixels, slanted)
     # x labels are slanted at 45 degrees, so neighbours sit only sin(45) ~ 0.7 of a word's width apart
-    size = max(8, min(_style["font"], int((0.65 if slanted else 0.85) * pixels * every / n)))
+    size = max(8, min(_style["font"], int(_spacing(slanted) * pixels * every / n)))
     # every `every`-th category from the first; plain numbers, so a live figure updates them cheaply
     axis = {"tickmode": "linear", "tick0": 0, "dtick": every, "tickfont": {"size": size}}
     note = "" if every == 1 else f"every {_ordinal(every)} word labelled"
     return axis, note
+
+
+def least_label() -> int:
+    """The smallest word label worth drawing, in pixels: 10 at reading sizes, 12 on a projector."""
+    return max(10, round(0.55 * _style["font"]))
+
+
+def label_every(n_words: int, pixels: float, slanted: bool = True) -> int:
+    """Label every k-th of `n_words` along `pixels`: k = 1 when every label fits at least least_label() px
+    (and there are at most MAX_LABELLED words), else the smallest k that makes them fit."""
+    fit = math.ceil(n_words * least_label() / (_spacing(slanted) * pixels))
+    return max(1, math.ceil(n_words / MAX_LABELLED), fit)
+
+
+def _spacing(slanted: bool) -> float:
+    """The share of a word's slot its label's font may take: less for slanted labels, which sit closer."""
+    return 0.65 if slanted else 0.85
 
 
 def _ordinal(k: int) -> str:
@@ -193,8 +244,21 @@ def heatmap_traces(
 
 
 def heatmap_side(n_words: int) -> int:
-    """Side of one heatmap's plot area in pixels: grows with the words, the figure staying within FIT_WIDTH."""
-    return min(FIT_WIDTH - 200, _style["size"] + 12 * max(0, n_words - 10))
+    """Width of one heatmap's plot area in pixels: grows with the words, the figure staying within FIT_WIDTH."""
+    return min(FIT_WIDTH - HEATMAP_FRAME[0], _style["size"] + 12 * max(0, n_words - 10))
+
+
+HEATMAP_FRAME = (200, 160)
+"""Pixels a one-heatmap figure needs around its plot area: (across: row labels and colour bar; down: title
+and slanted column labels)."""
+
+
+def heatmap_size(n_words: int, tallest: int | None = None) -> tuple[int, int]:
+    """(width, height) of a one-heatmap figure's plot area: heatmap_side wide, and square unless the figure
+    would be taller than `tallest` (default: the tallest the screen shows whole; less in a widget whose
+    controls stay in view above it); then the rows get shorter instead."""
+    side = heatmap_side(n_words)
+    return side, min(side, min(tallest or _style["tallest"], _style["tallest"]) - HEATMAP_FRAME[1])
 
 
 def attention_heatmap(
@@ -203,50 +267,122 @@ def attention_heatmap(
     title: str = "Where each word looks",
     causal: bool = True,
     originals: Sequence[str] | None = None,
+    tallest: int | None = None,
 ) -> go.Figure:
-    """One head's [T, T] weights as a heatmap with words on both axes."""
+    """One head's [T, T] weights as a heatmap with words on both axes, at most `tallest` pixels high."""
     fig = go.Figure(heatmap_traces(weights, words, causal=causal, originals=originals))
-    fig.update_layout(title=title, margin={"t": 80}, **heatmap_axes(unique_labels(words)))
-    side = heatmap_side(len(words))
-    return styled(fig, width=side + 200, height=side + 160)
+    wide, tall = heatmap_size(len(words), tallest)
+    fig.update_layout(title=title, margin={"t": 80}, **heatmap_axes(unique_labels(words), wide, tall))
+    return styled(fig, width=wide + HEATMAP_FRAME[0], height=tall + HEATMAP_FRAME[1])
 
 
 def heatmap_axes(labels: Sequence[str], pixels: float | None = None, tall: float | None = None) -> dict:
     """Layout settings that label both axes of a one-heatmap figure with words (the first word on top);
     `tall`: the plot area's height; when it is less than the width `pixels`, the rows get their own size."""
     pixels = pixels or heatmap_side(len(labels))
-    axis, note = word_axis(labels, pixels)
-    rows = word_axis(labels, tall, slanted=False)[0] if tall and tall < pixels else axis
+    short = bool(tall and tall < pixels)
+    every = max(label_every(len(labels), pixels), label_every(len(labels), tall, slanted=False) if short else 1)
+    axis, note = word_axis(labels, pixels, every=every)
+    rows = word_axis(labels, tall, slanted=False, every=every)[0] if short else axis
     looked_at = LOOKED_AT + (f" ({note})" if note else "")
     return {"xaxis": {"title": {"text": looked_at}, "side": "bottom", "tickangle": -45, **axis},
             "yaxis": {"title": {"text": LOOKS}, "autorange": "reversed", **rows}}
 
 
+GRID_FRAME = {"top": 3.4, "gap": 1.7, "bottom": 4.4, "across": 14}
+"""A grid of heatmaps' frame in font sizes: the title above the first row, the panel title between rows,
+the slanted column labels and axis title under the last row, and the row labels, axis title and colour bar
+beside the panels."""
+
+
+@dataclass(frozen=True)
+class GridShape:
+    """Where a grid of heatmaps puts its panels: rows and columns of them, each `wide` by `tall` pixels,
+    and its frame in pixels (GRID_FRAME at the current font)."""
+
+    rows: int
+    cols: int
+    wide: float
+    tall: float
+    frame: dict[str, int]
+
+    @property
+    def plots(self) -> float:
+        """The plot areas' height with the gaps between them."""
+        return self.rows * self.tall + (self.rows - 1) * self.frame["gap"]
+
+
+def grid_shape(heads: int, cols: int = 2, tallest: int | None = None) -> GridShape:
+    """The shape of a grid of `heads` heatmaps, `cols` to a row, at most `tallest` pixels high (default: the
+    tallest figure the screen shows whole): square panels where the height allows, else wider than tall."""
+    cols = max(1, min(heads, cols))
+    rows = math.ceil(heads / cols)
+    frame = {key: int(value * _style["font"]) for key, value in GRID_FRAME.items()}
+    wide = (FIT_WIDTH - frame["across"]) / cols  # pixels per panel, across
+    budget = min(tallest or _style["tallest"], _style["tallest"])
+    tall = min(wide, (budget - frame["top"] - frame["bottom"] - (rows - 1) * frame["gap"]) / rows)
+    return GridShape(rows, cols, wide, tall, frame)
+
+
+def grid_words(labels: Sequence[str], shape: GridShape) -> tuple[dict, float]:
+    """The word labels of a grid of heatmaps as layout settings (every panel's axes, the last row's axis
+    titles, the left margin), and how far left of the panels "word that looks" goes (its annotation's
+    xshift): what changes when a live grid shows a sentence of another length."""
+    n, heads = len(labels), shape.rows * shape.cols
+    every = max(label_every(n, shape.wide), label_every(n, shape.tall, slanted=False))
+    columns, note = word_axis(labels, shape.wide, every=every)
+    rows = word_axis(labels, shape.tall, slanted=False, every=every)[0]
+    labels_width = int(max(map(len, labels), default=1) * rows["tickfont"]["size"] * 0.6) + 10
+    layout: dict = {"margin": {"l": labels_width + 2 * _style["font"]}}
+    for panel in range(1, heads + 1):
+        suffix = "" if panel == 1 else str(panel)
+        layout[f"xaxis{suffix}"] = dict(columns)
+        layout[f"yaxis{suffix}"] = dict(rows)
+    first_of_last_row = heads - shape.cols + 1  # it names the columns, once for the whole grid
+    layout[f"xaxis{'' if first_of_last_row == 1 else first_of_last_row}"]["title"] = {
+        "text": LOOKED_AT + (f" ({note})" if note else "")}
+    return layout, -labels_width
+
+
 def heads_grid(
     weights: torch.Tensor, words: Sequence[str], title: str = "Every head at once", causal: bool = True,
-    originals: Sequence[str] | None = None, cols: int = 2,
+    originals: Sequence[str] | None = None, cols: int = 2, first_head: int = 0, tallest: int | None = None,
 ) -> go.Figure:
-    """[H, T, T] weights as small heatmaps, `cols` to a row (four heads: a 2 x 2 grid), one colour scale."""
+    """[H, T, T] weights as small heatmaps, `cols` to a row (four heads: a 2 x 2 grid), one colour scale.
+
+    The panels share their words (they label the left column's rows and the last row's columns), and the
+    grid keeps within `tallest` pixels (default: the tallest figure the screen shows whole, less for a
+    widget whose controls must stay in view): on a projector its panels are wider than tall, and where the
+    rows get too short for every word's label, every k-th word is labelled and the axis title says so.
+    Panel titles count heads from `first_head` (for a grid that shows some heads of a layer).
+    """
     if not isinstance(weights, torch.Tensor) or weights.dim() != 3:
         got = list(weights.shape) if isinstance(weights, torch.Tensor) else type(weights).__name__
         raise ValueError(f"heads_grid needs a [heads, words, words] tensor, got {got}")
     heads = weights.shape[0]
-    cols = max(1, min(heads, cols))
-    rows = math.ceil(heads / cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h}" for h in range(heads)],
-                        horizontal_spacing=0.12, vertical_spacing=0.22 / rows * 2 if rows > 1 else 0.1)
+    shape = grid_shape(heads, cols, tallest)
+    titles = [f"head {first_head + h}" for h in range(heads)]
+    gap = shape.frame["gap"] / shape.plots if shape.rows > 1 else 0
+    fig = make_subplots(rows=shape.rows, cols=shape.cols, subplot_titles=titles, horizontal_spacing=0.03,
+                        vertical_spacing=gap)
     for h in range(heads):
         for trace in heatmap_traces(weights[h], words, causal=causal, show_scale=(h == 0), originals=originals):
-            fig.add_trace(trace, row=h // cols + 1, col=h % cols + 1)
-    panel = (FIT_WIDTH - 220) / cols  # pixels per heatmap
-    axis, note = word_axis(unique_labels(words), panel)
-    fig.update_xaxes(tickangle=-45, **axis)
-    fig.update_yaxes(autorange="reversed", **axis)
-    for r in range(1, rows + 1):
-        fig.update_yaxes(title_text=LOOKS, row=r, col=1)
-    fig.update_xaxes(title_text=LOOKED_AT + (f" ({note})" if note else ""), row=rows)
-    fig.update_layout(title=title, margin={"t": 90})
-    return styled(fig, height=rows * (panel + 110) + 120)
+            fig.add_trace(trace, row=h // shape.cols + 1, col=h % shape.cols + 1)
+    fig.update_xaxes(tickangle=-45)
+    fig.update_yaxes(autorange="reversed")
+    # the panels share their words: only the left column labels its rows, only the last row its columns (the
+    # axes are not plotly's "matched" ones, which keep every word a live grid ever showed)
+    for h in range(heads):
+        row, col = h // shape.cols + 1, h % shape.cols + 1
+        fig.update_xaxes(showticklabels=h + shape.cols >= heads, row=row, col=col)
+        fig.update_yaxes(showticklabels=col == 1, row=row, col=col)
+    layout, looks_shift = grid_words(unique_labels(words), shape)
+    fig.update_layout(layout)
+    # one "word that looks" beside the whole left column, clear of its longest row label
+    fig.add_annotation(text=LOOKS, textangle=-90, xref="paper", yref="paper", x=0, y=0.5, xanchor="right",
+                       yanchor="middle", xshift=looks_shift, showarrow=False)
+    fig.update_layout(title=title, margin={"t": shape.frame["top"], "b": shape.frame["bottom"]})
+    return styled(fig, height=shape.plots + shape.frame["top"] + shape.frame["bottom"])
 
 
 def spotlight_bars(
@@ -275,18 +411,25 @@ def _bars(row: Sequence[float], words: Sequence[str], colour: str = "#3b528b") -
     )
 
 
-def stacked_spotlights(
+def spotlights_side_by_side(
     rows: Mapping[str, torch.Tensor | Sequence[float]], words: Sequence[str], title: str = "Several spotlights"
 ) -> go.Figure:
-    """Several spotlights of one word, one bar chart per spotlight, stacked over the same words."""
+    """Several spotlights of one word side by side: one panel each, the words down the shared left edge (the
+    first on top) and each weight as a bar across, labelled in percent. A row of the figure is one word, so
+    the spotlights compare along it; the figure is as tall as the words need, not the spotlights."""
     if not rows:
         raise ValueError("need at least one spotlight to draw")
-    fig = make_subplots(rows=len(rows), cols=1, shared_xaxes=True, subplot_titles=list(rows),
-                        vertical_spacing=0.35 / len(rows))
-    for r, weights in enumerate(rows.values(), start=1):
-        fig.add_trace(_bars(_as_row(weights, words), words, PALETTE[(r - 1) % len(PALETTE)]), row=r, col=1)
-        fig.update_yaxes(title_text="weight", row=r, col=1)
-    fig.update_yaxes(tickformat=".0%", range=[0, 1.3], nticks=3)
-    fig.update_xaxes(title_text=LOOKED_AT, tickangle=-45, row=len(rows), col=1)
-    fig.update_layout(title=title, showlegend=False, margin={"t": 90})
-    return styled(fig, height=150 + len(rows) * (_style["font"] * 9))
+    font, labels = _style["font"], unique_labels(words)
+    fig = make_subplots(rows=1, cols=len(rows), shared_yaxes=True, subplot_titles=list(rows),
+                        horizontal_spacing=0.1 / len(rows))
+    for c, weights in enumerate(rows.values(), start=1):
+        row = _as_row(weights, words)
+        fig.add_trace(go.Bar(
+            y=labels, x=row, orientation="h", text=[f"{w:.0%}" for w in row], textposition="outside",
+            marker_color=PALETTE[(c - 1) % len(PALETTE)], cliponaxis=False,
+            hovertemplate=f"%{{y}}<br>weight: %{{x:.1%}}<extra>{list(rows)[c - 1]}</extra>",
+        ), row=1, col=c)
+    fig.update_xaxes(range=[0, 1.45], tickvals=[0, 0.5, 1], showticklabels=False)  # the bars say their weight
+    fig.update_yaxes(autorange="reversed", title_text=LOOKED_AT, col=1)
+    fig.update_layout(title=title, showlegend=False, margin={"t": int(5 * font), "b": font})
+    return styled(fig, height=int((1.5 * len(words) + 6.5) * font))

@@ -12,7 +12,7 @@ from IPython.display import HTML
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
 from helpers.chapter_widgets.one_word import static_change_one_word
 from helpers.chapter_widgets.playground import static_playground
-from helpers.chapter_widgets.split_width import HEAD_COUNTS, TRAINED, static_split_the_width
+from helpers.chapter_widgets.split_width import AT_ONCE, HEAD_COUNTS, TRAINED, static_split_the_width
 from helpers.chapter_widgets.step_through import STEPS, static_step_through
 from helpers.model import attention_layer_size
 from helpers.plots import FIT_WIDTH, presenter_mode
@@ -157,8 +157,16 @@ def test_step_through_static_copy_has_every_word_and_step(qkv) -> None:
     words = SENTENCE
     page = static_step_through(words, *qkv)
     assert isinstance(page, HTML)
-    assert page.data.count("<details") == len(words) and page.data.count("has shape") == len(words) * len(STEPS)
+    assert page.data.count("<details") == len(words) * (1 + len(STEPS))  # a fold-out per word, one per step
+    assert page.data.count("has shape") == len(words) * len(STEPS)
+    assert page.data.count("<details open>") == 1 + len(STEPS), "at reading sizes the last word's steps are open"
     assert "<script" not in page.data
+    presenter_mode(True)
+    try:
+        folded = static_step_through(words, *qkv)
+    finally:
+        presenter_mode(False)
+    assert "<details open" not in folded.data, "on a projector every fold-out starts closed, so the slide fits"
 
 
 # ----- chapter 4: split the width -----------------------------------------------------------------------
@@ -173,8 +181,28 @@ def test_split_counts_parameters_from_the_model_code(split) -> None:
         assert split.option.att.shape[0] == heads
         assert split.strip.value.count("title='head") == heads
         assert f"{128 // heads} numbers each" in split.summary_text and f"{with_proj:,}" in split.table.value
-        shown = [b for b in split.boxes if b.layout.visibility == "visible"]
-        assert shown == [split.boxes[HEAD_COUNTS.index(heads)]]
+        shown = [slot for slot, box in zip(split.slots, split.boxes, strict=True) if box.layout.visibility == "visible"]
+        assert shown == [(split.option, range(min(heads, AT_ONCE)))]
+        assert len(split.group_picker.options) == max(1, heads // AT_ONCE)
+        assert (split.group_picker.layout.visibility == "visible") == (heads > AT_ONCE)
+
+
+def test_split_draws_many_heads_four_at_a_time(split) -> None:
+    split.set_heads(16)
+    for first in (4, 12):
+        split.show_heads_from(first)
+        ((box, (option, group)),) = [(box, slot) for box, slot in zip(split.boxes, split.slots, strict=True)
+                                     if box.layout.visibility == "visible"]
+        figure = box.children[0].outputs[0]["data"]["application/vnd.plotly.v1+json"]
+        panels = [a["text"] for a in figure["layout"]["annotations"] if a["text"].startswith("head ")]
+        assert option.heads == 16 and group == range(first, first + 4)
+        assert panels == [f"head {h}" for h in group]
+        assert f"heads {first} to {first + 3}" in figure["layout"]["title"]["text"]
+        assert figure["config"]["displayModeBar"] is False
+    split.show_heads_from(6)
+    assert "show the heads from one of 0, 4, 8, 12" in split.problem and split.first == 12
+    split.set_heads(8)
+    assert split.first == 0 and split.group_picker.value == 0
 
 
 def test_split_trained_checkpoint_fixes_four_heads(split) -> None:
@@ -200,8 +228,10 @@ def test_split_static_copy_has_a_button_per_option() -> None:
     buttons = fig.layout.updatemenus[0].buttons
     assert len(buttons) == len(HEAD_COUNTS) + 1
     for button, heads in zip(buttons, (*HEAD_COUNTS, 4), strict=True):
-        assert sum(button.args[0]["visible"]) == heads
-        assert len(button.args[1]["annotations"]) == heads
+        drawn = min(heads, AT_ONCE)
+        assert sum(button.args[0]["visible"]) == drawn
+        assert [a.text for a in button.args[1]["annotations"]][:drawn] == [f"head {h}" for h in range(drawn)]
+        assert ("heads 0 to 3 drawn" in button.args[1]["title.text"]) == (heads > AT_ONCE)
 
 
 # ----- chapter 7: change one word -----------------------------------------------------------------------
@@ -245,7 +275,7 @@ def test_change_one_word_static_copy_changes_each_word() -> None:
     assert [f > 1e-5 for f in ff] == [i == 3 for i in range(11)]
     assert "fed the same word vectors" in fig.layout.annotations[1].text  # the feed-forward row says what it shows
     assert "Inside the block it reads x + attention instead, and there it moved at 8 positions" in (
-        buttons[3].args[1]["title.text"].replace("<br>", " "))
+        buttons[3].args[1]["title.subtitle.text"])
 
 
 # ----- all of them ----------------------------------------------------------------------------------------
@@ -272,3 +302,4 @@ def test_presenter_mode_enlarges_and_fits_the_output_area(vectors, qkv) -> None:
     assert big.bars.layout.font.size > small.bars.layout.font.size
     for fig in (big.bars, one.bars):
         assert fig.layout.width <= FIT_WIDTH
+        assert fig.layout.height <= 580 - 2 * 22, "the controls above a figure stay on a 1280x720 screen with it"

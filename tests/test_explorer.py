@@ -20,9 +20,9 @@ from plotly.callbacks import InputDeviceState, Points
 from helpers.checkpoints import CheckpointError, load_model, save_checkpoint
 from helpers.course import COURSE_EXAMPLES
 from helpers.examples import default_examples, novel_examples
-from helpers.explorer import ALL_HEADS, Explorer, explore, static_explorer
+from helpers.explorer import ALL_HEADS, CONTROLS, Explorer, explore, static_explorer
 from helpers.model import CourseModel, course_model
-from helpers.plots import FIT_WIDTH, heatmap_side, presenter_mode, style
+from helpers.plots import FIT_WIDTH, heatmap_side, least_label, presenter_mode, style
 from helpers.reading import attention, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, NOVELS, STORY_WORLD, shipped, shipped_names
 from helpers.stories import example_sentences
@@ -423,6 +423,36 @@ def test_static_figure_shows_whole_on_a_projector_with_its_menus_apart() -> None
     assert all(menu.font.size <= 16 for menu in fig.layout.updatemenus)  # side by side without touching
 
 
+def test_on_a_projector_the_heatmap_and_the_grid_fit_below_the_controls() -> None:
+    """In presenter mode a 20-word sentence's heatmap and grid keep within what the screen shows under the
+    controls, with word labels of at least least_label() px; the controls take the larger text too."""
+    presenter_mode(True)
+    try:
+        ex = _explorer(sentence=" ".join((STORY.split() * 2)[:20]))
+        ex.set_head(ALL_HEADS)
+        room, smallest, font = style()["tallest"] - CONTROLS * style()["font"], least_label(), style()["font"]
+    finally:
+        presenter_mode(False)
+    for fig in (ex.heatmap, ex.grid):
+        assert fig.layout.height <= room and fig.layout.width <= FIT_WIDTH
+        assert min(a.tickfont.size for a in (*fig.select_xaxes(), *fig.select_yaxes())) >= smallest
+    assert f"font-size: {font}px" in ex.children[0].value and ex.access in ex.children
+
+
+def test_switching_models_and_views_reuses_the_figures() -> None:
+    """A figure is built once per number of heads: switching back shows it again instead of a new one (a new
+    figure costs the kernel and the browser far more than new numbers in an old one)."""
+    ex = _explorer(sentence=STORY)
+    ex.set_head(ALL_HEADS)
+    four_bars, four_grid = ex.bars, ex.grid
+    ex.set_model("one_head")
+    one_bars = ex.bars
+    ex.set_model("four_heads")
+    assert ex.bars is four_bars and ex.grid is four_grid and one_bars is not four_bars
+    shown = {box.children[0] is four_bars: box.layout.visibility for box in ex.bars_box.children}
+    assert shown == {True: "visible", False: "hidden"}, "the four-head focus view on show, the one-head one hidden"
+
+
 def test_static_fallback_offers_the_story_and_the_novel_four_head_models() -> None:
     fig = static_explorer()
     novels = novel_examples()
@@ -479,11 +509,12 @@ def _labelled(axis, words: list[str]) -> list[str]:
 
 
 def test_live_updates_switch_between_every_word_and_every_kth_word_labelled() -> None:
-    """A 60-word sentence typed into the open explorer labels every 2nd word and says so; a short one
-    afterwards labels every word again, in the heatmap, the grid and the focus bars."""
+    """A 60-word sentence typed into the open explorer labels every 2nd word in the heatmap and says so (the
+    grid's smaller panels every 3rd: no label smaller than least_label); a short one afterwards labels every
+    word again, in the heatmap, the grid and the focus bars."""
     long = " ".join((STORY.split() * 6)[:60])
     ex = _explorer(sentence=STORY)
-    for step in ("head", ALL_HEADS):
+    for step, every, ordinal in (("head", 2, "2nd"), (ALL_HEADS, 3, "3rd")):
         if step == ALL_HEADS:
             ex.set_head(ALL_HEADS)
         fig = ex.figure
@@ -491,14 +522,15 @@ def test_live_updates_switch_between_every_word_and_every_kth_word_labelled() ->
         ex.sentence.value = long
         assert ex.figure is fig, "the figure was rebuilt instead of updated"
         xaxis, yaxis = fig.layout.xaxis, fig.layout.yaxis
-        assert _labelled(xaxis, ex.words) == unique_labels(ex.words)[::2] == _labelled(yaxis, ex.words)
+        assert _labelled(xaxis, ex.words) == unique_labels(ex.words)[::every] == _labelled(yaxis, ex.words)
+        assert min(xaxis.tickfont.size, yaxis.tickfont.size) >= least_label()
         titles = {a.title.text for a in fig.select_xaxes() if a.title.text}
-        assert titles == {"word looked at (every 2nd word labelled)"}, titles
+        assert titles == {f"word looked at (every {ordinal} word labelled)"}, titles
         ex.set_focus(59)
         assert ex.bars.layout.xaxis.title.text == "word looked at (every 2nd word labelled)"
         assert _labelled(ex.bars.layout.xaxis, ex.words) == unique_labels(ex.words)[::2]
         ex.head_picker.value = 1 if step == "head" else ALL_HEADS  # a head change keeps the long labelling
-        assert fig.layout.xaxis.dtick == 2
+        assert fig.layout.xaxis.dtick == every
         ex.sentence.value = STORY
         assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.dtick == 1
         assert _labelled(fig.layout.xaxis, ex.words) == unique_labels(ex.words)

@@ -1,4 +1,4 @@
-"""helpers.plots: true tooltips, figures that fit about 850 px, every word labelled, presenter-mode text."""
+"""helpers.plots: true tooltips, figures that fit the screen, every word labelled, presenter-mode text, no mode bar."""
 
 from __future__ import annotations
 
@@ -8,7 +8,18 @@ import pytest
 import torch
 
 import helpers
-from helpers.plots import FIT_WIDTH, attention_heatmap, heads_grid, heatmap_axes, spotlight_bars, stacked_spotlights
+from helpers.plots import (
+    FIGURE_CONFIG,
+    FIT_WIDTH,
+    LOOKS,
+    attention_heatmap,
+    figure_widget,
+    heads_grid,
+    heatmap_axes,
+    spotlight_bars,
+    spotlights_side_by_side,
+    style,
+)
 
 WORDS = ["the", "fox", "sees", "the", "bridge"]
 
@@ -43,10 +54,41 @@ def test_figures_fit_and_presenter_mode_grows_every_text(on: bool) -> None:
             for fig in (attention_heatmap(_weights(n), words), heads_grid(_weights(n).expand(4, n, n), words)):
                 assert fig.layout.width <= FIT_WIDTH and fig.layout.font.size == font
                 assert all(a.font.size == font for a in fig.layout.annotations)  # subplot titles too
-        bars = [spotlight_bars(_weights(5)[4], WORDS), stacked_spotlights({"a": _weights(5)[4]}, WORDS)]
+        bars = [spotlight_bars(_weights(5)[4], WORDS), spotlights_side_by_side({"a": _weights(5)[4]}, WORDS)]
         assert all(fig.layout.width <= FIT_WIDTH for fig in bars)
     finally:
         helpers.presenter_mode(False)
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_every_figure_shows_whole_on_the_screen(on: bool) -> None:
+    """No figure is taller than the screen shows (on a projector at 1280x720: 580 px of JupyterLab's 600)."""
+    try:
+        helpers.presenter_mode(on)
+        tallest = style()["tallest"]
+        assert tallest <= (580 if on else 900)
+        for n in (5, 12, 40, 128):
+            words = [f"w{i}" for i in range(n)]
+            spotlights = {f"head {h}": _weights(n)[-1] for h in range(5)}
+            for fig in (attention_heatmap(_weights(n), words), heads_grid(_weights(n).expand(4, n, n), words),
+                        heads_grid(_weights(n).expand(16, n, n), words, cols=4), spotlight_bars(_weights(n)[-1], words),
+                        spotlights_side_by_side(spotlights, words)):
+                assert fig.layout.height <= tallest and fig.layout.width <= FIT_WIDTH, (n, fig.layout.title.text)
+        assert heads_grid(_weights(5).expand(4, 5, 5), WORDS, tallest=400).layout.height <= 400
+    finally:
+        helpers.presenter_mode(False)
+
+
+def test_figures_are_drawn_without_the_mode_bar() -> None:
+    """Plotly's mode bar would put about ten buttons per figure in a keyboard user's tab order."""
+    import plotly.io as pio
+
+    assert FIGURE_CONFIG["displayModeBar"] is False
+    for name in ("plotly_mimetype", "notebook", "jupyterlab"):
+        assert pio.renderers[name].config["displayModeBar"] is False, name
+    bundle = pio.renderers["plotly_mimetype"].to_mimebundle(attention_heatmap(_weights(3), WORDS[:3]).to_dict())
+    assert bundle["application/vnd.plotly.v1+json"]["config"]["displayModeBar"] is False
+    assert figure_widget(spotlight_bars(_weights(3)[2], WORDS[:3]))._config == FIGURE_CONFIG
 
 
 def test_every_word_is_labelled_up_to_forty_and_the_axis_says_which_beyond() -> None:
@@ -67,7 +109,22 @@ def test_four_heads_are_a_two_by_two_grid() -> None:
     domains = {(tuple(fig.layout[f"xaxis{'' if i == 1 else i}"].domain),
                 tuple(fig.layout[f"yaxis{'' if i == 1 else i}"].domain)) for i in range(1, 5)}
     assert len({x for x, _ in domains}) == 2 and len({y for _, y in domains}) == 2
-    assert [a.text for a in fig.layout.annotations] == [f"head {h}" for h in range(4)]
+    assert [a.text for a in fig.layout.annotations] == [*(f"head {h}" for h in range(4)), LOOKS]
+    assert all(fig.layout[f"{axis}{i}"].matches is None for axis in ("xaxis", "yaxis") for i in ("", 2, 3, 4)), (
+        "plotly keeps every word a live grid showed on matched axes")
+    assert [fig.layout[f"yaxis{i}"].showticklabels for i in ("", 2, 3, 4)] == [True, False, True, False]
+    assert [fig.layout[f"xaxis{i}"].showticklabels for i in ("", 2, 3, 4)] == [False, False, True, True]
+    later = heads_grid(_weights(5).expand(4, 5, 5), WORDS, first_head=8)
+    assert [a.text for a in later.layout.annotations][:4] == [f"head {h}" for h in range(8, 12)]
+
+
+def test_spotlights_side_by_side_share_the_words_down_the_left() -> None:
+    fig = spotlights_side_by_side({"one head": _weights(5)[4], "head 0 of 4": _weights(5)[2]}, WORDS)
+    assert [a.text for a in fig.layout.annotations] == ["one head", "head 0 of 4"]
+    first, second = fig.data
+    assert first.orientation == "h" and list(first.y) == ["the", "fox", "sees", "the (2)", "bridge"]
+    assert list(second.x) == pytest.approx([1 / 3, 1 / 3, 1 / 3, 0, 0]) and second.text[0] == "33%"
+    assert fig.layout.yaxis.autorange == "reversed" and fig.layout.yaxis2.matches == "y"
 
 
 def test_slanted_word_labels_do_not_overlap_in_presenter_mode() -> None:

@@ -39,4 +39,25 @@ def test_presenter_mode_enlarges_fonts_and_figures() -> None:
     finally:
         helpers.presenter_mode(False)
     assert large.font.size > small.font.size
-    assert large.height > small.height
+    assert large.width > small.width, "on a projector a figure grows across"
+    assert large.height <= 580, "and stays within the 600 px of notebook a 1280x720 screen shows"
+
+
+@pytest.mark.parametrize("path", [*NOTEBOOKS, NOTEBOOKS[0].parent / "explorer.ipynb"], ids=lambda p: p.name)
+def test_rise_needs_no_hidden_set_up_step(path: Path) -> None:
+    """In RISE the set-up cell is a slide of its own (or on the slide that describes it), run there with
+    Shift+Enter: no code cell is hidden from the slideshow except solutions."""
+    cells = json.loads(path.read_text())["cells"]
+    hidden = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and "solution" not in c["metadata"].get(
+        "tags", []) and c["metadata"]["slideshow"]["slide_type"] == "skip"]
+    assert not hidden, f"{path.name}: code cells {hidden} are hidden from the slides: a presenter must run them first"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_chapter_carries_speaker_notes(path: Path) -> None:
+    """Notes cells (slide type "notes") become the decks' speaker notes: talking points and questions."""
+    cells = json.loads(path.read_text())["cells"]
+    notes = ["".join(c["source"]) for c in cells if c["metadata"]["slideshow"]["slide_type"] == "notes"]
+    sections = sum(c["cell_type"] == "markdown" and "".join(c["source"]).startswith("## ") for c in cells)
+    assert len(notes) * 2 >= sections, f"{path.name}: {len(notes)} notes cells for {sections} sections"
+    assert all("Ask:" in text for text in notes[:-1]), f"{path.name}: a section's notes ask the class nothing"

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_clean_outputs import PRINTOUT_WIDTH
 
 from tools.refresh_outputs import CHECK, load_expected
 
@@ -82,15 +83,11 @@ def test_notebook_is_committed_stripped(path: Path) -> None:
     )
 
 
-PRINTOUT_WIDTH = 105
-"""Characters an output line may have: JupyterLab's output area holds about 107 at 1280x720 in presenter mode."""
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_checked_printouts_do_not_wrap_on_a_projector(path: Path) -> None:
     long = [f"{cell}: {len(line)} characters: {line[:60]}..." for cell, text in load_expected(path).items()
             for line in text.removeprefix("[stdout] ").splitlines() if len(line) > PRINTOUT_WIDTH]
-    assert not long, f"{path.name}: lines that wrap mid-word on a projector (wrap them at 100):\n" + "\n".join(long)
+    assert not long, f"{path.name}: lines over {PRINTOUT_WIDTH} characters (wrap them):\n" + "\n".join(long)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -149,3 +149,23 @@ def test_a_failing_notebook_and_a_live_widget_are_reported_and_fail_the_build(tm
     assert "live widgets, blank without a kernel" in build.stdout and "widget.ipynb cell 0" in build.stdout
     assert "good.ipynb cell" not in build.stdout, "a notebook with no widget is not reported"
     assert (tmp_path / "site" / "good.html").exists(), "the other notebooks are still built"
+
+
+def test_pages_and_decks_are_titled_by_their_chapter() -> None:
+    from tools.pages import page_title
+
+    assert page_title("03_one_spotlight_is_not_enough") == "Chapter 3: One spotlight is not enough - Several Spotlights"
+    assert page_title("explorer") == "The attention explorer - Several Spotlights"
+
+
+def test_cells_about_live_controls_are_left_out_of_static_builds() -> None:
+    """A static copy lacks the live widget's controls, so text that describes only those is not shown with it."""
+    from tools.pages import LIVE_ONLY, prepare
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("The heatmap's rows are words."),
+                                         nbformat.v4.new_markdown_cell("Pick a model from the menu.")])
+    nb.cells[1].metadata["tags"] = [LIVE_ONLY]
+    assert [cell.source for cell in prepare(nb).cells] == ["The heatmap's rows are words."]
+    tagged = [path.name for path in notebook_paths("") for cell in nbformat.read(path, as_version=4).cells
+              if LIVE_ONLY in cell.metadata.get("tags", [])]
+    assert "06_meet_the_detectives.ipynb" in tagged, "chapter 6's words on the explorer's live controls"

@@ -3,10 +3,11 @@
     python -m tools.build_site                      # all chapters, the explorer, slides and index into site/
     python -m tools.build_site --no-slides --out DIR notebooks/00_start_here.ipynb notebooks/explorer.ipynb
 
-Each notebook runs once, with SPOTLIGHTS_STATIC=1 (helpers.static), so every widget comes out as its static
-copy (the explorer as a figure with its own menus) and progress bars as plain text. Pages load one shared
-plotly.min.js from the site's root, math is turned into MathML here (no MathJax to fetch), and nothing on a
-page asks another host for anything. The build prints its time and the size of the whole site.
+Each notebook runs with SPOTLIGHTS_STATIC=1 (helpers.static), so every widget comes out as its static copy
+(the explorer as a figure with its own menus) and progress bars as plain text: once at reading sizes for its
+page, and once more in presenter mode for its slide deck. Pages load one shared plotly.min.js from the site's
+root, math is turned into MathML here (no MathJax to fetch), and nothing on a page asks another host for
+anything. Each page's title names its chapter. The build prints its time and the size of the whole site.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from nbclient.exceptions import CellExecutionError
 
 from tools.build_slides import ship_reveal, write_deck
 from tools.chapters import CHAPTERS, EXPLORER, ROOT, notebook_paths, reading_minutes
-from tools.pages import PLOTLY_JS, SITE, execute_static, exporter, prepare, ship_plotly
+from tools.pages import PLOTLY_JS, READABLE_CSS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
 
 MAX_SITE_MB = 20.0
 REPOSITORY = "https://github.com/several-spotlights/several-spotlights"
@@ -43,6 +44,7 @@ PAGE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 {%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block html_head_css -%}<style>""" + READABLE_CSS + """</style>{%- endblock html_head_css -%}
 """
 
 def widget_cells(nb: nbformat.NotebookNode) -> list[int]:
@@ -53,7 +55,8 @@ def widget_cells(nb: nbformat.NotebookNode) -> list[int]:
 
 def write_page(nb: nbformat.NotebookNode, name: str, out_dir: Path) -> Path:
     """Write a prepared notebook as `out_dir/<name>.html`; links to other notebooks point at their pages."""
-    body, _ = exporter(PAGE_TEMPLATE).from_notebook_node(nb, resources={"plotly_js": PLOTLY_JS})
+    resources = {"plotly_js": PLOTLY_JS, "metadata": {"name": page_title(name)}}
+    body, _ = exporter(PAGE_TEMPLATE).from_notebook_node(nb, resources=resources)
     target = out_dir / f"{name}.html"
     target.write_text(body.replace('.ipynb"', '.html"'), encoding="utf-8")
     return target
@@ -146,8 +149,10 @@ def main() -> int:
     start, pages, blank, failed = time.perf_counter(), [], [], []
     for path in notebooks:
         began = time.perf_counter()
+        deck = not args.no_slides and path.name != EXPLORER
         try:
             nb = execute_static(path)
+            slides = execute_static(path, presenter=True) if deck else None
         except CellExecutionError as error:  # a timeout too: report it, build the rest, fail at the end
             failed.append(f"{path.name} did not run: {str(error).strip().splitlines()[-1]}")
             print(f"{path.name}: failed after {time.perf_counter() - began:.0f} s", flush=True)
@@ -156,8 +161,8 @@ def main() -> int:
         prepare(nb)
         pages.append((path, write_page(nb, path.stem, args.out)))
         made = [pages[-1][1].name]
-        if not args.no_slides and path.name != EXPLORER:
-            made.append(write_deck(nb, path.stem, args.out / "slides").relative_to(args.out).as_posix())
+        if slides is not None:
+            made.append(write_deck(slides, path.stem, args.out / "slides").relative_to(args.out).as_posix())
         print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {', '.join(made)}", flush=True)
     print(f"index: {write_index(pages, args.out)}; student edition: {write_student_edition(args.out)}")
     size = site_megabytes(args.out)

@@ -3,10 +3,12 @@
     python -m tools.build_slides                   # every chapter
     python -m tools.build_slides --out DIR notebooks/04_multi_head_attention.ipynb
 
-Each chapter runs as in the site build (static copies, MathML, the site's one plotly.min.js). reveal.js comes
-from its npm package, fetched once into build/npm and copied next to the decks, so a deck works offline:
-open it in a browser and move with the arrow keys or space. Cells tagged "solution" are left out.
-`python -m tools.build_site` builds these decks too, from the same run of each notebook.
+Each chapter runs as in the site build (static copies, MathML, the site's one plotly.min.js), in presenter
+mode, so text and figures have a projector's sizes and every figure fits a 1280x720 screen. reveal.js and its
+notes plugin come from the npm package, fetched once into build/npm and copied next to the decks, so a deck
+works offline: open it in a browser, move with the arrow keys or space, and press S for the speaker view with
+the chapter's notes (its cells of slide type "notes"). Cells tagged "solution" or "setup" are left out.
+`python -m tools.build_site` builds these decks too.
 """
 
 from __future__ import annotations
@@ -24,15 +26,29 @@ import nbformat
 from nbconvert import SlidesExporter
 
 from tools.chapters import EXPLORER, ROOT, chapter_paths
-from tools.pages import PLOTLY_JS, SITE, execute_static, exporter, prepare, ship_plotly
+from tools.pages import (
+    INJECTED,
+    PLOTLY_JS,
+    READABLE_CSS,
+    SITE,
+    execute_static,
+    exporter,
+    page_title,
+    prepare,
+    ship_plotly,
+)
+from tools.paginate import paginate
 
 REVEAL = "reveal.js@5.2.1"
 """The npm package and version the decks use."""
 NPM_DIR = ROOT / "build" / "npm"
 THEME = "white"
-REVEAL_FILES = ["dist/reveal.js", "dist/reveal.css", f"dist/theme/{THEME}.css", "dist/theme/fonts/source-sans-pro"]
-"""The parts of reveal.js a deck loads: the script, its styles, the white theme and that theme's font."""
-SOLUTION_TAG = "solution"
+REVEAL_FILES = ["dist/reveal.js", "dist/reveal.css", f"dist/theme/{THEME}.css", "dist/theme/fonts/source-sans-pro",
+                "plugin/notes/notes.js"]
+"""The parts of reveal.js a deck loads: the script, its styles, the white theme and that theme's font, and the
+notes plugin (its speaker view is built into notes.js: nothing else is fetched)."""
+SOLUTION_TAG, SETUP_TAG = "solution", "setup"
+"""Cells a deck leaves out: solutions, and the set-up cell (its imports; RISE shows it, for running it live)."""
 WIDTH, HEIGHT = 1280, 800  # slide size in CSS pixels before reveal.js scales it to the screen
 
 # nbconvert's reveal page without what it fetches from other hosts (jQuery, require.js, mermaid, MathJax, the
@@ -45,13 +61,21 @@ DECK_TEMPLATE = """{%- extends 'reveal/index.html.j2' -%}
 <style>
 .reveal .slides section { height: 100%; overflow-y: auto; }  /* a tall slide scrolls with the mouse wheel */
 .reveal .jp-InputArea-editor .highlight pre { overflow-x: auto; }  /* and a long line of code sideways */
-</style>
+.reveal .jp-InputPrompt, .reveal .jp-OutputPrompt { display: none; }  /* no "In [7]:": code and output get the width */
+/* a printed table keeps its rows, at a size where 100 characters fit the slide */
+.reveal .jp-OutputArea-output { --jp-code-font-size: 18px; }
+.reveal .jp-OutputArea-output pre { white-space: pre; }
+body .reveal .slide-number { background-color: rgba(0, 0, 0, 0.75); }  /* its white digits readable */
+body .reveal .jp-RenderedHTMLCommon :is(a:link, a:visited) { text-decoration: underline; }  /* over the theme's */
+""" + READABLE_CSS + """</style>
 {%- endblock html_head_css -%}
 {%- block footer_js -%}
 <script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>
+<script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>
 <script>
 Reveal.initialize({controls: true, progress: true, history: true, center: false, transition: "none",
-                   slideNumber: "c/t", width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}});
+                   slideNumber: "c/t", width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }},
+                   plugins: [RevealNotes]});
 // a figure drawn while its slide was hidden takes its size once the slide shows
 Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-plotly-plot")
     .forEach((figure) => Plotly.Plots.resize(figure)));
@@ -60,17 +84,23 @@ Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-pl
 """
 
 
-def reveal_package() -> Path:
-    """The reveal.js npm package in build/npm, installed with npm the first time."""
-    package = NPM_DIR / "node_modules" / "reveal.js"
+def npm_package(spec: str, needed_by: str = "the slides") -> Path:
+    """The npm package `spec` ("name@version") in build/npm, installed with npm the first time."""
+    name, version = spec.rsplit("@", 1)
+    package = NPM_DIR / "node_modules" / name
     manifest = package / "package.json"
-    if not manifest.exists() or json.loads(manifest.read_text())["version"] != REVEAL.rsplit("@", 1)[1]:
+    if not manifest.exists() or json.loads(manifest.read_text())["version"] != version:
         npm = shutil.which("npm")
         if npm is None:
-            raise SystemExit(f"the slides need {REVEAL} from npm once: install Node.js with npm "
+            raise SystemExit(f"{needed_by} need {spec} from npm once: install Node.js with npm "
                              "(e.g. apt-get install npm) and run this again")
-        subprocess.run([npm, "install", "--prefix", str(NPM_DIR), "--no-audit", "--no-fund", REVEAL], check=True)
+        subprocess.run([npm, "install", "--prefix", str(NPM_DIR), "--no-audit", "--no-fund", spec], check=True)
     return package
+
+
+def reveal_package() -> Path:
+    """The reveal.js npm package in build/npm, installed with npm the first time."""
+    return npm_package(REVEAL)
 
 
 def ship_reveal(slides_dir: Path) -> Path:
@@ -93,13 +123,17 @@ def deck_links(body: str) -> str:
 
 
 def write_deck(nb: nbformat.NotebookNode, name: str, slides_dir: Path) -> Path:
-    """Write a prepared (executed) notebook as `slides_dir/NN.html`, without its solution cells."""
+    """Write an executed (presenter-mode, static) notebook as `slides_dir/NN.html`: without its solution and
+    set-up cells and the cell that switched presenter mode on, its slides cut to fit the screen (paginate)."""
     deck = exporter(DECK_TEMPLATE, SlidesExporter, reveal_url_prefix="reveal.js", reveal_theme=THEME,
                     reveal_width=str(WIDTH), reveal_height=str(HEIGHT))
     # before the exporter groups cells into slides: a cell removed afterwards can take a slide's end with it
     shown = copy.deepcopy(nb)
-    shown.cells = [cell for cell in nb.cells if SOLUTION_TAG not in cell.metadata.get("tags", [])]
-    body, _ = deck.from_notebook_node(shown, resources={"plotly_js": f"../{PLOTLY_JS}"})
+    left_out = {SOLUTION_TAG, SETUP_TAG, INJECTED}
+    shown.cells = [cell for cell in nb.cells if not left_out & set(cell.metadata.get("tags", []))]
+    shown = prepare(paginate(shown))
+    resources = {"plotly_js": f"../{PLOTLY_JS}", "metadata": {"name": page_title(name)}}
+    body, _ = deck.from_notebook_node(shown, resources=resources)
     slides_dir.mkdir(parents=True, exist_ok=True)
     target = slides_dir / f"{name[:2]}.html"
     target.write_text(deck_links(body), encoding="utf-8")
@@ -112,11 +146,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=SITE, help="the site folder; decks go to its slides/")
     args = parser.parse_args()
     notebooks = [p.resolve() for p in args.notebooks] or chapter_paths("")
+    args.out.mkdir(parents=True, exist_ok=True)
     ship_plotly(args.out)
     ship_reveal(args.out / "slides")
     for path in notebooks:
         began = time.perf_counter()
-        deck = write_deck(prepare(execute_static(path)), path.stem, args.out / "slides")
+        deck = write_deck(execute_static(path, presenter=True), path.stem, args.out / "slides")
         print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {deck}", flush=True)
 
 

@@ -2,8 +2,9 @@
 
 A static build runs a notebook with SPOTLIGHTS_STATIC=1 (helpers.static), so every widget comes out as its
 static copy and every plotly figure as JSON; `prepare` then draws figures with the site's one plotly.min.js
-and turns math into MathML, so a page asks no other host for anything. `tools.build_site` writes pages from
-it and `tools.build_slides` writes reveal.js decks from the same run.
+(without plotly's mode bar, as in JupyterLab) and turns math into MathML, so a page asks no other host for
+anything. `tools.build_site` writes pages from a reading run and `tools.build_slides` writes reveal.js decks
+from a run in presenter mode (projector sizes); `page_title` names both after the chapter.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from latex2mathml.converter import convert as latex_to_mathml
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
+from helpers.plots import FIGURE_CONFIG
 from helpers.static import STATIC_ENV
-from tools.chapters import ROOT, execute
+from tools.chapters import CHAPTERS, EXPLORER, ROOT, execute
 
 SITE = ROOT / "site"
 PLOTLY_JS = "plotly.min.js"
@@ -30,6 +32,23 @@ CELL_TIMEOUT = 900  # seconds one cell may take: generous, since CI and shared m
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 PLOTLY_LOADER = "window.PlotlyConfig"
 """Marks the output in which plotly's "notebook" renderer loads its own copy of plotly.js."""
+PRESENTER = "import helpers\n\nhelpers.presenter_mode(True)"
+"""The first cell of a presenter-mode run (the runner tags it "injected"; decks leave it out)."""
+INJECTED = "injected"
+LIVE_ONLY = "live-only"
+"""The tag of a cell that describes what only the live notebook has (the explorer's model menu, say): pages
+and decks, which show static copies, leave it out."""
+SITE_NAME = "Several Spotlights"
+
+READABLE_CSS = """
+/* what nbconvert's page styles leave hard to read (axe-core's contrast and link checks): */
+:root { --jp-cell-prompt-not-active-opacity: 1; }  /* "In [7]:" prompts, faded to a 2:1 contrast */
+body .highlight :is(.c, .c1, .ch, .cm, .cp, .cpf, .cs) { color: #2d6464; }  /* comments (#408080: 4.2:1 on grey) */
+body .highlight :is(.m, .mb, .mf, .mh, .mi, .mo, .il) { color: #006b00; }  /* numbers */
+body .highlight .ow { color: #8800cc; }  /* "in", "and", "not" */
+body .jp-RenderedHTMLCommon :is(a:link, a:visited) { text-decoration: underline; }  /* a link, not by colour only */
+"""
+"""Styles a page and a deck add to nbconvert's, so that everything on them reads at a 4.5:1 contrast."""
 
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$([^$\n]+?)\$")
@@ -41,16 +60,29 @@ def mathml(markdown: str) -> str:
     return _INLINE_MATH.sub(lambda m: latex_to_mathml(m[1].strip()), markdown)
 
 
-def execute_static(path: Path) -> nbformat.NotebookNode:
-    """Run one notebook top to bottom as a static build: widgets give their static copies, plotly its JSON."""
+def page_title(name: str) -> str:
+    """A page's or deck's title (its browser tab): the chapter's number and title, or the explorer's name."""
+    if f"{name}.ipynb" == EXPLORER:
+        return f"The attention explorer - {SITE_NAME}"
+    title = CHAPTERS.get(f"{name}.ipynb", name)
+    return f"Chapter {int(name[:2])}: {title} - {SITE_NAME}" if name[:2].isdigit() else f"{title} - {SITE_NAME}"
+
+
+def execute_static(path: Path, presenter: bool = False) -> nbformat.NotebookNode:
+    """Run one notebook top to bottom as a static build: widgets give their static copies, plotly its JSON.
+
+    With `presenter`, presenter mode is on from an added first cell (tagged "injected"): what a deck shows.
+    """
     os.environ[STATIC_ENV] = "1"  # the kernel inherits this process's environment
     os.environ["PLOTLY_RENDERER"] = "plotly_mimetype"  # figure JSON only; the page draws it with shared plotly.js
-    return execute(path, timeout=CELL_TIMEOUT)
+    return execute(path, timeout=CELL_TIMEOUT, first=PRESENTER if presenter else None)
 
 
 def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Make an executed notebook need nothing from outside: figures drawn by shared plotly.js, math as MathML."""
+    """Make an executed notebook need nothing from outside: figures drawn by shared plotly.js, math as MathML;
+    leave out the cells tagged "live-only", which describe controls the static copies do not have."""
     nb.metadata.pop("widgets", None)  # widget state would pull in a widget manager from a CDN
+    nb.cells = [cell for cell in nb.cells if LIVE_ONLY not in cell.metadata.get("tags", [])]
     CoalesceStreamsPreprocessor().preprocess(nb, {})  # a text progress bar's redraws: its last state only
     for cell in nb.cells:
         if cell.cell_type == "markdown":
@@ -61,7 +93,7 @@ def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             figure = out.get("data", {}).get(PLOTLY_MIME)
             if figure is not None:
                 out.data = {"text/html": pio.to_html(figure, include_plotlyjs=False, full_html=False,
-                                                      validate=False, config={"displaylogo": False})}
+                                                      validate=False, config=FIGURE_CONFIG)}
     return nb
 
 

@@ -4,8 +4,10 @@
 be called from Python (tests, the benchmarks) as well as from its controls. Every update runs inside
 `report()`: a problem becomes a message in the widget (in orange, above any notes) instead of a traceback,
 and the widget keeps showing its last good state. Controls set from code go through `set_quietly`, so their
-callbacks do not run again. The first widget opened sets torch's thread count (helpers.threads).
-`ChapterWidget` adds what the chapter widgets share: a summary line and their controls' font size.
+callbacks do not run again. The first widget opened sets torch's thread count (helpers.threads). Each widget
+carries a `ControlAccess` (`access`, to put among its children), which gives its controls keyboard use and
+accessible names, and `control_style` sizes controls with the widget's font (larger in presenter mode).
+`ChapterWidget` adds what the chapter widgets share: a summary line and their controls' style.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from helpers.chapter_widgets.access import ROOT_CLASS, ControlAccess
 from helpers.plots import FIT_WIDTH, style
 from helpers.threads import apply_thread_policy
 
@@ -34,7 +37,9 @@ class Widget(widgets.VBox):
         self.font = style()["font"]
         self.message = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
         self._quiet = False  # True while code sets a control, so its callback does not run again
+        self.access = ControlAccess(layout=widgets.Layout(display="none"))  # keyboard use, accessible names
         super().__init__(**kwargs)
+        self.add_class(ROOT_CLASS)
 
     def html_lines(self, lines: Sequence[str], colour: str = TEXT) -> str:
         """Lines of text at the widget's font size, escaped; "" when there is nothing to say."""
@@ -89,13 +94,7 @@ class ChapterWidget(Widget):
         super().__init__(layout=widgets.Layout(max_width=f"{FIT_WIDTH + 20}px"))
         self.summary_text = ""  # the summary line in plain text
         self.summary = widgets.HTML()
-        # the controls' labels and buttons at the widget's font size (larger in presenter mode)
-        self.css = widgets.HTML(
-            f"<style>.{self.css_class} .widget-label, .{self.css_class} button, .{self.css_class} select, "
-            f".{self.css_class} input, .{self.css_class} label, .{self.css_class} .widget-readout "
-            f"{{font-size: {self.font}px}} .{self.css_class} code {{font-size: inherit}}</style>",
-            layout=widgets.Layout(height="0px", overflow="hidden"),
-        )
+        self.css = control_style(self.css_class, self.font)
         self.add_class("chapter-widget")
         self.add_class(self.css_class)
 
@@ -104,6 +103,37 @@ class ChapterWidget(Widget):
         self.summary_text = summary
         self.summary.value = self.html_lines([summary])
         self.show_message()
+
+
+SHOWN = {"visibility": "visible", "height": None, "overflow": None}
+HIDDEN = {"visibility": "hidden", "height": "0px", "overflow": "hidden"}
+"""Layouts that show or hide a widget while keeping it in the page: a plotly figure whose view was taken out
+stops updating, and a hidden one can still measure its text."""
+
+
+def show(widget: widgets.DOMWidget, shown: bool) -> None:
+    """Show or hide `widget` (not a plotly FigureWidget, whose `layout` is plotly's: put it in a Box) by
+    changing only the layout settings that differ: a new Layout at every redraw would make the browser build
+    new widget models each time."""
+    for key, value in (SHOWN if shown else HIDDEN).items():
+        if getattr(widget.layout, key) != value:
+            setattr(widget.layout, key, value)
+
+
+def control_style(css_class: str, font: int) -> widgets.HTML:
+    """A style sheet (in an HTML widget of no size) for the widget of class `css_class`: its controls' labels,
+    menus, boxes and buttons at `font` pixels, and the controls and their labels' column as large as their
+    text (ipywidgets sizes them through its CSS variables), so presenter mode enlarges them with the rest."""
+    return widgets.HTML(
+        f"<style>.{css_class} .widget-label, .{css_class} button, .{css_class} select, .{css_class} input, "
+        f".{css_class} label, .{css_class} .widget-readout {{font-size: {font}px}} "
+        f".{css_class} code {{font-size: inherit}} "
+        f".{css_class} {{--jp-widgets-font-size: {font}px; --jp-widgets-inline-height: {max(28, round(font * 1.7))}px; "
+        f"--jp-widgets-inline-label-width: {max(80, font * 5)}px; "
+        f"--jp-widgets-slider-handle-size: {round(font * 1.1)}px}} "
+        f".{css_class} .widget-toggle-buttons {{display: flex; align-items: center}}</style>",
+        layout=widgets.Layout(height="0px", overflow="hidden"),
+    )
 
 
 def tensor_table(values: Sequence[Sequence[float]] | Sequence[float], rows: Sequence[str] | None = None,
@@ -116,7 +146,7 @@ def tensor_table(values: Sequence[Sequence[float]] | Sequence[float], rows: Sequ
         return f"{v:.1%}" if percent else f"{v:.2f}"
     head = ""
     if columns is not None:
-        head = "<tr>" + ("<th></th>" if rows is not None else "") + "".join(
+        head = "<tr>" + ("<td></td>" if rows is not None else "") + "".join(
             f"<th style='padding: 0 0.4em'>{html.escape(c)}</th>" for c in columns) + "</tr>"
     body = "".join(
         "<tr>" + (f"<th style='text-align: right; padding-right: 0.4em'>{html.escape(rows[i])}</th>"

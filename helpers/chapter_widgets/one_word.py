@@ -11,7 +11,6 @@ summary line says so, counted.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 
 import ipywidgets as widgets
@@ -21,7 +20,7 @@ from plotly.subplots import make_subplots
 
 from helpers.block import BlockModel, block_model
 from helpers.chapter_widgets.base import ChapterWidget
-from helpers.plots import FIT_WIDTH, PALETTE, style
+from helpers.plots import FIT_WIDTH, PALETTE, figure_widget, hung_title, style
 from helpers.reading import unique_labels
 from helpers.static import static_build
 from helpers.stories import example_sentences
@@ -80,7 +79,9 @@ def _figure(labels: Sequence[str]) -> go.Figure:
                              hovertemplate="%{x}: moved by %{y:.3f}<extra>" + ROWS[row - 1] + "</extra>"),
                       row=row, col=1)
     s = style()
-    fig.update_layout(width=min(FIT_WIDTH, s["size"] + 260), height=int(s["size"] * 1.1), showlegend=False,
+    # the word picker and the box above it stay on the screen with the whole figure
+    height = min(int(s["size"] * 1.1), s["tallest"] - 3 * s["font"])
+    fig.update_layout(width=min(FIT_WIDTH, s["size"] + 260), height=height, showlegend=False,
                       font={"size": s["font"]}, margin={"t": 90})
     fig.update_annotations(font_size=s["font"])
     fig.update_xaxes(title_text="position (word)", tickangle=-45, row=2, col=1)
@@ -113,9 +114,9 @@ class ChangeOneWord(ChapterWidget):
                                         style={"description_width": "7em"})
         self.word_picker.observe(self.calls(self.set_position), names="value")
         self.replacement.observe(self.calls(self.set_replacement), names="value")
-        self.bars = go.FigureWidget(_figure(labels))
-        self.children = [self.css, widgets.HBox([self.word_picker, self.replacement]), self.message, self.bars,
-                         self.summary]
+        self.bars = figure_widget(_figure(labels))
+        self.children = [self.css, self.access, widgets.HBox([self.word_picker, self.replacement]), self.message,
+                         self.bars, self.summary]
         self._redraw()
 
     # ----- what code (and the tests) call ------------------------------------------------------
@@ -182,31 +183,40 @@ def static_change_one_word(sentence: str | None = None, model: BlockModel | None
     enc = model.tokenizer.encode_with_report(sentence if sentence is not None else example_sentences()[0])
     labels = unique_labels(enc.words)
     fig = go.Figure(_figure(labels))
-    s = style()
-    title_font = s["font"] - 2
-    per_line = int(fig.layout.width / (0.55 * title_font))  # characters that fit across the figure
-    lines = []  # each button's summary, wrapped into lines that fit
     buttons = []
     for i in range(len(enc.words)):
         new = swap_for(enc.words, i, model.tokenizer.ids)
         changed = list(enc.ids)
         changed[i] = model.tokenizer.ids[new]
         attn, ff, inside = outputs_moved(model, enc.ids, changed)
-        lines.append(textwrap.wrap(summary_line(enc.words, i, new, attn.tolist(), ff.tolist(), inside.tolist()),
-                                   per_line))
         buttons.append({"label": f"{labels[i]} → {new}", "method": "update",
-                        "args": [{"y": [attn.tolist(), ff.tolist()]}, {"title.text": "<br>".join(lines[-1])}]})
+                        "args": [{"y": [attn.tolist(), ff.tolist()]},
+                                 {"title.text": f"'{enc.words[i]}' → '{new}': which outputs move?",
+                                  "title.subtitle.text": moved_lines(enc.words, attn.tolist(), ff.tolist(),
+                                                                     inside.tolist())}]})
     start = enc.words.index("wet") if "wet" in enc.words else len(enc.words) // 2
     fig.update_traces(selector=0, y=buttons[start]["args"][0]["y"][0])
     fig.data[1].y = buttons[start]["args"][0]["y"][1]
-    title_height = (max(len(wrapped) for wrapped in lines) + 1) * title_font * 1.3  # the longest summary, padded
-    above_plot = 2.5 * s["font"]  # the first row's subplot title, under the menu
-    top = int(title_height + 2.5 * s["font"] + above_plot)  # summary, menu, subplot title
-    height = int(s["size"] * 1.1) - 90 + top
-    paper = height - top - fig.layout.margin.b if fig.layout.margin.b is not None else height - top - 80
-    fig.update_layout(title={"text": buttons[start]["args"][1]["title.text"], "font": {"size": title_font},
-                             "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": title_font}},
+    s = style()
+    shown = buttons[start]["args"][1]
+    # the menu sits at the title's right, so the title, its three lines and the bars share the screen's height
+    top = int(7.5 * s["font"])
+    height = min(s["tallest"], int(s["size"] * 1.1) + top)
+    plots = height - top - 5 * s["font"]  # about the height of the two rows of bars, in pixels
+    fig.update_layout(title=hung_title(shown["title.text"], shown["title.subtitle.text"]),
                       margin={"t": top}, height=height,
-                      updatemenus=[{"buttons": buttons, "active": start, "x": 0.0, "y": 1 + above_plot / paper,
-                                    "xanchor": "left", "yanchor": "bottom"}])
+                      updatemenus=[{"buttons": buttons, "active": start, "x": 1.0, "y": 1 + (top - 8) / plots,
+                                    "xanchor": "right", "yanchor": "top"}])
     return fig
+
+
+def moved_lines(words: Sequence[str], attn: Sequence[float], ff: Sequence[float], inside: Sequence[float]) -> str:
+    """Which positions moved after each part, and inside the block, as three lines (a figure's subtitle)."""
+    labels = unique_labels(words)
+    def where(moved: Sequence[float]) -> str:
+        hit = [labels[i] for i, m in enumerate(moved) if m > MOVED]
+        return f"{len(hit)} position{'s' if len(hit) != 1 else ''} ({', '.join(hit) or 'none'})"
+    inside_hit = sum(m > MOVED for m in inside)
+    return (f"attention's output moved at {where(attn)}<br>the feed-forward part's, fed the same word vectors, at "
+            f"{where(ff)}<br>Inside the block it reads x + attention instead, and there it moved at {inside_hit} "
+            f"position{'s' if inside_hit != 1 else ''}")

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import torch
 
 from helpers.chapter_widgets.base import ChapterWidget, tensor_table
-from helpers.plots import FIT_WIDTH, spotlight_bars, style
+from helpers.plots import FIT_WIDTH, figure_widget, hung_title, spotlight_bars, style
 from helpers.reading import unique_labels
 from helpers.static import static_build
 
@@ -81,13 +81,15 @@ class SpotlightPlayground(ChapterWidget):
         for button in self.preset_buttons:
             button.on_click(lambda b: self.preset(b.description))
 
-        self.bars = go.FigureWidget(spotlight_bars(self.weights, self.words, title=self._title()))
-        self.bars.update_layout(width=min(FIT_WIDTH, s["size"] + 200), margin={"t": 60, "r": 10})
+        self.bars = figure_widget(spotlight_bars(self.weights, self.words, title=self._title()))
+        # the preset buttons and the sliders above the bars stay on the screen with them
+        height = min(self.bars.layout.height, s["tallest"] - 12.5 * s["font"])
+        self.bars.update_layout(width=min(FIT_WIDTH, s["size"] + 200), height=height, margin={"t": 60, "r": 10})
         self.average = widgets.HTML()
         scores_title = widgets.HTML(self.html_lines([f"match scores of the words '{self.words[-1]}' can see"]))
         sliders = widgets.GridBox([*self.sliders, self.temperature_slider],  # two columns: fits 1280x720
                                   layout=widgets.Layout(grid_template_columns="repeat(2, 400px)"))
-        self.children = [self.css, widgets.HBox(self.preset_buttons), scores_title, sliders, self.message,
+        self.children = [self.css, self.access, widgets.HBox(self.preset_buttons), scores_title, sliders, self.message,
                          self.bars, self.summary, self.average]
         self._redraw()
 
@@ -197,9 +199,9 @@ def static_playground(words: Sequence[str], vectors: torch.Tensor, features: Seq
     buttons = [{"label": name, "method": "restyle", "args": [{"visible": [q == p for q in range(len(presets))]}]}
                for p, name in enumerate(presets)]
     fig.update_layout(
-        title={"text": f"Where '{labels[-1]}' looks: pick the scores, slide the temperature", "y": 0.98,
-               "yanchor": "top"},
-        width=min(FIT_WIDTH, s["size"] + 200), height=int(s["size"] * 0.9) + 80, font={"size": s["font"]},
+        title=hung_title(f"Where '{labels[-1]}' looks", "pick the scores, slide the temperature"),
+        width=min(FIT_WIDTH, s["size"] + 200), height=min(int(s["size"] * 0.9) + 80, s["tallest"]),
+        font={"size": s["font"]},
         xaxis_title="word looked at", yaxis={"title": "weight", "tickformat": ".0%", "range": [0, 1.1]},
         margin={"t": 150}, showlegend=False,
         updatemenus=[{"type": "buttons", "direction": "right", "buttons": buttons, "active": 1,

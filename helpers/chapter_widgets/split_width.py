@@ -2,7 +2,8 @@
 
 For 1, 2, 4, 8 or 16 heads it shows how the 128 numbers of each word are cut into slices, the width per
 head, the attention layer's parameters counted from a real `MultiHeadAttention` (with and without the
-output projection), and the heatmaps of an untrained course model's heads on one sentence. A second switch
+output projection), and the heatmaps of an untrained course model's heads on one sentence, four heads at a
+time (a picker shows the others), so that each heatmap's words stay readable on a projector. A second switch
 shows the trained four-head checkpoint on the same sentence. Everything is computed when the widget is
 built, so a click only swaps what is on show.
 """
@@ -16,12 +17,11 @@ from dataclasses import dataclass
 import ipywidgets as widgets
 import plotly.graph_objects as go
 import torch
-from plotly.subplots import make_subplots
 
 from helpers.attention import MultiHeadAttention
-from helpers.chapter_widgets.base import ChapterWidget
+from helpers.chapter_widgets.base import ChapterWidget, show
 from helpers.model import count_parameters, course_model
-from helpers.plots import FIT_WIDTH, LOOKED_AT, LOOKS, PALETTE, heads_grid, heatmap_traces, style
+from helpers.plots import FIGURE_CONFIG, FIT_WIDTH, PALETTE, heads_grid, heatmap_traces, hung_title, style, styled
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, unique_labels
 from helpers.registry import STORY_WORLD, trained_on
 from helpers.static import static_build
@@ -32,6 +32,8 @@ WIDTH = 128
 UNTRAINED, TRAINED = "untrained layer", "trained four-head checkpoint"
 TRAINED_CHECKPOINT = trained_on(STORY_WORLD, heads=4).name
 """The checkpoint the "trained" switch shows: the four-head model of the story world (helpers.registry)."""
+AT_ONCE = 4
+"""Heads drawn at once: a 2 x 2 grid keeps every heatmap's words readable, also on a projector."""
 
 
 @dataclass(frozen=True)
@@ -91,21 +93,28 @@ def parameter_table(option: Option, width: int, font: int) -> str:
     return f"<table style='font-size: {font}px'>{body}</table>"
 
 
-def _grid(option: Option, words: Sequence[str]) -> go.Figure:
-    """The option's heads as a grid of heatmaps: two to a row up to four heads, then four to a row."""
-    cols = 2 if option.heads <= 4 else 4
+def head_groups(heads: int) -> list[range]:
+    """The heads drawn together: all of them up to AT_ONCE, else AT_ONCE at a time (16 heads: 0-3, ..., 12-15)."""
+    return [range(first, min(first + AT_ONCE, heads)) for first in range(0, heads, AT_ONCE)]
+
+
+def _grid(option: Option, words: Sequence[str], group: range, tallest: int) -> go.Figure:
+    """Some of the option's heads (`group`) as a 2 x 2 grid of heatmaps, at most `tallest` pixels high."""
     title = (f"{option.heads} untrained head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
              else "The trained four-head checkpoint")
-    return heads_grid(option.att, words, title=title, cols=cols)
+    if len(group) < option.heads:
+        title += f": heads {group.start} to {group.stop - 1}"
+    return heads_grid(option.att[group.start : group.stop], words, title=title, first_head=group.start,
+                      tallest=tallest)
 
 
 def _shown_in(fig: go.Figure) -> widgets.Output:
     """An output area holding a plain plotly figure: drawn once by JupyterLab's plotly renderer and never
-    updated, so six of them cost the page far less than six live FigureWidgets."""
+    updated, so ten of them cost the page far less than ten live FigureWidgets."""
     figure = json.loads(fig.to_json())  # plain JSON: what the plotly renderer reads
     out = widgets.Output()
     out.outputs = ({"output_type": "display_data", "metadata": {},
-                    "data": {"application/vnd.plotly.v1+json": {**figure, "config": {}},
+                    "data": {"application/vnd.plotly.v1+json": {**figure, "config": FIGURE_CONFIG},
                              "text/plain": f"<plotly figure: {fig.layout.title.text}>"}},)
     return out
 
@@ -119,18 +128,25 @@ class SplitTheWidth(ChapterWidget):
         super().__init__()
         self.sentence = sentence if sentence is not None else example_sentences()[1]
         self.words, self.options = build_options(self.sentence, loader)
-        self.heads, self.layer = 4, UNTRAINED
+        self.heads, self.layer, self.first = 4, UNTRAINED, 0
         self.head_buttons = widgets.ToggleButtons(options=list(HEAD_COUNTS), value=self.heads,
-                                                  description="heads", style={"button_width": "4em"})
+                                                  description="heads", style={"button_width": "3em"},
+                                                  layout=widgets.Layout(width="auto"))
+        self.group_picker = widgets.Dropdown(description="show", options=[("all heads", 0)], value=0,
+                                             layout=widgets.Layout(width="auto"))
         self.layer_buttons = widgets.ToggleButtons(options=[UNTRAINED, TRAINED], value=self.layer,
-                                                   description="layer", style={"button_width": "16em"})
+                                                   description="layer", style={"button_width": "16em"},
+                                                   layout=widgets.Layout(width="auto"))
         self.head_buttons.observe(self.calls(self.set_heads), names="value")
+        self.group_picker.observe(self.calls(self.show_heads_from), names="value")
         self.layer_buttons.observe(self.calls(self.set_layer), names="value")
         self.strip, self.table = widgets.HTML(), widgets.HTML()
-        self.figures = [_grid(option, self.words) for option in self.options]
+        tallest = style()["tallest"] - 4 * self.font  # the two rows of controls stay on the screen above it
+        self.slots = [(option, group) for option in self.options for group in head_groups(option.heads)]
+        self.figures = [_grid(option, self.words, group, tallest) for option, group in self.slots]
         self.boxes = [widgets.Box([_shown_in(fig)]) for fig in self.figures]
-        self.children = [self.css, self.head_buttons, self.layer_buttons, self.message, self.strip, self.table,
-                         self.summary, *self.boxes]
+        self.children = [self.css, self.access, widgets.HBox([self.head_buttons, self.group_picker]),
+                         self.layer_buttons, *self.boxes, self.message, self.strip, self.table, self.summary]
         self._redraw()
 
     @property
@@ -149,7 +165,18 @@ class SplitTheWidth(ChapterWidget):
                 self.set_quietly(self.head_buttons, self.heads)
                 raise ValueError(f"Pick a head count from {', '.join(map(str, HEAD_COUNTS))}, got {heads!r}: "
                                  f"each must divide the width {WIDTH} evenly.")
-            self.heads, self.layer = heads, UNTRAINED
+            self.heads, self.layer, self.first = heads, UNTRAINED, 0
+            self._redraw()
+
+    def show_heads_from(self, first: int) -> None:
+        """Draw the heads from number `first` on (0, 4, 8 or 12 with 16 heads), four at a time."""
+        with self.report():
+            starts = [group.start for group in head_groups(self.option.heads)]
+            if type(first) is not int or first not in starts:
+                self.set_quietly(self.group_picker, self.first)
+                raise ValueError(f"With {self.option.heads} heads, show the heads from one of "
+                                 f"{', '.join(map(str, starts))}, got {first!r}.")
+            self.first = first
             self._redraw()
 
     def set_layer(self, layer: str) -> None:
@@ -158,7 +185,7 @@ class SplitTheWidth(ChapterWidget):
             if layer not in (UNTRAINED, TRAINED):
                 self.set_quietly(self.layer_buttons, self.layer)
                 raise ValueError(f"Pick '{UNTRAINED}' or '{TRAINED}', got {layer!r}.")
-            self.layer = layer
+            self.layer, self.first = layer, 0
             if layer == TRAINED:
                 self.heads = self.options[-1].heads
             self._redraw()
@@ -170,16 +197,19 @@ class SplitTheWidth(ChapterWidget):
         self.set_quietly(self.head_buttons, self.heads)
         self.set_quietly(self.layer_buttons, self.layer)
         self.head_buttons.disabled = self.layer == TRAINED
-        for box, other in zip(self.boxes, self.options, strict=True):
-            box.layout = widgets.Layout(**(_SHOWN if other is option else _HIDDEN))
+        groups = head_groups(option.heads)
+        choices = tuple((f"heads {g.start} to {g.stop - 1}" if len(groups) > 1 else "all heads", g.start)
+                        for g in groups)
+        if self.group_picker.options != choices:  # new choices for the picker, not a pick
+            self.set_quietly(self.group_picker, self.first, options=choices)
+        self.set_quietly(self.group_picker, self.first)
+        if self.group_picker.layout.visibility != (seen := "visible" if len(groups) > 1 else "hidden"):
+            self.group_picker.layout.visibility = seen
+        for box, (other, group) in zip(self.boxes, self.slots, strict=True):  # only what changes is sent
+            show(box, other is option and group.start == self.first)
         self.strip.value = split_strip(option.heads, WIDTH, self.font)
         self.table.value = parameter_table(option, WIDTH, self.font)
         self.say(summary_line(option, self.words))
-
-
-_SHOWN = {"visibility": "visible"}
-_HIDDEN = {"visibility": "hidden", "height": "0px", "overflow": "hidden"}
-"""Figures stay in the page and are only hidden, as in the explorer (a removed plotly view stops updating)."""
 
 
 def summary_line(option: Option, words: Sequence[str]) -> str:
@@ -206,50 +236,54 @@ def split_the_width(sentence: str | None = None) -> SplitTheWidth | go.Figure:
 
 
 def static_split_the_width(sentence: str | None = None, loader: Loader = load_cached) -> go.Figure:
-    """Without a kernel: one figure with a 4 x 4 grid of slots and a button per option (no kernel needed).
+    """Without a kernel: one 2 x 2 grid of heatmaps and a column of buttons, one per option, beside it.
 
-    Each option owns one heatmap per head in the first slots; its button shows those, hides the unused
-    slots' axes, and puts the split and the parameter counts in the title.
+    Each option owns one heatmap per head, for its first AT_ONCE heads (8 and 16 heads say which are
+    drawn); its button shows those, hides the unused panels, and puts the split and the parameter counts
+    in the title. The figure keeps within the tallest figure the screen shows (the buttons take width,
+    which a projector has to spare, not height).
     """
     words, options = build_options(sentence if sentence is not None else example_sentences()[1], loader)
-    slots = max(HEAD_COUNTS)
-    fig = make_subplots(rows=4, cols=4, subplot_titles=[f"head {h}" for h in range(slots)],
-                        horizontal_spacing=0.04, vertical_spacing=0.08)
+    s = style()
+    first = options[HEAD_COUNTS.index(4)]
+    fig = heads_grid(first.att, words, tallest=s["tallest"] - 2 * s["font"])  # a subtitle line more at the top
+    fig.data = []
+    titles, looks = list(fig.layout.annotations[:AT_ONCE]), fig.layout.annotations[AT_ONCE]
+    column_title = fig.layout.xaxis3.title.text  # grid_words names the columns under the last row's first panel
     owner = []  # which option each trace belongs to
     for n, option in enumerate(options):
-        for h in range(option.heads):
+        for h in range(min(option.heads, AT_ONCE)):
             shown = heatmap_traces(option.att[h], words, show_scale=h == 0)[0]
-            shown.visible = n == HEAD_COUNTS.index(4)
-            fig.add_trace(shown, row=h // 4 + 1, col=h % 4 + 1)
+            shown.visible = option is first
+            fig.add_trace(shown, row=h // 2 + 1, col=h % 2 + 1)
             owner.append(n)
-    titles = list(fig.layout.annotations)
     buttons = []
     for n, option in enumerate(options):
-        name = f"{option.heads} heads" if option.layer == UNTRAINED else "trained, 4 heads"
-        layout = {"title.text": (f"{name}: {WIDTH // option.heads} numbers per head; "
-                                 f"{option.params_with_proj:,} parameters ({option.params_without_proj:,} "
-                                 "without the output projection)"),
-                  "annotations": titles[: option.heads]}
-        for slot in range(1, slots + 1):
+        name = (f"{option.heads} head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
+                else "trained, 4 heads")
+        drawn = min(option.heads, AT_ONCE)
+        layout = {"title.text": f"{name}: {WIDTH // option.heads} numbers per head"
+                                + (f" (heads 0 to {drawn - 1} drawn)" if drawn < option.heads else ""),
+                  "title.subtitle.text": (f"{option.params_with_proj:,} parameters ({option.params_without_proj:,} "
+                                          "without the output projection)"),
+                  "annotations": [*titles[:drawn], looks]}
+        bottom = [slot for slot in range(1, drawn + 1) if slot + 2 > drawn]  # the panels with none below them
+        for slot in range(1, AT_ONCE + 1):
             suffix = "" if slot == 1 else str(slot)
-            layout[f"xaxis{suffix}.visible"] = layout[f"yaxis{suffix}.visible"] = slot <= option.heads
+            layout[f"xaxis{suffix}.visible"] = layout[f"yaxis{suffix}.visible"] = slot <= drawn
+            layout[f"xaxis{suffix}.showticklabels"] = slot in bottom  # they label the columns
+            layout[f"xaxis{suffix}.title.text"] = column_title if slot == bottom[0] else ""
         buttons.append({"label": name, "method": "update", "args": [{"visible": [o == n for o in owner]}, layout]})
-    s = style()
+    menu_font = min(s["font"], 16)
+    menu = int(len(buttons[-1]["label"]) * menu_font * 0.6) + 30  # the buttons' column, in pixels
+    plots = FIT_WIDTH - fig.layout.margin.l - menu - 5 * s["font"]  # the panels' width, beside buttons and scale
+    fig.update_traces(colorbar_x=1 + (menu + 10) / plots, colorbar_xanchor="left", selector={"showscale": True})
+    start = buttons[options.index(first)]["args"][1]
     fig.update_layout(
-        width=FIT_WIDTH, height=FIT_WIDTH + 100, font={"size": s["font"]}, margin={"t": 170},
-        plot_bgcolor="white",  # unused slots stay blank
-        title={"y": 0.99, "yanchor": "top", "font": {"size": s["font"]}},
-        updatemenus=[{"type": "buttons", "direction": "right", "buttons": buttons, "active": HEAD_COUNTS.index(4),
-                      "x": 0.0, "y": 1.03, "xanchor": "left", "yanchor": "bottom"}],
+        title=hung_title(start["title.text"], start["title.subtitle.text"]),
+        margin={"t": fig.layout.margin.t + 2 * s["font"], "r": menu + 5 * s["font"]},
+        plot_bgcolor="white",  # unused panels stay blank
+        updatemenus=[{"type": "buttons", "direction": "down", "buttons": buttons, "active": options.index(first),
+                      "x": 1.02, "y": 1.0, "xanchor": "left", "yanchor": "top", "font": {"size": menu_font}}],
     )
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(tickangle=-45)
-    fig.update_yaxes(title_text=LOOKS, col=1)
-    fig.update_xaxes(title_text=LOOKED_AT, row=4)
-    start = buttons[HEAD_COUNTS.index(4)]["args"][1]
-    fig.layout.title.text = start["title.text"]
-    for key, value in start.items():
-        if key.endswith(".visible"):
-            fig.layout[key.split(".")[0]].visible = value
-    fig.layout.annotations = start["annotations"]
-    return fig
+    return styled(fig, height=fig.layout.height + 2 * s["font"])

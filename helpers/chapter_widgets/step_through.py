@@ -16,6 +16,7 @@ import torch
 from IPython.display import HTML
 
 from helpers.chapter_widgets.base import ChapterWidget, tensor_table
+from helpers.plots import presenting, style
 from helpers.reading import unique_labels
 from helpers.static import static_build
 
@@ -103,7 +104,7 @@ class StepThrough(ChapterWidget):
         self.back.on_click(lambda _: self.go_to(self.step - 1))
         self.next.on_click(lambda _: self.go_to(self.step + 1))
         self.view = widgets.HTML()
-        self.children = [self.css, widgets.HBox([self.word_picker, self.scale_switch]),
+        self.children = [self.css, self.access, widgets.HBox([self.word_picker, self.scale_switch]),
                          widgets.HBox([self.back, self.next, self.step_slider]), self.message, self.view,
                          self.summary]
         self._redraw()
@@ -162,14 +163,21 @@ def step_through(words: Sequence[str], q: torch.Tensor, k: torch.Tensor, v: torc
 
 
 def static_step_through(words: Sequence[str], q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                        font: int = 14) -> HTML:
-    """Every word's steps as a self-contained HTML page: one fold-out per word, no kernel and no script."""
+                        font: int | None = None) -> HTML:
+    """Every word's steps as a self-contained HTML page: one fold-out per word, holding one fold-out per step,
+    no kernel and no script. At reading sizes the last word's steps are all open; on a projector (presenter
+    mode) everything starts folded, so a slide shows the words and one open step fits on it."""
     _check_inputs(words, q, k, v)
     q, k, v = (t.detach().float() for t in (q, k, v))
+    font = font or style()["font"]
+    reading = not presenting()
     parts = []
     for i, label in enumerate(unique_labels(words)):
         tensors = step_tensors(q, k, v, i, scale=True)
-        steps = "".join(render_step(s, words, tensors, v, i, True, font) + "<hr>" for s in range(len(STEPS)))
-        parts.append(f"<details{' open' if i == len(words) - 1 else ''}><summary style='font-size: {font}px'>"
-                     f"the word '{html.escape(label)}'</summary>{steps}</details>")
+        shown = " open" if reading and i == len(words) - 1 else ""
+        steps = "".join(f"<details{shown}><summary style='font-size: {font}px'>step {s + 1}: "
+                        f"{html.escape(STEPS[s])}</summary>{render_step(s, words, tensors, v, i, True, font)}</details>"
+                        for s in range(len(STEPS)))
+        parts.append(f"<details{shown}><summary style='font-size: {font}px'>the word '{html.escape(label)}'</summary>"
+                     f"<div style='margin-left: 1.5em'>{steps}</div></details>")
     return HTML("<div class='step-through-static'>" + "".join(parts) + "</div>")

@@ -3,7 +3,11 @@
 Opens a small notebook that builds the four chapter widgets (the same calls the chapters make), runs it, then
 presses buttons, uses the keyboard, picks from menus and types, and reads back what changed on the page.
 Runs twice: at reading sizes in a 1400x1000 window, and in presenter mode in a 1280x720 window, where every
-widget must fit inside its output area. Screenshots go to tests/browser/screenshots/.
+widget must fit inside its output area, its controls and its figure must be on the screen together, and its
+controls' text must be as large as the rest. Both times, the arrow keys must change a focused menu, group of
+toggle buttons and slider (and JupyterLab must not take them to move to another cell), every control must
+have an accessible name (toggle buttons their pressed state), and axe-core must find no serious or critical
+problem in the widgets. Screenshots go to tests/browser/screenshots/.
 """
 
 from __future__ import annotations
@@ -12,10 +16,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import CHROMIUM_FLAGS
-from test_explorer_browser import _CELL_STATES, _run_all_cells, lab  # noqa: F401 - lab is a fixture
+from conftest import CHROMIUM_FLAGS, control_problems, severe_violations
+from test_explorer_browser import _CELL_STATES, _median, _record, _run_all_cells, lab  # noqa: F401 - lab: fixture
 
-from helpers.chapter_widgets.split_width import HEAD_COUNTS
 from helpers.model import attention_layer_size
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -121,9 +124,13 @@ def _check_split(page) -> None:
     assert f"{counts['attention_params']:,}" in _text(page, w)
     shown = """(sel) => Array.from(document.querySelectorAll(sel)).filter(
         gd => gd.checkVisibility({visibilityProperty: true})).map(gd => (gd._fullData || []).length)"""
-    page.wait_for_function(f"() => ({shown})('.{w} .js-plotly-plot').join() === '32'", timeout=60_000)
-    titles = page.locator(f".{w} .js-plotly-plot").nth(HEAD_COUNTS.index(16)).locator(".annotation-text")
-    assert titles.last.text_content() == "head 15", "the 16-head grid must be the figure on show"
+    page.wait_for_function(f"() => ({shown})('.{w} .js-plotly-plot').join() === '8'", timeout=60_000)  # 4 heads
+    page.locator(f".{w} select").select_option(label="heads 12 to 15")
+    panels = f"""() => Array.from(document.querySelectorAll('.{w} .js-plotly-plot')).filter(
+        gd => gd.checkVisibility({{visibilityProperty: true}})).flatMap(
+        gd => Array.from(gd.querySelectorAll('.annotation-text'), t => t.textContent))"""
+    page.wait_for_function(f"() => ({panels})().includes('head 15')", timeout=30_000)
+    assert [t for t in page.evaluate(panels) if t.startswith("head ")] == [f"head {h}" for h in range(12, 16)]
     page.locator(f".{w} .widget-toggle-button", has_text="trained four-head checkpoint").click()
     _wait_text(page, w, "In the trained layer")
     assert "32 numbers each" in _text(page, w)
@@ -159,7 +166,112 @@ def _check_fit(page) -> list[str]:
     })""")
 
 
-def test_chapter_widgets_in_a_real_browser(chromium: str, lab: str, presenter: bool) -> None:  # noqa: F811
+ACTIVE_CELL = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+TEXTS = ", ".join(f".chapter-widget {c}" for c in (".widget-label", "select", "input[type=text]", "button",
+                                                    ".widget-readout"))
+
+
+def _press(page, control, key: str) -> None:
+    """Focus `control` (a locator) and press `key`; JupyterLab must leave the key to it (same active cell)."""
+    control.focus()
+    cell = page.evaluate(ACTIVE_CELL)
+    page.keyboard.press(key)
+    assert page.evaluate(ACTIVE_CELL) == cell, f"{key} moved JupyterLab to another cell instead of the control"
+
+
+def _check_keyboard(page) -> None:
+    """The arrow keys change a focused menu, a group of toggle buttons and a slider."""
+    step = page.locator(".step-through select")
+    before = step.input_value()
+    _press(page, step, "ArrowDown")
+    page.wait_for_function("([el, v]) => el.value !== v", arg=[step.element_handle(), before])
+    _wait_text(page, "step-through", f"'{step.locator('option:checked').inner_text()}'")
+
+    word = page.locator(".change-one-word select")
+    _press(page, word, "ArrowUp")
+    _wait_text(page, "change-one-word", f"Replacing '{word.locator('option:checked').inner_text()}'")
+
+    w = "split-the-width"
+    trained = page.locator(f".{w} .widget-toggle-button", has_text="trained four-head checkpoint")
+    _press(page, trained, "ArrowLeft")  # the layer buttons: back to the untrained layer
+    untrained = page.locator(f".{w} .widget-toggle-button", has_text="untrained layer")
+    page.wait_for_function("(el) => el.getAttribute('aria-pressed') === 'true'", arg=untrained.element_handle())
+    focused = page.evaluate("() => document.activeElement.textContent")
+    assert focused == "untrained layer", f"the focus must follow the choice, it is on {focused!r}"
+    _press(page, page.locator(f".{w} .widget-toggle-button", has_text="4").first, "ArrowRight")
+    _wait_text(page, w, "16 numbers each")
+    pressed = page.eval_on_selector_all(f".{w} .widget-toggle-button",
+                                        "bs => bs.map(b => [b.textContent, b.getAttribute('aria-pressed')])")
+    assert ["8", "true"] in pressed and ["4", "false"] in pressed, pressed
+    _press(page, page.locator(f".{w} select"), "ArrowDown")  # 8 heads are drawn four at a time: the next four
+    page.wait_for_function(
+        "(sel) => Array.from(document.querySelectorAll(sel)).some(t => t.textContent.includes('heads 4 to 7')"
+        " && t.checkVisibility({visibilityProperty: true}))", arg=f".{w} .js-plotly-plot .gtitle")
+
+    handle = page.locator(".spotlight-playground [role=slider]").first
+    value = float(handle.get_attribute("aria-valuenow"))
+    _press(page, handle, "ArrowRight")
+    page.wait_for_function("([el, v]) => Number(el.getAttribute('aria-valuenow')) > v",
+                           arg=[handle.element_handle(), value])
+
+
+_TIME_CLICK = """async ([button, title]) => {
+    const box = document.querySelector('.split-the-width');
+    const target = Array.from(box.querySelectorAll('.widget-toggle-button')).find(b => b.textContent === button);
+    const shows = () => Array.from(box.querySelectorAll('.js-plotly-plot .gtitle')).some(
+        t => t.textContent === title && t.checkVisibility({visibilityProperty: true}));
+    const start = performance.now();
+    target.click();
+    while (!shows()) {
+        await new Promise(r => requestAnimationFrame(r));
+        if (performance.now() - start > 30000) throw new Error(`chapter 4's widget never showed ${title}`);
+    }
+    return performance.now() - start;
+}"""
+"""Click a head-count button of chapter 4's widget; milliseconds until the grid titled `title` shows."""
+
+
+def _time_split_clicks(page) -> list[float]:
+    """Chapter 4's widget: every head count in turn, twice (the first pass shows each grid for the first time)."""
+    titles = {1: "1 untrained head", 2: "2 untrained heads", 4: "4 untrained heads",
+              8: "8 untrained heads: heads 0 to 3", 16: "16 untrained heads: heads 0 to 3"}
+    page.locator(".split-the-width .widget-toggle-button", has_text="untrained layer").click()
+    # the head-count buttons are disabled for the trained layer until the kernel has switched back
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.split-the-width .widget-toggle-button'))"
+                           ".filter(b => b.textContent === '1').every(b => !b.disabled)")
+    return [page.evaluate(_TIME_CLICK, [str(heads), title]) for _ in range(2) for heads, title in titles.items()]
+
+
+_ON_SCREEN = """(css) => {
+    const w = document.querySelector('.' + css);
+    w.scrollIntoView({block: 'start'});
+    const view = w.closest('.jp-WindowedPanel-outer').getBoundingClientRect();
+    const shown = e => e.getBoundingClientRect().height > 0 && e.checkVisibility({visibilityProperty: true});
+    const controls = Array.from(w.querySelectorAll('.widget-inline-hbox, .widget-toggle-buttons, button'))
+        .filter(shown);
+    const figures = Array.from(w.querySelectorAll('.js-plotly-plot')).filter(shown);
+    const top = Math.min(...controls.map(e => e.getBoundingClientRect().top));
+    const bottom = Math.max(...figures.map(e => e.getBoundingClientRect().bottom));
+    return {top, bottom, view_top: view.top, view_bottom: view.bottom};
+}"""
+
+
+def _check_on_screen(page) -> list[str]:
+    """In presenter mode each widget's controls and its figure are on the 1280x720 screen together, and the
+    controls' text is as large as the widget's (labels, menus, text boxes, buttons, slider readouts)."""
+    problems = []
+    for css in ("spotlight-playground", "split-the-width", "change-one-word"):
+        box = page.evaluate(_ON_SCREEN, css)
+        if box["top"] < box["view_top"] - 1 or box["bottom"] > box["view_bottom"] + 1:
+            problems.append(f"{css}: from its controls at {box['top']:.0f} px to its figure's end at "
+                            f"{box['bottom']:.0f} px, more than the notebook's {box['view_top']:.0f}-"
+                            f"{box['view_bottom']:.0f} px")
+    sizes = page.evaluate("(texts) => Array.from(document.querySelectorAll(texts)).filter("
+                          "e => e.getBoundingClientRect().height > 0).map(e => getComputedStyle(e).fontSize)", TEXTS)
+    return problems + [f"a control's text is {size}, not 22px" for size in sorted(set(sizes) - {"22px"})]
+
+
+def test_chapter_widgets_in_a_real_browser(chromium: str, lab: str, presenter: bool, axe_script) -> None:  # noqa: F811
     from playwright.sync_api import sync_playwright
 
     SCREENSHOTS.mkdir(exist_ok=True)
@@ -181,12 +293,22 @@ def test_chapter_widgets_in_a_real_browser(chromium: str, lab: str, presenter: b
                 font = page.evaluate("() => getComputedStyle(document.querySelector('.step-through p')).fontSize")
                 assert font == ("22px" if presenter else "14px")
                 assert not _check_fit(page)
+                assert not (_check_on_screen(page) if presenter else [])
                 for css, check in (("spotlight-playground", _check_playground), ("step-through", _check_step_through),
                                    ("split-the-width", _check_split), ("change-one-word", _check_one_word)):
                     page.locator(f".{css}").scroll_into_view_if_needed()
                     check(page)
                     page.locator(f".{css}").screenshot(path=str(SCREENSHOTS / f"{css}-{mode}.png"))
                 assert not _check_fit(page)
+                clicks = _time_split_clicks(page)
+                print(f"\nchapter 4's widget, from a click to the new grid on screen ({mode}): first pass "
+                      f"{[round(ms) for ms in clicks[:5]]} ms, second {[round(ms) for ms in clicks[5:]]} ms")
+                if presenter:
+                    _record({"chapter_4_click_first_ms": round(max(clicks[:5]), 1),
+                             "chapter_4_click_median_ms": round(_median(clicks[5:]), 1)}, "chapter_4")
+                _check_keyboard(page)
+                assert not control_problems(page, ".chapter-widget")
+                assert not severe_violations(page, axe_script, ".chapter-widget")
             except Exception:
                 page.screenshot(path=str(SCREENSHOTS / f"chapter-widgets-failure-{mode}.png"), full_page=True)
                 print("\ncode cells when it failed:", page.evaluate(_CELL_STATES))

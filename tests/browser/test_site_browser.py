@@ -3,7 +3,11 @@
 Chapters 2 and 4, the explorer and their slide decks, built once by tools/build_site.py for every site test
 (tests/conftest.py), served from 127.0.0.1 and opened in headless Chromium, as a reader with no kernel and no
 internet would: every page loads with no script error, figures render, the static explorer's menus switch head
-and sentence, the math is drawn, and a deck advances with the keyboard. Screenshots go to tests/browser/screenshots/.
+and sentence, the math is drawn, a deck advances with the keyboard, every page's title names its chapter, and
+axe-core finds no serious or critical problem on a page and a deck. Every chapter's deck (tools/build_slides.py,
+narrowed by SPOTLIGHTS_CHAPTERS) is walked step by step at 1280x720: no figure, table or printout runs past the
+slide's edges, every deck carries the chapter's speaker notes, and the speaker view (S) shows them.
+Screenshots go to tests/browser/screenshots/.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from urllib.parse import urljoin, urlparse
 
 import nbformat
 import pytest
-from conftest import CHROMIUM_FLAGS, need
+from conftest import CHROMIUM_FLAGS, need, severe_violations
 
-from tools.chapters import SITE_SAMPLE
+from tools.chapters import ROOT as REPOSITORY
+from tools.chapters import SITE_SAMPLE, chapter_paths
+from tools.pages import page_title
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -47,17 +53,68 @@ SHOWN = f"""() => {{
 }}"""
 
 
+PAST_THE_SLIDE = """() => {
+    const frame = document.querySelector('.reveal .slides').getBoundingClientRect();
+    const shown = e => {
+        for (let f = e.closest('.fragment'); f; f = f.parentElement.closest('.fragment'))
+            if (!f.classList.contains('visible')) return false;
+        const box = e.getBoundingClientRect();  // and not inside a folded fold-out
+        return box.width > 0 && box.height > 0 && e.checkVisibility({contentVisibilityAuto: true});
+    };
+    const items = Array.from(Reveal.getCurrentSlide().querySelectorAll(
+        '.plotly-graph-div, table, .jp-OutputArea-output pre')).filter(e => !e.closest('.js-plotly-plot')
+        || e.classList.contains('plotly-graph-div')).filter(shown);
+    return items.map(e => {
+        const box = e.getBoundingClientRect();
+        const what = e.classList.contains('plotly-graph-div') ? 'a figure' : e.tagName === 'PRE' ? 'a printout'
+            : 'a table';
+        if (box.bottom > frame.bottom + 1) return `${what} ends at ${Math.round(box.bottom)} px, the slide at `
+            + Math.round(frame.bottom);
+        if (box.right > frame.right + 1) return `${what} ends at ${Math.round(box.right)} px across, the slide at `
+            + Math.round(frame.right);
+        if (e.tagName === 'PRE' && e.scrollWidth > e.clientWidth + 1) return `${what} has lines wider than the slide`;
+        return null;
+    }).filter(Boolean);
+}"""
+"""What runs past the edges of the slide on show: figures, tables and printouts of its steps shown so far."""
+
+
+def _serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
 @pytest.fixture(scope="module")
 def site(built_site) -> Iterator[str]:
     """The built site (tests/conftest.py, with slides) served on 127.0.0.1; yields its address."""
     need("npm (it fetches reveal.js for the slides)", shutil.which("npm") is None)
     assert built_site.slides, "the site was built without slides"
-    handler = functools.partial(_QuietHandler, directory=str(built_site.folder))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server, address = _serve(built_site.folder)
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        yield address
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def decks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[Path]]]:
+    """Every chapter's deck (SPOTLIGHTS_CHAPTERS narrows them), built by tools.build_slides and served on
+    127.0.0.1; yields the address and the chapters."""
+    import subprocess
+    import sys
+
+    need("npm (it fetches reveal.js for the slides)", shutil.which("npm") is None)
+    chapters, out = chapter_paths(), tmp_path_factory.mktemp("decks")
+    build = subprocess.run([sys.executable, "-m", "tools.build_slides", "--out", str(out), *map(str, chapters)],
+                           capture_output=True, text=True, cwd=REPOSITORY)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    print(f"\n{build.stdout}")
+    server, address = _serve(out)
+    try:
+        yield address, chapters
     finally:
         server.shutdown()
         server.server_close()
@@ -70,8 +127,9 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 def test_solutions_are_left_out_of_the_slides_only(site: str) -> None:
     nb = nbformat.read(ROOT / "notebooks" / f"{CHAPTERS[0]}.ipynb", as_version=4)
-    solutions = [max(c.source.splitlines(), key=len).strip() for c in nb.cells
-                 if "solution" in c.metadata.get("tags", [])]
+    shown = "\n".join(c.source for c in nb.cells if "solution" not in c.metadata.get("tags", []))
+    solutions = [max((line.strip() for line in c.source.splitlines() if line.strip() not in shown), key=len)
+                 for c in nb.cells if "solution" in c.metadata.get("tags", [])]  # a line only the solution has
     assert solutions, "chapter 2 should have solution cells for this test to mean anything"
     deck, page = _text(urljoin(site, f"slides/{CHAPTERS[0][:2]}.html")), _text(urljoin(site, f"{CHAPTERS[0]}.html"))
     for line in solutions:
@@ -185,3 +243,93 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
     assert not blocked, f"pages asked other hosts for: {json.dumps(sorted(set(blocked)), indent=1)}"
     assert not errors, f"script errors on the pages: {errors}"
     assert all(urlparse(url).netloc == host for url in requests)
+
+
+def _notes(path: Path) -> list[str]:
+    """The first line of each of a chapter's notes cells (slide type "notes"), as text (no markdown marks)."""
+    cells = nbformat.read(path, as_version=4).cells
+    return [re.sub(r"[*`]", "", c.source.split("- ", 1)[1].splitlines()[0]) for c in cells
+            if c.metadata.get("slideshow", {}).get("slide_type") == "notes"]
+
+
+def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, decks, axe_script) -> None:
+    from playwright.sync_api import sync_playwright
+
+    address, chapters = decks
+    problems, steps = [], {}
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 720})
+            page = context.new_page()
+            page.set_default_timeout(60_000)
+            for n, chapter in enumerate(chapters):
+                page.goto(urljoin(address, f"slides/{chapter.stem[:2]}.html"))
+                page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+                if page.title() != f"{page_title(chapter.stem)} slides":
+                    problems.append(f"{chapter.stem[:2]}: the deck's title is {page.title()!r}")
+                notes = _notes(chapter)
+                shown = page.eval_on_selector_all("aside.notes", "asides => asides.map(a => a.textContent)")
+                missing = [line for line in notes if not any(line in text for text in shown)]
+                if not notes or missing or not page.evaluate("() => Reveal.hasPlugin('notes')"):
+                    problems.append(f"{chapter.stem[:2]}: {len(notes)} notes cells, missing from the deck: {missing}")
+                problems += [f"{chapter.stem[:2]}: {v}" for v in severe_violations(page, axe_script)]
+                if n == 0:
+                    problems += _check_speaker_view(page, context, notes[0])
+                steps[chapter.stem[:2]] = 0
+                page.evaluate("() => Reveal.slide(0, 0, 0)")
+                while True:  # every step of every slide, as the space bar goes through them
+                    page.wait_for_timeout(50)  # a fragment's class changes at once; its layout is synchronous
+                    where = page.evaluate("() => Reveal.getIndices()")
+                    found = page.evaluate(PAST_THE_SLIDE)
+                    problems += [f"{chapter.stem[:2]} slide {where['h']}.{where['v']}: {x}" for x in found]
+                    if found:
+                        shot = SCREENSHOTS / f"deck-{chapter.stem[:2]}-{where['h']}.{where['v']}.png"
+                        page.screenshot(path=str(shot))
+                    if page.evaluate("() => Reveal.isLastSlide() && !Reveal.availableFragments().next"):
+                        break
+                    page.evaluate("() => Reveal.next()")
+                    steps[chapter.stem[:2]] += 1
+        finally:
+            browser.close()
+    print(f"\nwalked every step of the decks at 1280x720: {steps}")
+    assert not problems, "decks that do not fit the screen or lack their notes:\n" + "\n".join(problems)
+
+
+def _check_speaker_view(page, context, first_note: str) -> list[str]:
+    """Press S on the deck's first slide with notes: reveal.js's speaker view opens and shows them."""
+    page.evaluate("() => { const where = Reveal.getIndices(document.querySelector('aside.notes').closest('section'));"
+                  " Reveal.slide(where.h, where.v, 0); }")
+    with context.expect_page() as opened:
+        page.keyboard.press("s")
+    view = opened.value
+    try:
+        view.wait_for_function("(text) => document.body && document.body.innerText.includes(text)", arg=first_note,
+                               timeout=30_000)
+    except Exception as error:  # the check's message names what the view showed instead
+        return [f"the speaker view does not show the first slide's notes ({error}): "
+                f"{view.evaluate('() => document.body.innerText')[:300]!r}"]
+    finally:
+        view.close()
+    return []
+
+
+def test_pages_are_named_after_their_chapter_and_pass_axe(chromium: str, site: str, axe_script) -> None:
+    from playwright.sync_api import sync_playwright
+
+    problems = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.set_default_timeout(60_000)
+            for path in SITE_SAMPLE:
+                page.goto(urljoin(site, f"{path.stem}.html"))
+                page.wait_for_function(FIGURES_DRAWN)
+                if page.title() != page_title(path.stem):
+                    problems.append(f"{path.stem}.html is titled {page.title()!r}, not {page_title(path.stem)!r}")
+                problems += [f"{path.stem}.html: {v}" for v in severe_violations(page, axe_script)]
+        finally:
+            browser.close()
+    assert not problems, "\n".join(problems)

@@ -1,11 +1,15 @@
-"""What a learner and an instructor see in JupyterLab: every figure inside its output area, true tooltips.
+"""What a learner and an instructor see in JupyterLab: every figure inside its output area and on the screen,
+true tooltips, no toolbar buttons in the tab order, no serious accessibility problem.
 
 Each chapter's reading copy is nbval's run of it, and its presenter copy one more run with presenter mode
 switched on by an injected first cell (tests/conftest.py); JupyterLab then opens the executed copies, which
 draws their saved plotly figures without running anything. At 1400x1000 (reading) and 1280x720 (presenter
-mode) every plotly figure's box must lie inside its output area, and its title inside the figure. In the
-reading copy of chapter 2, hovering a visible and a masked cell of the causal heatmap must show the true
-tooltip. Prints how long each part took.
+mode) every plotly figure's box must lie inside its output area, and its title inside the figure; in presenter
+mode every figure must also be at most 620 px tall and 1,240 px wide (a 1280x720 projector shows it whole),
+every printed line at most 100 characters, and axe-core must find no serious or critical problem in what the
+chapter shows (its outputs and text; JupyterLab's own editor and toolbars are JupyterLab's). No figure has
+plotly's mode bar (ten buttons each in the keyboard's tab order). In the reading copy of chapter 2, hovering a
+visible and a masked cell of the causal heatmap must show the true tooltip. Prints how long each part took.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CHROMIUM_FLAGS
+from conftest import CHROMIUM_FLAGS, severe_violations
 from test_explorer_browser import hover_text, jupyter_lab
 
 from tools.chapters import chapter_paths
@@ -23,6 +27,12 @@ from tools.chapters import chapter_paths
 CHAPTERS = [path.name for path in chapter_paths()]
 """Every chapter; SPOTLIGHTS_CHAPTERS=02,06 limits the run to some of them."""
 VIEWPORTS = {"reading": {"width": 1400, "height": 1000}, "presenter": {"width": 1280, "height": 720}}
+ON_SCREEN = {"height": 620, "width": 1240}
+"""The largest figure a 1280x720 projector shows whole in JupyterLab, in presenter mode."""
+PRINTOUT_WIDTH = 100
+"""Characters a printed line may have (the developers' guide; tests/test_clean_outputs.py for reading runs)."""
+SHOWN = {"include": [[".jp-Cell-outputArea"], [".jp-MarkdownOutput"]]}
+"""What axe-core checks in a chapter: what the chapter shows, not JupyterLab's own editor and toolbars."""
 ALL_CELLS = {"@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"}}  # every cell in the page
 FIGURES = "Array.from(window.jupyterapp.shell.currentWidget.node.querySelectorAll('.js-plotly-plot'))"
 
@@ -30,7 +40,9 @@ _BOXES = f"""() => {FIGURES}.map(gd => {{
     const area = gd.closest('.jp-OutputArea-output').getBoundingClientRect();
     const boxes = [gd, ...gd.querySelectorAll('.main-svg')].map(e => e.getBoundingClientRect());
     const title = gd.querySelector('.g-gtitle');
+    const own = gd.getBoundingClientRect();
     return {{title: (gd.layout && gd.layout.title && (gd.layout.title.text || gd.layout.title)) || '(no title)',
+             width: own.width, height: own.height, buttons: gd.querySelectorAll('.modebar-btn').length,
              left: Math.min(...boxes.map(b => b.left)), right: Math.max(...boxes.map(b => b.right)),
              area_left: area.left, area_right: area.right,
              title_above: title ? gd.getBoundingClientRect().top - title.getBoundingClientRect().top : 0}};
@@ -53,9 +65,19 @@ def _plotly_outputs(path: Path) -> int:
                for cell in nb.cells for out in cell.get("outputs", []))
 
 
+def _long_printouts(path: Path) -> list[str]:
+    """Printed lines of an executed notebook longer than PRINTOUT_WIDTH (after a progress bar's last redraw)."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    return [f"{path.name} cell {i}: a printed line of {len(line)} characters: {line[:60]}..."
+            for i, cell in enumerate(nb.cells) for out in cell.get("outputs", []) if out.output_type == "stream"
+            for line in (part.rsplit("\r", 1)[-1] for part in out.text.splitlines()) if len(line) > PRINTOUT_WIDTH]
+
+
 @pytest.mark.parametrize("mode", list(VIEWPORTS))
 def test_every_figure_fits_its_output_area(
-    mode: str, chromium: str, executed: Callable[[str, str], Path], tmp_path: Path
+    mode: str, chromium: str, executed: Callable[[str, str], Path], tmp_path: Path, axe_script: Path
 ) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -78,6 +100,14 @@ def test_every_figure_fits_its_output_area(
                             if b["left"] < b["area_left"] - 1 or b["right"] > b["area_right"] + 1]
                 outside += [f"{path.name}: '{b['title']}' starts {b['title_above']:.0f} px above its figure (cut off)"
                             for b in boxes if b["title_above"] > 1]
+                outside += [f"{path.name}: '{b['title']}' has a mode bar ({b['buttons']} buttons to tab through)"
+                            for b in boxes if b["buttons"]]
+                if mode == "presenter":
+                    outside += [f"{path.name}: '{b['title']}' is {b['width']:.0f} x {b['height']:.0f} px, more than a "
+                                f"1280x720 screen shows ({ON_SCREEN['width']} x {ON_SCREEN['height']})" for b in boxes
+                                if b["height"] > ON_SCREEN["height"] or b["width"] > ON_SCREEN["width"]]
+                    outside += _long_printouts(path)
+                    outside += [f"{path.name}: {problem}" for problem in severe_violations(page, axe_script, SHOWN)]
                 if mode == "reading" and path.name.startswith("02_"):
                     _check_chapter_tooltips(page)
             page.screenshot(path=str(tmp_path / f"last-{mode}.png"))
@@ -86,7 +116,7 @@ def test_every_figure_fits_its_output_area(
     print(f"\n{mode}: executed {len(copies)} chapters in {ran - start:.0f} s, checked "
           f"{sum(counted.values())} figures in JupyterLab in {time.monotonic() - ran:.0f} s: {counted}")
     assert sum(counted.values()) > 0, "no plotly figure was drawn at all"
-    assert not outside, "figures wider than their output area or titles cut off:\n" + "\n".join(outside)
+    assert not outside, "what does not fit the screen, or cannot be used by everyone:\n" + "\n".join(outside)
 
 
 def _check_chapter_tooltips(page) -> None:

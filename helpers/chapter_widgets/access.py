@@ -1,0 +1,96 @@
+"""Keyboard and screen-reader access for the widgets' controls, which ipywidgets leaves out.
+
+Every widget of the series (helpers.chapter_widgets.base.Widget) carries one `ControlAccess` (an anywidget
+with no size). In the browser it finds the widget it sits in (the element of class ROOT_CLASS) and, whenever
+its controls change, it
+
+- marks every control with Lumino's `data-lm-suppress-shortcuts`, so JupyterLab (and Notebook 7) leave the
+  keys to the control: the arrow keys change a dropdown's value instead of moving to another cell;
+- names each control after its description (slider handles, readouts, dropdowns, text boxes and groups of
+  toggle buttons are otherwise announced only as "slider", "combo box" or "button");
+- gives every toggle button its pressed state (`aria-pressed`) and lets the arrow keys move the choice
+  along a group of toggle buttons, as in a radio group.
+"""
+
+from __future__ import annotations
+
+import anywidget
+
+ROOT_CLASS = "spotlights-widget"
+"""The class of every widget of the series, by which a ControlAccess finds the controls it looks after."""
+
+_ESM = f'const ROOT = ".{ROOT_CLASS}";' + r"""
+const CONTROLS = ".widget-dropdown, .widget-toggle-buttons, .widget-slider, .widget-text, .widget-textarea,"
+    + " .widget-checkbox, .widget-radio, .widget-select";
+const FOCUSABLE = "select, input, textarea, button, [role=slider], [contenteditable]";
+const STEPS = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1};
+
+function describe(box) {
+  const label = box.querySelector(":scope > .widget-label");
+  return label ? label.textContent.trim() : "";
+}
+
+function nameIt(element, name) {
+  const labelled = element.id && element.closest(ROOT).querySelector(`label[for="${element.id}"]`);
+  if (name && !labelled && !element.getAttribute("aria-label")) element.setAttribute("aria-label", name);
+}
+
+function fix(root) {
+  for (const box of root.querySelectorAll(CONTROLS)) {
+    // Lumino checks the focused element itself first, so the mark goes on every focusable part
+    [box, ...box.querySelectorAll(FOCUSABLE)].forEach(e => e.setAttribute("data-lm-suppress-shortcuts", "true"));
+    const name = describe(box);
+    box.querySelectorAll("select, input[type=text], input[type=number], textarea").forEach(e => nameIt(e, name));
+    box.querySelectorAll("[role=slider]").forEach(e => nameIt(e, name));
+    box.querySelectorAll(".widget-readout").forEach(e => {
+      e.setAttribute("role", "textbox");
+      nameIt(e, name ? `${name}: type a value` : "type a value");
+    });
+    if (box.classList.contains("widget-toggle-buttons")) {
+      box.setAttribute("role", "group");
+      nameIt(box, name);
+      box.querySelectorAll(".widget-toggle-button").forEach(b => {
+        const pressed = String(b.classList.contains("mod-active"));
+        if (b.getAttribute("aria-pressed") !== pressed) b.setAttribute("aria-pressed", pressed);
+      });
+    }
+  }
+}
+
+function moveChoice(event) {
+  const button = event.target.closest && event.target.closest(".widget-toggle-button");
+  if (!button || !(event.key in STEPS) || event.altKey || event.ctrlKey || event.metaKey) return;
+  const group = Array.from(button.parentElement.querySelectorAll(".widget-toggle-button:not(:disabled)"));
+  const next = group[(group.indexOf(button) + STEPS[event.key] + group.length) % group.length];
+  event.preventDefault();
+  next.click();
+  next.focus();
+}
+
+function attach(root) {
+  fix(root);
+  root.addEventListener("keydown", moveChoice);
+  const watcher = new MutationObserver(() => fix(root));
+  watcher.observe(root, {subtree: true, childList: true, attributes: true, attributeFilter: ["class", "id"]});
+  return () => { watcher.disconnect(); root.removeEventListener("keydown", moveChoice); };
+}
+
+export default {
+  render({ el }) {
+    let detach = null, tries = 0;
+    const find = () => {  // the view is put into the page after render returns
+      const root = el.closest(ROOT);
+      if (root) detach = attach(root);
+      else if (tries++ < 600) requestAnimationFrame(find);
+    };
+    find();
+    return () => detach && detach();
+  },
+};
+"""
+
+
+class ControlAccess(anywidget.AnyWidget):
+    """Invisible: gives the controls of the chapter widget it sits in keyboard use and accessible names."""
+
+    _esm = _ESM
