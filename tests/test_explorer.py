@@ -594,7 +594,8 @@ def test_a_learners_folder_joins_the_menu_with_examples_from_its_own_text(mine: 
     assert ex.model_name == four and ex.problem == "" and ex.model.config.heads == 4, ex.message_lines
     examples = load_model(four).card["examples"]
     assert examples and list(ex.example_picker.options) == examples
-    assert ex.sentence.value == examples[0] and ex.message_lines == [], "an example has words the model lacks"
+    notes = [f"Note on this model: {note}" for note in load_model(four).card.get("notes", [])]
+    assert ex.sentence.value == examples[0] and ex.message_lines == notes, "an example has words the model lacks"
     assert ex.heatmap.layout.title.text == "Head 0 of the 4-head model (mine)"
     ex.model_picker.value = DEFAULT
     assert ex.model_name == DEFAULT and list(ex.example_picker.options) != examples
