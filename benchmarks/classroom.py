@@ -10,7 +10,7 @@ moment, through their server's kernel API as their browser would (benchmarks/stu
 and chapter: wall time, CPU seconds, the slowest cell, the kernel's peak memory and any error; per student the
 server's peak memory; the hub's and the proxy's. The machine and its load are recorded with the figures. The
 default output, assets/classroom.json, also rewrites deploy/config.yaml (benchmarks/sizing.py); then run
-`python tools/update_docs.py` for the instructor guide's table.
+`python -m benchmarks.report` for the instructor guide's table.
 
 The last line sums the whole run up: `students=N errors=E slowest_chapter_s=S slowest_cell_s=C`, where N is
 the largest class measured, E the failing chapters over all class sizes and S and C the slowest over all.
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out.resolve() == DEFAULT_OUT:
         write_deploy_config(results)
         print(f"wrote {DEFAULT_OUT.relative_to(ROOT)} and {DEPLOY_CONFIG.relative_to(ROOT)}; "
-              "now run python tools/update_docs.py")
+              "now run python -m benchmarks.report")
     print(summary_line(results["runs"]))
     return 0
 

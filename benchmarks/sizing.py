@@ -11,7 +11,7 @@ and the config with the numbers:
 - Memory grows in proportion to learners: each one's single-user server plus one open chapter's kernel (the
   largest measured peaks), the hub and its proxy once. A learner who keeps OPEN_CHAPTERS chapters open needs
   that many kernels; the per-learner memory limit allows for it.
-Stdlib only, so that tools/update_docs.py can render the guide's table from it.
+Stdlib only, so that benchmarks/report.py can render the guide's table from it.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from jupyter_server.services.kernels.connection.base import deserialize_binary_m
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
-from benchmarks.hub import LocalHub
+from benchmarks.hub import START_TIMEOUT_S, LocalHub
 
 CELL_TIMEOUT_S = 600
 """A cell still running after this long counts as an error, and the chapter stops there."""
@@ -113,8 +113,9 @@ class Browser:
                 sampler = asyncio.create_task(self._sample(process, peak))
             url = f"{self.base}/kernels/{kernel['id']}/channels?session_id={self.session.session}"
             socket = await websocket_connect(
-                HTTPRequest(url.replace("http://", "ws://", 1), headers={"Authorization": f"token {self.token}"}),
-                max_message_size=512 * MB)
+                HTTPRequest(url.replace("http://", "ws://", 1), headers={"Authorization": f"token {self.token}"},
+                            connect_timeout=START_TIMEOUT_S, request_timeout=START_TIMEOUT_S),
+                max_message_size=512 * MB)  # tornado's 20 s default timed out with 8 kernels starting on 2 cores
             result["kernel_start_s"] = round(time.perf_counter() - began, 2)
             slowest = (None, 0.0)
             try:
