@@ -169,3 +169,19 @@ def test_cells_about_live_controls_are_left_out_of_static_builds() -> None:
     tagged = [path.name for path in notebook_paths("") for cell in nbformat.read(path, as_version=4).cells
               if LIVE_ONLY in cell.metadata.get("tags", [])]
     assert "06_meet_the_detectives.ipynb" in tagged, "chapter 6's words on the explorer's live controls"
+
+
+def test_pages_and_decks_show_code_without_the_tests_marker(site: tuple[Path, str]) -> None:
+    """`# CHECK_OUTPUT` is for tools.refresh_outputs and the tests, which read the notebooks: not for readers."""
+    from tools.pages import prepare
+    from tools.refresh_outputs import CHECK, is_checked
+
+    cell = nbformat.v4.new_code_cell(f"{CHECK}\nprint(2 + 2)")
+    nb = nbformat.v4.new_notebook(cells=[cell, nbformat.v4.new_code_cell("x = 1  # CHECK_OUTPUT stays here")])
+    assert is_checked(cell), "the tests still find the marker in the notebook"
+    assert [c.source for c in prepare(nb).cells] == ["print(2 + 2)", "x = 1  # CHECK_OUTPUT stays here"]
+    out, _ = site
+    for page in (out / f"{path.stem}.html" for path in BUILD):
+        assert "CHECK_OUTPUT" not in page.read_text(), f"{page.name} shows the tests' marker"
+    for deck in (out / "slides").glob("*.html"):
+        assert "CHECK_OUTPUT" not in deck.read_text(), f"{deck.name} shows the tests' marker"

@@ -59,8 +59,9 @@ DECK_TEMPLATE = """{%- extends 'reveal/index.html.j2' -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_css -%}
 <style>
-.reveal .slides section { height: 100%; overflow-y: auto; }  /* a tall slide scrolls with the mouse wheel */
-.reveal .jp-InputArea-editor .highlight pre { overflow-x: auto; }  /* and a long line of code sideways */
+.reveal .slides section { height: 100%; overflow-y: auto; }  /* should paginate misjudge: the mouse wheel */
+/* a long line of code wraps (tools.paginate counts it so): a clicker cannot scroll sideways */
+.reveal .jp-InputArea-editor .highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 .reveal .jp-InputPrompt, .reveal .jp-OutputPrompt { display: none; }  /* no "In [7]:": code and output get the width */
 /* a printed table keeps its rows, at a size where 100 characters fit the slide */
 .reveal .jp-OutputArea-output { --jp-code-font-size: 18px; }

@@ -5,8 +5,9 @@ Chapters 2 and 4, the explorer and their slide decks, built once by tools/build_
 internet would: every page loads with no script error, figures render, the static explorer's menus switch head
 and sentence, the math is drawn, a deck advances with the keyboard, every page's title names its chapter, and
 axe-core finds no serious or critical problem on a page and a deck. Every chapter's deck (tools/build_slides.py,
-narrowed by SPOTLIGHTS_CHAPTERS) is walked step by step at 1280x720: no figure, table or printout runs past the
-slide's edges, every deck carries the chapter's speaker notes, and the speaker view (S) shows them.
+narrowed by SPOTLIGHTS_CHAPTERS) is walked step by step at 1280x720: no element (figure, table, printout, code
+or prose) runs past the slide's bottom or right edge or is cut at the right, every deck carries the chapter's
+speaker notes, and the speaker view (S) shows them.
 Screenshots go to tests/browser/screenshots/.
 """
 
@@ -55,28 +56,34 @@ SHOWN = f"""() => {{
 
 PAST_THE_SLIDE = """() => {
     const frame = document.querySelector('.reveal .slides').getBoundingClientRect();
+    const slide = Reveal.getCurrentSlide();
     const shown = e => {
         for (let f = e.closest('.fragment'); f; f = f.parentElement.closest('.fragment'))
             if (!f.classList.contains('visible')) return false;
-        const box = e.getBoundingClientRect();  // and not inside a folded fold-out
+        const box = e.getBoundingClientRect();  // and not inside a folded fold-out or the speaker notes
         return box.width > 0 && box.height > 0 && e.checkVisibility({contentVisibilityAuto: true});
     };
-    const items = Array.from(Reveal.getCurrentSlide().querySelectorAll(
-        '.plotly-graph-div, table, .jp-OutputArea-output pre')).filter(e => !e.closest('.js-plotly-plot')
-        || e.classList.contains('plotly-graph-div')).filter(shown);
-    return items.map(e => {
+    const name = e => e.classList.contains('plotly-graph-div') ? 'a figure'
+        : e.closest('.jp-OutputArea-output') ? `a printout (${e.tagName.toLowerCase()})`
+        : e.closest('.jp-InputArea') ? 'code' : `${e.tagName.toLowerCase()} "${e.textContent.trim().slice(0, 40)}"`;
+    const problem = e => {
         const box = e.getBoundingClientRect();
-        const what = e.classList.contains('plotly-graph-div') ? 'a figure' : e.tagName === 'PRE' ? 'a printout'
-            : 'a table';
-        if (box.bottom > frame.bottom + 1) return `${what} ends at ${Math.round(box.bottom)} px, the slide at `
+        if (box.bottom > frame.bottom + 1) return `ends at ${Math.round(box.bottom)} px, the slide at `
             + Math.round(frame.bottom);
-        if (box.right > frame.right + 1) return `${what} ends at ${Math.round(box.right)} px across, the slide at `
+        if (box.right > frame.right + 1) return `ends at ${Math.round(box.right)} px across, the slide at `
             + Math.round(frame.right);
-        if (e.tagName === 'PRE' && e.scrollWidth > e.clientWidth + 1) return `${what} has lines wider than the slide`;
+        if (getComputedStyle(e).overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1)
+            return 'has lines wider than the slide (cut off)';
         return null;
-    }).filter(Boolean);
+    };
+    const items = Array.from(slide.querySelectorAll('*')).filter(e => !e.closest('.js-plotly-plot')
+        || e.classList.contains('plotly-graph-div')).filter(shown);
+    const bad = new Map(items.map(e => [e, problem(e)]).filter(([, p]) => p));
+    return Array.from(bad).filter(([e]) => !bad.has(e.parentElement))  // once, on the outermost element
+        .map(([e, p]) => `${name(e)} ${p}`);
 }"""
-"""What runs past the edges of the slide on show: figures, tables and printouts of its steps shown so far."""
+"""What runs past the edges of the slide on show: every element of its steps shown so far (a plotly figure as
+one), past the bottom or the right, or cut at the right inside a box that scrolls sideways."""
 
 
 def _serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
