@@ -27,7 +27,9 @@ MASKED = "#d9d9d9"
 LOOKS = "word that looks"
 LOOKED_AT = "word looked at"
 FIT_WIDTH = 820
-"""Widest figure in pixels: JupyterLab's output area is about 850 px wide at 1280x720 (presenter mode)."""
+"""Widest figure in pixels: JupyterLab's output area is about 850 px wide at 1280x720 (presenter mode). In
+JupyterLab's own Presentation Mode with the left sidebar open it is narrower: the instructor guide says to
+close the sidebar (Ctrl+B) before presenting."""
 FIGURE_CONFIG = {"displayModeBar": False, "displaylogo": False}
 """How every figure is drawn: without plotly's mode bar, whose ten buttons a class never uses and which
 would fill a keyboard user's tab order (drag to zoom and double-click to reset still work)."""
