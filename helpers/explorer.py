@@ -36,7 +36,7 @@ from helpers.explorer_figures import (
     update_head_figure,
 )
 from helpers.model import CourseModel
-from helpers.plots import presenting, style
+from helpers.plots import presenting, quoted, style, word_name
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, SHIPPED, Checkpoint, shipped
 from helpers.static import static_build
@@ -181,7 +181,7 @@ class Explorer(Widget):
             self.focus = (reading.originals.index(focus_word) if focus_word in reading.originals
                           else last_word(self.words))  # keep the focus word when the sentence still has it
             labels = unique_labels(self.words)
-            options = [(label if word == typed else f"{label} = '{typed}'", i)
+            options = [(word_name(label, word, typed), i)
                        for i, (label, word, typed) in enumerate(zip(labels, self.words, self.originals, strict=True))]
             self.set_quietly(self.focus_picker, self.focus, options=options)
             self._redraw()
@@ -277,15 +277,15 @@ class Explorer(Widget):
 
     def _redraw_focus(self) -> None:
         """The bars and the summary line for the focus word."""
-        i, word = self.focus, unique_labels(self.words)[self.focus]
-        if self.originals[i] != self.words[i]:
-            word = f"{word} = {self.originals[i]}"  # an unknown word: say which word it was
+        i = self.focus
+        word = word_name(unique_labels(self.words)[i], self.words[i], self.originals[i])  # '<unk> = quixotic'
         rows = self.att[:, i, : i + 1]  # [H, i + 1]: word i's weights over the words it can see
         every = ", in every head" if rows.shape[0] > 1 else ""
-        update_focus_figure(self.bars, rows, self.words[: i + 1], f"Where '{word}' looks{every}")
+        update_focus_figure(self.bars, rows, self.words[: i + 1], f"Where {quoted(word)} looks{every}")
         heads = range(rows.shape[0]) if self.head == ALL_HEADS else [self.head]
         self.summary_lines = [
-            f"head {h}, reading '{word}', looks mostly at: {summarise(rows[h], self.words[: i + 1])}" for h in heads
+            f"head {h}, reading {quoted(word)}, looks mostly at: {summarise(rows[h], self.words[: i + 1])}"
+            for h in heads
         ]
         self.summary.value = self.html_lines(self.summary_lines, TEXT)
         self.show_message()

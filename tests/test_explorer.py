@@ -22,7 +22,7 @@ from helpers.course import COURSE_EXAMPLES
 from helpers.examples import default_examples, novel_examples
 from helpers.explorer import ALL_HEADS, CONTROLS, PICK, Explorer, explore, static_explorer
 from helpers.model import CourseModel, course_model
-from helpers.plots import FIT_WIDTH, heatmap_side, least_label, presenter_mode, style
+from helpers.plots import FIT_WIDTH, heatmap_side, least_label, presenter_mode, quoted, style
 from helpers.reading import attention, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, NOVELS, STORY_WORLD, shipped, shipped_names
 from helpers.stories import example_sentences
@@ -496,14 +496,25 @@ def test_focus_word_is_kept_when_the_new_sentence_has_it() -> None:
 
 
 def test_unknown_words_show_their_own_text_in_picker_and_tooltip() -> None:
+    """One name for an unknown word everywhere: in the menu, the tooltips, the summary and the bars' title."""
     ex = _explorer(sentence="the zebra walks to the bridge .")
     assert ex.words[1] == "<unk>" and ex.originals[1] == "zebra"
-    assert ex.focus_picker.options[1][0] == "<unk> = 'zebra'"
+    assert ex.focus_picker.options[1][0] == "<unk> = zebra"
     shown, masked = ex.heatmap.data
-    assert shown.text[2][1] == "'walks' looks at '<unk> (zebra)'"
-    assert masked.text[1][2] == "masked: '<unk> (zebra)' cannot see the later word 'walks'"
+    assert shown.text[2][1] == "'walks' looks at '<unk> = zebra'"
+    assert masked.text[1][2] == "masked: '<unk> = zebra' cannot see the later word 'walks'"
     ex.set_focus(1)
     assert "reading '<unk> = zebra'" in ex.summary_lines[0]
+    assert ex.bars.layout.title.text.startswith("Where '<unk> = zebra' looks")
+
+
+def test_a_quote_mark_is_named_in_double_quotes() -> None:
+    """Not as three quote marks in a row."""
+    assert quoted("fox") == "'fox'" and quoted("'") == "\u201c'\u201d" and quoted("don't") == "\u201cdon't\u201d"
+    ex = _explorer(sentence="the fox ' s bridge .")
+    where = ex.originals.index("'")
+    assert f"looks at {quoted(ex.focus_picker.options[where][0])}" in ex.heatmap.data[0].text[where][where]
+    assert "'" * 3 not in str(ex.heatmap.data[0].text)
 
 
 def test_tooltips_hover_only_their_own_cells() -> None:
@@ -582,7 +593,7 @@ def test_words_the_novel_models_do_not_know_show_what_they_were() -> None:
     ex.set_sentence("at night she opened her heart to zxqwv .")
     i = ex.originals.index("zxqwv")
     assert ex.words[i] == "<unk>" and ex.message_lines == ["Not in the model's vocabulary, shown as <unk>: 'zxqwv'."]
-    assert ex.heatmap.data[0].text[i][i] == "'<unk> (zxqwv)' looks at '<unk> (zxqwv)'"
+    assert ex.heatmap.data[0].text[i][i] == "'<unk> = zxqwv' looks at '<unk> = zxqwv'"
 
 
 
