@@ -113,11 +113,21 @@ stops updating, and a hidden one can still measure its text."""
 
 def show(widget: widgets.DOMWidget, shown: bool) -> None:
     """Show or hide `widget` (not a plotly FigureWidget, whose `layout` is plotly's: put it in a Box) by
-    changing only the layout settings that differ: a new Layout at every redraw would make the browser build
-    new widget models each time."""
-    for key, value in (SHOWN if shown else HIDDEN).items():
-        if getattr(widget.layout, key) != value:
-            setattr(widget.layout, key, value)
+    changing only the layout settings that differ, in one message (the browser restyles it once): a new
+    Layout at every redraw would make the browser build new widget models each time."""
+    with widget.layout.hold_sync():
+        for key, value in (SHOWN if shown else HIDDEN).items():
+            if getattr(widget.layout, key) != value:
+                setattr(widget.layout, key, value)
+
+
+def show_by_display(widget: widgets.DOMWidget, shown: bool) -> None:
+    """Show or hide `widget` by its `display` alone: a hidden one leaves the page's layout altogether, so
+    showing it restyles one box. For boxes of figures drawn once and never updated (chapter 4's grids);
+    a live figure hidden so cannot lay itself out, so the explorer's use `show`."""
+    display = None if shown else "none"
+    if widget.layout.display != display:
+        widget.layout.display = display
 
 
 def control_style(css_class: str, font: int) -> widgets.HTML:
