@@ -108,3 +108,14 @@ def test_long_lines_of_code_count_as_the_lines_they_wrap_into() -> None:
                                          _cell("code", "\n".join([wide] * 3), "-", printed=1)])
     narrow = nbformat.v4.new_notebook(cells=[nb.cells[0], _cell("code", "x = 1\n" * 3, "-", printed=1)])
     assert _types(paginate(nb)) == ["slide", "subslide"] and _types(paginate(narrow)) == ["slide", "-"]
+
+
+def test_a_lead_in_too_short_to_carry_its_figure_keeps_the_code_that_draws_it() -> None:
+    """Not a slide with one sentence ending in a colon: the code joins it, and the figure follows."""
+    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
+                                         _cell("markdown", PROSE + "Here it is:", "subslide"),
+                                         _cell("code", "figure()\nshow()\n", "-", figure=ROOM - 70)])
+    paged = paginate(nb)
+    assert _types(paged) == ["slide", "subslide", "-", "subslide"]
+    assert paged.cells[2].source == nb.cells[2].source and not paged.cells[2].outputs
+    assert paged.cells[3].outputs == nb.cells[2].outputs and not paged.cells[3].source

@@ -8,7 +8,8 @@ subslide): code, its printout or figure, prose or a table. What is too tall for 
 code cell's code goes on one slide and its output on the next, a long printout is cut between lines, and a
 long markdown cell between paragraphs or list items (never inside a code block, a fold-out or a formula).
 When a cell moves to a new slide, the sentence that leads into it (a markdown cell ending in a colon) moves
-with it. The browser tests check the result: no element of any deck runs past the slide's edges at 1280x720.
+with it; where the two cannot share a slide, the code joins the sentence and its output follows, so that no
+slide holds a lone sentence ending in a colon. The browser tests check the result: no element of any deck runs past the slide's edges at 1280x720.
 """
 
 from __future__ import annotations
@@ -181,16 +182,21 @@ def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if not _shown(whole):
             cells.append(whole)
             continue
-        for cell in _cut(whole) if _height(whole) > ROOM else [whole]:
+        pieces = _cut(whole) if _height(whole) > ROOM else [whole]
+        while pieces:
+            cell = pieces.pop(0)
             height = _height(cell)
             if _slide_type(cell) in ("slide", "subslide"):
                 used = 0
             elif used and used + height > ROOM:
                 lead, before = previous
-                if (_leads_in(lead) and before and _slide_type(lead) not in ("slide", "subslide")
-                        and used - before + height <= ROOM):
+                if _leads_in(lead) and before and used - before + height <= ROOM:
                     _starts_slide(lead)  # the lead-in moves with what it introduces
                     used -= before
+                elif (_leads_in(lead) and not before and cell.cell_type == "code" and cell.outputs
+                      and cell.source.strip() and used + _code_height(cell) <= ROOM):
+                    pieces[:0] = _cut_code(cell)  # too tall to join its lead-in whole: the code joins it, and
+                    continue                      # its output follows on the next slide, not a lone sentence
                 else:
                     _starts_slide(cell)
                     used = 0
