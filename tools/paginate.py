@@ -9,7 +9,8 @@ code cell's code goes on one slide and its output on the next, a long printout i
 long markdown cell between paragraphs or list items (never inside a code block, a fold-out or a formula).
 When a cell moves to a new slide, the sentence that leads into it (a markdown cell ending in a colon) moves
 with it; where the two cannot share a slide, the code joins the sentence and its output follows, so that no
-slide holds a lone sentence ending in a colon. The browser tests check the result: no element of any deck runs past the slide's edges at 1280x720.
+slide holds a lone sentence ending in a colon. The browser tests check the result: no element of any
+deck runs past the slide's edges at 1280x720.
 """
 
 from __future__ import annotations
