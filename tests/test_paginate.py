@@ -100,6 +100,17 @@ def test_the_sentence_that_leads_into_a_moved_output_moves_with_it() -> None:
                                          _cell("markdown", "The heatmap below shows each row's weights:", "-"),
                                          _cell("code", "figure()", "fragment", figure=500)])
     assert _types(paginate(nb)) == ["slide", "subslide", "fragment"]
+    heading = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
+                                              _cell("code", "figure()", "fragment", figure=ROOM - 40)])
+    assert _types(paginate(heading)) == ["slide", "fragment", "subslide"], "not a slide with a lone heading"
+
+
+def test_a_printout_in_pieces_is_counted_and_cut_as_one() -> None:
+    cell = _cell("code", "\n".join(f"line_{i} = {i}" for i in range(20)), "-")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="a printed line\n" * 8) for _ in range(3)]
+    paged = paginate(nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"), cell]))
+    assert [len(c.get("outputs", [])) for c in paged.cells] == [0, 0, 1]
+    assert paged.cells[2].outputs[0].text == "a printed line\n" * 24
 
 
 def test_long_lines_of_code_count_as_the_lines_they_wrap_into() -> None:

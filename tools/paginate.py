@@ -7,10 +7,10 @@ at 1280x720) and makes any cell that would end past the slide's bottom start a n
 subslide): code, its printout or figure, prose or a table. What is too tall for any slide is cut first: a
 code cell's code goes on one slide and its output on the next, a long printout is cut between lines, and a
 long markdown cell between paragraphs or list items (never inside a code block, a fold-out or a formula).
-When a cell moves to a new slide, the sentence that leads into it (a markdown cell ending in a colon) moves
-with it; where the two cannot share a slide, the code joins the sentence and its output follows, so that no
-slide holds a lone sentence ending in a colon. The browser tests check the result: no element of any
-deck runs past the slide's edges at 1280x720.
+When a cell moves to a new slide, the sentence that leads into it (a markdown cell ending in a colon, or a
+heading alone) moves with it; where the two cannot share a slide, the code joins the sentence and its output
+follows, so that no slide holds a lone lead-in. The browser tests check the result: no element of any deck
+runs past the slide's edges at 1280x720.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import math
 import re
 
 import nbformat
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 from tools.pages import PLOTLY_MIME
 
@@ -107,8 +108,9 @@ def _shown(cell: nbformat.NotebookNode) -> bool:
 
 
 def _leads_in(cell: nbformat.NotebookNode) -> bool:
-    """A markdown cell that ends in a colon: it introduces the cell after it."""
-    return cell.cell_type == "markdown" and cell.source.rstrip().endswith(":")
+    """A markdown cell that introduces the cell after it: it ends in a colon, or it is a heading alone."""
+    text = cell.source.strip()
+    return cell.cell_type == "markdown" and (text.endswith(":") or (text.startswith("#") and "\n" not in text))
 
 
 def _part(cell: nbformat.NotebookNode, n: int | str, **changes: object) -> nbformat.NotebookNode:
@@ -178,6 +180,7 @@ def _cut(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
 def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of the executed notebook `nb` whose shown cells each start and end on one slide, where they fit."""
     nb = copy.deepcopy(nb)
+    CoalesceStreamsPreprocessor().preprocess(nb, {})  # a printout in one piece, a progress bar's last state only
     cells, used, previous = [], 0, None  # previous: the last shown cell and the room used before it
     for whole in nb.cells:
         if not _shown(whole):
