@@ -174,7 +174,9 @@ def _cut_code(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
 
 def _cut(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     """A cell too tall for a slide, cut into pieces that each fit one where they can."""
-    return _cut_text(cell) if cell.cell_type == "markdown" else _cut_code(cell) if cell.outputs else [cell]
+    if cell.cell_type == "markdown":
+        return _cut_text(cell)
+    return _cut_code(cell) if cell.get("outputs") else [cell]
 
 
 def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
