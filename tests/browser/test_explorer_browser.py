@@ -275,7 +275,7 @@ def _check_novel_model(page) -> None:
     _pick(page, "model", "four heads, novels")
     heatmap_title = f"() => document.querySelector('{HEATMAP}').layout.title.text"  # not the hidden grid's
     page.wait_for_function(f"({heatmap_title})().endsWith('4-head model (novels)')", timeout=30_000)
-    assert page.evaluate(options, "examples") == len(novel_examples()) != story_count
+    assert page.evaluate(options, "examples") == 1 + len(novel_examples()) != story_count  # 1: "pick an example…"
     _pick(page, "examples", novel_examples()[0])
     page.wait_for_function(f"() => document.querySelector('{HEATMAP}')._fullData[0].x.length === "
                            f"{len(novel_examples()[0].split())}", timeout=30_000)
