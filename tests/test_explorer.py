@@ -127,10 +127,12 @@ def test_example_picker_loads_the_example() -> None:
     assert ex.sentence.value == example_sentences()[4]
     _assert_shows(ex, example_sentences()[4])
     ex.sentence.value = STORY
+    assert ex.example_picker.value == STORY, "a sentence typed that is an example: the menu names it"
+    ex.sentence.value = "the girl walks to the old bridge ."
     assert ex.example_picker.value == PICK[1], "the example list still names a sentence that is not on show"
     assert ex.example_picker.label == PICK[0], "an empty menu would look like a text box"
     ex.example_picker.value = PICK[1]  # choosing the menu's own first entry changes nothing
-    assert ex.sentence.value == STORY and not ex.problem
+    assert ex.sentence.value == "the girl walks to the old bridge ." and not ex.problem
 
 
 def test_in_presenter_mode_the_explorer_opens_on_a_sentence_whose_every_word_is_labelled() -> None:

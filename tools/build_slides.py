@@ -62,7 +62,8 @@ DECK_TEMPLATE = """{%- extends 'reveal/index.html.j2' -%}
 <style>
 .reveal .slides section { height: 100%; overflow-y: auto; }  /* should paginate misjudge: the mouse wheel */
 /* a long line of code wraps (tools.paginate counts it so): a clicker cannot scroll sideways */
-.reveal .jp-InputArea-editor .highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+.reveal .jp-InputArea-editor .highlight pre { white-space: pre-wrap; overflow-wrap: anywhere;
+                                              box-sizing: border-box; }  /* its padding inside its width */
 .reveal .jp-InputPrompt, .reveal .jp-OutputPrompt { display: none; }  /* no "In [7]:": code and output get the width */
 /* a printed table keeps its rows, at a size where 100 characters fit the slide */
 .reveal .jp-OutputArea-output { --jp-code-font-size: 18px; }
