@@ -130,3 +130,14 @@ def test_a_lead_in_too_short_to_carry_its_figure_keeps_the_code_that_draws_it() 
     assert _types(paged) == ["slide", "subslide", "-", "subslide"]
     assert paged.cells[2].source == nb.cells[2].source and not paged.cells[2].outputs
     assert paged.cells[3].outputs == nb.cells[2].outputs and not paged.cells[3].source
+
+
+def test_code_too_long_for_a_slide_is_cut_between_lines() -> None:
+    source = "\n".join(f"line_{i} = {i}" for i in range(2 * ROOM // CODE_LINE)) + "\n\nprint(line_0)"
+    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
+                                         _cell("code", source, "-", printed=2)])
+    paged = paginate(nb)
+    codes = [cell.source for cell in paged.cells[1:] if cell.source]
+    assert len(codes) >= 3 and "\n".join(codes).split() == source.split(), "every line once, in order"
+    assert all(not cell.outputs for cell in paged.cells[1:-1]) and paged.cells[-1].outputs == nb.cells[1].outputs
+    assert _types(paged)[2] == "subslide" and _types(paged).count("subslide") >= 2

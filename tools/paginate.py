@@ -5,7 +5,8 @@ reveal.js slide does not scroll for a presenter with a clicker, so before a deck
 its cells with an estimate of each one's height on the slide (in the deck's CSS pixels, measured on the decks
 at 1280x720) and makes any cell that would end past the slide's bottom start a new vertical slide (a
 subslide): code, its printout or figure, prose or a table. What is too tall for any slide is cut first: a
-code cell's code goes on one slide and its output on the next, a long printout is cut between lines, and a
+code cell's code goes on one slide and its output on the next, long code and a long printout are cut between
+lines, and a
 long markdown cell between paragraphs or list items (never inside a code block, a fold-out or a formula).
 When a cell moves to a new slide, the sentence that leads into it (a markdown cell ending in a colon, or a
 heading alone) moves with it; where the two cannot share a slide, the code joins the sentence and its output
@@ -153,11 +154,29 @@ def _cut_text(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     return [first] + [_part(cell, n, source=text) for n, text in enumerate(texts[1:], 1)]
 
 
+def _code_chunks(source: str) -> list[str]:
+    """Code too long for one slide cut into as many whole lines as fit each, at a blank line where one is near."""
+    chunks: list[list[str]] = [[]]
+    for line in source.splitlines():
+        chunk = chunks[-1]
+        full = _lines_height("\n".join([*chunk, line]), CODE_WIDTH) + 2 * GAP > ROOM
+        early = not line.strip() and _lines_height("\n".join(chunk), CODE_WIDTH) + 2 * GAP > ROOM * 2 // 3
+        if chunk and (full or early):
+            chunks.append([])
+        if line.strip() or chunks[-1]:
+            chunks[-1].append(line)
+    return ["\n".join(chunk).strip("\n") for chunk in chunks if chunk]
+
+
 def _cut_code(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
-    """A code cell as its code, then each output, a long printout cut into as many lines as fit a slide."""
+    """A code cell as its code (cut between lines where it is too long for a slide), then each output, a long
+    printout cut into as many lines as fit a slide."""
     code = copy.deepcopy(cell)
     code.outputs = []
+    chunks = _code_chunks(cell.source) if _code_height(cell) > ROOM else [cell.source]
+    code.source = chunks[0]
     parts = [code] if cell.source.strip() else []
+    parts += [_part(cell, f"code-{n}", source=text, outputs=[]) for n, text in enumerate(chunks[1:], 1)]
     per_slide = max(1, (ROOM - GAP) // CODE_LINE)
     for n, out in enumerate(cell.outputs):
         lines = out.text.splitlines(keepends=True) if out.get("output_type") == "stream" else []
@@ -176,7 +195,7 @@ def _cut(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     """A cell too tall for a slide, cut into pieces that each fit one where they can."""
     if cell.cell_type == "markdown":
         return _cut_text(cell)
-    return _cut_code(cell) if cell.get("outputs") else [cell]
+    return _cut_code(cell) if cell.get("outputs") or cell.cell_type == "code" else [cell]
 
 
 def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
