@@ -191,7 +191,7 @@ def test_split_counts_parameters_from_the_model_code(split) -> None:
         assert split.option.att.shape[0] == heads
         assert split.strip.value.count("title='head") == heads
         assert f"{128 // heads} numbers each" in split.summary_text and f"{with_proj:,}" in split.table.value
-        shown = [slot for slot, box in zip(split.slots, split.boxes, strict=True) if box.layout.display != "none"]
+        shown = [slot for slot, box in zip(split.slots, split.boxes, strict=True) if box.layout.visibility == "visible"]
         assert shown == [(split.option, range(min(heads, AT_ONCE)))]
         assert len(split.group_picker.options) == max(1, heads // AT_ONCE)
         assert (split.group_picker.layout.visibility == "visible") == (heads > AT_ONCE)
@@ -202,7 +202,7 @@ def test_split_draws_many_heads_four_at_a_time(split) -> None:
     for first in (4, 12):
         split.show_heads_from(first)
         ((box, (option, group)),) = [(box, slot) for box, slot in zip(split.boxes, split.slots, strict=True)
-                                     if box.layout.display != "none"]
+                                     if box.layout.visibility == "visible"]
         figure = box.children[0].outputs[0]["data"]["application/vnd.plotly.v1+json"]
         panels = [a["text"] for a in figure["layout"]["annotations"] if a["text"].startswith("head ")]
         assert option.heads == 16 and group == range(first, first + 4)

@@ -121,14 +121,6 @@ def show(widget: widgets.DOMWidget, shown: bool) -> None:
                 setattr(widget.layout, key, value)
 
 
-def show_by_display(widget: widgets.DOMWidget, shown: bool) -> None:
-    """Show or hide `widget` by its `display` alone: a hidden one leaves the page's layout altogether, so
-    showing it restyles one box. For boxes of figures drawn once and never updated (chapter 4's grids);
-    a live figure hidden so cannot lay itself out, so the explorer's use `show`."""
-    display = None if shown else "none"
-    if widget.layout.display != display:
-        widget.layout.display = display
-
 
 def control_style(css_class: str, font: int) -> widgets.HTML:
     """A style sheet (in an HTML widget of no size) for the widget of class `css_class`: its controls' labels,

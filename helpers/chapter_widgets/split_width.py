@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 import torch
 
 from helpers.attention import MultiHeadAttention
-from helpers.chapter_widgets.base import ChapterWidget, show_by_display
+from helpers.chapter_widgets.base import ChapterWidget, show
 from helpers.model import count_parameters, course_model
 from helpers.plots import FIGURE_CONFIG, FIT_WIDTH, PALETTE, heads_grid, heatmap_traces, hung_title, style, styled
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, unique_labels
@@ -206,7 +206,7 @@ class SplitTheWidth(ChapterWidget):
         if self.group_picker.layout.visibility != (seen := "visible" if len(groups) > 1 else "hidden"):
             self.group_picker.layout.visibility = seen
         for box, (other, group) in zip(self.boxes, self.slots, strict=True):  # only what changes is sent
-            show_by_display(box, other is option and group.start == self.first)
+            show(box, other is option and group.start == self.first)
         self.strip.value = split_strip(option.heads, WIDTH, self.font)
         self.table.value = parameter_table(option, WIDTH, self.font)
         self.say(summary_line(option, self.words))
