@@ -36,13 +36,16 @@ from helpers.explorer_figures import (
     update_head_figure,
 )
 from helpers.model import CourseModel
-from helpers.plots import style
+from helpers.plots import presenting, quoted, style, word_name
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, SHIPPED, Checkpoint, shipped
 from helpers.static import static_build
 
 ALL_HEADS = "all heads"
 """The head picker's choice that shows every head side by side."""
+PICK = ("pick an example…", "")
+"""The examples menu's first entry, on show while the sentence is not one of the examples: a menu that says
+what it offers, where an empty one would look like a text box."""
 CONTROLS = 7.5
 """The height of the controls and the message area above the heatmap, in font sizes: the heatmap gets the
 rest of the tallest figure the screen shows, so that the controls and the heatmap are on it together."""
@@ -72,8 +75,9 @@ class Explorer(Widget):
 
         self.sentence = widgets.Text(description="sentence", continuous_update=False, layout=wide)
         # widths grow with presenter mode's font: two menus to a row fit 1280x720, the examples take the rest
-        self.example_picker = widgets.Dropdown(description="examples", options=[], value=None,
-                                               layout=widgets.Layout(width="auto", flex="1 1 auto"))
+        # and no more (min_width 0: a long sentence in the menu would push its arrow past the screen's edge)
+        self.example_picker = widgets.Dropdown(description="examples", options=[PICK], value=PICK[1],
+                                               layout=widgets.Layout(width="auto", flex="1 1 0%", min_width="0"))
         self.model_picker = widgets.Dropdown(description="model", value=None,
                                              layout=widgets.Layout(width=f"{22 * self.font}px"),
                                              options=[(c.label, name) for name, c in self.menu.items()])
@@ -91,7 +95,7 @@ class Explorer(Widget):
         self.bars_box = widgets.VBox([])  # a focus view per number of heads, one above the other
         self._listen_to_clicks(self.heatmap)
 
-        for picker, setter in ((self.sentence, self.set_sentence), (self.example_picker, self.set_sentence),
+        for picker, setter in ((self.sentence, self.set_sentence), (self.example_picker, self._pick_example),
                                (self.model_picker, self.set_model), (self.head_picker, self.set_head),
                                (self.focus_picker, self.set_focus)):
             picker.observe(self.calls(setter), names="value")
@@ -141,8 +145,19 @@ class Explorer(Widget):
         return text_examples(self.menu[name], self._card(name))
 
     def _first_example(self) -> str:
-        """The first example from the text the model on show learned (not one of the course's sentences)."""
-        return self._text_examples(self.model_name or DEFAULT)[0]
+        """The first example from the text the model on show learned (not one of the course's sentences); in
+        presenter mode the shortest, whose every word keeps its label at a projector's sizes."""
+        examples = self._text_examples(self.model_name or DEFAULT)
+        return min(examples, key=lambda text: len(text.split())) if presenting() else examples[0]
+
+    @property
+    def offered_examples(self) -> list[str]:
+        """The sentences the examples menu offers (below its "pick an example" entry)."""
+        return [value for _, value in self.example_picker.options if value != PICK[1]]
+
+    def _pick_example(self, text: str) -> None:
+        if text != PICK[1]:
+            self.set_sentence(text)
 
     # ----- what code (and the tests) call -------------------------------------------------------
 
@@ -151,8 +166,8 @@ class Explorer(Widget):
         with self.report():
             if isinstance(text, str):
                 self.set_quietly(self.sentence, text)
-            if text != self.example_picker.value:
-                self.set_quietly(self.example_picker, None)
+            if text != self.example_picker.value:  # the menu names the sentence on show, if it offers it
+                self.set_quietly(self.example_picker, text if text in self.offered_examples else PICK[1])
             if self.model is None:
                 raise ValueError("No model is loaded: pick one in the model list.")
             try:
@@ -168,7 +183,7 @@ class Explorer(Widget):
             self.focus = (reading.originals.index(focus_word) if focus_word in reading.originals
                           else last_word(self.words))  # keep the focus word when the sentence still has it
             labels = unique_labels(self.words)
-            options = [(label if word == typed else f"{label} = '{typed}'", i)
+            options = [(word_name(label, word, typed), i)
                        for i, (label, word, typed) in enumerate(zip(labels, self.words, self.originals, strict=True))]
             self.set_quietly(self.focus_picker, self.focus, options=options)
             self._redraw()
@@ -204,9 +219,9 @@ class Explorer(Widget):
             self.set_quietly(self.model_picker, name)
             self.set_quietly(self.head_picker, self.head, options=options)
             examples = self.examples[name]
-            if list(self.example_picker.options) != examples:  # the other vocabulary: its own examples
-                shown = self.example_picker.value if self.example_picker.value in examples else None
-                self.set_quietly(self.example_picker, shown, options=examples)
+            if self.offered_examples != examples:  # the other vocabulary: its own examples
+                shown = self.example_picker.value if self.example_picker.value in examples else PICK[1]
+                self.set_quietly(self.example_picker, shown, options=[PICK, *((text, text) for text in examples)])
             self._figures_for(heads)
             for count, bars in self.bars_by_heads.items():
                 show(self._boxes[id(bars)], count == heads)
@@ -264,15 +279,15 @@ class Explorer(Widget):
 
     def _redraw_focus(self) -> None:
         """The bars and the summary line for the focus word."""
-        i, word = self.focus, unique_labels(self.words)[self.focus]
-        if self.originals[i] != self.words[i]:
-            word = f"{word} = {self.originals[i]}"  # an unknown word: say which word it was
+        i = self.focus
+        word = word_name(unique_labels(self.words)[i], self.words[i], self.originals[i])  # '<unk> = quixotic'
         rows = self.att[:, i, : i + 1]  # [H, i + 1]: word i's weights over the words it can see
         every = ", in every head" if rows.shape[0] > 1 else ""
-        update_focus_figure(self.bars, rows, self.words[: i + 1], f"Where '{word}' looks{every}")
+        update_focus_figure(self.bars, rows, self.words[: i + 1], f"Where {quoted(word)} looks{every}")
         heads = range(rows.shape[0]) if self.head == ALL_HEADS else [self.head]
         self.summary_lines = [
-            f"head {h}, reading '{word}', looks mostly at: {summarise(rows[h], self.words[: i + 1])}" for h in heads
+            f"head {h}, reading {quoted(word)}, looks mostly at: {summarise(rows[h], self.words[: i + 1])}"
+            for h in heads
         ]
         self.summary.value = self.html_lines(self.summary_lines, TEXT)
         self.show_message()

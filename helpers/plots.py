@@ -27,7 +27,9 @@ MASKED = "#d9d9d9"
 LOOKS = "word that looks"
 LOOKED_AT = "word looked at"
 FIT_WIDTH = 820
-"""Widest figure in pixels: JupyterLab's output area is about 850 px wide at 1280x720 (presenter mode)."""
+"""Widest figure in pixels: JupyterLab's output area is about 850 px wide at 1280x720 (presenter mode). In
+JupyterLab's own Presentation Mode with the left sidebar open it is narrower: the instructor guide says to
+close the sidebar (Ctrl+B) before presenting."""
 FIGURE_CONFIG = {"displayModeBar": False, "displaylogo": False}
 """How every figure is drawn: without plotly's mode bar, whose ten buttons a class never uses and which
 would fill a keyboard user's tab order (drag to zoom and double-click to reset still work)."""
@@ -150,13 +152,24 @@ def _as_grid(weights: torch.Tensor | Sequence[Sequence[float]]) -> torch.Tensor:
     return grid
 
 
+def word_name(label: str, word: str, typed: str) -> str:
+    """How figures, menus and summaries name a word: its label, and for a word the model read as '<unk>' the
+    word as typed too ("<unk> (2) = quixotic"), the same everywhere."""
+    return label if typed == word else f"{label} = {typed}"
+
+
+def quoted(word: str) -> str:
+    """A word in quotes: 'fox', or in double quotes a word that holds a quote mark itself (three in a row
+    would say nothing)."""
+    return f"\u201c{word}\u201d" if "'" in word else f"'{word}'"
+
+
 @functools.lru_cache(maxsize=64)
 def _hover_texts(words: tuple[str, ...], originals: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     """hover_texts as [T, T] string arrays, kept for the last sentences: a head change reuses them."""
-    named = [label if o == w else f"{label} ({o})"
-             for label, w, o in zip(unique_labels(words), words, originals, strict=True)]
-    seen = np.array([[f"'{looks}' looks at '{seen}'" for seen in named] for looks in named], dtype=str)
-    masked = np.array([[f"masked: '{looks}' cannot see the later word '{seen}'" for seen in named]
+    named = [quoted(word_name(label, w, o)) for label, w, o in zip(unique_labels(words), words, originals, strict=True)]
+    seen = np.array([[f"{looks} looks at {seen}" for seen in named] for looks in named], dtype=str)
+    masked = np.array([[f"masked: {looks} cannot see the later word {seen}" for seen in named]
                        for looks in named], dtype=str)
     seen.flags.writeable = masked.flags.writeable = False  # shared between calls: nobody may change them
     return seen, masked

@@ -54,6 +54,16 @@ def test_playground_weights_share_100_percent_and_average_the_vectors(vectors: t
     assert p.summary_text.startswith("'street' looks mostly at: animal")
 
 
+def test_playground_says_an_even_spread_is_even_and_names_only_words_above_it(vectors: torch.Tensor) -> None:
+    p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
+    p.preset("plain average")
+    assert p.summary_text.startswith(f"'street' spreads its attention evenly: {1 / len(WORDS):.0%} to each of the "
+                                     f"{len(WORDS)} words"), p.summary_text
+    p.preset("three clues")
+    named = p.summary_text.split(" (all weights")[0]
+    assert sorted(word for word in WORDS if f" {word} " in named) == sorted(CLUES), named
+
+
 def test_playground_three_clues_never_get_more_than_a_third_each(vectors: torch.Tensor) -> None:
     p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
     p.preset("three clues")

@@ -20,9 +20,9 @@ from plotly.callbacks import InputDeviceState, Points
 from helpers.checkpoints import CheckpointError, load_model, save_checkpoint
 from helpers.course import COURSE_EXAMPLES
 from helpers.examples import default_examples, novel_examples
-from helpers.explorer import ALL_HEADS, CONTROLS, Explorer, explore, static_explorer
+from helpers.explorer import ALL_HEADS, CONTROLS, PICK, Explorer, explore, static_explorer
 from helpers.model import CourseModel, course_model
-from helpers.plots import FIT_WIDTH, heatmap_side, least_label, presenter_mode, style
+from helpers.plots import FIT_WIDTH, heatmap_side, least_label, presenter_mode, quoted, style
 from helpers.reading import attention, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, NOVELS, STORY_WORLD, shipped, shipped_names
 from helpers.stories import example_sentences
@@ -92,7 +92,7 @@ def test_opens_on_a_story_sentence_with_words_on_both_axes() -> None:
 def test_default_sentence_is_the_first_story_example() -> None:
     ex = _explorer()
     assert ex.sentence.value == example_sentences()[0]
-    assert list(ex.example_picker.options) == list(dict.fromkeys([*COURSE_EXAMPLES, *example_sentences()]))
+    assert ex.offered_examples == list(dict.fromkeys([*COURSE_EXAMPLES, *example_sentences()]))
 
 
 def test_summary_names_the_strongest_words_in_percent() -> None:
@@ -127,7 +127,22 @@ def test_example_picker_loads_the_example() -> None:
     assert ex.sentence.value == example_sentences()[4]
     _assert_shows(ex, example_sentences()[4])
     ex.sentence.value = STORY
-    assert ex.example_picker.value is None, "the example list still names a sentence that is not on show"
+    assert ex.example_picker.value == STORY, "a sentence typed that is an example: the menu names it"
+    ex.sentence.value = "the girl walks to the old bridge ."
+    assert ex.example_picker.value == PICK[1], "the example list still names a sentence that is not on show"
+    assert ex.example_picker.label == PICK[0], "an empty menu would look like a text box"
+    ex.example_picker.value = PICK[1]  # choosing the menu's own first entry changes nothing
+    assert ex.sentence.value == "the girl walks to the old bridge ." and not ex.problem
+
+
+def test_in_presenter_mode_the_explorer_opens_on_a_sentence_whose_every_word_is_labelled() -> None:
+    presenter_mode(True)
+    try:
+        ex = explore()
+        assert ex.heatmap.layout.xaxis.dtick == 1, f"every {ex.heatmap.layout.xaxis.dtick}th word labelled"
+        assert len(ex.sentence.value.split()) == min(len(text.split()) for text in ex._text_examples(DEFAULT))
+    finally:
+        presenter_mode(False)
 
 
 def test_all_heads_shows_a_grid_with_one_shared_colour_scale() -> None:
@@ -483,14 +498,25 @@ def test_focus_word_is_kept_when_the_new_sentence_has_it() -> None:
 
 
 def test_unknown_words_show_their_own_text_in_picker_and_tooltip() -> None:
+    """One name for an unknown word everywhere: in the menu, the tooltips, the summary and the bars' title."""
     ex = _explorer(sentence="the zebra walks to the bridge .")
     assert ex.words[1] == "<unk>" and ex.originals[1] == "zebra"
-    assert ex.focus_picker.options[1][0] == "<unk> = 'zebra'"
+    assert ex.focus_picker.options[1][0] == "<unk> = zebra"
     shown, masked = ex.heatmap.data
-    assert shown.text[2][1] == "'walks' looks at '<unk> (zebra)'"
-    assert masked.text[1][2] == "masked: '<unk> (zebra)' cannot see the later word 'walks'"
+    assert shown.text[2][1] == "'walks' looks at '<unk> = zebra'"
+    assert masked.text[1][2] == "masked: '<unk> = zebra' cannot see the later word 'walks'"
     ex.set_focus(1)
     assert "reading '<unk> = zebra'" in ex.summary_lines[0]
+    assert ex.bars.layout.title.text.startswith("Where '<unk> = zebra' looks")
+
+
+def test_a_quote_mark_is_named_in_double_quotes() -> None:
+    """Not as three quote marks in a row."""
+    assert quoted("fox") == "'fox'" and quoted("'") == "\u201c'\u201d" and quoted("don't") == "\u201cdon't\u201d"
+    ex = _explorer(sentence="the fox ' s bridge .")
+    where = ex.originals.index("'")
+    assert f"looks at {quoted(ex.focus_picker.options[where][0])}" in ex.heatmap.data[0].text[where][where]
+    assert "'" * 3 not in str(ex.heatmap.data[0].text)
 
 
 def test_tooltips_hover_only_their_own_cells() -> None:
@@ -540,7 +566,7 @@ def test_live_updates_switch_between_every_word_and_every_kth_word_labelled() ->
 
 def test_novel_models_switch_the_example_menu_and_keep_the_sentence_and_focus() -> None:
     ex = explore("four_heads")
-    story_examples = list(ex.example_picker.options)
+    story_examples = ex.offered_examples
     assert set(shipped_names()) <= set(ex.models), "every model of the menu is read when the explorer opens"
     sentence = "the girl walks to the river with her boat ."
     ex.set_sentence(sentence)
@@ -550,7 +576,7 @@ def test_novel_models_switch_the_example_menu_and_keep_the_sentence_and_focus() 
     ex.set_focus(ex.words.index(both[0]))
     ex.model_picker.value = "novel_four_heads"
     assert ex.model_name == "novel_four_heads" and ex.att.shape[0] == 4 and ex.problem == ""
-    assert list(ex.example_picker.options) == novel_examples() != story_examples
+    assert ex.offered_examples == novel_examples() != story_examples
     assert ex.words[ex.focus] == both[0], "the focus word was lost in the switch"
     assert ex.words == novel.words and ex.message_lines == novel.notes
     assert ex.heatmap.layout.title.text == "Head 0 of the 4-head model (novels)"
@@ -560,7 +586,7 @@ def test_novel_models_switch_the_example_menu_and_keep_the_sentence_and_focus() 
     assert ex.example_picker.value == novel_examples()[0], "the same examples: the pick stays"
     assert ex.att.shape[0] == 1 and len(ex.bars.data) == 1
     ex.model_picker.value = "four_heads"
-    assert list(ex.example_picker.options) == story_examples and ex.example_picker.value is None
+    assert ex.offered_examples == story_examples and ex.example_picker.value == PICK[1]
 
 
 def test_words_the_novel_models_do_not_know_show_what_they_were() -> None:
@@ -569,7 +595,7 @@ def test_words_the_novel_models_do_not_know_show_what_they_were() -> None:
     ex.set_sentence("at night she opened her heart to zxqwv .")
     i = ex.originals.index("zxqwv")
     assert ex.words[i] == "<unk>" and ex.message_lines == ["Not in the model's vocabulary, shown as <unk>: 'zxqwv'."]
-    assert ex.heatmap.data[0].text[i][i] == "'<unk> (zxqwv)' looks at '<unk> (zxqwv)'"
+    assert ex.heatmap.data[0].text[i][i] == "'<unk> = zxqwv' looks at '<unk> = zxqwv'"
 
 
 
@@ -593,14 +619,14 @@ def test_a_learners_folder_joins_the_menu_with_examples_from_its_own_text(mine: 
     four = str(mine / "four_heads.json")
     assert ex.model_name == four and ex.problem == "" and ex.model.config.heads == 4, ex.message_lines
     examples = load_model(four).card["examples"]
-    assert examples and list(ex.example_picker.options) == examples
+    assert examples and ex.offered_examples == examples
     notes = [f"Note on this model: {note}" for note in load_model(four).card.get("notes", [])]
     assert ex.sentence.value == examples[0] and ex.message_lines == notes, "an example has words the model lacks"
     assert ex.heatmap.layout.title.text == "Head 0 of the 4-head model (mine)"
     ex.model_picker.value = DEFAULT
-    assert ex.model_name == DEFAULT and list(ex.example_picker.options) != examples
+    assert ex.model_name == DEFAULT and ex.offered_examples != examples
     ex.model_picker.value = str(mine / "one_head.json")
-    assert ex.att.shape[0] == 1 and list(ex.example_picker.options) == examples and ex.problem == ""
+    assert ex.att.shape[0] == 1 and ex.offered_examples == examples and ex.problem == ""
 
 
 def test_a_learners_card_opens_that_model(mine: Path) -> None:
@@ -635,5 +661,5 @@ def test_a_card_without_examples_offers_the_story_examples(tmp_path: Path) -> No
     save_checkpoint(result, tmp_path / "old" / "one_head", "python -m helpers.train --heads 1 --steps 1")
     ex = explore(str(tmp_path / "old"))
     assert ex.model_picker.options[-1][0] == "one head, story world (old)" and ex.problem == ""
-    assert list(ex.example_picker.options) == default_examples()
+    assert ex.offered_examples == default_examples()
     assert ex.sentence.value == example_sentences()[0]

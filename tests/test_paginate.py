@@ -1,11 +1,12 @@
-"""tools.paginate: a deck starts a new vertical slide where a figure or table would run off the screen."""
+"""tools.paginate: a deck starts a new vertical slide where anything would run off the screen, and cuts what is
+too tall for any slide."""
 
 from __future__ import annotations
 
 import nbformat
 
 from tools.pages import PLOTLY_MIME
-from tools.paginate import ROOM, paginate
+from tools.paginate import CODE_LINE, ROOM, paginate
 
 PROSE = "A line of prose that fills most of a slide's width, as the chapters' paragraphs do. " * 2
 
@@ -59,3 +60,84 @@ def test_a_markdown_table_that_would_run_off_starts_a_slide() -> None:
     nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section\n\n" + "\n".join([PROSE] * 10), "slide"),
                                          _cell("markdown", table, "fragment")])
     assert _types(paginate(nb)) == ["slide", "subslide"]
+
+
+def test_prose_that_would_run_off_starts_a_slide() -> None:
+    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
+                                         _cell("code", "figure()", "-", figure=580),
+                                         _cell("markdown", "\n\n".join([PROSE] * 3), "fragment")])
+    assert _types(paginate(nb)) == ["slide", "-", "subslide"]
+
+
+def test_a_long_printout_is_cut_between_lines_onto_slides_of_its_own() -> None:
+    lines = 2 * ROOM // CODE_LINE
+    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
+                                         _cell("code", "print(table)", "-", printed=lines)])
+    paged = paginate(nb)
+    assert _types(paged) == ["slide", "-", "subslide", "subslide", "subslide"]
+    assert paged.cells[1].source == "print(table)" and not paged.cells[1].outputs
+    printed = [cell.outputs[0].text for cell in paged.cells[2:]]
+    assert "".join(printed) == nb.cells[1].outputs[0].text, "every line once, in order"
+    assert all(cell.source == "" and cell.metadata["transient"] == {"remove_source": True}
+               for cell in paged.cells[2:])
+    assert len({cell.id for cell in paged.cells}) == len(paged.cells)
+
+
+def test_a_long_text_is_cut_between_paragraphs_and_items_but_not_inside_code() -> None:
+    fence = "```\n" + "\n\n".join(f"code line {i}" for i in range(8)) + "\n```"
+    items = "\n".join(f"- {PROSE}" for _ in range(10))
+    text = "## A section\n\n" + "\n\n".join([PROSE] * 6) + "\n\n" + fence + "\n\n" + items
+    paged = paginate(nbformat.v4.new_notebook(cells=[_cell("markdown", text, "slide")]))
+    assert len(paged.cells) >= 3 and _types(paged)[0] == "slide" and set(_types(paged)[1:]) == {"subslide"}
+    pieces = [cell.source for cell in paged.cells]
+    assert "\n".join(pieces).replace("\n", "") == text.replace("\n", ""), "nothing lost, nothing added"
+    assert all(piece.count("```") % 2 == 0 for piece in pieces), "a code block is cut in two"
+    assert all(piece.strip() for piece in pieces)
+
+
+def test_the_sentence_that_leads_into_a_moved_output_moves_with_it() -> None:
+    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section\n\n" + "\n".join([PROSE] * 6), "slide"),
+                                         _cell("markdown", "The heatmap below shows each row's weights:", "-"),
+                                         _cell("code", "figure()", "fragment", figure=500)])
+    assert _types(paginate(nb)) == ["slide", "subslide", "fragment"]
+    heading = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
+                                              _cell("code", "figure()", "fragment", figure=ROOM - 40)])
+    assert _types(paginate(heading)) == ["slide", "fragment", "subslide"], "not a slide with a lone heading"
+
+
+def test_a_printout_in_pieces_is_counted_and_cut_as_one() -> None:
+    cell = _cell("code", "\n".join(f"line_{i} = {i}" for i in range(20)), "-")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="a printed line\n" * 8) for _ in range(3)]
+    paged = paginate(nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"), cell]))
+    assert [len(c.get("outputs", [])) for c in paged.cells] == [0, 0, 1]
+    assert paged.cells[2].outputs[0].text == "a printed line\n" * 24
+
+
+def test_long_lines_of_code_count_as_the_lines_they_wrap_into() -> None:
+    wide = "x = " + "1 + " * 60 + "1"  # 245 characters: three lines on a slide
+    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section\n\n" + "\n".join([PROSE] * 7), "slide"),
+                                         _cell("code", "\n".join([wide] * 3), "-", printed=1)])
+    narrow = nbformat.v4.new_notebook(cells=[nb.cells[0], _cell("code", "x = 1\n" * 3, "-", printed=1)])
+    assert _types(paginate(nb)) == ["slide", "subslide"] and _types(paginate(narrow)) == ["slide", "-"]
+
+
+def test_a_lead_in_too_short_to_carry_its_figure_keeps_the_code_that_draws_it() -> None:
+    """Not a slide with one sentence ending in a colon: the code joins it, and the figure follows."""
+    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
+                                         _cell("markdown", PROSE + "Here it is:", "subslide"),
+                                         _cell("code", "figure()\nshow()\n", "-", figure=ROOM - 70)])
+    paged = paginate(nb)
+    assert _types(paged) == ["slide", "subslide", "-", "subslide"]
+    assert paged.cells[2].source == nb.cells[2].source and not paged.cells[2].outputs
+    assert paged.cells[3].outputs == nb.cells[2].outputs and not paged.cells[3].source
+
+
+def test_code_too_long_for_a_slide_is_cut_between_lines() -> None:
+    source = "\n".join(f"line_{i} = {i}" for i in range(2 * ROOM // CODE_LINE)) + "\n\nprint(line_0)"
+    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
+                                         _cell("code", source, "-", printed=2)])
+    paged = paginate(nb)
+    codes = [cell.source for cell in paged.cells[1:] if cell.source]
+    assert len(codes) >= 3 and "\n".join(codes).split() == source.split(), "every line once, in order"
+    assert all(not cell.outputs for cell in paged.cells[1:-1]) and paged.cells[-1].outputs == nb.cells[1].outputs
+    assert _types(paged)[2] == "subslide" and _types(paged).count("subslide") >= 2

@@ -39,7 +39,7 @@ def test_each_layer_hovers_only_on_its_own_cells() -> None:
 
 def test_unknown_words_are_named_in_the_tooltip() -> None:
     shown = attention_heatmap(_weights(3), ["the", "<unk>", "sighs"], originals=["the", "zebra", "sighs"]).data[0]
-    assert shown.text[2][1] == "'sighs' looks at '<unk> (zebra)'"
+    assert shown.text[2][1] == "'sighs' looks at '<unk> = zebra'"
     with pytest.raises(ValueError, match="original words"):
         attention_heatmap(_weights(3), ["the", "<unk>", "sighs"], originals=["the"])
 

@@ -53,9 +53,10 @@ def test_rise_needs_no_hidden_set_up_step(path: Path) -> None:
     assert not hidden, f"{path.name}: code cells {hidden} are hidden from the slides: a presenter must run them first"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*NOTEBOOKS, NOTEBOOKS[0].parent / "explorer.ipynb"], ids=lambda p: p.name)
 def test_every_chapter_carries_speaker_notes(path: Path) -> None:
-    """Notes cells (slide type "notes") become the decks' speaker notes: talking points and questions."""
+    """Notes cells (slide type "notes") become the decks' speaker notes: talking points and questions (the
+    explorer's too: the 90-minute lesson ends with it, presented live)."""
     cells = json.loads(path.read_text())["cells"]
     notes = ["".join(c["source"]) for c in cells if c["metadata"]["slideshow"]["slide_type"] == "notes"]
     sections = sum(c["cell_type"] == "markdown" and "".join(c["source"]).startswith("## ") for c in cells)

@@ -1,5 +1,5 @@
-"""The student edition (tools/student.py): every notebook, no solution code, no outputs, every exercise kept as a
-stub with its instructions. make check runs the edition itself under nbval (Makefile)."""
+"""The student edition (tools/student.py): every notebook, no solution code, no speaker notes, no outputs, every
+exercise kept as a stub with its instructions. make check runs the edition itself under nbval (Makefile)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from tools.chapters import notebook_paths
-from tools.student import SOLUTION_TAG, build
+from tools.student import SOLUTION_TAG, build, is_notes
 
 MASTERS = notebook_paths("")
 
@@ -48,9 +48,25 @@ def test_no_solution_text_and_no_output(edition: dict[str, nbformat.NotebookNode
 
 
 @pytest.mark.parametrize("master", MASTERS, ids=lambda p: p.name)
+def test_no_speaker_notes(edition: dict[str, nbformat.NotebookNode], master: Path) -> None:
+    """The notes cells tell the instructor each exercise's trap: learners would read the answer there."""
+    nb = edition[master.name]
+    assert not [cell.source[:60] for cell in nb.cells if is_notes(cell)]
+    notes = [cell.source for cell in nbformat.read(master, as_version=4).cells if is_notes(cell)]
+    text = "\n".join(cell.source for cell in nb.cells)
+    assert not [note[:60] for note in notes if note in text], f"{master.name}: notes text in the edition"
+
+
+def test_the_chapters_have_notes_to_remove() -> None:
+    assert all(any(is_notes(cell) for cell in nbformat.read(path, as_version=4).cells)
+               for path in MASTERS if path.stem[:2].isdigit()), "a chapter without speaker notes"
+
+
+@pytest.mark.parametrize("master", MASTERS, ids=lambda p: p.name)
 def test_every_other_cell_is_kept_as_it_is(edition: dict[str, nbformat.NotebookNode], master: Path) -> None:
-    """Stubs, their instructions, the check cells and the slide metadata: everything but the solutions."""
-    kept = [cell for cell in nbformat.read(master, as_version=4).cells if SOLUTION_TAG not in _tags(cell)]
+    """Stubs, their instructions, the check cells and the slide metadata: everything but solutions and notes."""
+    kept = [cell for cell in nbformat.read(master, as_version=4).cells
+            if SOLUTION_TAG not in _tags(cell) and not is_notes(cell)]
     nb = edition[master.name]
     assert [(c.cell_type, c.source, c.metadata) for c in nb.cells] == [
         (c.cell_type, c.source, c.metadata) for c in kept]

@@ -26,8 +26,8 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
-from tools.build_slides import ship_reveal, write_deck
-from tools.chapters import CHAPTERS, EXPLORER, ROOT, notebook_paths, reading_minutes
+from tools.build_slides import deck_file, ship_reveal, write_deck
+from tools.chapters import CHAPTERS, ROOT, notebook_paths, reading_minutes
 from tools.pages import PLOTLY_JS, READABLE_CSS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
 
 MAX_SITE_MB = 20.0
@@ -74,9 +74,8 @@ def write_index(pages: Sequence[tuple[Path, Path]], out_dir: Path) -> Path:
     """
     rows = []
     for notebook, page in pages:
-        slides = out_dir / "slides" / f"{page.stem[:2]}.html"
-        slide_link = (f'<a href="slides/{slides.name}">slides</a>' if page.stem != "explorer" and slides.exists()
-                      else "")
+        slides = out_dir / "slides" / deck_file(page.stem)
+        slide_link = f'<a href="slides/{slides.name}">slides</a>' if slides.exists() else ""
         number = page.stem[:2] if page.stem[:2].isdigit() else ""
         rows.append(f'<tr><td>{number}</td><td><a href="{page.name}">{html.escape(chapter_title(page.stem))}</a>'
                     f"</td><td>about {reading_minutes(notebook)} min</td><td>{slide_link}</td></tr>")
@@ -149,7 +148,7 @@ def main() -> int:
     start, pages, blank, failed = time.perf_counter(), [], [], []
     for path in notebooks:
         began = time.perf_counter()
-        deck = not args.no_slides and path.name != EXPLORER
+        deck = not args.no_slides
         try:
             nb = execute_static(path)
             slides = execute_static(path, presenter=True) if deck else None

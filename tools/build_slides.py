@@ -1,6 +1,7 @@
-"""Build reveal.js slides of every chapter into site/slides/NN.html: executed, with figures, solutions hidden.
+"""Build reveal.js slides of every chapter into site/slides/NN.html (and the explorer's into
+site/slides/explorer.html): executed, with figures, solutions hidden.
 
-    python -m tools.build_slides                   # every chapter
+    python -m tools.build_slides                   # every chapter and the explorer
     python -m tools.build_slides --out DIR notebooks/04_multi_head_attention.ipynb
 
 Each chapter runs as in the site build (static copies, MathML, the site's one plotly.min.js), in presenter
@@ -25,7 +26,7 @@ from pathlib import Path
 import nbformat
 from nbconvert import SlidesExporter
 
-from tools.chapters import EXPLORER, ROOT, chapter_paths
+from tools.chapters import EXPLORER, ROOT, notebook_paths
 from tools.pages import (
     INJECTED,
     PLOTLY_JS,
@@ -59,8 +60,10 @@ DECK_TEMPLATE = """{%- extends 'reveal/index.html.j2' -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_css -%}
 <style>
-.reveal .slides section { height: 100%; overflow-y: auto; }  /* a tall slide scrolls with the mouse wheel */
-.reveal .jp-InputArea-editor .highlight pre { overflow-x: auto; }  /* and a long line of code sideways */
+.reveal .slides section { height: 100%; overflow-y: auto; }  /* should paginate misjudge: the mouse wheel */
+/* a long line of code wraps (tools.paginate counts it so): a clicker cannot scroll sideways */
+.reveal .jp-InputArea-editor .highlight pre { white-space: pre-wrap; overflow-wrap: anywhere;
+                                              box-sizing: border-box; }  /* its padding inside its width */
 .reveal .jp-InputPrompt, .reveal .jp-OutputPrompt { display: none; }  /* no "In [7]:": code and output get the width */
 /* a printed table keeps its rows, at a size where 100 characters fit the slide */
 .reveal .jp-OutputArea-output { --jp-code-font-size: 18px; }
@@ -122,8 +125,13 @@ def deck_links(body: str) -> str:
     return re.sub(r'href="(\d\d)_\w+\.ipynb"', r'href="\1.html"', body)
 
 
+def deck_file(name: str) -> str:
+    """The file name of notebook `name`'s deck: NN.html for a chapter, explorer.html for the explorer."""
+    return f"{name[:2] if name[:2].isdigit() else name}.html"
+
+
 def write_deck(nb: nbformat.NotebookNode, name: str, slides_dir: Path) -> Path:
-    """Write an executed (presenter-mode, static) notebook as `slides_dir/NN.html`: without its solution and
+    """Write an executed (presenter-mode, static) notebook as `slides_dir/NN.html` (deck_file): without its solution and
     set-up cells and the cell that switched presenter mode on, its slides cut to fit the screen (paginate)."""
     deck = exporter(DECK_TEMPLATE, SlidesExporter, reveal_url_prefix="reveal.js", reveal_theme=THEME,
                     reveal_width=str(WIDTH), reveal_height=str(HEIGHT))
@@ -135,17 +143,17 @@ def write_deck(nb: nbformat.NotebookNode, name: str, slides_dir: Path) -> Path:
     resources = {"plotly_js": f"../{PLOTLY_JS}", "metadata": {"name": page_title(name)}}
     body, _ = deck.from_notebook_node(shown, resources=resources)
     slides_dir.mkdir(parents=True, exist_ok=True)
-    target = slides_dir / f"{name[:2]}.html"
+    target = slides_dir / deck_file(name)
     target.write_text(deck_links(body), encoding="utf-8")
     return target
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter")
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter and the explorer")
     parser.add_argument("--out", type=Path, default=SITE, help="the site folder; decks go to its slides/")
     args = parser.parse_args()
-    notebooks = [p.resolve() for p in args.notebooks] or chapter_paths("")
+    notebooks = [p.resolve() for p in args.notebooks] or notebook_paths("")
     args.out.mkdir(parents=True, exist_ok=True)
     ship_plotly(args.out)
     ship_reveal(args.out / "slides")

@@ -25,6 +25,7 @@ from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 from helpers.plots import FIGURE_CONFIG
 from helpers.static import STATIC_ENV
 from tools.chapters import CHAPTERS, EXPLORER, ROOT, execute
+from tools.refresh_outputs import CHECK
 
 SITE = ROOT / "site"
 PLOTLY_JS = "plotly.min.js"
@@ -78,9 +79,17 @@ def execute_static(path: Path, presenter: bool = False) -> nbformat.NotebookNode
     return execute(path, timeout=CELL_TIMEOUT, first=PRESENTER if presenter else None)
 
 
+def without_marker(source: str) -> str:
+    """A code cell's source without the `# CHECK_OUTPUT` line that heads it (a mark for the tests, which read
+    the notebooks themselves: tools.refresh_outputs), so that pages and decks show only the code."""
+    first, _, rest = source.partition("\n")
+    return rest.lstrip("\n") if first.strip() == CHECK else source
+
+
 def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Make an executed notebook need nothing from outside: figures drawn by shared plotly.js, math as MathML;
-    leave out the cells tagged "live-only", which describe controls the static copies do not have."""
+    """Make an executed notebook need nothing from outside: figures drawn by shared plotly.js, math as MathML,
+    no test markers in the code; leave out the cells tagged "live-only", which describe controls the static
+    copies do not have."""
     nb.metadata.pop("widgets", None)  # widget state would pull in a widget manager from a CDN
     nb.cells = [cell for cell in nb.cells if LIVE_ONLY not in cell.metadata.get("tags", [])]
     CoalesceStreamsPreprocessor().preprocess(nb, {})  # a text progress bar's redraws: its last state only
@@ -88,6 +97,7 @@ def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if cell.cell_type == "markdown":
             cell.source = mathml(cell.source)
         if cell.cell_type == "code":  # plotly's "notebook" renderer shows a copy of plotly.js: the site has one
+            cell.source = without_marker(cell.source)
             cell.outputs = [o for o in cell.outputs if PLOTLY_LOADER not in o.get("data", {}).get("text/html", "")]
         for out in cell.get("outputs", []):
             figure = out.get("data", {}).get(PLOTLY_MIME)

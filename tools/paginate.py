@@ -1,12 +1,17 @@
-"""Fit a deck's slides to the screen: start a new vertical slide where a figure or table would run off it.
+"""Fit a deck's slides to the screen: start a new vertical slide where anything would run off it.
 
 A chapter's slide metadata groups cells as a teacher reads them in JupyterLab, where the page scrolls. A
-reveal.js slide does not scroll on a projector, so before a deck is written, `paginate` walks its cells with
-an estimate of each one's height on the slide (in the deck's CSS pixels, measured on the decks at 1280x800)
-and makes a cell with an output start a new vertical slide (a subslide) when its output would end past the
-slide's bottom. A code cell too tall for any slide (its code and its figure together) is cut in two: its
-code on one slide, its output on the next. The browser tests check the result: every figure and table of
-every deck lies within the slide at 1280x720.
+reveal.js slide does not scroll for a presenter with a clicker, so before a deck is written, `paginate` walks
+its cells with an estimate of each one's height on the slide (in the deck's CSS pixels, measured on the decks
+at 1280x720) and makes any cell that would end past the slide's bottom start a new vertical slide (a
+subslide): code, its printout or figure, prose or a table. What is too tall for any slide is cut first: a
+code cell's code goes on one slide and its output on the next, long code and a long printout are cut between
+lines, and a
+long markdown cell between paragraphs or list items (never inside a code block, a fold-out or a formula).
+When a cell moves to a new slide, the sentence that leads into it (a markdown cell ending in a colon, or a
+heading alone) moves with it; where the two cannot share a slide, the code joins the sentence and its output
+follows, so that no slide holds a lone lead-in. The browser tests check the result: no element of any deck
+runs past the slide's edges at 1280x720.
 """
 
 from __future__ import annotations
@@ -17,18 +22,22 @@ import math
 import re
 
 import nbformat
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 from tools.pages import PLOTLY_MIME
 
-ROOM = 760
-"""A slide's height that content may fill, in CSS pixels (reveal.js's slide is 800 high; a little margin)."""
+ROOM = 740
+"""A slide's height that content may fill, in CSS pixels (reveal.js's slide is 800 high; a margin for error)."""
 TEXT_LINE, CODE_LINE, GAP = 27, 23, 16
 """Heights in the decks: a line of text, a line of code or printout, and the space around a block."""
-TEXT_WIDTH = 100
-"""Characters of prose on one line of a slide."""
+TEXT_WIDTH, CODE_WIDTH = 100, 108
+"""Characters on one line of a slide: of prose (fewer than fit, as words wrap early), and of code, which the
+decks wrap rather than cut (tools.build_slides)."""
 HEADINGS = {"# ": 70, "## ": 60, "### ": 45}
 _TAG = re.compile(r"<[^>]+>")
 _FOLDED = re.compile(r"<details(?![^>]*\bopen)[^>]*>(?:(?!<details).)*?</details>", re.S)
+_ITEM = re.compile(r"\s{0,3}([-*+]|\d+[.)])\s")
+"""The first line of a list item."""
 
 
 def _text_height(source: str) -> int:
@@ -48,13 +57,18 @@ def _text_height(source: str) -> int:
     return height + GAP
 
 
+def _lines_height(text: str, width: int) -> int:
+    """Lines of code or printout, each wrapped at `width` characters."""
+    return CODE_LINE * sum(max(1, math.ceil(len(line) / width)) for line in text.rstrip("\n").splitlines())
+
+
 def _output_height(output: nbformat.NotebookNode) -> int:
     """One output's height: a figure's own, a printout's lines, an HTML table's rows."""
     data = output.get("data", {})
     if PLOTLY_MIME in data:
         return int(data[PLOTLY_MIME].get("layout", {}).get("height") or 450) + GAP
     if output.get("output_type") == "stream":
-        return CODE_LINE * len(output.text.rstrip("\n").splitlines()) + GAP
+        return _lines_height(output.text, TEXT_WIDTH) + GAP
     if "text/html" in data:
         page, folded = data["text/html"], None
         while folded != page:  # a folded fold-out shows its summary line only, innermost first
@@ -62,16 +76,23 @@ def _output_height(output: nbformat.NotebookNode) -> int:
         rows = page.count("<tr") + page.count("<p") + page.count("<div") + page.count("<summary")
         return TEXT_LINE * max(1, rows) + GAP
     if "text/plain" in data:
-        return CODE_LINE * len(data["text/plain"].splitlines()) + GAP
+        return _lines_height(data["text/plain"], TEXT_WIDTH) + GAP
     return 0
 
 
 def _code_height(cell: nbformat.NotebookNode) -> int:
-    return CODE_LINE * len(cell.source.splitlines()) + 2 * GAP
+    return _lines_height(cell.source, CODE_WIDTH) + 2 * GAP if cell.source.strip() else 0
 
 
 def _outputs_height(cell: nbformat.NotebookNode) -> int:
     return sum(_output_height(out) for out in cell.get("outputs", []))
+
+
+def _height(cell: nbformat.NotebookNode) -> int:
+    """A shown cell's height on a slide."""
+    if cell.cell_type == "code":
+        return _code_height(cell) + _outputs_height(cell)
+    return _text_height(cell.source)
 
 
 def _slide_type(cell: nbformat.NotebookNode) -> str:
@@ -87,43 +108,125 @@ def _shown(cell: nbformat.NotebookNode) -> bool:
     return _slide_type(cell) not in ("skip", "notes")
 
 
-def _has_table(cell: nbformat.NotebookNode) -> bool:
-    return cell.cell_type == "markdown" and any(line.lstrip().startswith("|") for line in cell.source.splitlines())
+def _leads_in(cell: nbformat.NotebookNode) -> bool:
+    """A markdown cell that introduces the cell after it: it ends in a colon, or it is a heading alone."""
+    text = cell.source.strip()
+    return cell.cell_type == "markdown" and (text.endswith(":") or (text.startswith("#") and "\n" not in text))
+
+
+def _part(cell: nbformat.NotebookNode, n: int | str, **changes: object) -> nbformat.NotebookNode:
+    """Piece `n` of a cut cell: a copy with its own id and `changes`, on the slide of the piece before it."""
+    part = copy.deepcopy(cell)
+    part.update(changes)
+    part.id = f"{cell.id}-{n}"
+    part.metadata.setdefault("slideshow", {})["slide_type"] = "-"
+    return part
+
+
+_OPENS = re.compile(r"<(details|div|table)\b")
+_CLOSES = re.compile(r"</(details|div|table)>")
+
+
+def _blocks(source: str) -> list[list[str]]:
+    """A markdown text's lines cut where a new slide may start: before a blank line or a list item, never
+    inside a fenced code block, an HTML block (a fold-out) or a display formula."""
+    blocks: list[list[str]] = [[]]
+    for line in source.splitlines():
+        text = "\n".join(blocks[-1])
+        closed = (text.count("```") % 2 == 0 and text.count("$$") % 2 == 0
+                  and len(_OPENS.findall(text)) <= len(_CLOSES.findall(text)))
+        if closed and text.strip() and (not line.strip() or _ITEM.match(line)):
+            blocks.append([])
+        blocks[-1].append(line)
+    return [block for block in blocks if any(line.strip() for line in block)]
+
+
+def _cut_text(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    """A markdown cell as pieces of as many whole blocks as fit on a slide."""
+    pieces: list[list[str]] = [[]]
+    for block in _blocks(cell.source):
+        if pieces[-1] and _text_height("\n".join(pieces[-1] + block)) > ROOM:
+            pieces.append([])
+        pieces[-1] += block
+    texts = ["\n".join(piece).strip("\n") for piece in pieces]
+    first = copy.deepcopy(cell)
+    first.source = texts[0]
+    return [first] + [_part(cell, n, source=text) for n, text in enumerate(texts[1:], 1)]
+
+
+def _code_chunks(source: str) -> list[str]:
+    """Code too long for one slide cut into as many whole lines as fit each, at a blank line where one is near."""
+    chunks: list[list[str]] = [[]]
+    for line in source.splitlines():
+        chunk = chunks[-1]
+        full = _lines_height("\n".join([*chunk, line]), CODE_WIDTH) + 2 * GAP > ROOM
+        early = not line.strip() and _lines_height("\n".join(chunk), CODE_WIDTH) + 2 * GAP > ROOM * 2 // 3
+        if chunk and (full or early):
+            chunks.append([])
+        if line.strip() or chunks[-1]:
+            chunks[-1].append(line)
+    return ["\n".join(chunk).strip("\n") for chunk in chunks if chunk]
+
+
+def _cut_code(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    """A code cell as its code (cut between lines where it is too long for a slide), then each output, a long
+    printout cut into as many lines as fit a slide."""
+    code = copy.deepcopy(cell)
+    code.outputs = []
+    chunks = _code_chunks(cell.source) if _code_height(cell) > ROOM else [cell.source]
+    code.source = chunks[0]
+    parts = [code] if cell.source.strip() else []
+    parts += [_part(cell, f"code-{n}", source=text, outputs=[]) for n, text in enumerate(chunks[1:], 1)]
+    per_slide = max(1, (ROOM - GAP) // CODE_LINE)
+    for n, out in enumerate(cell.outputs):
+        lines = out.text.splitlines(keepends=True) if out.get("output_type") == "stream" else []
+        for m in range(0, max(1, len(lines)), per_slide):
+            shown = copy.deepcopy(out)
+            if lines:
+                shown.text = "".join(lines[m:m + per_slide])
+            parts.append(_part(cell, f"output-{n}-{m}", source="", outputs=[shown]))
+            parts[-1].metadata["transient"] = {"remove_source": True}
+    if parts[0] is not code:  # no code to show: the first output takes the cell's place in the slides
+        parts[0].metadata["slideshow"] = copy.deepcopy(cell.metadata.get("slideshow", {}))
+    return parts
+
+
+def _cut(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    """A cell too tall for a slide, cut into pieces that each fit one where they can."""
+    if cell.cell_type == "markdown":
+        return _cut_text(cell)
+    return _cut_code(cell) if cell.get("outputs") or cell.cell_type == "code" else [cell]
 
 
 def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy of the executed notebook `nb` whose figures and tables each start and end on one slide."""
+    """A copy of the executed notebook `nb` whose shown cells each start and end on one slide, where they fit."""
     nb = copy.deepcopy(nb)
-    cells, used = [], 0
-    for cell in nb.cells:
-        if not _shown(cell):
-            cells.append(cell)
+    CoalesceStreamsPreprocessor().preprocess(nb, {})  # a printout in one piece, a progress bar's last state only
+    cells, used, previous = [], 0, None  # previous: the last shown cell and the room used before it
+    for whole in nb.cells:
+        if not _shown(whole):
+            cells.append(whole)
             continue
-        if _slide_type(cell) in ("slide", "subslide"):
-            used = 0
-        if cell.cell_type == "code":
-            code, output = _code_height(cell), _outputs_height(cell)
-            if output and code + output > ROOM and cell.source.strip():  # no slide holds both: output on its own
-                shown = copy.deepcopy(cell)
-                shown.id, shown.source, shown.metadata["transient"] = f"{cell.id}-output", "", {"remove_source": True}
-                cell.outputs = []
-                _starts_slide(shown)
-                if used and used + code > ROOM:
+        pieces = _cut(whole) if _height(whole) > ROOM else [whole]
+        while pieces:
+            cell = pieces.pop(0)
+            height = _height(cell)
+            if _slide_type(cell) in ("slide", "subslide"):
+                used = 0
+            elif used and used + height > ROOM:
+                lead, before = previous
+                if _leads_in(lead) and before and used - before + height <= ROOM:
+                    _starts_slide(lead)  # the lead-in moves with what it introduces
+                    used -= before
+                elif (_leads_in(lead) and not before and cell.cell_type == "code" and cell.outputs
+                      and cell.source.strip() and used + _code_height(cell) <= ROOM):
+                    pieces[:0] = _cut_code(cell)  # too tall to join its lead-in whole: the code joins it, and
+                    continue                      # its output follows on the next slide, not a lone sentence
+                else:
                     _starts_slide(cell)
                     used = 0
-                cells += [cell, shown]
-                used = output
-                continue
-            if used and output and used + code + output > ROOM:
-                _starts_slide(cell)
-                used = 0
-            used += code + output
-        else:
-            height = _text_height(cell.source)
-            if used and _has_table(cell) and used + height > ROOM:
-                _starts_slide(cell)
-                used = 0
+            previous = (cell, used)
             used += height
-        cells.append(cell)
+            cells.append(cell)
     nb.cells = cells
     return nb

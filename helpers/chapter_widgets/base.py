@@ -113,11 +113,13 @@ stops updating, and a hidden one can still measure its text."""
 
 def show(widget: widgets.DOMWidget, shown: bool) -> None:
     """Show or hide `widget` (not a plotly FigureWidget, whose `layout` is plotly's: put it in a Box) by
-    changing only the layout settings that differ: a new Layout at every redraw would make the browser build
-    new widget models each time."""
-    for key, value in (SHOWN if shown else HIDDEN).items():
-        if getattr(widget.layout, key) != value:
-            setattr(widget.layout, key, value)
+    changing only the layout settings that differ, in one message (the browser restyles it once): a new
+    Layout at every redraw would make the browser build new widget models each time."""
+    with widget.layout.hold_sync():
+        for key, value in (SHOWN if shown else HIDDEN).items():
+            if getattr(widget.layout, key) != value:
+                setattr(widget.layout, key, value)
+
 
 
 def control_style(css_class: str, font: int) -> widgets.HTML:

@@ -153,11 +153,24 @@ class SpotlightPlayground(ChapterWidget):
         self.say(summary_line(self.labels, row, [self.labels[self.words.index(c)] for c in self.clues]))
 
 
+EVEN = 0.005
+"""How far above an even share (1 / words) a weight must be to count as looked at more than the rest."""
+
+
+def looks_at(labels: Sequence[str], weights: Sequence[float]) -> str:
+    """Where the last word looks, in words: the (up to three) words above an even share, strongest first,
+    or that it spreads evenly when none is."""
+    even = 1 / len(weights)
+    top = [i for i in sorted(range(len(weights)), key=lambda i: -weights[i]) if weights[i] > even + EVEN][:3]
+    if not top:
+        return f"'{labels[-1]}' spreads its attention evenly: {even:.0%} to each of the {len(weights)} words"
+    return f"'{labels[-1]}' looks mostly at: " + ", ".join(f"{labels[i]} {weights[i]:.0%}" for i in top)
+
+
 def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequence[str]) -> str:
-    """The playground's summary in words: the top weights, then the three clues' shares."""
-    top = sorted(range(len(weights)), key=lambda i: -weights[i])[:3]
+    """The playground's summary in words: where the last word looks, then the three clues' shares."""
     shares = [weights[labels.index(c)] for c in clues]
-    return (f"'{labels[-1]}' looks mostly at: " + ", ".join(f"{labels[i]} {weights[i]:.0%}" for i in top)
+    return (looks_at(labels, weights)
             + f" (all weights together: {sum(weights):.0%}). The three clues get "
             + ", ".join(f"{c} {w:.0%}" for c, w in zip(clues, shares, strict=True))
             + f"; the weakest has {min(shares):.0%}, and one spotlight cannot give all three more than a third.")

@@ -4,8 +4,9 @@ Starts its own JupyterLab on 127.0.0.1 (free port, random token) over a temporar
 notebook, runs all cells, changes the head and the sentence, and reads the plotly heatmap back from the page.
 A second test opens the explorer in presenter mode at 1280x720, as an instructor at a projector: its controls
 and its heatmap (and the grid of every head) must be on the screen together, its controls as large as its
-text, usable with the arrow keys without JupyterLab moving to another cell, named for a screen reader, and
-axe-core must find no serious or critical problem. Both print how long each change took, from the pick to the
+text and within the output area, no menu blank, every word of the opening sentence labelled, the controls
+usable with the arrow keys without JupyterLab moving to another cell, named for a screen reader, and axe-core
+must find no serious or critical problem. Both print how long each change took, from the pick to the
 redrawn figure on screen (figures, not timed asserts), saved with a screenshot to tests/browser/screenshots/.
 With EXPLORER_ASSETS=1 they also refresh assets/explorer.png and assets/explorer_browser_speed.json.
 When CI=true a missing Chromium or Playwright fails the test instead of skipping it.
@@ -274,7 +275,7 @@ def _check_novel_model(page) -> None:
     _pick(page, "model", "four heads, novels")
     heatmap_title = f"() => document.querySelector('{HEATMAP}').layout.title.text"  # not the hidden grid's
     page.wait_for_function(f"({heatmap_title})().endsWith('4-head model (novels)')", timeout=30_000)
-    assert page.evaluate(options, "examples") == len(novel_examples()) != story_count
+    assert page.evaluate(options, "examples") == 1 + len(novel_examples()) != story_count  # 1: "pick an example…"
     _pick(page, "examples", novel_examples()[0])
     page.wait_for_function(f"() => document.querySelector('{HEATMAP}')._fullData[0].x.length === "
                            f"{len(novel_examples()[0].split())}", timeout=30_000)
@@ -441,10 +442,20 @@ _ON_SCREEN = """() => {
     const figure = Array.from(w.querySelectorAll('.js-plotly-plot')).filter(shown)[0].getBoundingClientRect();
     const fonts = Array.from(w.querySelectorAll('.widget-label, select, input[type=text]')).filter(shown)
         .map(e => getComputedStyle(e).fontSize);
+    const area = w.closest('.jp-OutputArea-output').getBoundingClientRect();
+    const wide = Array.from(w.querySelectorAll('select, input[type=text]')).filter(shown)
+        .filter(e => e.getBoundingClientRect().right > area.right + 1)
+        .map(e => `${e.closest('.widget-inline-hbox').querySelector('label').textContent.trim()} ends at `
+            + `${Math.round(e.getBoundingClientRect().right)} px, the output area at ${Math.round(area.right)}`);
+    const menus = Array.from(w.querySelectorAll('select')).filter(shown).filter(e => !e.selectedOptions.length
+        || !e.selectedOptions[0].textContent.trim()).map(e => e.closest('.widget-inline-hbox').textContent.trim());
     return {top: Math.min(...controls.map(e => e.getBoundingClientRect().top)), bottom: figure.bottom,
-            view_top: view.top, view_bottom: view.bottom, fonts: Array.from(new Set(fonts))};
+            view_top: view.top, view_bottom: view.bottom, fonts: Array.from(new Set(fonts)), wide, menus,
+            every: Array.from(w.querySelectorAll('.js-plotly-plot')).filter(shown)[0].layout.xaxis.dtick};
 }"""
-"""Where the explorer's controls start and its first figure on show ends, against the notebook's visible part."""
+"""Where the explorer's controls start and its first figure on show ends, against the notebook's visible part;
+controls that run past the output area's right edge, menus that show nothing, and the first figure's labelling
+(every k-th word)."""
 
 
 def _median(values: list[float]) -> float:
@@ -481,6 +492,10 @@ def test_explorer_on_a_projector_by_keyboard(chromium: str, tmp_path: Path, axe_
                                     f"{box['bottom']:.0f} px, more than the notebook's {box['view_top']:.0f}-"
                                     f"{box['view_bottom']:.0f} px")
                 page.screenshot(path=str(SCREENSHOTS / f"explorer-projector-{view.replace(' ', '-')}.png"))
+                problems += [f"{view}: {control}" for control in box["wide"]]
+                problems += [f"{view}: a menu shows nothing (it looks like a text box): {m}" for m in box["menus"]]
+                if view == "head 0" and box["every"] != 1:
+                    problems.append(f"the opening sentence's heatmap labels every {box['every']}th word only")
             if box["fonts"] != ["22px"]:
                 problems.append(f"the controls' text is {box['fonts']}, not the presenter's 22px")
             problems += _keyboard_problems(page)

@@ -4,9 +4,10 @@ Chapters 2 and 4, the explorer and their slide decks, built once by tools/build_
 (tests/conftest.py), served from 127.0.0.1 and opened in headless Chromium, as a reader with no kernel and no
 internet would: every page loads with no script error, figures render, the static explorer's menus switch head
 and sentence, the math is drawn, a deck advances with the keyboard, every page's title names its chapter, and
-axe-core finds no serious or critical problem on a page and a deck. Every chapter's deck (tools/build_slides.py,
-narrowed by SPOTLIGHTS_CHAPTERS) is walked step by step at 1280x720: no figure, table or printout runs past the
-slide's edges, every deck carries the chapter's speaker notes, and the speaker view (S) shows them.
+axe-core finds no serious or critical problem on a page and a deck. Every chapter's deck and the explorer's
+(tools/build_slides.py, narrowed by SPOTLIGHTS_CHAPTERS) is walked step by step at 1280x720: no element (figure,
+table, printout, code or prose) runs past the slide's bottom or right edge or is cut at the right, every deck
+carries the notebook's speaker notes, and the speaker view (S) shows them.
 Screenshots go to tests/browser/screenshots/.
 """
 
@@ -28,8 +29,9 @@ import nbformat
 import pytest
 from conftest import CHROMIUM_FLAGS, need, severe_violations
 
+from tools.build_slides import deck_file
 from tools.chapters import ROOT as REPOSITORY
-from tools.chapters import SITE_SAMPLE, chapter_paths
+from tools.chapters import SITE_SAMPLE, notebook_paths
 from tools.pages import page_title
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,28 +57,34 @@ SHOWN = f"""() => {{
 
 PAST_THE_SLIDE = """() => {
     const frame = document.querySelector('.reveal .slides').getBoundingClientRect();
+    const slide = Reveal.getCurrentSlide();
     const shown = e => {
         for (let f = e.closest('.fragment'); f; f = f.parentElement.closest('.fragment'))
             if (!f.classList.contains('visible')) return false;
-        const box = e.getBoundingClientRect();  // and not inside a folded fold-out
+        const box = e.getBoundingClientRect();  // and not inside a folded fold-out or the speaker notes
         return box.width > 0 && box.height > 0 && e.checkVisibility({contentVisibilityAuto: true});
     };
-    const items = Array.from(Reveal.getCurrentSlide().querySelectorAll(
-        '.plotly-graph-div, table, .jp-OutputArea-output pre')).filter(e => !e.closest('.js-plotly-plot')
-        || e.classList.contains('plotly-graph-div')).filter(shown);
-    return items.map(e => {
+    const name = e => e.classList.contains('plotly-graph-div') ? 'a figure'
+        : e.closest('.jp-OutputArea-output') ? `a printout (${e.tagName.toLowerCase()})`
+        : e.closest('.jp-InputArea') ? 'code' : `${e.tagName.toLowerCase()} "${e.textContent.trim().slice(0, 40)}"`;
+    const problem = e => {
         const box = e.getBoundingClientRect();
-        const what = e.classList.contains('plotly-graph-div') ? 'a figure' : e.tagName === 'PRE' ? 'a printout'
-            : 'a table';
-        if (box.bottom > frame.bottom + 1) return `${what} ends at ${Math.round(box.bottom)} px, the slide at `
+        if (box.bottom > frame.bottom + 1) return `ends at ${Math.round(box.bottom)} px, the slide at `
             + Math.round(frame.bottom);
-        if (box.right > frame.right + 1) return `${what} ends at ${Math.round(box.right)} px across, the slide at `
+        if (box.right > frame.right + 1) return `ends at ${Math.round(box.right)} px across, the slide at `
             + Math.round(frame.right);
-        if (e.tagName === 'PRE' && e.scrollWidth > e.clientWidth + 1) return `${what} has lines wider than the slide`;
+        if (getComputedStyle(e).overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1)
+            return 'has lines wider than the slide (cut off)';
         return null;
-    }).filter(Boolean);
+    };
+    const items = Array.from(slide.querySelectorAll('*')).filter(e => !e.closest('.js-plotly-plot')
+        || e.classList.contains('plotly-graph-div')).filter(shown);
+    const bad = new Map(items.map(e => [e, problem(e)]).filter(([, p]) => p));
+    return Array.from(bad).filter(([e]) => !bad.has(e.parentElement))  // once, on the outermost element
+        .map(([e, p]) => `${name(e)} ${p}`);
 }"""
-"""What runs past the edges of the slide on show: figures, tables and printouts of its steps shown so far."""
+"""What runs past the edges of the slide on show: every element of its steps shown so far (a plotly figure as
+one), past the bottom or the right, or cut at the right inside a box that scrolls sideways."""
 
 
 def _serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
@@ -101,13 +109,13 @@ def site(built_site) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def decks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[Path]]]:
-    """Every chapter's deck (SPOTLIGHTS_CHAPTERS narrows them), built by tools.build_slides and served on
-    127.0.0.1; yields the address and the chapters."""
+    """Every chapter's deck and the explorer's (SPOTLIGHTS_CHAPTERS narrows them), built by tools.build_slides
+    and served on 127.0.0.1; yields the address and the notebooks."""
     import subprocess
     import sys
 
     need("npm (it fetches reveal.js for the slides)", shutil.which("npm") is None)
-    chapters, out = chapter_paths(), tmp_path_factory.mktemp("decks")
+    chapters, out = notebook_paths(), tmp_path_factory.mktemp("decks")
     build = subprocess.run([sys.executable, "-m", "tools.build_slides", "--out", str(out), *map(str, chapters)],
                            capture_output=True, text=True, cwd=REPOSITORY)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
@@ -265,32 +273,33 @@ def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, dec
             page = context.new_page()
             page.set_default_timeout(60_000)
             for n, chapter in enumerate(chapters):
-                page.goto(urljoin(address, f"slides/{chapter.stem[:2]}.html"))
+                deck = deck_file(chapter.stem)[:-5]  # "04", or "explorer"
+                page.goto(urljoin(address, f"slides/{deck}.html"))
                 page.wait_for_function("() => window.Reveal && Reveal.isReady()")
                 if page.title() != f"{page_title(chapter.stem)} slides":
-                    problems.append(f"{chapter.stem[:2]}: the deck's title is {page.title()!r}")
+                    problems.append(f"{deck}: the deck's title is {page.title()!r}")
                 notes = _notes(chapter)
                 shown = page.eval_on_selector_all("aside.notes", "asides => asides.map(a => a.textContent)")
                 missing = [line for line in notes if not any(line in text for text in shown)]
                 if not notes or missing or not page.evaluate("() => Reveal.hasPlugin('notes')"):
-                    problems.append(f"{chapter.stem[:2]}: {len(notes)} notes cells, missing from the deck: {missing}")
-                problems += [f"{chapter.stem[:2]}: {v}" for v in severe_violations(page, axe_script)]
+                    problems.append(f"{deck}: {len(notes)} notes cells, missing from the deck: {missing}")
+                problems += [f"{deck}: {v}" for v in severe_violations(page, axe_script)]
                 if n == 0:
                     problems += _check_speaker_view(page, context, notes[0])
-                steps[chapter.stem[:2]] = 0
+                steps[deck] = 0
                 page.evaluate("() => Reveal.slide(0, 0, 0)")
                 while True:  # every step of every slide, as the space bar goes through them
                     page.wait_for_timeout(50)  # a fragment's class changes at once; its layout is synchronous
                     where = page.evaluate("() => Reveal.getIndices()")
                     found = page.evaluate(PAST_THE_SLIDE)
-                    problems += [f"{chapter.stem[:2]} slide {where['h']}.{where['v']}: {x}" for x in found]
+                    problems += [f"{deck} slide {where['h']}.{where['v']}: {x}" for x in found]
                     if found:
-                        shot = SCREENSHOTS / f"deck-{chapter.stem[:2]}-{where['h']}.{where['v']}.png"
+                        shot = SCREENSHOTS / f"deck-{deck}-{where['h']}.{where['v']}.png"
                         page.screenshot(path=str(shot))
                     if page.evaluate("() => Reveal.isLastSlide() && !Reveal.availableFragments().next"):
                         break
                     page.evaluate("() => Reveal.next()")
-                    steps[chapter.stem[:2]] += 1
+                    steps[deck] += 1
         finally:
             browser.close()
     print(f"\nwalked every step of the decks at 1280x720: {steps}")

@@ -5,7 +5,8 @@ Each chapter's reading copy is nbval's run of it, and its presenter copy one mor
 switched on by an injected first cell (tests/conftest.py); JupyterLab then opens the executed copies, which
 draws their saved plotly figures without running anything. At 1400x1000 (reading) and 1280x720 (presenter
 mode) every plotly figure's box must lie inside its output area, and its title inside the figure; in presenter
-mode every figure must also be at most 620 px tall and 1,240 px wide (a 1280x720 projector shows it whole),
+mode also with JupyterLab's own Presentation Mode on and the left sidebar closed (as the instructor guide
+says to present), and every figure must be at most 620 px tall and 1,240 px wide (a 1280x720 projector shows it whole),
 every printed line at most 100 characters, and axe-core must find no serious or critical problem in what the
 chapter shows (its outputs and text; JupyterLab's own editor and toolbars are JupyterLab's). No figure has
 plotly's mode bar (ten buttons each in the keyboard's tab order). In the reading copy of chapter 2, hovering a
@@ -47,6 +48,26 @@ _BOXES = f"""() => {FIGURES}.map(gd => {{
              area_left: area.left, area_right: area.right,
              title_above: title ? gd.getBoundingClientRect().top - title.getBoundingClientRect().top : 0}};
 }})"""
+
+
+_LAB_PRESENTATION = """async (on) => {
+    const app = window.jupyterapp;
+    if (app.shell.presentationMode !== on) await app.commands.execute('application:toggle-presentation-mode');
+    if (on) app.shell.collapseLeft(); else app.shell.expandLeft();
+    await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+    return app.shell.presentationMode;
+}"""
+"""Switch JupyterLab's own Presentation Mode on with the left sidebar closed (as the instructor guide says to
+present), or off with the sidebar open again."""
+
+
+def _outside(path: Path, boxes: list[dict], where: str = "") -> list[str]:
+    """Figures that run past their output area's edges, or whose title starts above the figure."""
+    return ([f"{path.name}{where}: '{b['title']}' spans {b['left']:.0f}-{b['right']:.0f} px, its output area "
+             f"{b['area_left']:.0f}-{b['area_right']:.0f} px" for b in boxes
+             if b["left"] < b["area_left"] - 1 or b["right"] > b["area_right"] + 1]
+            + [f"{path.name}{where}: '{b['title']}' starts {b['title_above']:.0f} px above its figure (cut off)"
+               for b in boxes if b["title_above"] > 1])
 
 
 def _open(page, base: str, token: str, name: str, figures: int) -> None:
@@ -95,11 +116,7 @@ def test_every_figure_fits_its_output_area(
                 _open(page, base, token, path.name, expected)
                 boxes = page.evaluate(_BOXES)
                 counted[path.name] = len(boxes)
-                outside += [f"{path.name}: '{b['title']}' spans {b['left']:.0f}-{b['right']:.0f} px, its output area "
-                            f"{b['area_left']:.0f}-{b['area_right']:.0f} px" for b in boxes
-                            if b["left"] < b["area_left"] - 1 or b["right"] > b["area_right"] + 1]
-                outside += [f"{path.name}: '{b['title']}' starts {b['title_above']:.0f} px above its figure (cut off)"
-                            for b in boxes if b["title_above"] > 1]
+                outside += _outside(path, boxes)
                 outside += [f"{path.name}: '{b['title']}' has a mode bar ({b['buttons']} buttons to tab through)"
                             for b in boxes if b["buttons"]]
                 if mode == "presenter":
@@ -107,6 +124,9 @@ def test_every_figure_fits_its_output_area(
                                 f"1280x720 screen shows ({ON_SCREEN['width']} x {ON_SCREEN['height']})" for b in boxes
                                 if b["height"] > ON_SCREEN["height"] or b["width"] > ON_SCREEN["width"]]
                     outside += _long_printouts(path)
+                    assert page.evaluate(_LAB_PRESENTATION, True), "JupyterLab's Presentation Mode did not switch on"
+                    outside += _outside(path, page.evaluate(_BOXES), " (Lab's Presentation Mode, sidebar closed)")
+                    page.evaluate(_LAB_PRESENTATION, False)
                     outside += [f"{path.name}: {problem}" for problem in severe_violations(page, axe_script, SHOWN)]
                 if mode == "reading" and path.name.startswith("02_"):
                     _check_chapter_tooltips(page)
