@@ -156,7 +156,7 @@ def _run_all_cells(page) -> None:
         " && window.jupyterapp.shell.currentWidget.sessionContext.session"
         " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
         " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
-        timeout=60_000,
+        timeout=120_000,  # waits, not timed asserts: a busy machine starts a kernel slowly
     )
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.wait_for_function(
@@ -168,7 +168,7 @@ def _run_all_cells(page) -> None:
             return failed || (cells.every(c => c.model.executionCount !== null)
                               && nb.sessionContext.session.kernel.status === 'idle');
         }""",
-        timeout=90_000,
+        timeout=180_000,
     )
     states = page.evaluate(_CELL_STATES)
     errors = [o for cell in states for o in cell["outputs"] if o.startswith(("error", "stderr"))]
@@ -483,7 +483,7 @@ def test_explorer_on_a_projector_by_keyboard(chromium: str, tmp_path: Path, axe_
             page.goto(f"{base}/lab/tree/projector.ipynb?token={token}")
             _run_all_cells(page)
             page.wait_for_function(f"() => document.querySelector('{HEATMAP}') && "
-                                   f"document.querySelector('{HEATMAP}')._fullData.length > 0")
+                                   f"document.querySelector('{HEATMAP}')._fullData.length > 0", timeout=120_000)
             for view in ("head 0", ALL_HEADS):  # the controls and the heatmap, then the grid, on screen together
                 page.evaluate(_TIME_PICK, ["head", view, "Head 0" if view == "head 0" else "Every head"])
                 box = page.evaluate(_ON_SCREEN)
