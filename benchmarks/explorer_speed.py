@@ -31,7 +31,7 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.notebook_memory import cpu_share, parse_share
+from benchmarks.notebook_memory import add_cpu_share_argument, cpu_share
 from helpers.explorer import ALL_HEADS, Explorer, explore
 from helpers.reading import attention
 from helpers.stories import example_sentences
@@ -145,8 +145,7 @@ def _row(run: dict, view: str, update: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cpu-share", type=parse_share, default=Fraction(1),
-                        help="run on 1/k of one CPU (0.5, 0.33, ...): pinned to one core beside k - 1 busy loops")
+    add_cpu_share_argument(parser)
     share = parser.parse_args().cpu_share
     with cpu_share(share):
         run = measure(share)

@@ -95,6 +95,12 @@ def parse_share(text: str) -> Fraction:
     return share
 
 
+def add_cpu_share_argument(parser: argparse.ArgumentParser) -> None:
+    """The --cpu-share option every benchmark that can run at a share of one CPU offers (parsed by parse_share)."""
+    parser.add_argument("--cpu-share", type=parse_share, default=Fraction(1),
+                        help="run on 1/k of one CPU (0.5, 0.33, ...): pinned to one core beside k - 1 busy loops")
+
+
 @contextmanager
 def cpu_share(share: Fraction) -> Iterator[None]:
     """Run the body (and every process it starts) on one core shared with 1/share - 1 busy loops.
@@ -150,8 +156,7 @@ def _every_row(result: dict) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.notebook_memory", description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
-    parser.add_argument("--cpu-share", type=parse_share, default=Fraction(1),
-                        help="run each kernel on this share of one core: 1 (default: the whole machine) or 1/k")
+    add_cpu_share_argument(parser)
     args = parser.parse_args(argv)
     chosen = args.notebooks or notebook_paths("")
     result = json.loads(OUT.read_text()) if OUT.exists() else {}

@@ -18,14 +18,13 @@ import json
 import resource
 import statistics
 import time
-from fractions import Fraction
 from pathlib import Path
 
 import torch
 
 from benchmarks.bench import machine  # the benchmarks share how they record the machine
 from benchmarks.explorer_speed import REPEATS, time_ms  # the explorer benchmark's timing loop
-from benchmarks.notebook_memory import cpu_share, parse_share
+from benchmarks.notebook_memory import add_cpu_share_argument, cpu_share
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
 from helpers.course import COURSE_EXAMPLES
 
@@ -86,8 +85,7 @@ def other_four(split: object, i: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cpu-share", type=parse_share, default=Fraction(1),
-                        help="run on 1/k of one CPU (0.5, 0.33, ...): pinned to one core beside k - 1 busy loops")
+    add_cpu_share_argument(parser)
     share = parser.parse_args().cpu_share
     with cpu_share(share):
         start = machine()
