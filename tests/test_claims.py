@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tools.refresh_outputs import CHECK as CHECKED
+from tools.refresh_outputs import is_checked
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUE = ROOT / "docs" / "claims.md"
@@ -53,8 +53,7 @@ def test_each_claim_cell_exists_and_checks_itself(row: dict[str, str]) -> None:
     assert cell is not None, f"{row['notebook']} has no cell {row['cell']} ({row['claim']})"
     how = row["how"]
     if how == "checked output":
-        assert cell.cell_type == "code" and cell.source.startswith(CHECKED), (
-            f"{row['notebook']} cell {row['cell']} no longer starts with {CHECKED}")
+        assert is_checked(cell), f"{row['notebook']} cell {row['cell']} is no longer tagged check-output"
         assert row["cell"] in _recorded(row["notebook"]), (
             f"no recorded output for {row['cell']}: run python -m tools.refresh_outputs notebooks/{row['notebook']}")
         return

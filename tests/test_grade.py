@@ -17,8 +17,8 @@ import nbformat
 import pytest
 
 from tools.chapters import ROOT, chapter_paths, execute
+from tools.editions import EXERCISE, build
 from tools.grade import Graded, exercises, grade, gradescope, write_csv
-from tools.student import build
 
 TIMEOUT = 300  # per cell: generous, since a shared machine can be slow; no cell of chapters 1, 2, 4 needs much
 
@@ -46,12 +46,15 @@ def master(chapter: str) -> Path:
 
 
 def with_wrong_answers(chapter: str, folder: Path) -> Path:
-    """The master of `chapter` with the solutions of WRONG_IN[chapter] replaced by their typical mistakes."""
-    nb = nbformat.read(master(chapter), as_version=4)
+    """The instructor edition of `chapter` with the exercises of WRONG_IN[chapter] answered by their typical
+    mistakes (their solution cells dropped)."""
+    nb = nbformat.read(build("instructor", folder / "instructor", [master(chapter)])[0], as_version=4)
+    nb.cells = [c for c in nb.cells if not ("solution" in c.metadata.get("tags", [])
+                                            and any(f"def {name}(" in c.source for name in WRONG_IN[chapter]))]
     for name in WRONG_IN[chapter]:
-        cells = [c for c in nb.cells if "solution" in c.metadata.get("tags", []) and f"def {name}(" in c.source]
-        assert len(cells) == 1, f"chapter {chapter} has no single solution cell for {name}"
-        cells[0].source = f"{WRONG[name]}\n\n{name} = yours_or_reference(check_{name}, {name})"
+        cells = [c for c in nb.cells if EXERCISE in c.metadata.get("tags", []) and f"def {name}(" in c.source]
+        assert len(cells) == 1, f"chapter {chapter} has no single stub for {name}"
+        cells[0].source = WRONG[name]
     target = folder / f"wrong_{chapter}.ipynb"
     nbformat.write(nb, target)
     return target
@@ -60,8 +63,8 @@ def with_wrong_answers(chapter: str, folder: Path) -> Path:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Graded]:
     folder = tmp_path_factory.mktemp("submissions")
-    student = build(folder / "student", [master("01")])[0]
-    runs = {"master": master("01"), "student": student}
+    student = build("learner", folder / "learner", [master("01")])[0]
+    runs = {"master": build("instructor", folder / "instructor", [master("01")])[0], "student": student}
     runs.update({f"wrong {c}": with_wrong_answers(c, folder) for c in WRONG_IN})
     return {what: grade(path, timeout=TIMEOUT) for what, path in runs.items()}
 

@@ -10,6 +10,7 @@ import pytest
 from nbconvert import SlidesExporter
 
 from tools.chapters import chapter_paths
+from tools.editions import NOTES_KEY
 
 NOTEBOOKS = chapter_paths("")
 
@@ -55,10 +56,10 @@ def test_rise_needs_no_hidden_set_up_step(path: Path) -> None:
 
 @pytest.mark.parametrize("path", [*NOTEBOOKS, NOTEBOOKS[0].parent / "explorer.ipynb"], ids=lambda p: p.name)
 def test_every_chapter_carries_speaker_notes(path: Path) -> None:
-    """Notes cells (slide type "notes") become the decks' speaker notes: talking points and questions (the
-    explorer's too: the 90-minute lesson ends with it, presented live)."""
+    """A cell's notes (its metadata, tools.editions) become the decks' speaker notes: talking points and questions
+    (the explorer's too: the 90-minute lesson ends with it, presented live)."""
     cells = json.loads(path.read_text())["cells"]
-    notes = ["".join(c["source"]) for c in cells if c["metadata"]["slideshow"]["slide_type"] == "notes"]
+    notes = [c["metadata"][NOTES_KEY] for c in cells if c["metadata"].get(NOTES_KEY)]
     sections = sum(c["cell_type"] == "markdown" and "".join(c["source"]).startswith("## ") for c in cells)
     assert len(notes) * 2 >= sections, f"{path.name}: {len(notes)} notes cells for {sections} sections"
     assert all("Ask:" in text for text in notes[:-1]), f"{path.name}: a section's notes ask the class nothing"

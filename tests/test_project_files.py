@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_clean_outputs import PRINTOUT_WIDTH
 
-from tools.refresh_outputs import CHECK, load_expected
+from tests.notebook_checks import PRINTOUT_WIDTH
+from tools.refresh_outputs import CHECKED, load_expected
 
 try:
     import tomllib
@@ -75,8 +75,7 @@ def test_notebook_is_committed_stripped(path: Path) -> None:
     assert "widgets" not in nb["metadata"], f"{path.name} stores widget state; run python -m tools.refresh_outputs"
     dirty = [i for i, c in enumerate(nb["cells"]) if c.get("outputs") or c.get("execution_count")]
     assert not dirty, f"{path.name}: cells {dirty} have outputs; run python -m tools.refresh_outputs before committing"
-    checked = {c["id"] for c in nb["cells"] if c["cell_type"] == "code"
-               and "".join(c["source"]).lstrip().startswith(CHECK)}
+    checked = {c["id"] for c in nb["cells"] if CHECKED in c["metadata"].get("tags", [])}
     assert checked == set(load_expected(path)), (
         f"{path.name}: its checked cells and tests/expected_outputs/{path.stem}.json disagree; "
         "run python -m tools.refresh_outputs on it"

@@ -14,7 +14,7 @@ from tools import refresh_outputs
 def test_refresh_records_the_checked_cells_and_strips_every_output(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(refresh_outputs, "EXPECTED", tmp_path / "expected")
     notebook = tmp_path / "tiny.ipynb"
-    checked = nbformat.v4.new_code_cell(f"{refresh_outputs.CHECK}\nprint(6 * 7)")
+    checked = nbformat.v4.new_code_cell("print(6 * 7)", metadata={"tags": [refresh_outputs.CHECKED]})
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('not checked')"), checked])
     nbformat.write(nb, notebook)
 
@@ -29,7 +29,8 @@ def test_refresh_records_the_checked_cells_and_strips_every_output(tmp_path: Pat
 def test_a_checked_cell_that_fails_is_not_recorded_as_if_it_passed(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(refresh_outputs, "EXPECTED", tmp_path / "expected")
     notebook = tmp_path / "broken.ipynb"
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"{refresh_outputs.CHECK}\n1 / 0")])
+    cell = nbformat.v4.new_code_cell("1 / 0", metadata={"tags": [refresh_outputs.CHECKED]})
+    nb = nbformat.v4.new_notebook(cells=[cell])
     nbformat.write(nb, notebook)
     with pytest.raises(Exception, match="ZeroDivisionError"):
         refresh_outputs.refresh(notebook, timeout=120)

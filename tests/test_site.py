@@ -61,11 +61,11 @@ def test_index_lists_chapters_with_reading_times_and_how_to_run(site: tuple[Path
         assert way in index, f"the index does not say how to run the notebooks with {way}"
 
 
-def test_the_site_publishes_the_student_edition(site: tuple[Path, str]) -> None:
+def test_the_site_publishes_the_learner_edition(site: tuple[Path, str]) -> None:
     out, _ = site
-    assert 'href="student.zip"' in (out / "index.html").read_text()
-    names = zipfile.ZipFile(out / "student.zip").namelist()
-    assert "student/01_one_spotlight.ipynb" in names and "student/explorer.ipynb" in names
+    assert 'href="notebooks.zip"' in (out / "index.html").read_text()
+    names = zipfile.ZipFile(out / "notebooks.zip").namelist()
+    assert "notebooks/01_one_spotlight.ipynb" in names and "notebooks/explorer.ipynb" in names
 
 
 def test_build_reports_time_and_size_under_the_limit(site: tuple[Path, str]) -> None:
@@ -169,22 +169,3 @@ def test_cells_about_live_controls_are_left_out_of_static_builds() -> None:
     tagged = [path.name for path in notebook_paths("") for cell in nbformat.read(path, as_version=4).cells
               if LIVE_ONLY in cell.metadata.get("tags", [])]
     assert "06_meet_the_detectives.ipynb" in tagged, "chapter 6's words on the explorer's live controls"
-
-
-def test_pages_and_decks_show_code_without_the_tests_marker(site: tuple[Path, str], tmp_path: Path) -> None:
-    """`# CHECK_OUTPUT` is for tools.refresh_outputs and the tests, which read the notebooks: not for readers."""
-    from tools.build_slides import write_deck
-    from tools.pages import prepare
-    from tools.refresh_outputs import CHECK, is_checked
-
-    cell = nbformat.v4.new_code_cell(f"{CHECK}\nprint(2 + 2)")
-    nb = nbformat.v4.new_notebook(cells=[cell, nbformat.v4.new_code_cell("x = 1  # CHECK_OUTPUT stays here")])
-    for c in nb.cells:
-        c.metadata["slideshow"] = {"slide_type": "-"}
-    assert is_checked(cell), "the tests still find the marker in the notebook"
-    deck = write_deck(nb, "99_checked", tmp_path).read_text()
-    assert deck.count("CHECK_OUTPUT") == 1 and "stays here" in deck, "the marker line is left out, nothing else"
-    assert [c.source for c in prepare(nb).cells] == ["print(2 + 2)", "x = 1  # CHECK_OUTPUT stays here"]
-    out, _ = site
-    for page in (out / f"{path.stem}.html" for path in BUILD):
-        assert "CHECK_OUTPUT" not in page.read_text(), f"{page.name} shows the tests' marker"

@@ -16,7 +16,7 @@ import torch
 import helpers.checks
 from helpers.checks import LINE, OUTCOMES, attempt, solution_in_use, todo, yours_or_reference
 from helpers.checks.ch01 import check_softmax, check_weighted_average
-from helpers.checks.references import REFERENCES
+from helpers.checks.solutions import SOLUTIONS as REFERENCES
 from tools.chapters import chapter_paths
 
 CHECKS = {

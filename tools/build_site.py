@@ -16,8 +16,6 @@ import argparse
 import html
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -27,7 +25,8 @@ import nbformat
 from nbclient.exceptions import CellExecutionError
 
 from tools.build_slides import deck_file, ship_reveal, write_deck
-from tools.chapters import CHAPTERS, ROOT, notebook_paths, reading_minutes
+from tools.chapters import CHAPTERS, notebook_paths, reading_minutes
+from tools.editions import build, with_folded_solutions, with_notes
 from tools.pages import PLOTLY_JS, READABLE_CSS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
 
 MAX_SITE_MB = 20.0
@@ -111,8 +110,8 @@ taught session.</p>
 in the clone (Python 3.10+, git and make; it installs everything into <code>.venv</code>).</li>
 <li><strong>Binder</strong>, nothing to install: <a href="{binder}">open the first chapter on Binder</a>
 (1 CPU, shut down after about 10 minutes idle: download notebooks you changed).</li>
-<li><strong>The student edition</strong>: <a href="student.zip">student.zip</a> holds every notebook without
-its solutions, each exercise a stub to fill in; open them wherever the notebooks run (any way in this list).</li>
+<li><strong>The notebooks alone</strong>: <a href="notebooks.zip">notebooks.zip</a> holds every chapter as
+learners open it, each exercise a stub to fill in; open them wherever the notebooks run (any way in this list).</li>
 <li><strong>A JupyterHub for a class</strong>: install the environment once and hand out an nbgitpuller link,
 as the <a href="{repository}/blob/main/docs/instructor.md">instructor guide</a> explains.</li>
 </ul>
@@ -121,12 +120,12 @@ as the <a href="{repository}/blob/main/docs/instructor.md">instructor guide</a> 
 """
 
 
-def write_student_edition(out_dir: Path) -> Path:
-    """The student edition (python -m tools.student: no solutions, no outputs) as out_dir/student.zip."""
+def write_notebooks_zip(out_dir: Path) -> Path:
+    """The learner edition (tools.editions: the chapters as learners open them, no outputs) as
+    out_dir/notebooks.zip."""
     with tempfile.TemporaryDirectory() as folder:
-        subprocess.run([sys.executable, "-m", "tools.student", "--out", str(Path(folder) / "student")], cwd=ROOT,
-                       check=True, capture_output=True)
-        return Path(shutil.make_archive(str(out_dir / "student"), "zip", root_dir=folder, base_dir="student"))
+        build("learner", Path(folder) / "notebooks")
+        return Path(shutil.make_archive(str(out_dir / "notebooks"), "zip", root_dir=folder, base_dir="notebooks"))
 
 
 def site_megabytes(out_dir: Path) -> float:
@@ -150,8 +149,8 @@ def main() -> int:
         began = time.perf_counter()
         deck = not args.no_slides
         try:
-            nb = execute_static(path)
-            slides = execute_static(path, presenter=True) if deck else None
+            nb = execute_static(path, edition=with_folded_solutions)
+            slides = execute_static(path, presenter=True, edition=with_notes) if deck else None
         except CellExecutionError as error:  # a timeout too: report it, build the rest, fail at the end
             failed.append(f"{path.name} did not run: {str(error).strip().splitlines()[-1]}")
             print(f"{path.name}: failed after {time.perf_counter() - began:.0f} s", flush=True)
@@ -163,7 +162,7 @@ def main() -> int:
         if slides is not None:
             made.append(write_deck(slides, path.stem, args.out / "slides").relative_to(args.out).as_posix())
         print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {', '.join(made)}", flush=True)
-    print(f"index: {write_index(pages, args.out)}; student edition: {write_student_edition(args.out)}")
+    print(f"index: {write_index(pages, args.out)}; notebooks: {write_notebooks_zip(args.out)}")
     size = site_megabytes(args.out)
     print(f"built {len(pages)} notebooks in {time.perf_counter() - start:.0f} s (load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}); the site is {size:.1f} MB "

@@ -8,7 +8,8 @@ Each chapter runs as in the site build (static copies, MathML, the site's one pl
 mode, so text and figures have a projector's sizes and every figure fits a 1280x720 screen. reveal.js and its
 notes plugin come from the npm package, fetched once into build/npm and copied next to the decks, so a deck
 works offline: open it in a browser, move with the arrow keys or space, and press S for the speaker view with
-the chapter's notes (its cells of slide type "notes"). Cells tagged "solution" or "setup" are left out.
+the chapter's notes (tools.editions.with_notes: each cell's notes on that cell's slide). The set-up cell is
+left out; a deck shows no solutions (it is built from the chapter with its notes, not the instructor edition).
 `python -m tools.build_site` builds these decks too.
 """
 
@@ -27,6 +28,7 @@ import nbformat
 from nbconvert import SlidesExporter
 
 from tools.chapters import EXPLORER, ROOT, notebook_paths
+from tools.editions import with_notes
 from tools.pages import (
     INJECTED,
     PLOTLY_JS,
@@ -48,8 +50,8 @@ REVEAL_FILES = ["dist/reveal.js", "dist/reveal.css", f"dist/theme/{THEME}.css", 
                 "plugin/notes/notes.js"]
 """The parts of reveal.js a deck loads: the script, its styles, the white theme and that theme's font, and the
 notes plugin (its speaker view is built into notes.js: nothing else is fetched)."""
-SOLUTION_TAG, SETUP_TAG = "solution", "setup"
-"""Cells a deck leaves out: solutions, and the set-up cell (its imports; RISE shows it, for running it live)."""
+SETUP_TAG = "setup"
+"""The set-up cell (its imports) is left out of a deck; RISE shows it, for running it live."""
 WIDTH, HEIGHT = 1280, 800  # slide size in CSS pixels before reveal.js scales it to the screen
 
 # nbconvert's reveal page without what it fetches from other hosts (jQuery, require.js, mermaid, MathJax, the
@@ -131,13 +133,13 @@ def deck_file(name: str) -> str:
 
 
 def write_deck(nb: nbformat.NotebookNode, name: str, slides_dir: Path) -> Path:
-    """Write an executed (presenter-mode, static) notebook as `slides_dir/NN.html` (deck_file): without its solution and
-    set-up cells and the cell that switched presenter mode on, its slides cut to fit the screen (paginate)."""
+    """Write an executed (presenter-mode, static) notebook as `slides_dir/NN.html` (deck_file): without its
+    set-up cell and the cell that switched presenter mode on, its slides cut to fit the screen (paginate)."""
     deck = exporter(DECK_TEMPLATE, SlidesExporter, reveal_url_prefix="reveal.js", reveal_theme=THEME,
                     reveal_width=str(WIDTH), reveal_height=str(HEIGHT))
     # before the exporter groups cells into slides: a cell removed afterwards can take a slide's end with it
     shown = copy.deepcopy(nb)
-    left_out = {SOLUTION_TAG, SETUP_TAG, INJECTED}
+    left_out = {SETUP_TAG, INJECTED}
     shown.cells = [cell for cell in nb.cells if not left_out & set(cell.metadata.get("tags", []))]
     shown = prepare(paginate(shown))
     resources = {"plotly_js": f"../{PLOTLY_JS}", "metadata": {"name": page_title(name)}}
@@ -159,7 +161,7 @@ def main() -> None:
     ship_reveal(args.out / "slides")
     for path in notebooks:
         began = time.perf_counter()
-        deck = write_deck(execute_static(path, presenter=True), path.stem, args.out / "slides")
+        deck = write_deck(execute_static(path, presenter=True, edition=with_notes), path.stem, args.out / "slides")
         print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {deck}", flush=True)
 
 

@@ -8,6 +8,7 @@ a notebook takes to read and to run, part by part (benchmarks/notebook_memory.py
 
 from __future__ import annotations
 
+import copy
 import os
 from datetime import datetime
 from pathlib import Path
@@ -56,10 +57,11 @@ def notebook_paths(only: str | None = None) -> list[Path]:
 
 
 def execute(
-    path: Path, *, timeout: int = 300, allow_errors: bool = False, first: str | None = None,
-    last: str | None = None, folder: Path | None = None, interrupt_on_timeout: bool = False,
+    path: Path, *, nb: nbformat.NotebookNode | None = None, timeout: int = 300, allow_errors: bool = False,
+    first: str | None = None, last: str | None = None, folder: Path | None = None, interrupt_on_timeout: bool = False,
 ) -> nbformat.NotebookNode:
-    """Run the notebook at `path` in a fresh kernel, top to bottom; return it with its outputs.
+    """Run the notebook at `path` (or `nb`, an edition of it) in a fresh kernel, top to bottom; return it with
+    its outputs.
 
     `first` and `last` are code run in an added first or last cell (presenter mode on, a memory reading).
     The kernel runs in `folder` (default: the notebook's own) and inherits this process's environment (the
@@ -68,7 +70,7 @@ def execute(
     A cell running longer than `timeout` seconds raises, or with interrupt_on_timeout (the grader) is
     interrupted and shows a TimeoutError, and the run goes on.
     """
-    nb = nbformat.read(path, as_version=4)
+    nb = copy.deepcopy(nb) if nb is not None else nbformat.read(path, as_version=4)
     if first is not None:
         nb.cells.insert(0, nbformat.v4.new_code_cell(first, metadata={"tags": ["injected"]}))
     if last is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -25,7 +26,6 @@ from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 from helpers.plots import FIGURE_CONFIG
 from helpers.static import STATIC_ENV
 from tools.chapters import CHAPTERS, EXPLORER, ROOT, execute
-from tools.refresh_outputs import CHECK
 
 SITE = ROOT / "site"
 PLOTLY_JS = "plotly.min.js"
@@ -69,26 +69,23 @@ def page_title(name: str) -> str:
     return f"Chapter {int(name[:2])}: {title} - {SITE_NAME}" if name[:2].isdigit() else f"{title} - {SITE_NAME}"
 
 
-def execute_static(path: Path, presenter: bool = False) -> nbformat.NotebookNode:
+def execute_static(path: Path, presenter: bool = False,
+                   edition: Callable[[nbformat.NotebookNode], nbformat.NotebookNode] | None = None,
+                   ) -> nbformat.NotebookNode:
     """Run one notebook top to bottom as a static build: widgets give their static copies, plotly its JSON.
 
     With `presenter`, presenter mode is on from an added first cell (tagged "injected"): what a deck shows.
+    `edition` (from tools.editions) turns the chapter into the edition to run first.
     """
     os.environ[STATIC_ENV] = "1"  # the kernel inherits this process's environment
     os.environ["PLOTLY_RENDERER"] = "plotly_mimetype"  # figure JSON only; the page draws it with shared plotly.js
-    return execute(path, timeout=CELL_TIMEOUT, first=PRESENTER if presenter else None)
-
-
-def without_marker(source: str) -> str:
-    """A code cell's source without the `# CHECK_OUTPUT` line that heads it (a mark for the tests, which read
-    the notebooks themselves: tools.refresh_outputs), so that pages and decks show only the code."""
-    first, _, rest = source.partition("\n")
-    return rest.lstrip("\n") if first.strip() == CHECK else source
+    nb = edition(nbformat.read(path, as_version=4)) if edition else None
+    return execute(path, nb=nb, timeout=CELL_TIMEOUT, first=PRESENTER if presenter else None)
 
 
 def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Make an executed notebook need nothing from outside: figures drawn by shared plotly.js, math as MathML,
-    no test markers in the code; leave out the cells tagged "live-only", which describe controls the static
+    """Make an executed notebook need nothing from outside: figures drawn by shared plotly.js, math as MathML;
+    leave out the cells tagged "live-only", which describe controls the static
     copies do not have."""
     nb.metadata.pop("widgets", None)  # widget state would pull in a widget manager from a CDN
     nb.cells = [cell for cell in nb.cells if LIVE_ONLY not in cell.metadata.get("tags", [])]
@@ -97,7 +94,6 @@ def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if cell.cell_type == "markdown":
             cell.source = mathml(cell.source)
         if cell.cell_type == "code":  # plotly's "notebook" renderer shows a copy of plotly.js: the site has one
-            cell.source = without_marker(cell.source)
             cell.outputs = [o for o in cell.outputs if PLOTLY_LOADER not in o.get("data", {}).get("text/html", "")]
         for out in cell.get("outputs", []):
             figure = out.get("data", {}).get(PLOTLY_MIME)

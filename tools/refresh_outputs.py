@@ -1,9 +1,9 @@
 """Run notebooks, record what their checked cells print, and strip every output.
 
-Notebooks are committed with no outputs at all. The cells whose first line is `# CHECK_OUTPUT` print
-deterministic results (counts, shapes, small tables); their text is recorded in
-tests/expected_outputs/<notebook>.json, keyed by cell id, and tests/test_checked_outputs.py fails when a run
-prints anything else. The marker is the project's own: nbval (`--nbval-lax`) only runs the stripped notebooks.
+Notebooks are committed with no outputs at all. The cells tagged `check-output` (a cell tag, which a learner
+does not see) print deterministic results (counts, shapes, small tables); their text is recorded in
+tests/expected_outputs/<notebook>.json, keyed by cell id, and the suite's one nbval run of each notebook fails
+a cell that prints anything else (tests/notebook_checks.py).
 
     python -m tools.refresh_outputs notebooks/*.ipynb
 """
@@ -19,13 +19,13 @@ import nbformat
 
 from tools.chapters import execute
 
-CHECK = "# CHECK_OUTPUT"
+CHECKED = "check-output"
 EXPECTED = Path(__file__).resolve().parents[1] / "tests" / "expected_outputs"
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")  # object reprs differ between runs without meaning anything
 
 
 def is_checked(cell: nbformat.NotebookNode) -> bool:
-    return cell.cell_type == "code" and cell.source.lstrip().startswith(CHECK)
+    return cell.cell_type == "code" and CHECKED in cell.metadata.get("tags", [])
 
 
 def checked_text(cell: nbformat.NotebookNode) -> str:

@@ -5,16 +5,19 @@ Every check returns a bool: False (with a note) when the stub still raises NotIm
 answer raises AssertionError with the reason.
 
 A chapter calls each check through `yours_or_reference`, which keeps the learner's function when it passes
-and otherwise hands the rest of the chapter the finished version from `helpers.checks.references`, saying so
-in one line: one unfinished exercise never stops the chapter. It also keeps each exercise's latest outcome in
-`OUTCOMES`, which the grader (tools/grade.py) reads after running a submitted notebook. A chapter's hidden
-solution cell calls it with `solution=True`, so that Run All says the solution was checked and is now in use
+and otherwise hands the rest of the chapter the exercise's solution (`helpers.checks.solutions`), saying so in
+one line: one unfinished exercise never stops the chapter, and the learner's own cell is never touched. It
+also keeps each exercise's latest outcome in `OUTCOMES`. A learner who wants to see a solution calls
+`solution("softmax")`, which prints it without running it. The instructor edition's solution cells call
+`yours_or_reference` with `solution=True`, so that Run All says the solution was checked and is now in use
 instead of congratulating a learner who wrote nothing.
 """
 
 from __future__ import annotations
 
+import inspect
 import io
+import os
 import re
 import textwrap
 import traceback
@@ -25,7 +28,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from helpers.checks.references import REFERENCES
+from helpers.checks.solutions import SOLUTIONS
 
 LINE = 100  # printed lines stay within what a projector shows unwrapped
 _CODE_SPAN = re.compile(r"\([^()\n]{1,40}\)|\[[^\[\]\n]{1,40}\]")  # view(B, T, H, D), [B, H, T, D]
@@ -143,9 +146,9 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
     now in use (`solution_in_use`), not with the check's "correct. Well done." meant for a learner's own work.
     """
     name = getattr(check, "__name__", "").removeprefix("check_")
-    if name not in REFERENCES:
+    if name not in SOLUTIONS:
         raise ValueError(f"yours_or_reference needs an exercise's check first, like check_softmax; got {check!r}")
-    reference = REFERENCES[name]
+    reference = SOLUTIONS[name]
     if yours is reference:
         print(f"{name} is already the reference: run your own definition above, then this cell.")
         return reference
@@ -168,3 +171,25 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
         print(say(f"Not right yet. {problem}"))
     print(f"Using the reference {name} from helpers, since yours is not {'right' if problem else 'finished'} yet.")
     return reference
+
+
+SOLUTIONS_OFF = "SPOTLIGHTS_SOLUTIONS"
+"""Set to "off" (a graded class's hub does) and `solution()` shows no solution."""
+
+
+def solution(exercise: str | Callable[..., Any]) -> None:
+    """Print the solution to an exercise (by name, "softmax", or its function or check) for the learner to read.
+
+    It is printed, never run: the chapter goes on with whatever the learner's cell defines.
+    """
+    name = exercise if isinstance(exercise, str) else getattr(exercise, "__name__", "")
+    name = name.removeprefix("check_")
+    if name not in SOLUTIONS:
+        known = ", ".join(f'"{n}"' for n in SOLUTIONS)
+        print(say(f"There is no exercise called {name!r}. The exercises are: {known}"))
+        return
+    if os.environ.get(SOLUTIONS_OFF, "").lower() == "off":
+        print(say(f"Solutions are switched off here (a graded class): ask your instructor about {name}"))
+        return
+    print(f"# The solution to {name} (printed, not run: copy it into your cell to use it)")
+    print(inspect.getsource(SOLUTIONS[name]).rstrip())

@@ -10,10 +10,26 @@ from typing import Any
 import torch
 
 from helpers.checks import attempt, expect, passed
-from helpers.checks.references import FOUR_HEADS, NO_CLEAR_WINNER, ONE_HEAD, perplexities, winner
+from helpers.checks.solutions import FOUR_HEADS, NO_CLEAR_WINNER, ONE_HEAD
 from helpers.compare import seed_margin
 
 Runs = list[dict[str, Any]]
+
+
+def perplexities(runs: Sequence[Mapping[str, Any]], heads: int) -> list[float]:
+    """The validation perplexities of the runs with `heads` heads, in order."""
+    return [run["val_ppl"] for run in runs if run["heads"] == heads]
+
+
+def winner(runs: Sequence[Mapping[str, Any]]) -> str:
+    """The reference: the model with the lower mean perplexity, if the gap is larger than the range over seeds."""
+    one, four = perplexities(runs, 1), perplexities(runs, 4)
+    if not one or not four:
+        raise ValueError(f"need runs with 1 and with 4 heads, got heads {sorted({r['heads'] for r in runs})}")
+    margin = seed_margin(one, four)
+    if not margin.beats_range:
+        return NO_CLEAR_WINNER
+    return FOUR_HEADS if margin.gap > 0 else ONE_HEAD
 
 
 def _as_number(name: str, got: Any) -> float:

@@ -12,13 +12,23 @@ from typing import Any
 import torch
 
 from helpers.checks import attempt, expect, passed
-from helpers.checks.references import lifeline_of, watched_most
 from helpers.evaluate import attention_on_clues
 from helpers.model import CourseModel
 from helpers.stories import CLUE_KINDS, Clue
 
 Board = dict[str, list[float]]
 Rows = list[dict[str, Any]]
+
+
+def watched_most(board: Mapping[str, Sequence[float]]) -> dict[int, str]:
+    """For each head, the clue kind it puts the largest share of attention on (ties: the earlier kind)."""
+    heads = len(board[CLUE_KINDS[0]])
+    return {h: max(CLUE_KINDS, key=lambda kind: (board[kind][h], -CLUE_KINDS.index(kind))) for h in range(heads)}
+
+
+def lifeline_of(rows: Sequence[Mapping[str, Any]], kind: str) -> int:
+    """The head whose removal leaves the lowest clue accuracy for `kind` (ties: the lower head number)."""
+    return min(rows, key=lambda row: (row["clue_accuracy"][kind], row["head"]))["head"]
 
 
 def check_name_the_detectives(

@@ -16,10 +16,15 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import CHROMIUM_FLAGS, control_problems, severe_violations
-from test_explorer_browser import _CELL_STATES, _median, _record, _run_all_cells, lab  # noqa: F401 - lab: fixture
 
 from helpers.model import attention_layer_size
+from tests.browser.support import (
+    CELL_STATES,
+    CHROMIUM_FLAGS,
+    control_problems,
+    run_all_cells,
+    severe_violations,
+)
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 SETUP = """import torch
@@ -271,7 +276,7 @@ def _check_on_screen(page) -> list[str]:
     return problems + [f"a control's text is {size}, not 22px" for size in sorted(set(sizes) - {"22px"})]
 
 
-def test_chapter_widgets_in_a_real_browser(chromium: str, lab: str, presenter: bool, axe_script) -> None:  # noqa: F811
+def test_chapter_widgets_in_a_real_browser(chromium: str, lab: str, presenter: bool, axe_script) -> None:
     from playwright.sync_api import sync_playwright
 
     SCREENSHOTS.mkdir(exist_ok=True)
@@ -287,7 +292,7 @@ def test_chapter_widgets_in_a_real_browser(chromium: str, lab: str, presenter: b
             page.on("pageerror", lambda e: console.append(str(e)))
             page.goto(lab)
             try:
-                _run_all_cells(page)
+                run_all_cells(page)
                 for css in ("spotlight-playground", "step-through", "split-the-width", "change-one-word"):
                     page.wait_for_selector(f".{css}", state="attached", timeout=60_000)
                 font = page.evaluate("() => getComputedStyle(document.querySelector('.step-through p')).fontSize")
@@ -303,15 +308,12 @@ def test_chapter_widgets_in_a_real_browser(chromium: str, lab: str, presenter: b
                 clicks = _time_split_clicks(page)
                 print(f"\nchapter 4's widget, from a click to the new grid on screen ({mode}): first pass "
                       f"{[round(ms) for ms in clicks[:5]]} ms, second {[round(ms) for ms in clicks[5:]]} ms")
-                if presenter:
-                    _record({"chapter_4_click_first_ms": round(max(clicks[:5]), 1),
-                             "chapter_4_click_median_ms": round(_median(clicks[5:]), 1)}, "chapter_4")
                 _check_keyboard(page)
                 assert not control_problems(page, ".chapter-widget")
                 assert not severe_violations(page, axe_script, ".chapter-widget")
             except Exception:
                 page.screenshot(path=str(SCREENSHOTS / f"chapter-widgets-failure-{mode}.png"), full_page=True)
-                print("\ncode cells when it failed:", page.evaluate(_CELL_STATES))
+                print("\ncode cells when it failed:", page.evaluate(CELL_STATES))
                 print("errors in the page:", console[-20:])
                 raise
         finally:

@@ -14,121 +14,31 @@ When CI=true a missing Chromium or Playwright fails the test instead of skipping
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import secrets
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-
-import pytest
-from conftest import CHROMIUM_FLAGS, control_problems, severe_violations
 
 from helpers.examples import novel_examples
 from helpers.explorer import ALL_HEADS
 from helpers.reading import unique_labels
 from helpers.registry import SHIPPED
+from tests.browser.support import (
+    CELL_STATES,
+    CHROMIUM_FLAGS,
+    control_problems,
+    hover_text,
+    jupyter_lab,
+    median,
+    run_all_cells,
+    severe_violations,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "explorer.ipynb"
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 NEW_SENTENCE = "sadly , the foxes that cross the old bridge sigh ."
 HEATMAP = ".attention-explorer .js-plotly-plot"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def lab_notebook() -> Path:
-    """The notebook the lab fixture opens; a test module that imports `lab` can override this fixture."""
-    return NOTEBOOK
-
-
-@contextmanager
-def jupyter_lab(root: Path, home: Path, settings: dict[str, dict] | None = None) -> Iterator[tuple[str, str]]:
-    """A JupyterLab server over the folder `root` (its settings and logs in `home`); yields (base URL, token).
-
-    `settings` maps a settings file (e.g. "@jupyterlab/notebook-extension/tracker") to its values. Always stopped.
-    """
-    files = {"@jupyterlab/apputils-extension/notification": {"fetchNews": "false"},  # no news pop-up over the page
-             **(settings or {})}
-    for name, values in files.items():
-        path = home / "settings" / f"{name}.jupyterlab-settings"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values))
-    port, token = _free_port(), secrets.token_hex(16)
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "JUPYTER_RUNTIME_DIR": str(home / "runtime")}
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-           f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
-           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-           "--LabApp.extension_manager=readonly", "--allow-root"]
-    log = (home / "lab.log").open("w")
-    server = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
-                    break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"JupyterLab did not start:\n{(home / 'lab.log').read_text()[-3000:]}")
-                time.sleep(0.5)
-        yield base, token
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
-
-
-@pytest.fixture
-def lab(tmp_path: Path, lab_notebook: Path) -> Iterator[str]:
-    """A JupyterLab server over a temporary copy of the notebook; yields the notebook's URL. Always stopped."""
-    root, home = tmp_path / "root", tmp_path / "home"
-    root.mkdir()
-    home.mkdir()
-    shutil.copy(lab_notebook, root / lab_notebook.name)
-    with jupyter_lab(root, home) as (base, token):
-        yield f"{base}/lab/tree/{lab_notebook.name}?token={token}"
-
-
-def hover_text(page, figure: str, trace: int, row: int, column: int) -> str:
-    """Move the mouse over cell (row, column) of heatmap `trace` in the figure found by JS `figure`; the tooltip."""
-    x, y = page.evaluate(
-        """([figure, trace, row, column]) => {
-            const gd = eval(figure);
-            const data = gd._fullData[trace];
-            const xa = gd._fullLayout[data.xaxis.replace('x', 'xaxis')];
-            const ya = gd._fullLayout[data.yaxis.replace('y', 'yaxis')];
-            gd.scrollIntoView({block: 'center'});
-            const box = gd.querySelector('.main-svg').getBoundingClientRect();
-            return [box.left + xa._offset + xa.c2p(column), box.top + ya._offset + ya.c2p(row)];
-        }""",
-        [figure, trace, row, column],
-    )
-    page.mouse.move(0, 0)  # away first, so the last tooltip is gone
-    page.wait_for_function("(figure) => eval(figure).querySelector('.hoverlayer').textContent === ''", arg=figure)
-    page.mouse.move(x, y)
-    page.wait_for_function("(figure) => eval(figure).querySelector('.hoverlayer').textContent !== ''", arg=figure)
-    return page.evaluate("(figure) => eval(figure).querySelector('.hoverlayer').textContent", figure)
 
 
 def _heatmap(page) -> dict:
@@ -146,33 +56,6 @@ def _heatmap(page) -> dict:
         }""",
         HEATMAP,
     )
-
-
-def _run_all_cells(page) -> None:
-    """Run every cell through JupyterLab's own command, then wait for the kernel to finish."""
-    page.wait_for_function(
-        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-        " && window.jupyterapp.shell.currentWidget.sessionContext"
-        " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
-        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
-        timeout=120_000,  # waits, not timed asserts: a busy machine starts a kernel slowly
-    )
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(
-        """() => {
-            const nb = window.jupyterapp.shell.currentWidget;
-            const cells = nb.content.widgets.filter(c => c.model.type === 'code');
-            const failed = cells.some(c => Array.from({length: c.model.outputs.length},
-                                                      (_, k) => c.model.outputs.get(k).type).includes('error'));
-            return failed || (cells.every(c => c.model.executionCount !== null)
-                              && nb.sessionContext.session.kernel.status === 'idle');
-        }""",
-        timeout=180_000,
-    )
-    states = page.evaluate(_CELL_STATES)
-    errors = [o for cell in states for o in cell["outputs"] if o.startswith(("error", "stderr"))]
-    assert not errors, f"a notebook cell failed or warned in JupyterLab: {errors}"
 
 
 def _time_head_change(page, label: str, title: str) -> float:
@@ -197,21 +80,9 @@ def _time_head_change(page, label: str, title: str) -> float:
     )
 
 
-_CELL_STATES = """() => {
-    const nb = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-    if (!nb || !nb.content) return 'no notebook open';
-    return nb.content.widgets.filter(c => c.model.type === 'code').map(c => ({
-        count: c.model.executionCount,
-        outputs: Array.from({length: c.model.outputs.length}, (_, k) => c.model.outputs.get(k).toJSON())
-            .map(o => o.output_type === 'error' ? 'error ' + o.ename + ': ' + o.evalue
-                 : o.output_type === 'stream' ? o.name + ' ' + String(o.text).slice(0, 300) : o.output_type),
-    }));
-}"""
-
-
 def _check_explorer(page) -> float:
     """Run the notebook, change head and sentence, check the heatmap; returns the head-change time in ms."""
-    _run_all_cells(page)
+    run_all_cells(page)
     page.locator(".attention-explorer").scroll_into_view_if_needed()
     page.wait_for_selector(HEATMAP, state="attached", timeout=60_000)
     _time_head_change(page, "head 0", "Head 0 of the 4-head model")  # the notebook left "all heads" on
@@ -342,11 +213,9 @@ def test_explorer_in_a_real_browser(chromium: str, lab: str) -> None:
                 _check_novel_model(page)
             except Exception:
                 page.screenshot(path=str(SCREENSHOTS / "failure.png"), full_page=True)
-                print("\ncode cells when it failed:", page.evaluate(_CELL_STATES))
+                print("\ncode cells when it failed:", page.evaluate(CELL_STATES))
                 raise
             print(f"\nhead change to redrawn heatmap in the browser: {ms:.0f} ms")
-            _record({"head_change_to_redraw_ms": round(ms, 1), "browser": "chromium (headless)",
-                     "what": "time from picking a head to the redrawn heatmap title in JupyterLab"}, "head_change")
             if os.environ.get("EXPLORER_ASSETS") == "1":
                 shutil.copy(shot, ROOT / "assets" / "explorer.png")
         finally:
@@ -396,25 +265,6 @@ def test_static_copy_switches_heads_in_exported_html(chromium: str, tmp_path: Pa
 
 
 
-SPEED = "explorer_browser_speed.json"
-
-
-def _record(figures: dict, group: str) -> None:
-    """Add `figures` to the browser speed file in tests/browser/screenshots/ (and in assets/ with
-    EXPLORER_ASSETS=1), keeping what the other browser tests wrote there, with the load average as `group`'s
-    figures were taken (under "load_average_1_5_15": each test measures at its own time)."""
-    SCREENSHOTS.mkdir(exist_ok=True)
-    path = SCREENSHOTS / SPEED
-    measured = json.loads(path.read_text()) if path.exists() else {}
-    loads = measured.get("load_average_1_5_15")
-    loads = loads if isinstance(loads, dict) else {}  # an older file kept one load for every figure
-    loads[group] = [round(x, 2) for x in os.getloadavg()]
-    measured.update(figures | {"load_average_1_5_15": loads})
-    path.write_text(json.dumps(measured, indent=2) + "\n")
-    if os.environ.get("EXPLORER_ASSETS") == "1":
-        shutil.copy(path, ROOT / "assets" / SPEED)
-
-
 _TIME_PICK = """async ([picker, option, title]) => {
     const box = document.querySelector('.attention-explorer');
     const select = Array.from(box.querySelectorAll('.widget-dropdown'))
@@ -458,10 +308,6 @@ controls that run past the output area's right edge, menus that show nothing, an
 (every k-th word)."""
 
 
-def _median(values: list[float]) -> float:
-    return sorted(values)[len(values) // 2]
-
-
 def test_explorer_on_a_projector_by_keyboard(chromium: str, tmp_path: Path, axe_script) -> None:
     import nbformat
     from playwright.sync_api import sync_playwright
@@ -481,7 +327,7 @@ def test_explorer_on_a_projector_by_keyboard(chromium: str, tmp_path: Path, axe_
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.set_default_timeout(60_000)
             page.goto(f"{base}/lab/tree/projector.ipynb?token={token}")
-            _run_all_cells(page)
+            run_all_cells(page)
             page.wait_for_function(f"() => document.querySelector('{HEATMAP}') && "
                                    f"document.querySelector('{HEATMAP}')._fullData.length > 0", timeout=120_000)
             for view in ("head 0", ALL_HEADS):  # the controls and the heatmap, then the grid, on screen together
@@ -521,10 +367,8 @@ def test_explorer_on_a_projector_by_keyboard(chromium: str, tmp_path: Path, axe_
             problems += _grid_words_problems(page)
         finally:
             browser.close()
-    medians = {f"{name}_median_ms": round(_median(values), 1) for name, values in times.items()}
+    medians = {f"{name}_median_ms": round(median(values), 1) for name, values in times.items()}
     print(f"\nin presenter mode at 1280x720, from a pick to the new figure on screen: {medians}")
-    _record(medians | {"projector_note": "presenter mode, 1280x720, medians of 6 (model switch: one head and "
-                                         "four heads in turn; all heads: the first after each switch)"}, "projector")
     assert not problems, "the explorer on a projector:\n" + "\n".join(problems)
 
 

@@ -27,11 +27,11 @@ from urllib.parse import urljoin, urlparse
 
 import nbformat
 import pytest
-from conftest import CHROMIUM_FLAGS, need, severe_violations
 
+from tests.browser.support import CHROMIUM_FLAGS, need, severe_violations
 from tools.build_slides import deck_file
-from tools.chapters import ROOT as REPOSITORY
 from tools.chapters import SITE_SAMPLE, notebook_paths
+from tools.editions import checked_exercise, solution_source
 from tools.pages import page_title
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,11 +95,10 @@ def _serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
 
 
 @pytest.fixture(scope="module")
-def site(built_site) -> Iterator[str]:
-    """The built site (tests/conftest.py, with slides) served on 127.0.0.1; yields its address."""
+def site(built_decks) -> Iterator[str]:
+    """The built site with its decks (tests/conftest.py) served on 127.0.0.1; yields its address."""
     need("npm (it fetches reveal.js for the slides)", shutil.which("npm") is None)
-    assert built_site.slides, "the site was built without slides"
-    server, address = _serve(built_site.folder)
+    server, address = _serve(built_decks.folder)
     try:
         yield address
     finally:
@@ -108,24 +107,10 @@ def site(built_site) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def decks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[Path]]]:
-    """Every chapter's deck and the explorer's (SPOTLIGHTS_CHAPTERS narrows them), built by tools.build_slides
-    and served on 127.0.0.1; yields the address and the notebooks."""
-    import subprocess
-    import sys
-
-    need("npm (it fetches reveal.js for the slides)", shutil.which("npm") is None)
-    chapters, out = notebook_paths(), tmp_path_factory.mktemp("decks")
-    build = subprocess.run([sys.executable, "-m", "tools.build_slides", "--out", str(out), *map(str, chapters)],
-                           capture_output=True, text=True, cwd=REPOSITORY)
-    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    print(f"\n{build.stdout}")
-    server, address = _serve(out)
-    try:
-        yield address, chapters
-    finally:
-        server.shutdown()
-        server.server_close()
+def decks(built_decks, site: str) -> tuple[str, list[Path]]:
+    """Every chapter's deck and the explorer's (SPOTLIGHTS_CHAPTERS narrows them), served with the site; the
+    address and the notebooks."""
+    return site, notebook_paths()
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -133,12 +118,11 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         """No log line per request in the test output."""
 
 
-def test_solutions_are_left_out_of_the_slides_only(site: str) -> None:
+def test_solutions_are_folded_on_the_page_and_left_out_of_the_slides(site: str) -> None:
     nb = nbformat.read(ROOT / "notebooks" / f"{CHAPTERS[0]}.ipynb", as_version=4)
-    shown = "\n".join(c.source for c in nb.cells if "solution" not in c.metadata.get("tags", []))
-    solutions = [max((line.strip() for line in c.source.splitlines() if line.strip() not in shown), key=len)
-                 for c in nb.cells if "solution" in c.metadata.get("tags", [])]  # a line only the solution has
-    assert solutions, "chapter 2 should have solution cells for this test to mean anything"
+    exercises = [name for cell in nb.cells if (name := checked_exercise(cell))]
+    solutions = [solution_source(name).splitlines()[1].strip() for name in exercises]  # each one's first line
+    assert solutions, "chapter 2 should have exercises for this test to mean anything"
     deck, page = _text(urljoin(site, f"slides/{CHAPTERS[0][:2]}.html")), _text(urljoin(site, f"{CHAPTERS[0]}.html"))
     for line in solutions:
         assert line in page, f"the reading page lost a solution line: {line!r}"

@@ -20,9 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CHROMIUM_FLAGS, severe_violations
-from test_explorer_browser import hover_text, jupyter_lab
 
+from tests.browser.support import CHROMIUM_FLAGS, hover_text, jupyter_lab, severe_violations
 from tools.chapters import chapter_paths
 
 CHAPTERS = [path.name for path in chapter_paths()]

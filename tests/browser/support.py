@@ -1,0 +1,186 @@
+"""What the browser tests share, beside their fixtures (conftest.py): Debian's chromium flags, skipping or failing
+when a browser piece is missing, a JupyterLab server of their own, running a notebook's cells in it, reading a
+plotly tooltip, and the accessibility checks (axe-core, and the names and states of widget controls)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+AXE = "axe-core@4.14.1"
+"""The npm package and version of the accessibility checker."""
+SEVERE = ("serious", "critical")
+"""The impacts of an accessibility problem that fail a test (axe's other two are "minor" and "moderate")."""
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def need(what: str, missing: bool) -> None:
+    """Skip when a browser piece is missing, except in CI, where the browser test must run."""
+    if missing:
+        reason = f"{what} is not installed: the real-browser test cannot run"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason} (CI=true, so this is a failure, not a skip)")
+        pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def jupyter_lab(root: Path, home: Path, settings: dict[str, dict] | None = None) -> Iterator[tuple[str, str]]:
+    """A JupyterLab server over the folder `root` (its settings and logs in `home`); yields (base URL, token).
+
+    `settings` maps a settings file (e.g. "@jupyterlab/notebook-extension/tracker") to its values. Always stopped.
+    """
+    files = {"@jupyterlab/apputils-extension/notification": {"fetchNews": "false"},  # no news pop-up over the page
+             **(settings or {})}
+    for name, values in files.items():
+        path = home / "settings" / f"{name}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    port, token = free_port(), secrets.token_hex(16)
+    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "JUPYTER_RUNTIME_DIR": str(home / "runtime")}
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+           f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
+           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           "--LabApp.extension_manager=readonly", "--allow-root"]
+    log = (home / "lab.log").open("w")
+    server = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
+                    break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not start:\n{(home / 'lab.log').read_text()[-3000:]}")
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+def hover_text(page, figure: str, trace: int, row: int, column: int) -> str:
+    """Move the mouse over cell (row, column) of heatmap `trace` in the figure found by JS `figure`; the tooltip."""
+    x, y = page.evaluate(
+        """([figure, trace, row, column]) => {
+            const gd = eval(figure);
+            const data = gd._fullData[trace];
+            const xa = gd._fullLayout[data.xaxis.replace('x', 'xaxis')];
+            const ya = gd._fullLayout[data.yaxis.replace('y', 'yaxis')];
+            gd.scrollIntoView({block: 'center'});
+            const box = gd.querySelector('.main-svg').getBoundingClientRect();
+            return [box.left + xa._offset + xa.c2p(column), box.top + ya._offset + ya.c2p(row)];
+        }""",
+        [figure, trace, row, column],
+    )
+    page.mouse.move(0, 0)  # away first, so the last tooltip is gone
+    page.wait_for_function("(figure) => eval(figure).querySelector('.hoverlayer').textContent === ''", arg=figure)
+    page.mouse.move(x, y)
+    page.wait_for_function("(figure) => eval(figure).querySelector('.hoverlayer').textContent !== ''", arg=figure)
+    return page.evaluate("(figure) => eval(figure).querySelector('.hoverlayer').textContent", figure)
+
+
+def run_all_cells(page) -> None:
+    """Run every cell through JupyterLab's own command, then wait for the kernel to finish."""
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        " && window.jupyterapp.shell.currentWidget.sessionContext"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
+        timeout=120_000,  # waits, not timed asserts: a busy machine starts a kernel slowly
+    )
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        """() => {
+            const nb = window.jupyterapp.shell.currentWidget;
+            const cells = nb.content.widgets.filter(c => c.model.type === 'code');
+            const failed = cells.some(c => Array.from({length: c.model.outputs.length},
+                                                      (_, k) => c.model.outputs.get(k).type).includes('error'));
+            return failed || (cells.every(c => c.model.executionCount !== null)
+                              && nb.sessionContext.session.kernel.status === 'idle');
+        }""",
+        timeout=180_000,
+    )
+    states = page.evaluate(CELL_STATES)
+    errors = [o for cell in states for o in cell["outputs"] if o.startswith(("error", "stderr"))]
+    assert not errors, f"a notebook cell failed or warned in JupyterLab: {errors}"
+
+
+CELL_STATES = """() => {
+    const nb = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    if (!nb || !nb.content) return 'no notebook open';
+    return nb.content.widgets.filter(c => c.model.type === 'code').map(c => ({
+        count: c.model.executionCount,
+        outputs: Array.from({length: c.model.outputs.length}, (_, k) => c.model.outputs.get(k).toJSON())
+            .map(o => o.output_type === 'error' ? 'error ' + o.ename + ': ' + o.evalue
+                 : o.output_type === 'stream' ? o.name + ' ' + String(o.text).slice(0, 300) : o.output_type),
+    }));
+}"""
+
+
+def median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
+def severe_violations(page, script: Path, context: object = None) -> list[str]:
+    """Run axe-core in `page` on `context` (a selector, or {"include": [[selector], ...]}; default the whole
+    page) and describe its serious and critical violations, one line each with up to three of its elements."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(script))
+    return page.evaluate(
+        """async ([context, severe]) => {
+            const found = await axe.run(context || document, {resultTypes: ['violations']});
+            return found.violations.filter(v => severe.includes(v.impact)).map(v => `${v.impact} ${v.id}: ${v.help}`
+                + ` (${v.nodes.length}x, e.g. ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join('; ')})`);
+        }""",
+        [context, list(SEVERE)],
+    )
+
+
+def control_problems(page, root: str) -> list[str]:
+    """What keyboard and screen-reader users miss in the widgets matching CSS `root`: a menu, text box, slider
+    or group of toggle buttons without an accessible name, toggle buttons that do not say which is pressed,
+    and plotly mode bars (about ten buttons each in the tab order)."""
+    return page.evaluate("""(root) => {
+        const problems = [];
+        const label = e => e.id && document.querySelector(`label[for="${e.id}"]`);
+        const named = e => (e.getAttribute('aria-label') || '').trim() || (label(e) && label(e).textContent.trim());
+        const controls = ['select', 'input[type=text]', '[role=slider]', '.widget-toggle-buttons'];
+        for (const e of document.querySelectorAll(controls.map(c => `${root} ${c}`).join(', ')))
+            if (!named(e)) problems.push(`no accessible name: ${e.outerHTML.slice(0, 100)}`);
+        for (const group of document.querySelectorAll(`${root} .widget-toggle-buttons`)) {
+            const states = Array.from(group.querySelectorAll('button'), b => b.getAttribute('aria-pressed'));
+            if (states.filter(s => s === 'true').length !== 1 || states.some(s => s !== 'true' && s !== 'false'))
+                problems.push(`toggle buttons ${named(group)} say pressed: ${states}`);
+        }
+        if (document.querySelectorAll(`${root} .modebar-btn`).length)
+            problems.push("a figure shows plotly's mode bar (its buttons fill the tab order)");
+        return problems;
+    }""", root)

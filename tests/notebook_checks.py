@@ -1,0 +1,111 @@
+"""The notebooks' one run: nbval runs each chapter once, and this plugin checks what every cell showed in it.
+
+nbval (`notebooks/` is in testpaths) runs each notebook top to bottom in a fresh kernel, one test item per
+code cell, as Restart and Run All does, and fails a cell that raises. After each cell this plugin reads what
+the cell showed (the nbval item's `test_outputs`) and fails the cell when
+- it printed to stderr (a warning or note a learner would see in a pink box);
+- a printed line is longer than a projector shows unwrapped (PRINTOUT_WIDTH);
+- it is tagged `check-output` and printed other text than tests/expected_outputs/<notebook>.json records
+  (`python -m tools.refresh_outputs` records it).
+When a notebook's last cell has run, it writes the executed notebook where `executed_copy` finds it, so the
+browser tests look at this run instead of running the notebook again.
+
+Under pytest-xdist, whatever `-n` says, a notebook's cells stay on one worker: its scheduler is xdist's
+LoadFileScheduling (one test file per worker at a time) unless another grouping was asked for by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbval.plugin import IPyNbCell
+
+from tools.refresh_outputs import checked_text, is_checked, load_expected
+
+PRINTOUT_WIDTH = 100
+"""Characters a printed line may have: JupyterLab's output area shows about 107 unwrapped at 1280x720 in
+presenter mode."""
+_OWN_RUN = uuid.uuid4().hex
+
+
+def runs() -> Path:
+    """The folder of this test run's executed notebooks (xdist's workers share the run's id)."""
+    return Path(tempfile.gettempdir()) / "several-spotlights-runs" / os.environ.get("PYTEST_XDIST_TESTRUNUID",
+                                                                                    _OWN_RUN)
+
+
+def content_key(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def executed_copy(path: Path, mode: str = "reading") -> Path:
+    """Where this run keeps `path` executed in `mode` ("reading": nbval's run; "presenter": tests/conftest.py's)."""
+    return runs() / mode / content_key(path) / path.name
+
+
+def problems(item: IPyNbCell) -> list[str]:
+    """What is wrong with what one cell showed, in words (nothing when all is well)."""
+    found = []
+    for out in item.test_outputs or []:
+        if out.output_type == "stream" and out.name == "stderr":
+            found.append(f"it printed to stderr: {out.text[:300]!r}")
+        elif out.output_type == "stream":
+            found += [f"a printed line of {len(line)} characters (at most {PRINTOUT_WIDTH}): {line[:60]}..."
+                      for line in out.text.splitlines() if len(line.rsplit("\r", 1)[-1]) > PRINTOUT_WIDTH]
+    if is_checked(item.cell):
+        shown = checked_text(nbformat.from_dict({"outputs": item.test_outputs or []}))
+        expected = load_expected(Path(item.path)).get(item.cell.id)
+        if expected is None:
+            found.append("it is tagged check-output but nothing is recorded for it: run "
+                         f"python -m tools.refresh_outputs {Path(item.path).name}")
+        elif shown != expected:
+            found.append(f"it printed other text than recorded (python -m tools.refresh_outputs records it):\n"
+                         f"  expected: {expected!r}\n  got:      {shown!r}")
+    return found
+
+
+def _save(item: IPyNbCell) -> None:
+    """Keep the cell's outputs; after the notebook's last cell, write the executed notebook."""
+    notebook = item.parent
+    item.cell.outputs = [nbformat.from_dict(dict(out)) for out in item.test_outputs or []]
+    item.cell.execution_count = item.cell_num + 1
+    for out in item.cell.outputs:
+        if out.output_type == "execute_result":
+            out.execution_count = item.cell.execution_count
+    if item.cell_num == sum(cell.cell_type == "code" for cell in notebook.nb.cells) - 1:
+        target = executed_copy(Path(item.path))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook.nb, target)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    result = yield
+    if isinstance(item, IPyNbCell):
+        found = problems(item)
+        _save(item)
+        if found:
+            raise AssertionError(f"{Path(item.path).name}, code cell {item.cell_num}: " + "\n".join(found))
+    return result
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """Keep each notebook's cells on one worker: plain `-n N` means `--dist load`, which would split them."""
+    if config.getoption("dist") in ("load", "worksteal"):
+        from xdist.scheduler import LoadFileScheduling
+
+        return LoadFileScheduling(config, log)
+    return None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Each process cleans up (an xdist worker that needs a copy another one removed runs the notebook again)."""
+    shutil.rmtree(runs(), ignore_errors=True)

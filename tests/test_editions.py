@@ -1,0 +1,95 @@
+"""The editions (tools/editions.py): notebooks/ is the learner's, and the instructor's is built from it.
+
+The learner edition carries only the learner's path: no speaker-notes cell, no test marker, no solution code;
+an exercise left wrong or unfinished leaves the learner's cell as it is and the chapter runs to its end. The
+instructor edition shows every cell's notes right after it and every solution after its check.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers.checks.solutions import SOLUTIONS
+from tools.chapters import NOTEBOOKS, execute, notebook_paths
+from tools.editions import (
+    EXERCISE,
+    NOTES_KEY,
+    SOLUTION,
+    build,
+    checked_exercise,
+    is_notes,
+    solution_source,
+    tags,
+    with_notes,
+    with_solutions,
+)
+
+LEARNER = {path.name: nbformat.read(path, as_version=4) for path in notebook_paths("")}
+
+
+def _solution_lines() -> set[str]:
+    """Lines of the solutions that a stub or an instruction never has: the solution code itself."""
+    return {line.strip() for name in SOLUTIONS for line in solution_source(name).splitlines()[1:]
+            if len(line.strip()) >= 12 and not line.strip().startswith(("return ", "#")) and ".shape" not in line}
+
+
+@pytest.mark.parametrize("name", LEARNER)
+def test_the_learner_edition_carries_only_the_learners_path(name: str) -> None:
+    nb = LEARNER[name]
+    assert not [cell.source[:60] for cell in nb.cells if is_notes(cell)], "a speaker-notes cell"
+    text = "\n".join(cell.source for cell in nb.cells)
+    assert "CHECK_OUTPUT" not in text and "Instructor's notes" not in text
+    assert not [line for line in _solution_lines() if line in text], "solution code in the chapter"
+    assert not [cell for cell in nb.cells if SOLUTION in tags(cell)]
+
+
+def test_every_exercise_has_a_stub_a_check_and_a_solution() -> None:
+    checked = [name for nb in LEARNER.values() for cell in nb.cells if (name := checked_exercise(cell))]
+    assert sorted(checked) == sorted(SOLUTIONS), "each solution belongs to one exercise checked in a chapter"
+    stubs = [cell for nb in LEARNER.values() for cell in nb.cells if EXERCISE in tags(cell)]
+    assert len(stubs) == len(SOLUTIONS) and all("todo()" in cell.source for cell in stubs)
+
+
+def test_the_instructor_edition_shows_notes_after_their_cell_and_solutions_after_their_check(tmp_path: Path) -> None:
+    written = build("instructor", tmp_path, [NOTEBOOKS / "01_one_spotlight.ipynb"])
+    nb = nbformat.read(written[0], as_version=4)
+    source = LEARNER["01_one_spotlight.ipynb"]
+    noted = [i for i, cell in enumerate(source.cells) if cell.metadata.get(NOTES_KEY)]
+    assert noted and sum(is_notes(cell) for cell in nb.cells) == len(noted)
+    shown = [cell for cell in nb.cells if SOLUTION not in tags(cell)]  # a solution sits between a check and its notes
+    for before, after in pairwise(shown):
+        if is_notes(after):
+            assert before.metadata[NOTES_KEY] in after.source
+    for before, after in pairwise(nb.cells):
+        if SOLUTION in tags(after):
+            name = checked_exercise(before)
+            assert solution_source(name) in after.source and "solution=True)" in after.source
+
+
+def test_the_instructor_edition_runs_its_solutions(tmp_path: Path) -> None:
+    """Run All in the instructor edition: each solution passes its check and says it is now in use."""
+    nb = with_solutions(with_notes(LEARNER["02_queries_keys_values.ipynb"]))
+    ran = execute(NOTEBOOKS / "02_queries_keys_values.ipynb", nb=nb, timeout=300)
+    said = [" ".join(out.text.split()) for cell in ran.cells if SOLUTION in tags(cell)
+            for out in cell.outputs if out.output_type == "stream"]
+    assert len(said) == 3 and all("this hidden solution passes its check" in text for text in said), said
+
+
+def test_run_all_with_a_wrong_answer_keeps_it_and_runs_to_the_end() -> None:
+    """A learner's wrong softmax: the check explains it, the learner's cell stays as written, later cells use the
+    solution, and the chapter runs to its end."""
+    nb = LEARNER["01_one_spotlight.ipynb"]
+    stub = next(cell for cell in nb.cells if EXERCISE in tags(cell) and "def softmax" in cell.source)
+    wrong = "def softmax(scores):\n    e = scores.exp()\n    return e / e.sum(dim=0)  # down the columns\n"
+    edited = nbformat.from_dict(nb)
+    edited.cells[nb.cells.index(stub)].source = wrong
+    ran = execute(NOTEBOOKS / "01_one_spotlight.ipynb", nb=edited, timeout=300)
+    assert ran.cells[nb.cells.index(stub)].source == wrong
+    check = ran.cells[nb.cells.index(stub) + 1]
+    said = "".join(out.get("text", "") for out in check.outputs)
+    assert "Not right yet" in said and "Using the reference softmax" in said
+    assert all(out.output_type != "error" for cell in ran.cells for out in cell.get("outputs", []))

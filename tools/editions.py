@@ -1,0 +1,144 @@
+"""The editions of the series, each built from the one source: the chapters in notebooks/.
+
+    python -m tools.editions instructor                # into instructor/: speaker notes and solutions shown
+    python -m tools.editions learner --out DIR         # the learner's notebooks, outputs cleared (a class's)
+
+notebooks/ is the learner edition itself: what `make lab`, Binder, Colab, a class's hub and the site open.
+It carries only the learner's path; what the other audiences need rides along where a learner does not see
+it: a cell's speaker notes in its metadata (`instructor_notes`, markdown), a checked cell's tag
+`check-output` (the tests), an exercise stub's tag `exercise` (the grader), and every solution in
+helpers/checks/solutions.py (a learner prints one with `solution("softmax")`; it is never run on them).
+
+- `with_notes` shows each cell's notes in a notes cell right after it (slide type "notes": the speaker view of
+  RISE and of the decks shows it on that cell's slide);
+- `with_solutions` adds after each exercise's check cell a solution cell (tagged `solution`) that defines the
+  solution and checks it with `solution=True`, so Run All says it is in use;
+- `with_folded_solutions` adds a folded block with the solution instead, for the site's pages.
+
+The instructor edition is both of the first two; the decks are `with_notes` (tools.build_slides).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import inspect
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import nbformat
+
+from helpers.checks.solutions import SOLUTIONS
+from tools.chapters import ROOT, notebook_paths
+
+NOTES_KEY = "instructor_notes"
+"""The cell metadata that holds the speaker notes for that cell (markdown)."""
+CHECKED, EXERCISE, SOLUTION = "check-output", "exercise", "solution"
+"""Tags: a cell whose printout the tests compare, an exercise's stub, and (instructor edition) a solution."""
+NOTES_HEADING = "**Instructor's notes**"
+CHECK_CALL = re.compile(r"^(?P<name>\w+) = yours_or_reference\(\s*check_(?P=name)\b", re.M)
+"""An exercise's check cell: `softmax = yours_or_reference(check_softmax, softmax)`."""
+
+
+def tags(cell: nbformat.NotebookNode) -> list[str]:
+    return cell.metadata.get("tags", [])
+
+
+def is_notes(cell: nbformat.NotebookNode) -> bool:
+    """A speaker-notes cell (the instructor edition's, or one typed into a chapter by mistake)."""
+    return cell.metadata.get("slideshow", {}).get("slide_type") == "notes"
+
+
+def checked_exercise(cell: nbformat.NotebookNode) -> str | None:
+    """The exercise a code cell checks with yours_or_reference ("softmax"), or None."""
+    match = CHECK_CALL.search(cell.source) if cell.cell_type == "code" else None
+    return match["name"] if match else None
+
+
+def notes_cell(text: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_markdown_cell(f"{NOTES_HEADING}\n\n{text}", metadata={"slideshow": {"slide_type": "notes"}})
+
+
+def solution_source(name: str) -> str:
+    """The solution to exercise `name`, as helpers.checks.solutions holds it."""
+    return inspect.getsource(SOLUTIONS[name]).rstrip()
+
+
+def solution_cell(check: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    """The instructor edition's solution cell: the solution, then the chapter's own check call with
+    solution=True (so Run All says the solution is now in use)."""
+    call = check.source.rstrip()
+    checked = call[:-1].rstrip().rstrip(",") + ", solution=True)"
+    return nbformat.v4.new_code_cell(f"# Solution\n{solution_source(name)}\n\n\n{checked}",
+                                     metadata={"tags": [SOLUTION], "slideshow": {"slide_type": "skip"}})
+
+
+def folded_solution_cell(name: str) -> nbformat.NotebookNode:
+    """A folded block with the solution, for a page: open it to read, nothing runs."""
+    return nbformat.v4.new_markdown_cell(
+        f"<details><summary>Solution: <code>{name}</code></summary>\n\n```python\n{solution_source(name)}\n```\n\n"
+        "</details>", metadata={"tags": [SOLUTION]})
+
+
+def _after(nb: nbformat.NotebookNode, extra: Callable[[nbformat.NotebookNode], list]) -> nbformat.NotebookNode:
+    """A copy of `nb` with the cells `extra(cell)` returns inserted after each cell."""
+    out = copy.deepcopy(nb)
+    out.cells = [new for cell in nb.cells for new in (copy.deepcopy(cell), *extra(cell))]
+    return out
+
+
+def with_notes(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    return _after(nb, lambda cell: [notes_cell(cell.metadata[NOTES_KEY])] if cell.metadata.get(NOTES_KEY) else [])
+
+
+def with_solutions(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    return _after(nb, lambda cell: [solution_cell(cell, name)] if (name := checked_exercise(cell)) else [])
+
+
+def with_folded_solutions(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    return _after(nb, lambda cell: [folded_solution_cell(name)] if (name := checked_exercise(cell)) else [])
+
+
+def cleared(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy with no outputs, execution counts, timings or widget state."""
+    out = copy.deepcopy(nb)
+    out.metadata.pop("widgets", None)
+    for cell in out.cells:
+        cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return out
+
+
+EDITIONS: dict[str, Callable[[nbformat.NotebookNode], nbformat.NotebookNode]] = {
+    "learner": cleared,
+    "instructor": lambda nb: cleared(with_solutions(with_notes(nb))),
+}
+
+
+def build(edition: str, out: Path, notebooks: Sequence[Path] | None = None) -> list[Path]:
+    """Write `edition` of `notebooks` (default: every chapter and the explorer) into the folder `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in notebooks or notebook_paths(""):
+        nb = EDITIONS[edition](nbformat.read(path, as_version=4))
+        nbformat.validate(nb)
+        nbformat.write(nb, out / path.name)
+        written.append(out / path.name)
+    return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("edition", choices=sorted(EDITIONS))
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter and the explorer")
+    parser.add_argument("--out", type=Path, help="default: a folder named after the edition")
+    args = parser.parse_args()
+    out = args.out or ROOT / args.edition
+    written = build(args.edition, out, [p.resolve() for p in args.notebooks] or None)
+    print(f"wrote the {args.edition} edition of {len(written)} notebooks into {out}")
+
+
+if __name__ == "__main__":
+    main()
