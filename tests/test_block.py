@@ -131,20 +131,6 @@ def test_bad_settings_give_clear_errors(make, message: str) -> None:
         make()
 
 
-@pytest.mark.parametrize(
-    ("ids", "message"),
-    [
-        (torch.zeros(1, 0, dtype=torch.long), "empty"),
-        (torch.zeros(1, 129, dtype=torch.long), "longer than the model's context of 128"),
-        (torch.tensor([[1, 2, 1024]]), "0..1023"),
-        (torch.tensor([[0.5, 1.0]]), "whole numbers"),
-    ],
-)
-def test_bad_token_ids_give_the_course_models_errors(ids: torch.Tensor, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        block_model()(ids)
-
-
 def test_train_accepts_a_block_model_and_the_loss_goes_down() -> None:
     corpus = story_corpus(200, 20)
     model = block_model(heads=2, width=32, context=32, seed=0)
