@@ -19,7 +19,7 @@ import nbformat
 import pytest
 from filelock import FileLock
 
-from tests.notebook_checks import executed_copy
+from tests.notebook_checks import count_run, executed_copy
 from tools.chapters import NOTEBOOKS, ROOT, SITE_SAMPLE, execute, notebook_paths
 
 PRESENTER_CELL = "import helpers\n\nhelpers.presenter_mode(True)"
@@ -44,6 +44,7 @@ def executed() -> Callable[[str, str], Path]:
                 nb = execute(source, timeout=600, allow_errors=True, folder=NOTEBOOKS,
                              first=PRESENTER_CELL if mode == "presenter" else None)
                 nbformat.write(nb, copy)
+                count_run(source, mode)
         return copy
 
     return run

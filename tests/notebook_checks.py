@@ -11,7 +11,9 @@ When a notebook's last cell has run, it writes the executed notebook where `exec
 browser tests look at this run instead of running the notebook again.
 
 Under pytest-xdist, whatever `-n` says, a notebook's cells stay on one worker: its scheduler is xdist's
-LoadFileScheduling (one test file per worker at a time) unless another grouping was asked for by name.
+LoadFileScheduling (one test file per worker at a time) unless another grouping was asked for by name. The
+terminal summary says how many times each notebook ran: once under nbval, plus the browser tests' runs in
+presenter mode (and in reading mode only where nbval's copy was missing).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import shutil
 import tempfile
 import uuid
+from collections import Counter
 from pathlib import Path
 
 import nbformat
@@ -39,6 +42,13 @@ def runs() -> Path:
     """The folder of this test run's executed notebooks (xdist's workers share the run's id)."""
     return Path(tempfile.gettempdir()) / "several-spotlights-runs" / os.environ.get("PYTEST_XDIST_TESTRUNUID",
                                                                                     _OWN_RUN)
+
+
+def count_run(path: Path, mode: str) -> None:
+    """Note that `path` ran in `mode` outside nbval (tests/conftest.py's `executed`), for the summary."""
+    marks = runs() / "counted"
+    marks.mkdir(parents=True, exist_ok=True)
+    (marks / f"{mode}--{path.name}--{uuid.uuid4().hex}").touch()
 
 
 def content_key(path: Path) -> str:
@@ -96,6 +106,34 @@ def pytest_runtest_call(item: pytest.Item):
     return result
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Under xdist, give the controller and its workers one run id (xdist's documented --testrunuid), so that
+    they share one folder of executed notebooks."""
+    if getattr(config.option, "testrunuid", "absent") is None and not os.environ.get("PYTEST_XDIST_WORKER"):
+        config.option.testrunuid = os.environ.setdefault("PYTEST_XDIST_TESTRUNUID", _OWN_RUN)
+
+
+_NBVAL_RUNS: Counter[str] = Counter()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Count nbval's runs: a notebook's first cell starts one (the controller sees every worker's reports)."""
+    if report.when == "call" and report.nodeid.endswith(".ipynb::Cell 0"):
+        _NBVAL_RUNS[report.nodeid.split("::")[0].rsplit("/", 1)[-1]] += 1
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    others = Counter(mark.name.split("--")[0] + " " + mark.name.split("--")[1]
+                     for mark in (runs() / "counted").glob("*--*--*"))
+    if not _NBVAL_RUNS and not others:
+        return
+    times = Counter(_NBVAL_RUNS.values())
+    line = ", ".join(f"{n} notebook(s) {k} time(s)" for k, n in sorted(times.items()))
+    terminalreporter.write_line(f"notebook runs: nbval ran {line}" + (
+        f"; the browser tests ran {sum(others.values())} more ({', '.join(sorted(others))})" if others else ""))
+
+
 @pytest.hookimpl(optionalhook=True, tryfirst=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
     """Keep each notebook's cells on one worker: plain `-n N` means `--dist load`, which would split them."""
@@ -106,6 +144,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
     return None
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Each process cleans up (an xdist worker that needs a copy another one removed runs the notebook again)."""
-    shutil.rmtree(runs(), ignore_errors=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The controller (or the one process) removes the run's executed notebooks at the very end."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        shutil.rmtree(runs(), ignore_errors=True)
