@@ -197,6 +197,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("masked_weights", lambda s: causal(s, dim=0), "the softmax ran over dim=0"),
     ("masked_weights", lambda s: causal(s, ~tril(len(s))), "the mask is the wrong way round"),
     ("masked_weights", lambda s: causal(s, causal_mask(9)), "Use causal_mask(scores.shape[-1])"),
+    ("masked_weights", lambda s: s.masked_fill(~causal_mask(len(s)), -math.inf), "finish with a softmax"),
     ("one_head", head_with(lambda q, k: q @ k.T), "forgot to scale"),
     ("one_head", head_with(lambda q, k: k @ q.T / q.shape[-1] ** 0.5), "swapped queries and keys"),
     ("one_head", head_with(weights=lambda s: torch.softmax(s, dim=-1)), "peeking at the future"),

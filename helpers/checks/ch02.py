@@ -100,6 +100,10 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
                "and earlier words), so filling those places with -inf hid the past and showed the future; the "
                "last word, which may look everywhere, was left with nothing and its row became NaN. Fill where "
                "the mask is False: scores.masked_fill(~causal_mask(T), float('-inf'))")
+        masked = scores.masked_fill(~causal_mask(words), float("-inf"))  # [T, T]
+        expect(not (isinstance(got, torch.Tensor) and got.shape == masked.shape and torch.equal(got, masked)),
+               f"{name} returned the masked scores, with -inf for the later words, not weights: finish with a "
+               "softmax along each row, torch.softmax(..., dim=-1), so that each row adds up to 1")
         expect(not (isinstance(got, torch.Tensor) and got.dim() == 2 and bool(got[0].isnan().any())),
                f"{name}: the first word's row is NaN. It can only look at itself, and it found nothing "
                f"allowed: the diagonal (a word looking at itself) must stay allowed. Use .tril(), not .tril(-1)")
