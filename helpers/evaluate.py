@@ -97,18 +97,13 @@ def scorable_clues(clues: list[Clue], n_words: int, context: int) -> list[tuple[
     return out
 
 
-def clue_coverage(clues: list[Clue], n_words: int, context: int) -> dict[str, tuple[int, int]]:
-    """How many of the clue-dependent words the scores count, out of how many: {kind: (scored, total)}.
+def scored_words(clues: list[Clue], n_words: int, context: int) -> int:
+    """How many clue-dependent words `clue_accuracy` scores: those with a clue inside their own window.
 
-    A word needs at most one clue of each kind, so a kind's counts are words as well as clue records; "all"
-    counts each clue-dependent word once, however many kinds of clue it needs. A word is scored only when
-    its clue words lie in its own window (see `scorable_clues`), as in `clue_accuracy`.
+    A word needing several kinds of clue counts once (in "all"), and is scored on each kind whose clue words
+    lie in its window (see `scorable_clues`); a clue in an earlier window is out of every model's sight.
     """
-    scored = scorable_clues(clues, n_words, context)
-    counts = {kind: (sum(c.kind == kind for c, _, _ in scored), sum(c.kind == kind for c in clues))
-              for kind in CLUE_KINDS if any(c.kind == kind for c in clues)}
-    counts["all"] = (len({c.target for c, _, _ in scored}), len({c.target for c in clues}))
-    return counts
+    return len({clue.target for clue, _, _ in scorable_clues(clues, n_words, context)})
 
 
 @torch.no_grad()

@@ -1,14 +1,17 @@
-"""What each head of a real-text model looks at: measured shares of attention on kinds of earlier words.
+"""Which kinds of earlier word (or of clue) a head follows: the series' one rule, and what it gives on real text.
 
 On the story world the series knows which clue every word needs; in a novel nobody does. What we can
 measure is where each head's 100% of attention goes, sorted by simple, checkable kinds of earlier word:
 the previous word, the word itself, the same word earlier, punctuation marks, the first word of the current
 sentence, and the first word of the window. Each share is set beside *chance*: what spreading attention
-evenly over the allowed words would give. A head gets a label only when one kind clearly stands out;
-otherwise the honest label is that its pattern has no simple name.
+evenly over the allowed words would give. One rule (`kinds_followed`) says which kinds a head follows, on the
+story world's clues (chapter 6, section 2) and on these kinds (section 4) alike; a head that follows none
+gets the honest label that its pattern has no simple name.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import torch
 
@@ -17,8 +20,19 @@ from helpers.model import CourseModel
 KINDS = ("previous word", "itself", "same word earlier", "punctuation", "start of the sentence",
          "first word of the window")
 SENTENCE_ENDS = (".", "!", "?")
-MIN_SHARE, MIN_LIFT = 0.3, 2.0
-"""A head is named after a kind when at least 30% of its attention goes there, twice chance or more."""
+FOLLOWS = 3.0
+"""A head follows a kind when its share of attention there is at least this many times chance."""
+RULE = f"a head follows a kind when its share of attention there is {FOLLOWS:g} x chance or more"
+NO_LABEL = "no simple label"
+
+
+def kinds_followed(share: Mapping[str, float], chance: Mapping[str, float]) -> list[str]:
+    """The kinds one head follows by the series' one rule (share >= FOLLOWS x chance), furthest above chance first.
+
+    share and chance map each kind to a fraction of attention (the kinds of clue or of earlier word).
+    """
+    lift = {kind: share[kind] / max(chance[kind], 1e-9) for kind in share}
+    return sorted((kind for kind in share if lift[kind] >= FOLLOWS), key=lambda kind: -lift[kind])
 
 
 def kind_masks(ids: torch.Tensor, words: list[str]) -> dict[str, torch.Tensor]:
@@ -46,7 +60,8 @@ def kind_masks(ids: torch.Tensor, words: list[str]) -> dict[str, torch.Tensor]:
 
 @torch.no_grad()
 def head_roles(model: CourseModel, ids: torch.Tensor, max_windows: int = 24) -> list[dict]:
-    """For each head: its share of attention on each kind of word, chance for that kind, and a label.
+    """For each head: its share of attention on each kind of word, chance for that kind, the kinds it follows
+    (`kinds_followed`) and a label naming them (or NO_LABEL).
 
     ids: validation word ids [N] (cut into windows of the model's context). Queries at position 0 are
     skipped, because the first word can look only at itself.
@@ -74,9 +89,7 @@ def head_roles(model: CourseModel, ids: torch.Tensor, max_windows: int = 24) -> 
     rows = []
     for head in range(model.config.heads):
         share = {kind: round(float(shares[kind][head]), 4) for kind in KINDS}
-        lift = {kind: share[kind] / max(chance[kind], 1e-9) for kind in KINDS}
-        named = [k for k in KINDS if share[k] >= MIN_SHARE and lift[k] >= MIN_LIFT]
-        label = max(named, key=lambda k: share[k]) if named else "no simple label"
+        follows = kinds_followed(share, chance)
         rows.append({"head": head, "share": share, "chance": {k: round(v, 4) for k, v in chance.items()},
-                     "label": label})
+                     "follows": follows, "label": ", ".join(follows) or NO_LABEL})
     return rows

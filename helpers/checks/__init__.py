@@ -49,12 +49,15 @@ def todo() -> None:
     raise NotImplementedError("this exercise is not filled in yet")
 
 
-def attempt(name: str, fn: Callable[..., Any], *args: Any, hint: str | None = None) -> tuple[bool, Any]:
+def attempt(
+    name: str, fn: Callable[..., Any], *args: Any, hint: str | None = None,
+    errors: tuple[type[Exception], ...] = (RuntimeError,),
+) -> tuple[bool, Any]:
     """Call the learner's fn; (False, None) with a note when it is still a stub, else (True, result).
 
-    With a `hint`, an error torch raises inside the learner's code (a RuntimeError: shapes that do not line
-    up) becomes an AssertionError that quotes torch's first line and then says, in the hint, what the
-    usual mistake behind it is.
+    With a `hint`, an error of the kinds in `errors` raised inside the learner's code (by default torch's
+    RuntimeError: shapes that do not line up) becomes an AssertionError that quotes the error's first line and
+    then says, in the hint, what the usual mistake behind it is.
     """
     if not callable(fn):
         raise AssertionError(f"{name}: expected a function, got {type(fn).__name__}")
@@ -63,7 +66,7 @@ def attempt(name: str, fn: Callable[..., Any], *args: Any, hint: str | None = No
     except NotImplementedError:
         print(say(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again."))
         return False, None
-    except RuntimeError as err:
+    except errors as err:
         if hint is None:
             raise
         torch_says = str(err).strip().splitlines()[0].rstrip(".") if str(err).strip() else type(err).__name__

@@ -53,12 +53,13 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
            f".sum(dim=-1, keepdim=True)")
     expect_close(f"{name} on a grid", got, _reference_softmax(grid), "the weight")
 
-    big = torch.tensor([1000.0, 1001.0, 999.0])  # [3], large scores overflow exp()
+    big = torch.tensor([1000.0, 1001.0, -1000.0])  # [3], large scores overflow exp()
     got = softmax(big.clone())
     expect(isinstance(got, torch.Tensor) and bool(torch.isfinite(got).all()),
-           f"{name} of the scores [1000, 1001, 999] gave {got}: exp(1000) is too large for a float and "
-           f"becomes infinity. Subtract the largest score of each row first; the weights do not change, "
-           f"because it divides the top and the bottom of the fraction by the same number.")
+           f"{name} of the scores [1000, 1001, -1000] gave {got}: exp(1000) is too large for a float and "
+           f"becomes infinity. Subtract the LARGEST score of each row first (not the smallest or the mean: only "
+           f"then is every score at most 0); the weights do not change, because it divides the top and the "
+           f"bottom of the fraction by the same number.")
     expect_close(f"{name} of large scores", got, _reference_softmax(big), "the weight")
     return passed(name)
 
@@ -80,6 +81,9 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
     expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(values.shape)),
            f"{name} returned shape {list(values.shape)}, one row per word: you multiplied each word by "
            f"its weight but did not add the words up. Sum over the words (dim=0), or use weights @ values")
+    expect(not (isinstance(got, torch.Tensor) and got.dim() == 0),
+           f"{name} returned a single number: you added up everything. The result is one vector with a number "
+           f"per feature ({values.shape[1]} here): add up the words only, over dim=0")
     expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(weights.shape)),
            f"{name} returned shape {list(weights.shape)}, one number per word: you added up each word's own "
            f"numbers (dim=1, along a row). Add the words up instead, each row weighted: sum over dim=0, the "

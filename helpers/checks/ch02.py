@@ -32,6 +32,9 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
         done, got = attempt(name, scaled_scores, q.clone(), k.clone())
         if not done:
             return False
+        expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == (d, d)),
+               f"{name} returned a {d} x {d} grid, one row and column per number of a query, not per word: "
+               "q.T @ k multiplies over the words. Score every query against every key with q @ k.T")
         got = expect_tensor(f"{name} for {words} words with d = {d}", got, (words, words))
         raw = q @ k.T  # [T, T]
         expect(not _close(got, raw),
@@ -39,6 +42,9 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
                f"query width (here d = {d}), to keep the scores in a sensible range")
         expect(not _close(got, raw / d),
                f"{name} divided by d = {d}; divide by its square root, sqrt(d) = {d**0.5:g}, instead")
+        expect(not _close(got, raw / words**0.5),
+               f"{name} divided by the square root of the number of words ({words}, q.shape[0]); divide by "
+               f"sqrt(d), the width of each query, q.shape[-1]")
         expect(not _close(got, raw.T / d**0.5),
                f"{name} has rows and columns swapped: each row belongs to a word that looks (a query), each "
                f"column to a word looked at (a key), so compute q @ k.T, not k @ q.T")
@@ -94,6 +100,10 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
                "and earlier words), so filling those places with -inf hid the past and showed the future; the "
                "last word, which may look everywhere, was left with nothing and its row became NaN. Fill where "
                "the mask is False: scores.masked_fill(~causal_mask(T), float('-inf'))")
+        masked = scores.masked_fill(~causal_mask(words), float("-inf"))  # [T, T]
+        expect(not (isinstance(got, torch.Tensor) and got.shape == masked.shape and torch.equal(got, masked)),
+               f"{name} returned the masked scores, with -inf for the later words, not weights: finish with a "
+               "softmax along each row, torch.softmax(..., dim=-1), so that each row adds up to 1")
         expect(not (isinstance(got, torch.Tensor) and got.dim() == 2 and bool(got[0].isnan().any())),
                f"{name}: the first word's row is NaN. It can only look at itself, and it found nothing "
                f"allowed: the diagonal (a word looking at itself) must stay allowed. Use .tril(), not .tril(-1)")
@@ -149,6 +159,10 @@ def check_one_head(
         expect(isinstance(result, tuple) and len(result) == 2,
                f"{name} should return two things, (y, att), got {type(result).__name__}")
         y, att = result
+        expect(not (isinstance(y, torch.Tensor) and tuple(y.shape) == (words, words) and isinstance(att, torch.Tensor)
+                    and tuple(att.shape) == (words, d)),
+               f"{name} returned (att, y), the weights first: the order is (y, att), the new vectors and then the "
+               f"weights, as helpers' AttentionHead returns them. Write return att @ v, att")
         att = expect_tensor(f"{name}'s att", att, (words, words))
         y = expect_tensor(f"{name}'s y", y, (words, d))
         want_y, want_att = (t[0] for t in _reference_head(x, query, key, value)(x.unsqueeze(0)))

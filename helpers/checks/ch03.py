@@ -81,6 +81,16 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
            "words' weights together: add them up.")
     expect(not torch.allclose(got, 100 * want), f"{name}: give the share as a fraction (0.25), not in percent")
     expect_close(name, got, want, "the share of this head")
+    three = weights[:3]  # [3, T]: a model with another number of heads
+    typed_in = (f"The check also gives weights for {len(three)} heads, and your function counts on "
+                f"{weights.shape[0]}: the head count is typed in (a loop over range(4)?). Work on every row of "
+                "weights, however many there are: weights[:, positions]")
+    _, other = attempt(name, clue_share, three.clone(), list(positions), hint=typed_in,
+                       errors=(RuntimeError, IndexError))
+    expect(not (isinstance(other, torch.Tensor) and tuple(other.shape) == (weights.shape[0],)),
+           f"{name} gave {weights.shape[0]} shares for weights with {len(three)} heads. {typed_in}")
+    expect_close(f"{name} for {len(three)} heads", expect_tensor(name, other, (len(three),)), want[:3],
+                 "the share of this head")
     single = expect_tensor(f"{name} with one position", clue_share(weights, [6]), (weights.shape[0],))
     expect(torch.allclose(single, weights[:, 6]),
            f"{name}: with a single clue position it should return that column of weights")

@@ -26,11 +26,24 @@ def _split(x: torch.Tensor, heads: int) -> torch.Tensor:
     return x.view(B, T, heads, C // heads).transpose(1, 2)  # [B, T, C] -> [B, H, T, D]
 
 
+_SIZES = (f"The check uses its own small example, not the notebook's: x of shape [B, T, C] = {[_B, _T, _C]}, split "
+          f"into {_H} heads. Read B, T and C from x.shape, and the head width from them: C // heads")
+
+
+def _shape_for(split_heads: Callable[[torch.Tensor, int], torch.Tensor], x: torch.Tensor, heads: int) -> tuple | None:
+    """The shape split_heads(x, heads) returns, or None when it fails or returns no tensor."""
+    try:
+        got = split_heads(x.clone(), heads)
+    except Exception:  # any failure here only means this probe says nothing
+        return None
+    return tuple(got.shape) if isinstance(got, torch.Tensor) else None
+
+
 def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) -> bool:
     """split_heads(x [B, T, C], heads) must return [B, H, T, D] with head h holding columns h*D:(h+1)*D."""
     name = "split_heads"
     x = _numbered()
-    done, got = attempt(name, split_heads, x.clone(), _H)
+    done, got = attempt(name, split_heads, x.clone(), _H, hint=_SIZES)
     if not done:
         return False
     expect(not (isinstance(got, torch.Tensor) and torch.equal(got, x.view(_B, _T, _H, _D))),
@@ -38,6 +51,14 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
            f"{[_B, _T, _H, _D]}, that is [B, T, H, D]: each word's numbers cut into {_H} slices of {_D}, the "
            "heads still behind the words. Add .transpose(1, 2) to swap the word and head dimensions: "
            f"[B, H, T, D] = {[_B, _H, _T, _D]}, one small sentence per head.")
+    if isinstance(got, torch.Tensor) and got.dim() == 4 and got.shape[1] != _H:
+        expect({_shape_for(split_heads, x, heads) for heads in (2, 6)} != {tuple(got.shape)},
+               f"{name} returned shape {list(got.shape)} when asked for {_H} heads, and the same when asked for 2 "
+               "or 6: the head count is typed in. Use the argument heads (and C // heads for the head width), so "
+               "that the function works for any model.")
+    expect(not isinstance(got, torch.Tensor) or tuple(got.shape) == (_B, _H, _T, _D),
+           f"{name} returned shape {list(got.shape) if isinstance(got, torch.Tensor) else None}, but [B, H, T, D] "
+           f"is {[_B, _H, _T, _D]} here: {_B} sentences, {_H} heads, {_T} words, {_D} numbers per head")
     got = expect_tensor(name, got, (_B, _H, _T, _D))
     want = _split(x, _H)
     if not torch.equal(got, want):
@@ -63,18 +84,24 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
     try:
         done, got = attempt(name, merge_heads, y.clone())
     except RuntimeError as err:
+        expect("view" not in str(err),
+               f"{name} stopped with an error ({str(err).strip().splitlines()[0].rstrip('.')}). After "
+               ".transpose(1, 2) the numbers are no longer stored in row order, so .view() cannot reinterpret "
+               "them; real attention output (att @ v) is always in this state. Use .reshape(B, T, H * D), which "
+               "copies when it has to (or .contiguous().view(...)).")
         raise AssertionError(
-            f"{name} stopped with an error ({str(err).rstrip('.')}). After .transpose(1, 2) the numbers are no "
-            "longer stored in row order, so .view() cannot reinterpret them; real attention output (att @ v) "
-            "is always in this state. Use .reshape(B, T, H * D), which copies when it has to "
-            "(or .contiguous().view(...))."
-        ) from err
+            f"{name} stopped with an error ({str(err).strip().splitlines()[0].rstrip('.')}). The check merges its "
+            f"own small example, y of shape [B, H, T, D] = {[_B, _H, _T, _D]}, not the notebook's: read all four "
+            "sizes from y.shape (B, H, T, D = y.shape) instead of typing them in.") from err
     if not done:
         return False
     expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type(got).__name__}")
     expect(tuple(got.shape) != (_B, _H, _T, _D),
            f"{name}: the result still has shape {list(got.shape)}; the heads should be put back side by side "
            f"as one row of {_C} numbers per word: [B, T, H*D] = {[_B, _T, _C]}")
+    expect(tuple(got.shape) == (_B, _T, _C),
+           f"{name} returned shape {list(got.shape)}, but [B, T, H*D] is {[_B, _T, _C]} here: {_B} sentences, "
+           f"{_T} words, {_H} heads of {_D} numbers side by side")
     got = expect_tensor(name, got, (_B, _T, _C))
     if not torch.equal(got, x):
         expect(not torch.equal(got, y.reshape(_B, _T, _C)),
@@ -93,6 +120,9 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
         return False
     expect(isinstance(got, int) and not isinstance(got, bool),
            f"{name} should return a whole number (int), got {type(got).__name__}")
+    expect(len({count(width, heads) for width, heads in ((128, 4), (64, 8), (768, 12))}) > 1,
+           f"{name} gives {got:,} for widths 128, 64 and 768 alike: the width is typed in. Count with the "
+           "argument width, so that the function works for any layer.")
     for width, heads in ((128, 4), (128, 1), (64, 8), (768, 12)):
         got = count(width, heads)
         want = attention_layer_size(width, heads)["attention_params"]

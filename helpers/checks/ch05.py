@@ -33,14 +33,21 @@ def winner(runs: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _as_number(name: str, got: Any) -> float:
-    """A float from a Python number or a one-element tensor, else an explaining AssertionError."""
+    """The value of a Python number or of a one-element tensor (judged later), else an explaining AssertionError."""
     if isinstance(got, torch.Tensor):
-        expect(got.numel() == 1, f"{name} should return one number, got a tensor of shape {list(got.shape)}. "
-                                 "Average the losses before taking the exponential.")
-        got = got.item()
+        expect(got.numel() == 1, f"{name} returned a tensor of shape {list(got.shape)}, one value per word: average "
+                                 "the losses before taking the exponential, so that one number comes out.")
+        return float(got.item())
     expect(isinstance(got, (int, float)) and not isinstance(got, bool),
            f"{name} should return a number, got {type(got).__name__}")
     return float(got)
+
+
+def _not_a_tensor(name: str, got: Any) -> None:
+    """The right value, but still inside a tensor: the task asks for a number."""
+    if isinstance(got, torch.Tensor):
+        raise AssertionError(f"{name} returned a tensor, tensor({float(got.item()):.4f}), where the task asks for a "
+                             "number: take the number out with .item() (or use math.exp on losses.mean().item()).")
 
 
 def _near(a: float, b: float) -> bool:
@@ -55,7 +62,7 @@ def check_perplexity_from_losses(perplexity_from_losses: Callable[[torch.Tensor]
     done, got = attempt(name, perplexity_from_losses, losses.clone())
     if not done:
         return False
-    got = _as_number(name, got)
+    value = _as_number(name, got)
     mean = losses.mean().item()
     want = math.exp(mean)
     mistakes = [
@@ -71,11 +78,12 @@ def check_perplexity_from_losses(perplexity_from_losses: Callable[[torch.Tensor]
         (math.exp(-mean), "the sign is flipped: a loss is already minus the log of the probability, so use "
                           "exp(+average)."),
     ]
-    if not _near(got, want):
-        for value, reason in mistakes:
-            expect(not _near(got, value), f"{name}: {reason}")
-        expect(False, f"{name}: got {got:.4f} for these losses, but e to the power of their average "
+    if not _near(value, want):
+        for wrong, reason in mistakes:
+            expect(not _near(value, wrong), f"{name}: {reason}")
+        expect(False, f"{name}: got {value:.4f} for these losses, but e to the power of their average "
                       f"({mean:.4f}) is {want:.4f}")
+    _not_a_tensor(name, got)
     even = torch.full((6,), math.log(4))  # a model torn evenly between 4 words, on every word
     got_even = _as_number(name, perplexity_from_losses(even))
     expect(_near(got_even, 4.0), f"{name}: a model that gives each of 4 words 25% has a loss of ln 4 on every "
@@ -93,9 +101,10 @@ def _runs(one: Sequence[float], four: Sequence[float]) -> Runs:
 
 
 _EXAMPLES = (
-    ("four heads lower by far more than the seeds differ", _runs([2.45, 2.42, 2.43], [2.28, 2.30, 2.27])),
-    ("one head lower by far more than the seeds differ", _runs([3.00, 3.10, 3.05], [3.60, 3.50, 3.55])),
-    ("four heads lower on average, but by less than the seeds differ", _runs([2.40, 2.50, 2.45], [2.38, 2.47, 2.44])),
+    ("made-up runs A (four heads far lower)", _runs([2.45, 2.42, 2.43], [2.28, 2.30, 2.27])),
+    ("made-up runs B (one head far lower)", _runs([3.00, 3.10, 3.05], [3.60, 3.50, 3.55])),
+    ("made-up runs C (the seeds differ more than the models)", _runs([2.40, 2.50, 2.45], [2.38, 2.47, 2.44])),
+    ("made-up runs D (one head's seeds agree, four heads' do not)", _runs([2.40, 2.41, 2.42], [2.20, 2.45, 2.30])),
 )
 
 
@@ -108,16 +117,22 @@ def _judge(name: str, clear_winner: Callable[[Runs], Any], runs: Runs, what: str
         return
     one, four = perplexities(runs, 1), perplexities(runs, 4)
     margin = seed_margin(one, four)
-    means = f"mean perplexity {statistics.mean(one):.3f} with one head, {statistics.mean(four):.3f} with four"
-    expect(not (want == NO_CLEAR_WINNER),
-           f"{name} called {got!r} for {what} ({means}), but the gap {abs(margin.gap):.3f} is no larger than the range "
-           f"over the seeds, largest minus smallest ({margin.range:.3f}): another set of seeds could reverse it. "
-           f"Answer {NO_CLEAR_WINNER!r}.")
+    gap = f"the gap between the means ({abs(margin.gap):.3f})"
+    narrower = min(max(one) - min(one), max(four) - min(four))
+    if want == NO_CLEAR_WINNER:
+        expect(abs(margin.gap) <= narrower,
+               f"{name} named {got!r} for {what}, where {gap} beats the narrower range over the seeds "
+               f"({narrower:.3f}) and not the wider one ({margin.range:.3f}): compare the gap with the wider of "
+               f"the two ranges, which makes the answer {NO_CLEAR_WINNER!r}.")
+        expect(False, f"{name} named {got!r} for {what}, although {gap} is no larger than the range over the "
+                      f"seeds ({margin.range:.3f}): a gap the seeds alone could make is no win, so the answer is "
+                      f"{NO_CLEAR_WINNER!r}.")
     expect(got == NO_CLEAR_WINNER,
-           f"{name} called {got!r} for {what} ({means}). Lower perplexity is better: the model with the "
-           "lower mean wins.")
-    expect(False, f"{name} saw no clear winner for {what} ({means}), but the gap {abs(margin.gap):.3f} is larger than "
-                  f"the wider range over the seeds ({margin.range:.3f}): answer {want!r}.")
+           f"{name} named {got!r} for {what}, whose mean perplexities are {statistics.mean(one):.3f} with one "
+           f"head and {statistics.mean(four):.3f} with four: lower perplexity is better, so the answer is {want!r}.")
+    expect(False, f"{name} saw no clear winner in {what}, where {gap} is larger than each model's own range over "
+                  f"the seeds (the wider is {margin.range:.3f}), so the answer is {want!r}; a range taken over both "
+                  "models' perplexities together would always cover the gap.")
 
 
 def check_clear_winner(clear_winner: Callable[[Runs], Any], runs: Sequence[Mapping[str, Any]] | None = None) -> bool:

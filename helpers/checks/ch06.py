@@ -31,23 +31,26 @@ def lifeline_of(rows: Sequence[Mapping[str, Any]], kind: str) -> int:
     return min(rows, key=lambda row: (row["clue_accuracy"][kind], row["head"]))["head"]
 
 
-def check_name_the_detectives(
-    name_the_detectives: Callable[[Board], dict[int, str]], model: CourseModel, ids: torch.Tensor, clues: list[Clue]
-) -> bool:
-    """name_the_detectives(board) -> {head: clue kind it watches most}, judged by the model's own scoreboard."""
-    name = "name_the_detectives"
-    board = attention_on_clues(model, ids, clues, max_windows=len(ids))
-    done, got = attempt(name, name_the_detectives, {k: list(v) for k, v in board.items()})
-    if not done:
-        return False
-    heads = model.config.heads
+_HEADS_HINT = ("board[kind] holds one share per head, so the head count is len(board['subject']); len(board) counts "
+               "the kinds of clue and 'chance', and a typed-in range(4) fits only a four-head model")
+_THREE_HEADS: Board = {"chance": [0.03, 0.04, 0.02, 0.02], "subject": [0.05, 0.30, 0.10],
+                       "previous": [0.40, 0.05, 0.02], "mood": [0.01, 0.02, 0.05], "sense": [0.30, 0.10, 0.60]}
+"""A made-up scoreboard of a three-head model ('chance' first), on which a typed-in head count shows."""
+
+
+def _named(name: str, got: Any, board: Mapping[str, Sequence[float]], heads: int) -> None:
+    """Judge one answer of name_the_detectives against `board`, naming the usual mistakes."""
     expect(isinstance(got, dict), f"{name} should return a dict like {{0: 'mood', 1: ...}}, got {type(got).__name__}")
     expect(not (got and set(got) <= {*CLUE_KINDS, "chance"}),
            f"{name} returned {{clue kind: head}} ({got}). Turn it round: one entry per head, "
            "{head number: the kind of clue that head watches}.")
+    expect(not (set(got) == set(range(4)) and heads != 4),
+           f"{name} named 4 heads for a scoreboard of {heads} heads: the head count is typed in. {_HEADS_HINT}.")
     expect(set(got) == set(range(heads)),
            f"{name} should have one entry per head, the keys {list(range(heads))}; got the keys {list(got)}")
     truth = watched_most(board)
+    by_lift = {h: max(CLUE_KINDS, key=lambda kind: board[kind][h] / board["chance"][CLUE_KINDS.index(kind)])
+               for h in range(heads)}
     for head in range(heads):
         kind = got[head]
         expect(kind != "chance",
@@ -55,10 +58,35 @@ def check_name_the_detectives(
                "evenly would give. Compare the four clue kinds only.")
         expect(kind in CLUE_KINDS, f"{name}: head {head} is named {kind!r}; choose one of {list(CLUE_KINDS)}")
         want = truth[head]
-        expect(kind == want,
+        if kind == want:
+            continue
+        expect(not (got == by_lift and by_lift != truth),
+               f"{name}: you named each head after its share divided by chance. The exercise names it after the "
+               f"largest share itself: head {head} puts {board[want][head]:.1%} of its attention on {want} clues "
+               f"and {board[kind][head]:.1%} on {kind} clues.")
+        expect(False,
                f"{name}: you named head {head} '{kind}', but it puts {board[kind][head]:.1%} of its attention on "
                f"{kind} clues and {board[want][head]:.1%} on {want} clues. Name each head after the kind of clue "
                "it watches most (the largest share in its column).")
+
+
+def check_name_the_detectives(
+    name_the_detectives: Callable[[Board], dict[int, str]], model: CourseModel, ids: torch.Tensor, clues: list[Clue]
+) -> bool:
+    """name_the_detectives(board) -> {head: clue kind it watches most}, judged by the model's own scoreboard,
+    then on a made-up three-head scoreboard (so a typed-in head count shows)."""
+    name = "name_the_detectives"
+    board = attention_on_clues(model, ids, clues, max_windows=len(ids))
+    done, got = attempt(name, name_the_detectives, {k: list(v) for k, v in board.items()},
+                        hint=f"The scoreboard is a dict of lists: {_HEADS_HINT}.", errors=(IndexError, KeyError))
+    if not done:
+        return False
+    _named(name, got, board, model.config.heads)
+    _, got = attempt(name, name_the_detectives, {k: list(v) for k, v in _THREE_HEADS.items()},
+                     hint="The check also gives it the scoreboard of a three-head model, and your function looked "
+                          f"for a fourth head: the head count is typed in. {_HEADS_HINT}.",
+                     errors=(IndexError, KeyError))
+    _named(name, got, _THREE_HEADS, len(_THREE_HEADS["subject"]))
     return passed(name)
 
 
@@ -105,7 +133,10 @@ def check_lifeline(lifeline: Callable[[Rows, str], int], ablation: Sequence[Mapp
     Tried on a small made-up ablation first, then (if given) on every clue kind of the measured `ablation`.
     """
     name = "lifeline"
-    done, _ = attempt(name, lifeline, _copy(_EXAMPLE_ROWS), CLUE_KINDS[0])
+    done, _ = attempt(name, lifeline, _copy(_EXAMPLE_ROWS), CLUE_KINDS[0], errors=(IndexError, KeyError),
+                      hint="The check's rows are for 3 heads, listed out of order (heads 2, 0, 1): loop over the rows "
+                           "themselves and read each row's row['head'] and row['clue_accuracy'][kind], rather than "
+                           "indexing rows by a head number or a typed-in count.")
     if not done:
         return False
     for kind in CLUE_KINDS:

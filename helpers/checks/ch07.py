@@ -15,16 +15,12 @@ from helpers.model import count_parameters
 _B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
 
 
-def _run(name: str, fn: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
-    """attempt(), but a torch error inside the learner's code becomes a plain-words AssertionError."""
+def _run(name: str, fn: Callable[..., Any], *args: Any, hint: str) -> tuple[bool, Any]:
+    """attempt(), but a torch error inside the learner's code becomes a plain-words AssertionError ending in `hint`."""
     try:
         return attempt(name, fn, *args)
     except (RuntimeError, TypeError) as err:
-        reason = str(err).rstrip(".")
-        raise AssertionError(
-            f"{name} stopped with an error: {reason}. Check the order of the steps and what each one returns "
-            f"(a vector of width {_C} goes in and comes out; the attention layer returns a pair (y, att))."
-        ) from err
+        raise AssertionError(f"{name} stopped with an error: {str(err).rstrip('.')}. {hint}") from err
 
 
 def _example() -> torch.Tensor:
@@ -40,7 +36,9 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
     """feed_forward(ff, x [B, T, C]) must return ff.down(gelu(ff.up(x))): [B, T, C]."""
     name = "feed_forward"
     ff, x = _feed_forward(), _example()
-    done, got = _run(name, feed_forward, ff, x.clone())
+    done, got = _run(name, feed_forward, ff, x.clone(),
+                     hint=f"Check the order of the steps: ff.up takes each word's {_C} numbers to {4 * _C}, F.gelu "
+                          f"bends them, and ff.down brings them back to {_C}.")
     if not done:
         return False
     with torch.no_grad():
@@ -85,11 +83,14 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
     """block_step(block, x [B, T, C]) must compute x + attn(ln1(x)), then x + ff(ln2(x)): [B, T, C]."""
     name = "block_step"
     block, x = _block(), _example()
-    done, got = _run(name, block_step, block, x.clone())
+    done, got = _run(name, block_step, block, x.clone(),
+                     hint=f"Check the order of the steps and what each one returns (a vector of width {_C} goes in "
+                          "and comes out; the attention layer returns a pair (y, att)).")
     if not done:
         return False
     expect(not isinstance(got, tuple),
-           f"{name} returned a pair. block.attn(...) gives (y, att): keep y, and return only the new x.")
+           f"{name} returned a pair. block.attn(...) (and the whole block(x)) gives (y, att): keep y, and return "
+           "only the new x, computed step by step with the block's parts.")
     got = expect_tensor(name, got, (_B, _T, _C)).detach()
     with torch.no_grad():
         ln1, ln2, ff = block.ln1, block.ln2, block.ff
@@ -140,6 +141,9 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
         return False
     expect(isinstance(got, int) and not isinstance(got, bool),
            f"{name} should return a whole number (int), got {type(got).__name__}")
+    expect(len({count(width, heads) for width, heads in ((128, 4), (64, 8), (768, 12))}) > 1,
+           f"{name} gives {got:,} for widths 128, 64 and 768 alike: the width is typed in. Count with the "
+           "argument width, so that the function works for any block.")
     for width, heads in ((128, 4), (64, 8), (96, 3), (768, 12)):
         got, want = count(width, heads), _reference_count(width, heads)
         if got == want:

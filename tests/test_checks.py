@@ -1,0 +1,427 @@
+"""The exercise checks (helpers/checks) and how a chapter calls them.
+
+Every solution passes its check and every stub is "not attempted" (found by name in helpers/checks: a new
+chapter's exercises join without editing this file); every wrong answer in WRONG fails with a message that names
+its mistake; yours_or_reference keeps a right answer, hands the solution on after a wrong, unfinished or crashing
+one without touching the learner's function, and never raises; solution() prints a solution and never runs it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import math
+import pkgutil
+from functools import lru_cache
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import helpers.checks
+from helpers.attention import causal_mask
+from helpers.checkpoints import ASSETS
+from helpers.checks import LINE, OUTCOMES, SOLUTIONS_OFF, say, solution, solution_in_use, todo, yours_or_reference
+from helpers.checks.ch03 import SMILES_SENTENCE
+from helpers.checks.ch05 import FOUR_HEADS, NO_CLEAR_WINNER, ONE_HEAD, winner
+from helpers.checks.ch06 import watched_most
+from helpers.checks.solutions import SOLUTIONS
+from helpers.stories import CLUE_KINDS
+
+CHECKS = {
+    name.removeprefix("check_"): fn
+    for module in pkgutil.iter_modules(helpers.checks.__path__) if module.name.startswith("ch")
+    for name, fn in inspect.getmembers(importlib.import_module(f"helpers.checks.{module.name}"), inspect.isfunction)
+    if name.startswith("check_") and fn.__module__ == f"helpers.checks.{module.name}"
+}
+S = SOLUTIONS  # short, for the table below
+MEASURED = [{"head": h, "val_ppl": 3.0, "clue_accuracy": dict.fromkeys(CLUE_KINDS, acc)}
+            for h, acc in enumerate((0.6, 0.5, 0.3, 0.7))]
+"""Ablation rows as chapter 6 measures them (in head order), for check_lifeline's second part."""
+
+
+@lru_cache(maxsize=1)
+def detectives() -> tuple:
+    """What chapter 6's naming check needs besides the learner's function: the trained model and its stories."""
+    from helpers.checkpoints import load_model
+    from helpers.train import story_validation
+
+    ids, clues = story_validation(40)
+    return load_model("four_heads"), ids, clues
+
+
+def benchmark_runs() -> list[dict]:
+    return json.loads((ASSETS / "results.json").read_text())["table"]["runs"]
+
+
+ARGS = {"name_the_detectives": detectives, "lifeline": lambda: (MEASURED,), "clear_winner": lambda: (benchmark_runs(),)}
+"""The extra arguments a chapter hands a check (only name_the_detectives cannot do without them)."""
+
+
+def args(name: str) -> tuple:
+    return ARGS[name]() if name in ARGS else ()
+
+
+def stub(*given: object) -> None:
+    todo()
+
+
+def printed(capsys: pytest.CaptureFixture[str]) -> tuple[str, list[str]]:
+    """What was printed, as one line of words (a wrapped key term reads whole) and as its lines."""
+    out = capsys.readouterr().out
+    return " ".join(out.split()), out.splitlines()
+
+
+def test_every_exercise_has_one_solution_and_one_check_that_returns_bool() -> None:
+    assert set(SOLUTIONS) == set(CHECKS)
+    assert all(inspect.signature(check).return_annotation in (bool, "bool") for check in CHECKS.values())
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_every_solution_passes_and_every_stub_is_not_attempted(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert CHECKS[name](SOLUTIONS[name], *args(name)) is True
+    assert f"{name}: correct" in capsys.readouterr().out
+    assert CHECKS[name](stub, *args(name)) is False
+    assert yours_or_reference(CHECKS[name], stub, *args(name)) is SOLUTIONS[name]  # never raises
+    words, lines = printed(capsys)
+    assert "not attempted yet" in words and "correct" not in words
+    assert lines[-1] == f"Using the reference {name} from helpers, since yours is not finished yet."
+    assert all(len(line) <= LINE for line in lines)
+
+
+# Chapter 2's one head, built from pieces so that each mistake is made on purpose
+def head_with(scores=lambda q, k: q @ k.T / q.shape[-1] ** 0.5, weights=S["masked_weights"], out="v"):
+    def one_head(x, query, key, value):
+        q, k, v = query(x), key(x), value(x)
+        att = weights(scores(q, k))
+        return att @ {"q": q, "k": k, "v": v}[out], att
+
+    return one_head
+
+
+def shifted_by_the_smallest(s):
+    e = (s - s.min(dim=-1, keepdim=True).values).exp()
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def causal(scores, mask=None, dim=-1):
+    return torch.softmax(scores.masked_fill(~(causal_mask(len(scores)) if mask is None else mask), -math.inf), dim=dim)
+
+
+def tril(n, diagonal=0):
+    return torch.ones(n, n, dtype=torch.bool).tril(diagonal)
+
+
+def attn(b, h):
+    return b.attn(h)[0]
+
+
+def post_norm(b, x):
+    x = b.ln1(x + attn(b, x))
+    return b.ln2(x + b.ff(x))
+
+
+def swapped_norms(b, x):
+    x = x + attn(b, b.ln2(x))
+    return x + b.ff(b.ln1(x))
+
+
+def normalised_stream(b, x):
+    x = b.ln1(x)
+    x = x + attn(b, x)
+    return x + b.ff(b.ln2(x))
+
+
+def no_norms(b, x):
+    x = x + attn(b, x)
+    return x + b.ff(x)
+
+
+RIGHT_CLUES = S["clues_for_smiles"](SMILES_SENTENCE.split())
+ATT = 4 * 128 * 128 + 128  # chapter 7: attention with its output mix, at width 128
+
+
+def ff_of(w):
+    return 8 * w * w + 5 * w
+
+
+def reversed_winner(runs):
+    return {FOUR_HEADS: ONE_HEAD, ONE_HEAD: FOUR_HEADS}.get(S["clear_winner"](runs), NO_CLEAR_WINNER)
+
+
+def lower_mean(runs):  # clear_winner without the range
+    one, four = ([r["val_ppl"] for r in runs if r["heads"] == h] for h in (1, 4))
+    return FOUR_HEADS if sum(four) / len(four) < sum(one) / len(one) else ONE_HEAD
+
+
+def narrower_range(runs):
+    one, four = ([r["val_ppl"] for r in runs if r["heads"] == h] for h in (1, 4))
+    gap = sum(one) / len(one) - sum(four) / len(four)
+    if abs(gap) <= min(max(one) - min(one), max(four) - min(four)):
+        return NO_CLEAR_WINNER
+    return FOUR_HEADS if gap > 0 else ONE_HEAD
+
+
+def by_lift(board):
+    return {h: max(CLUE_KINDS, key=lambda k: board[k][h] / board["chance"][CLUE_KINDS.index(k)])
+            for h in range(len(board["subject"]))}
+
+
+WRONG = [  # (exercise, a wrong answer, the words of the check's message that name the mistake)
+    ("weighted_average", lambda w, v: w[:, None] * v, "did not add the words up"),
+    ("weighted_average", lambda w, v: v.mean(dim=0), "plain average"),
+    ("weighted_average", lambda w, v: w @ v / len(w), "divided by the number of words"),
+    ("weighted_average", lambda w, v: (w[:, None] * v).sum(dim=1), "added up each word's own numbers (dim=1"),
+    ("weighted_average", lambda w, v: (w * v).sum(dim=0), "Make the weights a column first: weights[:, None]"),
+    ("weighted_average", lambda w, v: (w[:, None] * v).sum(), "added up everything"),
+    ("weighted_average", lambda w, v: v.sum(dim=0), "differs from the reference"),
+    ("softmax", lambda s: s, "negative weight"),
+    ("softmax", lambda s: s.exp(), "divide each exp(score) by the total"),
+    ("softmax", lambda s: s.exp() / s.exp().sum(), "each row must add up to 1"),
+    ("softmax", lambda s: s.exp() / s.exp().sum(dim=-1, keepdim=True), "Subtract the LARGEST score"),
+    ("softmax", shifted_by_the_smallest, "not the smallest or the mean"),
+    ("softmax", lambda s: torch.softmax(s, dim=0), "the softmax ran over dim=0"),
+    ("softmax", lambda s: s.exp() / s.exp().sum(dim=-1), "Add keepdim=True"),
+    ("softmax", lambda s: s.tolist(), "should return a torch tensor"),
+    ("scaled_scores", lambda q, k: q @ k.T, "divide them by sqrt(d)"),
+    ("scaled_scores", lambda q, k: q @ k.T / q.shape[-1], "divide by its square root"),
+    ("scaled_scores", lambda q, k: k @ q.T / q.shape[-1] ** 0.5, "rows and columns swapped"),
+    ("scaled_scores", lambda q, k: q @ k.T / 4, "read d from q.shape[-1]"),
+    ("scaled_scores", lambda q, k: q.T @ k, "q.T @ k multiplies over the words"),
+    ("scaled_scores", lambda q, k: q @ k.T / q.shape[0] ** 0.5, "square root of the number of words"),
+    ("masked_weights", lambda s: torch.softmax(s, dim=-1), "peeking at the future"),
+    ("masked_weights", lambda s: torch.softmax(s.masked_fill(~tril(len(s)), 0.0), dim=-1), "exp(0) = 1"),
+    ("masked_weights", lambda s: torch.softmax(s, dim=-1) * tril(len(s)), "before the softmax, not after"),
+    ("masked_weights", lambda s: causal(s, tril(len(s), -1)), "the diagonal"),
+    ("masked_weights", lambda s: causal(s, dim=0), "the softmax ran over dim=0"),
+    ("masked_weights", lambda s: causal(s, ~tril(len(s))), "the mask is the wrong way round"),
+    ("masked_weights", lambda s: causal(s, causal_mask(9)), "Use causal_mask(scores.shape[-1])"),
+    ("masked_weights", lambda s: s.masked_fill(~causal_mask(len(s)), -math.inf), "finish with a softmax"),
+    ("one_head", head_with(lambda q, k: q @ k.T), "forgot to scale"),
+    ("one_head", head_with(lambda q, k: k @ q.T / q.shape[-1] ** 0.5), "swapped queries and keys"),
+    ("one_head", head_with(weights=lambda s: torch.softmax(s, dim=-1)), "peeking at the future"),
+    ("one_head", head_with(out="k"), "averaged the keys"),
+    ("one_head", head_with(lambda q, k: q @ k.T / q.shape[-1]), "by D = 3 itself"),
+    ("one_head", lambda x, q, k, v: head_with()(x, q, k, v)[0], "should return two things, (y, att)"),
+    ("one_head", lambda x, q, k, v: head_with()(x, q, k, v)[::-1], "the order is (y, att)"),
+    ("one_head", head_with(lambda q, k: q @ k.T / 8**0.5), "not the notebook's"),
+    ("one_head", lambda x, q, k, v: head_with(lambda a, b: a @ b.T / x.shape[-1] ** 0.5)(x, q, k, v),
+     "sqrt(C) = sqrt(6), the width of a word vector"),
+    ("clues_for_smiles", lambda words: [3, 0, 8], "should return a dict"),
+    ("clues_for_smiles", lambda words: {"subject": 3, "mood": 0}, "exactly the keys"),
+    ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "subject": "fox"}, "a position (a whole number)"),
+    ("clues_for_smiles", lambda words: {k: v + 1 for k, v in RIGHT_CLUES.items()}, "one too high"),
+    ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "subject": 8}, "the nearest noun"),
+    ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "mood": 1}, "how the fox feels"),
+    ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "previous": 7}, "the word right before"),
+    ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "previous": 9}, "is 'smiles' itself"),
+    ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "previous": 10}, "comes after 'smiles'"),
+    ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "mood": 11}, "outside the sentence"),
+    ("clue_share", lambda w, p: w[:, p].mean(dim=-1), "took the average"),
+    ("clue_share", lambda w, p: w[p].sum(dim=-1), "picked rows (heads)"),
+    ("clue_share", lambda w, p: w[:, p].sum(dim=0), "one number per clue position"),
+    ("clue_share", lambda w, p: w.sum(dim=0), "added up the heads"),
+    ("clue_share", lambda w, p: 100 * w[:, p].sum(dim=-1), "as a fraction"),
+    ("clue_share", lambda w, p: torch.stack([w[h, p].sum() for h in range(4)]), "head count is typed in"),
+    ("clue_share", lambda w, p: w[:4, p].sum(dim=-1) if len(w) > 3 else torch.zeros(4), "head count is typed in"),
+    ("clue_share", lambda w, p: w[:, p].sum(dim=-1).tolist(), "should return a torch tensor"),
+    ("split_heads", lambda x, h: x.view(x.shape[0], h, x.shape[1], -1), "reshaped straight to [B, H, T, D]"),
+    ("split_heads", lambda x, h: x.view(*x.shape[:2], -1, h).permute(0, 3, 1, 2), "one number out of every 3"),
+    ("split_heads", lambda x, h: x.view(*x.shape[:2], h, -1), "Add .transpose(1, 2)"),
+    ("split_heads", lambda x, h: x.view(*x.shape[:2], 4, -1).transpose(1, 2), "head count is typed in"),
+    ("split_heads", lambda x, h: x.view(*x.shape[:2], h, 32).transpose(1, 2), "C // heads"),
+    ("split_heads", lambda x, h: x.view(1, 9, h, -1).transpose(1, 2), "Read B, T and C from x.shape"),
+    ("split_heads", lambda x, h: x.view(*x.shape[:2], h, -1).transpose(2, 3), "3 heads, 5 words, 4 numbers per head"),
+    ("split_heads", lambda x, h: S["split_heads"](x, h).numpy(), "should return a torch tensor"),
+    ("merge_heads", lambda y: y, "still has shape"),
+    ("merge_heads", lambda y: y.reshape(y.shape[0], y.shape[2], -1), "without moving the head dimension"),
+    ("merge_heads", lambda y: y.transpose(1, 2).view(y.shape[0], y.shape[2], -1), "Use .reshape(B, T, H * D)"),
+    ("merge_heads", lambda y: y.transpose(1, 2).reshape(y.shape[0], y.shape[2], 128), "read all four sizes"),
+    ("merge_heads", lambda y: y.transpose(1, 2).reshape(y.shape[0], -1), "3 heads of 4 numbers side by side"),
+    ("count_attention_parameters", lambda w, h: h * 3 * w * w + w * w + w, "multiplied the query/key/value"),
+    ("count_attention_parameters", lambda w, h: 3 * w * w, "forgot the output projection"),
+    ("count_attention_parameters", lambda w, h: 3 * w * w + (w * w + w) * (h > 1), "out for a single head"),
+    ("count_attention_parameters", lambda w, h: 4 * w * w, "also has a bias"),
+    ("count_attention_parameters", lambda w, h: 65_664, "the width is typed in"),
+    ("count_attention_parameters", lambda w, h: float(4 * w * w + w), "a whole number (int)"),
+    ("perplexity_from_losses", lambda x: x.mean().item(), "the average loss itself"),
+    ("perplexity_from_losses", lambda x: x.exp().mean().item(), "exponential of every loss"),
+    ("perplexity_from_losses", lambda x: x.sum().item(), "added the losses up"),
+    ("perplexity_from_losses", lambda x: math.exp(x.sum().item()), "before the exponential"),
+    ("perplexity_from_losses", lambda x: 2 ** x.mean().item(), "raised 2"),
+    ("perplexity_from_losses", lambda x: math.exp(-x.mean().item()), "the sign is flipped"),
+    ("perplexity_from_losses", lambda x: x.exp(), "average the losses before taking the exponential"),
+    ("perplexity_from_losses", lambda x: x.mean().exp(), "the task asks for a number"),
+    ("perplexity_from_losses", lambda x: str(math.exp(x.mean().item())), "should return a number"),
+    ("perplexity_from_losses", lambda x: math.exp(x.mean().item()) if len(x) > 6 else 3.0, "a perplexity of 4"),
+    ("clear_winner", reversed_winner, "lower perplexity is better"),
+    ("clear_winner", lower_mean, "no larger than the range over the seeds"),
+    ("clear_winner", narrower_range, "compare the gap with the wider"),
+    ("clear_winner", lambda runs: NO_CLEAR_WINNER, "larger than each model's own range"),
+    ("clear_winner", lambda runs: "four", "should return one of"),
+    ("name_the_detectives", lambda board: list(watched_most(board).values()), "should return a dict"),
+    ("name_the_detectives", lambda board: {k: h for h, k in watched_most(board).items()}, "Turn it round"),
+    ("name_the_detectives", lambda board: {h: max(CLUE_KINDS, key=lambda k: board[k][h]) for h in range(4)},
+     "head count is typed in"),
+    ("name_the_detectives", lambda board: {h: max(CLUE_KINDS, key=lambda k: board[k][h]) for h in range(len(board))},
+     "len(board['subject'])"),
+    ("name_the_detectives", lambda board: {**watched_most(board), 2: "chance"}, "not a clue kind"),
+    ("name_the_detectives", lambda board: {**watched_most(board), 1: "grammar"}, "choose one of"),
+    ("name_the_detectives", lambda board: {h: min(CLUE_KINDS, key=lambda k: board[k][h])
+                                           for h in range(len(board["subject"]))}, "the largest share in its column"),
+    ("name_the_detectives", by_lift, "divided by chance"),
+    ("lifeline", lambda rows, kind: max(rows, key=lambda r: r["clue_accuracy"][kind])["head"], "HIGHEST"),
+    ("lifeline", lambda rows, kind: min(rows, key=lambda r: r["clue_accuracy"][kind]), "returned a whole row"),
+    ("lifeline", lambda rows, kind: min(r["clue_accuracy"][kind] for r in rows), "an accuracy"),
+    ("lifeline", lambda rows, kind: min(range(len(rows)), key=lambda i: rows[i]["clue_accuracy"][kind]),
+     "the position of the right row"),
+    ("lifeline", lambda rows, kind: min(range(4), key=lambda h: rows[h]["clue_accuracy"][kind]), "row['head']"),
+    ("lifeline", lambda rows, kind: 7, "there is no head 7"),
+    ("lifeline", lambda rows, kind: S["lifeline"](rows, kind) if len(rows) == 3 else rows[1]["head"],
+     "with head 2 off it drops to 30.0%"),
+    ("feed_forward", lambda ff, x: ff.down(ff.up(x)), "no GELU"),
+    ("feed_forward", lambda ff, x: ff.down(F.relu(ff.up(x))), "you used ReLU"),
+    ("feed_forward", lambda ff, x: x + ff(x), "you added x back"),
+    ("feed_forward", lambda ff, x: F.gelu(ff.up(x)), "the widened middle"),
+    ("feed_forward", lambda ff, x: ff(x).cumsum(dim=1), "changed the output of other words"),
+    ("feed_forward", lambda ff, x: ff.up(F.gelu(ff.down(x))), "stopped with an error"),
+    ("block_step", lambda b, x: b.ff(b.ln2(attn(b, b.ln1(x)))), "nothing is added back"),
+    ("block_step", lambda b, x: x + attn(b, b.ln1(x)), "the feed-forward step is missing"),
+    ("block_step", lambda b, x: x + b.ff(b.ln2(x)), "the attention step is missing"),
+    ("block_step", lambda b, x: x + attn(b, b.ln1(x)) + b.ff(b.ln2(x)), "read the old x"),
+    ("block_step", normalised_stream, "replaced by its normalised version"),
+    ("block_step", post_norm, "post-norm order"),
+    ("block_step", no_norms, "the layer norms are missing"),
+    ("block_step", swapped_norms, "ln1 and ln2 are swapped"),
+    ("block_step", lambda b, x: b(x), "returned a pair"),
+    ("block_step", lambda b, x: x + b.attn(b.ln1(x)), "returns a pair (y, att)"),
+    ("count_block_parameters", lambda w, h: 4 * w * w + w + ff_of(w), "left out the two layer norms"),
+    ("count_block_parameters", lambda w, h: 4 * w * w + w + 2 * w + ff_of(w), "a scale AND a shift"),
+    ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 8 * w * w, "have biases too"),
+    ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 2 * w * w + 2 * w, "widens to 4 x width"),
+    ("count_block_parameters", lambda w, h: 3 * w * w + 4 * w + ff_of(w), "its output projection"),
+    ("count_block_parameters", lambda w, h: h * 3 * w * w + w * w + 5 * w + ff_of(w), "split the width"),
+    ("count_block_parameters", lambda w, h: ATT + 512 + ff_of(128), "the width is typed in"),
+]
+
+
+@pytest.mark.parametrize(("name", "wrong", "names_it"), WRONG, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(WRONG)])
+def test_a_wrong_answer_gets_a_message_that_names_its_mistake(name, wrong, names_it, capsys) -> None:
+    """Explained, not raised: the chapter goes on with the solution, and the learner's function is left as it is."""
+    code = wrong.__code__
+    assert yours_or_reference(CHECKS[name], wrong, *args(name)) is SOLUTIONS[name]
+    words, lines = printed(capsys)
+    assert names_it in words, words
+    assert f"checking {name} stopped" not in words, "a wrong answer is explained, not reported as a crash"
+    assert lines[-1] == f"Using the reference {name} from helpers, since yours is not right yet."
+    assert all(len(line) <= LINE for line in lines)
+    assert wrong.__code__ is code and OUTCOMES[name].passed is False and names_it in " ".join(
+        OUTCOMES[name].feedback.split())
+
+
+def test_the_table_tries_every_exercise() -> None:
+    assert {name for name, _, _ in WRONG} == set(CHECKS)
+
+
+def test_a_passing_answer_is_kept_and_a_solution_cell_says_it_is_in_use(capsys) -> None:
+    def weighted_average(weights, values):
+        return weights @ values
+
+    assert yours_or_reference(CHECKS["weighted_average"], weighted_average) is weighted_average
+    assert "Using the reference" not in capsys.readouterr().out
+    assert OUTCOMES["weighted_average"] == (True, "weighted_average: correct")
+    assert yours_or_reference(CHECKS["weighted_average"], weighted_average, solution=True) is weighted_average
+    assert capsys.readouterr().out == solution_in_use("weighted_average") + "\n", "no praise for work not done"
+
+
+def test_a_wrong_solution_cell_still_says_what_is_wrong(capsys) -> None:
+    yours_or_reference(CHECKS["softmax"], lambda s: torch.softmax(s, dim=0), solution=True)
+    out = capsys.readouterr().out
+    assert "dim=-1" in out and solution_in_use("softmax") not in out and not OUTCOMES["softmax"].passed
+
+
+@pytest.mark.parametrize("error", [ZeroDivisionError("division by zero"), KeyboardInterrupt()])
+def test_a_crash_or_an_interrupt_hands_on_the_solution_and_names_the_line(error, capsys) -> None:
+    def weighted_average(weights, values):
+        raise error
+
+    assert yours_or_reference(CHECKS["weighted_average"], weighted_average) is SOLUTIONS["weighted_average"]
+    words, _ = printed(capsys)
+    assert f"stopped with {type(error).__name__}" in words and "(at: raise error)" in words
+
+
+def test_the_solution_handed_back_is_not_checked_again_and_a_non_check_is_refused(capsys) -> None:
+    OUTCOMES.pop("softmax", None)
+    assert yours_or_reference(CHECKS["softmax"], SOLUTIONS["softmax"]) is SOLUTIONS["softmax"]
+    assert "already the reference" in capsys.readouterr().out and "softmax" not in OUTCOMES
+    with pytest.raises(ValueError, match="needs an exercise's check first"):
+        yours_or_reference(print, stub)
+
+
+def test_solution_prints_a_solution_and_never_runs_it(monkeypatch, capsys) -> None:
+    def softmax(scores):
+        raise AssertionError("solution() ran the solution")
+
+    monkeypatch.setitem(SOLUTIONS, "softmax", softmax)
+    solution("softmax")
+    assert 'raise AssertionError("solution() ran the solution")' in capsys.readouterr().out
+    solution(CHECKS["lifeline"])
+    assert inspect.getsource(SOLUTIONS["lifeline"]).rstrip() in capsys.readouterr().out
+    solution("sofmax")
+    assert "no exercise called 'sofmax'" in capsys.readouterr().out
+    monkeypatch.setenv(SOLUTIONS_OFF, "off")
+    solution("lifeline")
+    assert "switched off" in capsys.readouterr().out
+
+
+def test_feedback_wraps_between_words_never_inside_code() -> None:
+    for start in range(60, 100):
+        lines = say("x" * start + " view(B, T, heads, C // heads) then [B, H, T, D]").splitlines()
+        assert any("view(B, T, heads, C // heads)" in line for line in lines), lines
+        assert any("[B, H, T, D]" in line for line in lines) and all(len(line) <= LINE for line in lines)
+    assert say("a sentence").endswith("sentence.")
+
+
+def test_the_detectives_are_judged_by_the_model_not_by_a_stored_answer() -> None:
+    from helpers.evaluate import attention_on_clues
+    from helpers.model import course_model
+
+    model, ids, clues = detectives()
+    answer = watched_most(attention_on_clues(model, ids, clues, max_windows=len(ids)))
+    blank = course_model(heads=4, seed=0)
+    with pytest.raises(AssertionError, match="watches most"):
+        CHECKS["name_the_detectives"](lambda board: dict(answer), blank, ids, clues)
+
+
+def test_a_learner_cannot_change_the_measured_rows() -> None:
+    rows = [dict(row, clue_accuracy=dict(row["clue_accuracy"])) for row in MEASURED]
+
+    def spoil(seen, kind):
+        for row in seen:
+            row["clue_accuracy"][kind] = 0.0
+        return SOLUTIONS["lifeline"](seen, kind)
+
+    with pytest.raises(AssertionError):
+        CHECKS["lifeline"](spoil, rows)
+    assert rows == MEASURED
+
+
+def test_the_winner_of_the_benchmark_runs_is_read_from_the_file() -> None:
+    runs = benchmark_runs()
+
+    def right_on_made_up_runs_only(seen):
+        if any("params" in run for run in seen):  # only the benchmark's runs carry "params"
+            return next(answer for answer in (ONE_HEAD, FOUR_HEADS, NO_CLEAR_WINNER) if answer != winner(runs))
+        return SOLUTIONS["clear_winner"](seen)
+
+    with pytest.raises(AssertionError, match="the benchmark's runs"):
+        CHECKS["clear_winner"](right_on_made_up_runs_only, runs)
+
+
+def test_a_check_leaves_the_learners_random_seed_alone() -> None:
+    torch.manual_seed(0)
+    expected = torch.rand(3)
+    torch.manual_seed(0)
+    CHECKS["one_head"](SOLUTIONS["one_head"])
+    assert torch.equal(torch.rand(3), expected)
