@@ -161,14 +161,17 @@ def test_held_out_examples_take_sentences_with_few_unknown_words_and_else_pieces
     words = f". {three} {one} {known}".split()
     assert held_out_examples(tok, words) == [known, one.replace("dog", UNK)]  # fewest <unk> first, none with 3
     assert held_out_examples(tok, words, count=1) == [known]
+    assert held_out_examples(tok, f". {known} {known} {one} {known}".split()) == [known, one.replace("dog", UNK)]
     pieces = held_out_examples(tok, ("the cat sat on a mat and then it slept and the cat sat on a mat and then "
                                      "it slept and the cat sat").split())  # no sentence end: pieces of text
     assert pieces and all(len(piece.split()) == PIECE_WORDS for piece in pieces)
+    assert len(set(pieces)) == len(pieces)  # a text that repeats itself offers each piece once
 
 
-def test_a_card_written_with_out_records_the_rate_the_kept_step_and_the_recipe(mine):
+def test_a_card_written_with_out_records_the_rate_the_kept_step_the_recipe_and_the_unknown_share(mine):
     card = json.loads((mine / "four_heads.json").read_text())
     assert card["lr"] == card["recipe"]["lr"] > 0 and 0 <= card["best_step"] <= card["steps"]
+    assert card["unknown_share"] == pytest.approx(float((text_corpus(SAMPLE).val_ids == 0).float().mean()), abs=1e-4)
     assert f"--lr {card['lr']:g}" in card["command"]
     assert {"warmup", "weight_decay", "batch_size", "keep_best_every"} <= set(card["recipe"])
 
@@ -182,11 +185,19 @@ def test_the_explorer_shows_the_notes_of_a_learners_card(mine):
     assert [f"Note on this model: {note}" for note in notes] == explorer.message_lines[:len(notes)]
 
 
-def test_a_card_path_where_nothing_is_gets_a_whole_sentence_naming_the_absolute_path(tmp_path, monkeypatch):
+def test_a_card_path_where_nothing_is_names_the_absolute_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(CheckpointError) as error:
+    with pytest.raises(CheckpointError, match="checkpoint card not found") as error:
         load_model("mine/nothing.json")
-    assert str(error.value) == f"{tmp_path.resolve() / 'mine' / 'nothing.json'}: checkpoint card not found."
+    assert str(tmp_path.resolve() / "mine" / "nothing.json") in str(error.value)
+
+
+def test_a_text_file_given_as_a_checkpoint_is_sent_to_training_first(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(SAMPLE, tmp_path / "my_text.txt")
+    with pytest.raises(CheckpointError, match=r"python -m helpers\.train .*--text my_text\.txt") as error:
+        find_checkpoints("my_text.txt")
+    assert "Nothing is at" not in str(error.value)
 
 
 def test_find_checkpoints_describes_shipped_names_folders_and_cards(mine):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers.stories import STORY_START, example_sentences, generate_stories
-from helpers.tokenizer import UNK, VOCAB_SIZE, Tokenizer, split, story_tokenizer
+from helpers.tokenizer import UNK, VOCAB_SIZE, Tokenizer, read_text_file, split, story_tokenizer
 
 DATA = Path(__file__).parent / "data"
 
@@ -54,10 +54,16 @@ def test_decode_refuses_ids_outside_the_vocabulary():
 def test_tokenizer_from_a_user_text_file_keeps_the_most_frequent_words():
     tok = Tokenizer.from_text_file(DATA / "sample.txt")
     assert len(tok) == 1024
-    assert tok.words[1:4] == ["the", ",", "."] or set(tok.words[1:4]) == {"the", ",", "."}
-    encoding = tok.encode_with_report("The keeper lit the lamp over Zanzibar")
-    assert encoding.unknown == ["zanzibar"]
-    assert tok.source.endswith("sample.txt")
+    assert set(tok.words[1:4]) == {"the", ",", "."}
+    assert tok.encode_with_report("The keeper lit the lamp over Zanzibar").unknown == ["zanzibar"]
+
+
+def test_a_byte_order_mark_is_no_word(tmp_path):
+    marked = tmp_path / "marked.txt"
+    marked.write_bytes("\ufeffThe keeper lit the lamp.\n".encode())
+    assert read_text_file(marked) == "The keeper lit the lamp.\n"
+    assert split("the \ufeffkeeper\ufeff .") == ["the", "keeper", "."]  # one pasted inside the text as well
+    assert "\ufeff" not in Tokenizer.from_text_file(marked).words
 
 
 def test_more_than_1023_distinct_words_keeps_the_1023_most_frequent():

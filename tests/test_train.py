@@ -11,7 +11,8 @@ import torch
 import helpers.train as train_module
 from helpers.checkpoints import load_model
 from helpers.evaluate import perplexity
-from helpers.real_text import own_text_notes
+from helpers.novels import novel_words
+from helpers.real_text import noise_threshold, own_text_notes
 from helpers.train import main, story_corpus, text_corpus, train
 
 DATA = Path(__file__).parent / "data"
@@ -174,6 +175,23 @@ def test_command_line_prints_the_rate_words_per_second_and_the_even_guess(capsys
     assert " words/s), learning rate " in out and "tokens/s" not in out
     assert f"an even guess scores 1,024 (every one of the 1,024 vocabulary entries alike), or {different:,}" in out
     assert "the card keeps " in out and "example sentence(s) from the validation text" in out
+
+
+def test_a_short_or_degenerate_text_gets_its_notes_and_the_json_its_unknown_share(capsys, tmp_path):
+    """A text of about 60 KB is below the amount from which the novels' gap beat the seeds' noise; a file of one
+    word repeated trains to a perplexity near 1, which means nothing."""
+    short, repeated = tmp_path / "short.txt", tmp_path / "repeated.txt"
+    short.write_text(" ".join(novel_words()["train"][1][:11_000]), encoding="utf-8")
+    repeated.write_text("word " * 50_000, encoding="utf-8")
+    threshold = noise_threshold()
+    assert threshold is not None and threshold.beyond > 11_000
+    for path, kinds in ((short, None), (repeated, 1)):
+        assert main(["--heads", "1", "--steps", "1", "--text", str(path), "--json"]) == 0
+        out, corpus = json.loads(capsys.readouterr().out), text_corpus(path)
+        assert out["notes"] == own_text_notes(corpus, val_ppl=out["val_ppl"])
+        assert out["unknown_share"] == pytest.approx(float((corpus.val_ids == 0).float().mean()), abs=1e-4)
+        assert f"{len(corpus.train_ids):,} words" in out["notes"][0]  # too short to compare heads
+        assert (kinds is not None) == any(f"only {kinds} different word" in note for note in out["notes"])
 
 
 def test_story_world_command_has_no_notes(capsys, tmp_path):
