@@ -52,11 +52,6 @@ def test_four_heads_beat_one_head_in_the_shipped_checkpoints():
     assert four["clue_accuracy"]["all"] > one["clue_accuracy"]["all"]
 
 
-def test_unknown_name_lists_the_choices():
-    with pytest.raises(ValueError, match="one_head, four_heads"):
-        load_model("five_heads")
-
-
 @pytest.fixture
 def copy(tmp_path):
     for suffix in (".json", ".safetensors"):
@@ -75,16 +70,8 @@ def _edit_card(stem, **changes):
     path.write_text(json.dumps(card))
 
 
-def _sha(path):
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def test_copy_loads_from_a_path(copy):
-    model = load_model(copy.with_suffix(".safetensors"))
-    assert model.config.heads == 4
-
-
 def test_corrupt_weights_are_refused(copy):
+    assert load_model(copy.with_suffix(".safetensors")).config.heads == 4  # the copy loads from its path
     weights = copy.with_suffix(".safetensors")
     data = bytearray(weights.read_bytes())
     data[-100] ^= 0xFF
@@ -96,7 +83,7 @@ def test_corrupt_weights_are_refused(copy):
 def test_truncated_weights_are_refused(copy):
     weights = copy.with_suffix(".safetensors")
     weights.write_bytes(weights.read_bytes()[:5000])
-    _edit_card(copy, sha256=_sha(weights))
+    _edit_card(copy, sha256=hashlib.sha256(weights.read_bytes()).hexdigest())
     with pytest.raises(CheckpointError, match=r"four_heads\.safetensors: cannot be read as safetensors"):
         load_model(copy)
 
@@ -180,24 +167,7 @@ def test_the_explorer_shows_the_notes_of_a_learners_card(mine):
     from helpers.explorer import explore
 
     notes = json.loads((mine / "four_heads.json").read_text())["notes"]
-    assert notes  # two steps on a small text: at least the note on its perplexity
-    explorer = explore(mine)
-    assert [f"Note on this model: {note}" for note in notes] == explorer.message_lines[:len(notes)]
-
-
-def test_a_card_path_where_nothing_is_names_the_absolute_path(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(CheckpointError, match="checkpoint card not found") as error:
-        load_model("mine/nothing.json")
-    assert str(tmp_path.resolve() / "mine" / "nothing.json") in str(error.value)
-
-
-def test_a_text_file_given_as_a_checkpoint_is_sent_to_training_first(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    shutil.copy(SAMPLE, tmp_path / "my_text.txt")
-    with pytest.raises(CheckpointError, match=r"python -m helpers\.train .*--text my_text\.txt") as error:
-        find_checkpoints("my_text.txt")
-    assert "Nothing is at" not in str(error.value)
+    assert notes and [f"Note on this model: {note}" for note in notes] == explore(mine).message_lines[:len(notes)]
 
 
 def test_find_checkpoints_describes_shipped_names_folders_and_cards(mine):
@@ -225,13 +195,20 @@ def test_load_model_takes_a_card_or_a_folder_holding_one(mine, tmp_path):
     assert load_model(tmp_path).config.heads == 1
 
 
-def test_a_wrong_path_names_what_was_looked_for(tmp_path):
+def test_a_wrong_path_names_what_was_looked_for_and_a_text_file_is_sent_to_training(tmp_path, monkeypatch):
     with pytest.raises(CheckpointError) as error:
         load_model(tmp_path / "mien")
     for part in (str((tmp_path / "mien").resolve()), *card_names(), *shipped_names()):
         assert part in str(error.value)
     with pytest.raises(CheckpointError, match=f"{tmp_path.resolve()} holds no checkpoint card"):
         load_model(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CheckpointError, match="checkpoint card not found") as error:
+        load_model("mine/nothing.json")
+    assert str(tmp_path.resolve() / "mine" / "nothing.json") in str(error.value)  # the whole path, not a part
+    shutil.copy(SAMPLE, tmp_path / "my_text.txt")
+    with pytest.raises(CheckpointError, match=r"python -m helpers\.train .*--text my_text\.txt"):
+        find_checkpoints("my_text.txt")
 
 
 def test_a_folder_one_level_up_is_pointed_to(tmp_path, monkeypatch) -> None:
