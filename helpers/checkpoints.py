@@ -147,7 +147,7 @@ def checkpoint_paths(name_or_path: str | Path) -> tuple[Path, Path]:
             stem = _one_card(path).with_suffix("")
         elif path.suffix in (".json", ".safetensors"):
             stem = path.with_suffix("")
-        elif path.with_suffix(".json").is_file():
+        elif path.with_suffix(".json").is_file() and not path.is_file():  # "mine/four_heads": the card's stem
             stem = path
         else:
             raise _unknown(name_or_path)

@@ -207,6 +207,7 @@ def test_a_wrong_path_names_what_was_looked_for_and_a_text_file_is_sent_to_train
         load_model("mine/nothing.json")
     assert str(tmp_path.resolve() / "mine" / "nothing.json") in str(error.value)  # the whole path, not a part
     shutil.copy(SAMPLE, tmp_path / "my_text.txt")
+    (tmp_path / "my_text.json").write_text("{}")  # its --json output beside it: still the text that was meant
     with pytest.raises(CheckpointError, match=r"python -m helpers\.train .*--text my_text\.txt"):
         find_checkpoints("my_text.txt")
 
