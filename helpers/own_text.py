@@ -22,6 +22,10 @@ FEW_WORDS = 50
 """Fewer different words than this in the training text (the story world, the smallest text the series trains
 on, has several hundred): the text is nearly one pattern repeated, and a perplexity near 1 shows only that."""
 
+STRETCH = 8
+"""Words in a row that ordinary writing seldom repeats word for word; a text that repeats most of them repeats
+itself."""
+
 
 class Corpus(Protocol):
     """What the notes read of a helpers.train.Corpus (named here, not imported: helpers.train imports this
@@ -73,6 +77,19 @@ def unknown_share(ids: torch.Tensor) -> float:
     return float((ids == 0).float().mean()) if len(ids) else 0.0
 
 
+def copied_share(corpus: Corpus) -> float:
+    """Share of the validation part's STRETCH-word stretches that occur word for word in the training part (a
+    text pasted twice: its validation part was read in training). Each stretch is hashed to one number."""
+    if len(corpus.val_ids) < STRETCH or len(corpus.train_ids) < STRETCH:
+        return 0.0
+    weights = torch.tensor([1_000_003**k % (2**61 - 1) for k in range(STRETCH)])  # overflow wraps: still a hash
+
+    def hashed(ids: torch.Tensor) -> torch.Tensor:
+        return (ids.long().unfold(0, STRETCH, 1) * weights).sum(1)  # [N - STRETCH + 1]
+
+    return float(torch.isin(hashed(corpus.val_ids), hashed(corpus.train_ids)).float().mean())
+
+
 def _length_note(words: int, results: dict) -> str | None:
     """Whether `words` training words are enough to tell one head from four, by the novels' measurements."""
     found = noise_threshold(results)
@@ -119,6 +136,12 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
             f"The training text has only {kinds:,} different word{'s' * (kinds != 1)}: it is nearly one pattern "
             "repeated. A perplexity near 1 here shows that the pattern is easy to continue, not that the model "
             "reads language, and it says nothing about one head against four.")
+    copied = copied_share(corpus)
+    if copied > 0.5 and kinds >= FEW_WORDS:  # (a text of very few words repeats itself: said above)
+        notes.append(
+            f"{copied:.0%} of the validation part's {STRETCH}-word stretches also occur word for word in the training "
+            "part: the text repeats itself, so the validation perplexity measures what the model remembers, not "
+            "how well it guesses new text.")
     different = len(set(corpus.val_ids.tolist()))
     vocabulary = len(corpus.tokenizer)
     if val_ppl is not None and not val_ppl <= different:  # NaN counts too: no trustworthy score

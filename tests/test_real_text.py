@@ -13,15 +13,9 @@ from helpers.checkpoints import load_model
 from helpers.head_roles import KINDS, head_roles, kind_masks
 from helpers.model import course_model
 from helpers.novels import novel_tokenizer
+from helpers.own_text import copied_share
 from helpers.plots import presenter_mode, style
-from helpers.real_text import (
-    gap_figure,
-    noise_threshold,
-    novel_runs,
-    own_text_notes,
-    real_text_results,
-    worst_ratios,
-)
+from helpers.real_text import gap_figure, noise_threshold, novel_runs, own_text_notes, real_text_results, worst_ratios
 from helpers.recipes import TEXT_RECIPE
 from helpers.tokenizer import Tokenizer
 from helpers.train import Corpus
@@ -72,9 +66,14 @@ def test_the_unknown_share_is_always_given_and_compared_with_the_novels():
     assert "50.0%" in many and "18.0%" in many and len(many) > len(plain)  # above the novels: a warning
 
 
-def test_a_text_of_very_few_different_words_gets_a_note():
+def test_a_text_of_very_few_different_words_or_one_that_repeats_itself_gets_a_note():
     assert len(own_text_notes(_corpus(300_000, kinds=1), RESULTS)) == 2
     assert len(own_text_notes(_corpus(300_000, kinds=100), RESULTS)) == 1
+    text = torch.randint(1, 1000, (300_000,), generator=torch.Generator().manual_seed(0))
+    fresh = Corpus("mine.txt", TOK, text, torch.randint(1, 1000, (1000,), generator=torch.Generator().manual_seed(1)))
+    pasted_twice = Corpus("mine.txt", TOK, text, text[5_000:6_000])  # the validation part was read in training
+    assert copied_share(fresh) == 0.0 and copied_share(pasted_twice) == 1.0
+    assert len(own_text_notes(pasted_twice, RESULTS)) == len(own_text_notes(fresh, RESULTS)) + 1
 
 
 def test_a_perplexity_above_the_different_validation_words_gets_a_note():
