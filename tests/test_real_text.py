@@ -15,7 +15,7 @@ from helpers.model import course_model
 from helpers.novels import novel_tokenizer
 from helpers.own_text import copied_share
 from helpers.plots import presenter_mode, style
-from helpers.real_text import gap_figure, noise_threshold, novel_runs, own_text_notes, real_text_results, worst_ratios
+from helpers.real_text import gap_figure, noise_threshold, novel_runs, own_text_notes, real_text_results
 from helpers.recipes import TEXT_RECIPE
 from helpers.tokenizer import Tokenizer
 from helpers.train import Corpus
@@ -101,20 +101,6 @@ def test_gap_figure_draws_the_gap_over_the_seeds_noise_and_fits_a_projector():
     assert fig.layout.height <= tallest <= 590 and fig.layout.width <= 850
     with pytest.raises(ValueError, match="amounts"):
         gap_figure(_with([]))
-
-
-def test_worst_ratio_treats_both_models_alike_and_needs_every_text_and_model():
-    def run(text, heads, lr, ppl):
-        return {"text": text, "heads": heads, "lr": lr, "val_ppl": ppl}
-
-    scores = {("a", 1): (50, 40, 44), ("a", 4): (48, 40, 41), ("b", 1): (60, 62, 70), ("b", 4): (61, 60, 66)}
-    sweep = {f"{t} {h} {lr}": run(t, h, lr, ppl) for (t, h), row in scores.items()
-             for lr, ppl in zip((1e-3, 2e-3, 4e-3), row, strict=True)}
-    ratios = worst_ratios(sweep)
-    assert ratios == pytest.approx({1e-3: 1.25, 2e-3: 62 / 60, 4e-3: 70 / 60}, abs=1e-4)  # rounded to 4 places
-    swapped = {k: r | {"heads": 5 - r["heads"]} for k, r in sweep.items()}  # which model is which does not matter
-    assert worst_ratios(swapped) == ratios
-    assert worst_ratios({k: r for k, r in sweep.items() if r["heads"] == 4}) == {}  # one model alone: no choice
 
 
 def test_kind_masks_pick_the_right_earlier_words():
