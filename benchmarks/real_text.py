@@ -32,7 +32,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -61,7 +60,6 @@ OUTSIDE_TEXTS = {
 GRIDS = {"short": (2.5e-3, 5e-3, 7e-3, 1e-2, 2e-2), "long": (2.5e-3, 5e-3, 1e-2, 2e-2, 4e-2)}
 """Each size class's learning rates: factors of 2, wide enough that no text's best rate is at an end of its
 grid, and in the short class 7e-3 between the two that came out all but tied (5e-3 and 1e-2)."""
-SWEEP_ORDER = (5e-3, 1e-2, 2.5e-3, 2e-2, 4e-2, 7e-3)  # the middle of the first grid first, then its refinement
 LEARNING_RATES = tuple(sorted({lr for grid in GRIDS.values() for lr in grid}))
 SEEDS = (0, 1, 2)
 MODELS = {"one head": (1, None), "four heads": (4, None), "four heads, no output projection": (4, False)}
@@ -74,16 +72,10 @@ RULE = ("in each size class, the learning rate whose worst ratio of validation p
         "reached, over every text of the class and both models, is smallest")
 
 
-def _fixed() -> dict:
-    """What every sweep run shares: the recipe without its learning rates and size classes (each run's rate is
-    given; the classes only say which rate the recipe would pick)."""
-    return fixed_settings(TEXT_RECIPE)
-
-
 def sweep_plan() -> list[dict]:
-    """Every sweep run: both models at every learning rate of its class's grid on every text, middle rates first."""
+    """Every sweep run: both models at every learning rate of its class's grid on every text."""
     return [{"id": f"text={text} heads={heads} lr={lr:g}", "text": text, "heads": heads, "lr": lr}
-            for lr in SWEEP_ORDER for text, size in SWEEP_CLASSES.items() if lr in GRIDS[size] for heads in (4, 1)]
+            for lr in LEARNING_RATES for text, size in SWEEP_CLASSES.items() if lr in GRIDS[size] for heads in (4, 1)]
 
 
 def choose_recipe(sweep: dict) -> dict | None:
@@ -103,24 +95,15 @@ def choose_recipe(sweep: dict) -> dict | None:
                                              "classes": dict(SWEEP_CLASSES), "rule": RULE}
 
 
-@contextmanager
-def _locked():
-    """Hold the results file's lock: sweep workers read, merge and write it one at a time."""
-    with open(Path(tempfile.gettempdir()) / "several_spotlights_real_text.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 def _load() -> dict:
     return json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
 
 
 def _merge(update: Callable[[dict], object]) -> dict:
-    """Read the results file, let `update` change it, and write it back, holding the lock throughout."""
-    with _locked():
+    """Read the results file, let `update` change it, and write it back, holding a lock throughout (a summary may
+    run while a training job records its runs); closing the lock file releases it."""
+    with open(Path(tempfile.gettempdir()) / "several_spotlights_real_text.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         results = _load()
         update(results)
         RESULTS.write_text(json.dumps(results, indent=1) + "\n")
@@ -151,7 +134,7 @@ def sweep_run(run: dict, corpora: dict, path: str | None = None) -> None:
     options = replace(TEXT_RECIPE, lr=run["lr"], long_lr=run["lr"]).train_options(len(corpus.train_ids))
     load_before = machine()["load_average_1_5_15"]
     result = train(heads=run["heads"], seed=0, corpus=corpus, progress=False, **options)
-    record = run | {"fixed": _fixed(), "steps": result.steps, "train_words": len(corpus.train_ids),
+    record = run | {"fixed": fixed_settings(TEXT_RECIPE), "steps": result.steps, "train_words": len(corpus.train_ids),
                     "size_class": TEXT_RECIPE.size_class(len(corpus.train_ids)), "val_ppl": round(result.val_ppl, 4),
                     "best_step": result.best_step, "val_curve": result.val_curve, "seconds": round(result.seconds, 1),
                     "cpu_seconds": round(result.cpu_seconds, 1), "threads": torch.get_num_threads(),

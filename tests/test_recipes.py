@@ -53,7 +53,7 @@ def test_length_and_learning_rate_follow_the_number_of_words():
 
 def _measure(score) -> dict:
     """Every run of the sweep plan with made-up validation perplexities: {id: run} as the script records them."""
-    return {r["id"]: r | {"val_ppl": score(r), "fixed": script._fixed()} for r in script.sweep_plan()}
+    return {r["id"]: r | {"val_ppl": score(r), "fixed": fixed_settings(TEXT_RECIPE)} for r in script.sweep_plan()}
 
 
 def test_sweep_trains_both_models_at_every_rate_of_its_class_grid_on_every_text():
