@@ -1,26 +1,23 @@
-"""Real text: the recipe sweep, the one-head vs four-head table, and the gap against the amount of text.
+"""Real text: the recipe sweep, one head against four heads over seeds, and the gap by amount of text.
 
-    python -m benchmarks.real_text sweep [--workers 2 --worker 0] [--from-end] [--file milton=PATH]  # the rates
-    python -m benchmarks.real_text table      # 3 seeds x 3 models on the chosen recipe, then less text (seed 0)
+    python -m benchmarks.real_text sweep [--file milton=PATH]  # the learning rates of the recipe
+    python -m benchmarks.real_text table      # 3 seeds x 3 models on all the text, then the amounts
+    python -m benchmarks.real_text amounts [--threads 1]  # only the amounts: 3 seeds of both models at each
     python -m benchmarks.real_text transfer --file sotu_1960_1979=PATH  # the recipe on a held-out text
     python -m benchmarks.real_text summary    # the summary in assets/real_text.json, printed as markdown
 
-Every finished run is merged into `assets/real_text.json` at once (under a file lock, so two sweep workers can
-share it), so a cut job loses only the run in progress, and a restarted job skips finished runs. The load
-average before and after each run is recorded beside its time, because other programs share the machine.
-The JSON is the one record: the README's block is rendered from it by `markdown` (benchmarks/report.py).
+Every finished run is merged into `assets/real_text.json` at once (under a file lock), so a cut job loses only
+the run in progress and a restarted one skips finished runs; each run's load average is recorded beside its
+time. The JSON is the one record: docs/measurements.md and docs/recipe.md are rendered from it (benchmarks/report.py).
 
 The sweep is scored on validation text only; the table reports the test text, which nothing was chosen on.
 The sweep trains one head and four heads (seed 0) at every learning rate of its size class's grid (GRIDS) on
-each text of SWEEP_CLASSES alone (three novels, a set of plays and, from OUTSIDE_TEXTS, Milton, each with its
-own vocabulary, as a learner's file would have), with everything else of the recipe fixed (helpers.recipes:
-warm-up, weight decay, batch, and the training length from the number of training words, keeping the best
-weights). The rule (helpers.real_text.worst_ratios) treats both models alike and never asks which one wins:
-in each size class, for each learning rate, its perplexity divided by the best any rate reached, for every
-text of the class and both models; the rate whose worst such ratio is smallest is chosen. The table then
-measures, on test text, whether four heads win. Sweep runs may train two at a time (--workers 2, one thread
-each: twice the runs per hour on 2 cores); their times are recorded with their thread count and are not the
-recipe's speed, which the table measures one run at a time with both threads.
+each text of SWEEP_CLASSES alone (each with its own vocabulary, as a learner's file would have), with the rest
+of the recipe fixed (helpers.recipes). The rule (helpers.real_text.worst_ratios) treats both models alike: in
+each size class, the rate whose worst ratio to the best perplexity any rate reached, over every text of the
+class and both models, is smallest. The table then measures, on test text and over the seeds, whether four
+heads win, and the amounts (SHARES) at which amount of text the gap leaves the seeds' noise: the threshold of
+the note on a learner's own text (helpers.own_text).
 """
 
 from __future__ import annotations
@@ -34,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -53,8 +50,7 @@ from helpers.train import text_corpus, train
 RESULTS = ASSETS / "real_text.json"
 SWEEP_CLASSES = {"pride_and_prejudice": "short", "moby_dick": "short", "war_and_peace": "long",
                  "shakespeare_plays": "short", "milton": "short"}
-"""The texts the recipe is chosen on, each alone, and their size class (helpers.recipes: "long" when the step cap
-lets the model read the text fewer than 10 times; a test checks each against the training words recorded)."""
+"""The texts the recipe is chosen on, each alone, and their size class (a test checks each against its words)."""
 OUTSIDE_TEXTS = {
     "milton": "John Milton's Paradise Lost, Paradise Regained, minor poems and Areopagitica (public domain; 929,937 "
               "bytes, sha256 6033c13b2196...): verse and an essay, used only to choose the recipe; not shipped, "
@@ -63,30 +59,23 @@ OUTSIDE_TEXTS = {
 """Texts of the sweep that the series does not ship: `sweep --file NAME=PATH` reads them (their runs are kept)."""
 GRIDS = {"short": (2.5e-3, 5e-3, 7e-3, 1e-2, 2e-2), "long": (2.5e-3, 5e-3, 1e-2, 2e-2, 4e-2)}
 """Each size class's learning rates: factors of 2, wide enough that no text's best rate is at an end of its
-class's grid (War and Peace was best at 2e-2, the top of the first grid, so the long class goes on to 4e-2).
-In the short class 5e-3 and 1e-2 came out all but tied on the rule (worst ratios 1.0195 and 1.0189 before 7e-3
-was measured), so its grid also has the rate between them, 7e-3 (about their geometric mean)."""
-SWEEP_ORDER = (5e-3, 1e-2, 2.5e-3, 2e-2, 4e-2, 7e-3)  # the middle of the first grid first, then its refinement
+grid, and in the short class 7e-3 between the two that came out all but tied (5e-3 and 1e-2)."""
 LEARNING_RATES = tuple(sorted({lr for grid in GRIDS.values() for lr in grid}))
 SEEDS = (0, 1, 2)
 MODELS = {"one head": (1, None), "four heads": (4, None), "four heads, no output projection": (4, False)}
-SHARES = (0.01, 0.05, 0.25, 0.5)  # amounts of training text beside the table's 100% (seed 0)
+SHARES = (0.01, 0.03, 0.06, 0.125, 0.25)
+"""Amounts of training text beside the table's 100% (about 10k, 29k, 58k, 120k and 240k words), each with every
+seed of both models: where the gap between one and four heads stops being within the seed's noise."""
 TARGET_SECONDS = 180  # a 1 MB text, one model, on 2 idle cores (the issue's target)
 CHECKPOINTS = {"one head": "novel_one_head", "four heads": "novel_four_heads"}
 RULE = ("in each size class, the learning rate whose worst ratio of validation perplexity to the best any rate "
         "reached, over every text of the class and both models, is smallest")
 
 
-def _fixed() -> dict:
-    """What every sweep run shares: the recipe without its learning rates and size classes (each run's rate is
-    given; the classes only say which rate the recipe would pick)."""
-    return fixed_settings(TEXT_RECIPE)
-
-
 def sweep_plan() -> list[dict]:
-    """Every sweep run: both models at every learning rate of its class's grid on every text, middle rates first."""
+    """Every sweep run: both models at every learning rate of its class's grid on every text."""
     return [{"id": f"text={text} heads={heads} lr={lr:g}", "text": text, "heads": heads, "lr": lr}
-            for lr in SWEEP_ORDER for text, size in SWEEP_CLASSES.items() if lr in GRIDS[size] for heads in (4, 1)]
+            for lr in LEARNING_RATES for text, size in SWEEP_CLASSES.items() if lr in GRIDS[size] for heads in (4, 1)]
 
 
 def choose_recipe(sweep: dict) -> dict | None:
@@ -106,58 +95,37 @@ def choose_recipe(sweep: dict) -> dict | None:
                                              "classes": dict(SWEEP_CLASSES), "rule": RULE}
 
 
-@contextmanager
-def _locked():
-    """Hold the results file's lock: sweep workers read, merge and write it one at a time."""
-    with open(Path(tempfile.gettempdir()) / "several_spotlights_real_text.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 def _load() -> dict:
     return json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
 
 
-def _record(section: str, run_id: str, record: dict) -> None:
-    with _locked():
+def _merge(update: Callable[[dict], object]) -> dict:
+    """Read the results file, let `update` change it, and write it back, holding a lock throughout (a summary may
+    run while a training job records its runs); closing the lock file releases it."""
+    with open(Path(tempfile.gettempdir()) / "several_spotlights_real_text.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         results = _load()
-        results.setdefault(section, {})[run_id] = record
+        update(results)
         RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+        return results
 
 
-def _set_aside_old_sweep() -> None:
-    """Move sweep runs of another kind (the earlier one-factor sweep on the novels together) to "earlier_sweep"."""
-    with _locked():
-        results = _load()
-        old = {k: r for k, r in results.get("sweep", {}).items() if "text" not in r}
-        if old:
-            results.setdefault("earlier_sweep", {}).update(old)
-            results["sweep"] = {k: r for k, r in results["sweep"].items() if k not in old}
-            results.pop("chosen", None)
-            RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+def _record(section: str, run_id: str, record: dict) -> None:
+    _merge(lambda results: results.setdefault(section, {}).__setitem__(run_id, record))
 
 
-def run_sweep(worker: int = 0, workers: int = 1, from_end: bool = False, files: dict | None = None) -> None:
-    """Train this worker's share of the sweep (every `workers`-th run, or with `from_end` every run from the last
-    backwards, to help workers already under way), skipping runs already recorded. `files`: {name: path} of the
-    OUTSIDE_TEXTS, which the series does not ship; their runs are skipped (with a message) without it."""
-    _set_aside_old_sweep()
-    if workers > 1 or from_end:
-        torch.set_num_threads(1)  # runs side by side on 2 cores, one thread each
+def run_sweep(files: dict) -> None:
+    """Train the sweep's runs not recorded yet. `files`: {name: path} of the OUTSIDE_TEXTS, which the series does
+    not ship; their runs are skipped (with a message) without it."""
     corpora: dict = {}
-    plan = sweep_plan()
-    mine = plan[::-1] if from_end else [run for i, run in enumerate(plan) if i % workers == worker]
-    for run in mine:
+    for run in sweep_plan():
         if run["id"] in current_sweep(_load().get("sweep", {})):
             continue
-        if run["text"] in OUTSIDE_TEXTS and run["text"] not in (files or {}):
+        if run["text"] in OUTSIDE_TEXTS and run["text"] not in files:
             print(f"sweep {run['id']}: skipped, the series does not ship {run['text']} (give --file "
                   f"{run['text']}=PATH)", flush=True)
             continue
-        sweep_run(run, corpora, (files or {}).get(run["text"]))
+        sweep_run(run, corpora, files.get(run["text"]))
 
 
 def sweep_run(run: dict, corpora: dict, path: str | None = None) -> None:
@@ -166,12 +134,10 @@ def sweep_run(run: dict, corpora: dict, path: str | None = None) -> None:
     options = replace(TEXT_RECIPE, lr=run["lr"], long_lr=run["lr"]).train_options(len(corpus.train_ids))
     load_before = machine()["load_average_1_5_15"]
     result = train(heads=run["heads"], seed=0, corpus=corpus, progress=False, **options)
-    record = run | {"fixed": _fixed(), "steps": result.steps, "train_words": len(corpus.train_ids),
-                    "size_class": TEXT_RECIPE.size_class(len(corpus.train_ids)),
-                    "val_ppl": round(result.val_ppl, 4), "best_step": result.best_step,
-                    "val_curve": result.val_curve, "seconds": round(result.seconds, 1),
-                    "cpu_seconds": round(result.cpu_seconds, 1),
-                    "threads": torch.get_num_threads(),
+    record = run | {"fixed": fixed_settings(TEXT_RECIPE), "steps": result.steps, "train_words": len(corpus.train_ids),
+                    "size_class": TEXT_RECIPE.size_class(len(corpus.train_ids)), "val_ppl": round(result.val_ppl, 4),
+                    "best_step": result.best_step, "val_curve": result.val_curve, "seconds": round(result.seconds, 1),
+                    "cpu_seconds": round(result.cpu_seconds, 1), "threads": torch.get_num_threads(),
                     "load_average": [load_before, machine()["load_average_1_5_15"]]}
     _record("sweep", run["id"], record)
     print(f"sweep {run['id']}: validation perplexity {result.val_ppl:.2f} (best step {result.best_step} of "
@@ -218,15 +184,15 @@ def run_transfer(name: str, path: str) -> None:
                         "threads": int(os.environ.get("OMP_NUM_THREADS", "0")) or None,
                         "load_average": [load_before, machine()["load_average_1_5_15"]],
                         "command": " ".join(["python", *command[1:]]).replace(str(path), "FILE")}
-        with _locked():
-            results = _load()
+        def add(results: dict, record: dict = record) -> None:
             entry = results.setdefault("transfer", {}).setdefault(name, {})
             entry |= {"text": HELD_OUT.get(name, name), "train_words": train_words,
                       "size_class": TEXT_RECIPE.size_class(train_words), "steps": TEXT_RECIPE.steps_for(train_words),
                       "unknown_share": round(unknown_share(corpus.val_ids), 4)}
-            entry.setdefault("runs", {})[run["id"]] = record
+            entry.setdefault("runs", {})[record["id"]] = record
             entry["verdict"] = transfer_verdict(entry)
-            RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+
+        _merge(add)
         print(f"transfer {name} {run['id']}: validation perplexity {out['val_ppl']:.2f} in {wall:.0f} s, load "
               f"{load_before[0]:.1f}", flush=True)
 
@@ -248,18 +214,23 @@ def transfer_verdict(entry: dict) -> dict | None:
             "slowest_seconds": max(run["seconds"] for run in runs.values())}
 
 
-def table_runs(recipe: Recipe) -> list[dict]:
-    """3 seeds x 3 models on all the training text and less text (seed 0), most needed first: one and four
-    heads over the seeds (the verdict; seed 0 makes the checkpoints), the control without output projection,
-    then the amounts of text (the gap against amount), the least and a quarter first."""
+def table_runs(recipe: Recipe, amounts_only: bool = False) -> list[dict]:
+    """3 seeds x 3 models on all the training text, then every seed of both models at each smaller amount, most
+    needed first: one and four heads over the seeds (the verdict; seed 0 makes the checkpoints), the control
+    without output projection, then the amounts from the least (the cheapest) up."""
     pair = ("one head", "four heads")
     table = [{"id": f"table {name} seed={seed}", "model": name, "seed": seed, "share": 1.0}
              for seed in SEEDS for name in pair]
     control = [{"id": f"table {name} seed={seed}", "model": name, "seed": seed, "share": 1.0}
                for seed in SEEDS for name in MODELS if name not in pair]
-    amounts = [{"id": f"amount {name} share={share:g}", "model": name, "seed": 0, "share": share}
-               for share in (SHARES[0], SHARES[2], SHARES[1], SHARES[3]) for name in pair]
-    return [run | {"recipe": recipe.to_dict()} for run in table + control + amounts]
+    amounts = [{"id": f"amount {name} share={share:g} seed={seed}", "model": name, "seed": seed, "share": share}
+               for share in SHARES for seed in SEEDS for name in pair]
+    return [run | {"recipe": recipe.to_dict()} for run in ([] if amounts_only else table + control) + amounts]
+
+
+def _run_key(run: dict) -> tuple:
+    """What makes a table run the same run, whatever its id: its model, seed and amount of text."""
+    return run["model"], run["seed"], run["share"]
 
 
 def _trained_alike(run: dict, recipe: Recipe) -> bool:
@@ -273,28 +244,27 @@ def _trained_alike(run: dict, recipe: Recipe) -> bool:
 def _set_aside_other_recipes(recipe: Recipe) -> None:
     """Move table runs that `recipe` would train otherwise to "earlier_tables" (kept for the record, not
     summarised)."""
-    with _locked():
-        results = _load()
+    def move(results: dict) -> None:
         table = results.get("table", {})
-        old = {k: r for k, r in table.items() if not _trained_alike(r, recipe)}
-        for run_id, run in old.items():
+        for run_id, run in [(k, r) for k, r in table.items() if not _trained_alike(r, recipe)]:
             key = " ".join(f"{k}={v:g}" for k, v in run["recipe"].items())
             results.setdefault("earlier_tables", {}).setdefault(key, {})[run_id] = table.pop(run_id)
-        results.pop("claims", None)
-        RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+
+    _merge(move)
 
 
-def run_table(recipe: Recipe) -> None:
-    """Train the table's runs in order, one at a time with both threads, skipping those already recorded for
-    this recipe; each trains for the recipe's length for its amount of text and keeps its best weights."""
+def run_table(recipe: Recipe, amounts_only: bool = False) -> None:
+    """Train the table's runs in order, one at a time, skipping those already recorded for this recipe; each
+    trains for the recipe's length for its amount of text and keeps its best weights."""
     _set_aside_other_recipes(recipe)
-    done = set(_load().get("table", {}))
+    done = {_run_key(run) for run in _load().get("table", {}).values()}
     test_ids = novel_corpus(evaluate_on="test").val_ids
-    for run in table_runs(recipe):
-        if run["id"] in done:
-            continue
+    plan = [run for run in table_runs(recipe, amounts_only) if _run_key(run) not in done]
+    for number, run in enumerate(plan, start=1):
         heads, out_proj = MODELS[run["model"]]
         corpus = novel_corpus(share=run["share"])
+        print(f"run {number} of {len(plan)}: {run['id']}, {recipe.steps_for(len(corpus.train_ids)):,} steps",
+              flush=True)
         load_before = machine()["load_average_1_5_15"]
         result = train(seed=run["seed"], corpus=corpus, progress=False, **recipe.train_options(len(corpus.train_ids)),
                        model=course_model(heads=heads, seed=run["seed"], out_proj=out_proj))
@@ -321,12 +291,9 @@ def summarize(results: dict) -> dict:
         if not mine:
             continue
         test, val = [r["test_ppl"] for r in mine], [r["val_ppl"] for r in mine]
-        models[name] = {"params": mine[0]["params"], "seeds": [r["seed"] for r in mine],
-                        "test_ppl": test, "test_ppl_mean": round(statistics.mean(test), 3),
-                        "test_ppl_min": min(test), "test_ppl_max": max(test),
-                        "test_ppl_range": round(max(test) - min(test), 3), "val_ppl": val,
-                        "val_ppl_mean": round(statistics.mean(val), 3), "val_ppl_range": round(max(val) - min(val), 3),
-                        "steps": mine[0]["steps"],
+        models[name] = {"params": mine[0]["params"], "seeds": [r["seed"] for r in mine], "steps": mine[0]["steps"],
+                        "test_ppl": test, "test_ppl_mean": round(statistics.mean(test), 3), "test_ppl_min": min(test),
+                        "test_ppl_max": max(test), "val_ppl": val, "val_ppl_mean": round(statistics.mean(val), 3),
                         "seconds_mean": round(statistics.mean(r["seconds"] for r in mine), 1),
                         "seconds_max": max(r["seconds"] for r in mine),
                         "load_max": max(max(r["load_average"][0][0], r["load_average"][1][0]) for r in mine)}
@@ -349,16 +316,23 @@ def summarize(results: dict) -> dict:
 
 
 def _gap_by_words(results: dict) -> list[dict]:
-    """Test perplexity one head minus four heads (seed 0) for each amount of training text."""
-    table = results.get("table", {})
+    """For each amount of training text (SHARES and all of it) measured over two seeds or more of both models:
+    the seeds, each model's test perplexities, the gap between the means (one head minus four heads), the wider
+    range over the seeds, and whether the gap beats it (exercise 2's rule, helpers.compare.seed_margin)."""
     rows = []
     for share in (*SHARES, 1.0):
-        key = "table {} seed=0" if share == 1.0 else "amount {} share=" + f"{share:g}"
-        one, four = table.get(key.format("one head")), table.get(key.format("four heads"))
-        if one and four:
-            rows.append({"share": share, "train_words": one["train_words"], "steps": one["steps"],
-                         "one_head": one["test_ppl"], "four_heads": four["test_ppl"],
-                         "gap": round(one["test_ppl"] - four["test_ppl"], 4)})
+        runs = {name: sorted((r for r in results.get("table", {}).values()
+                              if r["share"] == share and r["model"] == name), key=lambda r: r["seed"])
+                for name in ("one head", "four heads")}
+        seeds = sorted({r["seed"] for r in runs["one head"]} & {r["seed"] for r in runs["four heads"]})
+        if len(seeds) < 2:
+            continue
+        one, four = ([r["test_ppl"] for r in runs[name] if r["seed"] in seeds] for name in runs)
+        margin = seed_margin(one, four)
+        first = runs["one head"][0]
+        rows.append({"share": share, "train_words": first["train_words"], "steps": first["steps"], "seeds": seeds,
+                     "one_head": one, "four_heads": four, "gap": round(margin.gap, 4),
+                     "seed_range": round(margin.range, 4), "clear": margin.beats_range})
     return rows
 
 
@@ -410,49 +384,52 @@ def _transfer_lines(results: dict) -> list[str]:
     return lines
 
 
+def sweep_markdown(results: dict) -> str:
+    """The recipe sweep for people, with the rule's choice: a block of docs/recipe.md (benchmarks/report.py)."""
+    chosen = results.get("chosen")
+    lines = [f"Texts of the sweep: each novel alone, eight plays of Shakespeare (`assets/plays.txt.gz`) and "
+             f"{OUTSIDE_TEXTS['milton']}. A text is *short* when the {TEXT_RECIPE.max_steps:,}-step cap lets the "
+             f"model read it at least {TEXT_RECIPE.long_below:g} times, *long* otherwise. Seed 0; validation "
+             "perplexity of each text alone, with its own vocabulary; the best rate of each row in bold "
+             "(`python -m benchmarks.real_text sweep --file milton=PATH`):", "", *_sweep_lines(results), ""]
+    if not chosen:
+        return "\n".join([*lines, "The sweep is not finished: run `python -m benchmarks.real_text sweep`."])
+    return "\n".join([*lines, (
+        f"The rule chose learning rate {chosen['lr']:g} for short texts (worst ratio "
+        f"{chosen['worst_ratio']['short']:.3f}) and {chosen['long_lr']:g} for long ones (worst ratio "
+        f"{chosen['worst_ratio']['long']:.3f}). Fixed beforehand: warm-up {chosen['warmup']} steps, weight decay "
+        f"{chosen['weight_decay']:g}, batch {chosen['batch_size']}, {chosen['passes']:g} passes over the training "
+        f"words ({chosen['min_steps']:,} to {chosen['max_steps']:,} steps), keeping the weights that scored best on "
+        f"validation every {chosen['eval_every']} steps. Sweep runs: {len(current_sweep(results['sweep']))}, "
+        f"{sum(r['seconds'] for r in current_sweep(results['sweep']).values()) / 3600:.1f} hours of training on a "
+        "shared machine." + "".join(f" The {size} class has a single text, {texts[0]}: its rate was chosen on that "
+                                    "text alone." for size in ("short", "long")
+                                    if len(texts := [t for t, c in SWEEP_CLASSES.items() if c == size]) == 1))])
+
+
+def transfer_markdown(results: dict) -> str:
+    """The transfer check on each held-out text: a block of docs/recipe.md."""
+    return "\n".join(_transfer_lines(results)).strip() or "Not run yet: `python -m benchmarks.real_text transfer`."
+
+
 def markdown(results: dict) -> str:
-    """The real-text sweep, table and verdict for people: the README's generated block (benchmarks/report.py)."""
-    summary, chosen = results["summary"], results.get("chosen")
-    recipe = next(iter(results.get("table", {}).values()), {}).get("recipe", results.get("recipe", {}))
+    """The real-text table, its verdict and the gap by amount for people: docs/measurements.md's section."""
+    summary = results["summary"]
     words = {split: sum(len(book) for book in books) for split, books in novel_words().items()}
-    loads = [r["load_average"] for section in ("sweep", "table") for r in results.get(section, {}).values()]
+    loads = [r["load_average"] for r in results.get("table", {}).values()]
     busiest = max((max(pair[0][0], pair[1][0]) for pair in loads), default=0)
+    table_lr = TEXT_RECIPE.lr_for(words["train"])
     lines = [
-        "### Real text: three public-domain novels, and other writing to choose the recipe on",
+        "### Real text: three public-domain novels",
         "",
         f"*Pride and Prejudice*, *Moby-Dick* and *War and Peace* (`assets/novels.txt.gz`): {words['train']:,} "
-        f"words to train on, {words['validation']:,} to choose the recipe by, {words['test']:,} to report "
-        "(the test text below); eight plays of Shakespeare (`assets/plays.txt.gz`) and "
-        f"{OUTSIDE_TEXTS['milton']}. Runs shared a 2-core machine with other programs (1-minute load average up to "
-        f"{busiest:.1f}; every run's load and thread count is in `assets/real_text.json`), so their times are "
-        "upper bounds for an idle machine.",
-        "",
-        "**Recipe sweep** (`python -m benchmarks.real_text sweep --file milton=PATH`; seed 0; validation perplexity "
-        "of each text alone, with its own vocabulary; the best rate of each row in bold). A text is *short* when "
-        f"the {TEXT_RECIPE.max_steps:,}-step cap lets the model read it at least {TEXT_RECIPE.long_below:g} times, "
-        "*long* otherwise; each class has its own rate:",
-        "",
-        *_sweep_lines(results),
-        "",
-    ]
-    if chosen:
-        lines.append(f"Rule: {chosen['rule']}. Chosen: learning rate {chosen['lr']:g} for short texts (worst ratio "
-                     f"{chosen['worst_ratio']['short']:.3f}), {chosen['long_lr']:g} for long ones (worst ratio "
-                     f"{chosen['worst_ratio']['long']:.3f}); warm-up {chosen['warmup']} steps, weight decay "
-                     f"{chosen['weight_decay']:g}, batch {chosen['batch_size']}, {chosen['passes']:g} passes over the "
-                     f"training words ({chosen['min_steps']:,} to {chosen['max_steps']:,} steps), keeping the weights "
-                     f"that scored best on validation every {chosen['eval_every']} steps.")
-    else:
-        lines.append("The sweep is not finished: run `python -m benchmarks.real_text sweep` (finished runs are kept).")
-    lines += _transfer_lines(results)
-    whole = set(recipe) == set(TEXT_RECIPE.to_dict())  # a table of an older recipe had one rate for every text
-    table_lr = Recipe(**recipe).lr_for(words["train"]) if whole else recipe.get("lr", 0)
-    lines += [
-        "",
-        f"**Table** (the recipe: learning rate {table_lr:g}, for a long text: the novels together; "
-        "`python -m benchmarks.real_text table`; "
-        f"<unk> share {summary['unknown_share']:.1%} of the validation words, {summary['test_unknown_share']:.1%} "
-        "of the test words):",
+        f"words to train on, {words['validation']:,} of validation text, {words['test']:,} of test text, which "
+        f"nothing was chosen on; <unk> share {summary['unknown_share']:.1%} of the validation words, "
+        f"{summary['test_unknown_share']:.1%} of the test words. Trained with the recipe (learning rate "
+        f"{table_lr:g} for the novels together; how it was chosen: [recipe.md](recipe.md)) by "
+        "`python -m benchmarks.real_text table`. Runs shared a 2-core machine with other programs (1-minute load "
+        f"average up to {busiest:.1f}; every run's load and thread count is in `assets/real_text.json`), so their "
+        "times are upper bounds for an idle machine.",
         "",
         "| model | parameters | steps | test perplexity (mean, range over seeds) | validation (mean) | seeds "
         "| training time (mean) |",
@@ -473,20 +450,22 @@ def markdown(results: dict) -> str:
         lines += ["", f"- **not measured**: the verdict needs every one of {len(SEEDS)} seeds of both models; seeds "
                   f"measured so far: {done or 'none'}. Run `python -m benchmarks.real_text table` to finish "
                   "(finished runs are kept)."]
-    if summary["gap_by_words"]:
-        lines += ["", "Gap (one head minus four heads, test perplexity, seed 0) by amount of training text, each "
-                  "trained for the recipe's length for that amount: " + "; ".join(
-                      f"{r['train_words']:,} words ({r['steps']:,} steps): {r['gap']:+.2f}"
-                      for r in summary["gap_by_words"]) + "."]
+    lines += ["", "**By amount of training text** (the first part of each book's training text, each amount "
+              "trained from the start for the recipe's length for it; `python -m benchmarks.real_text amounts`): "
+              "the gap is one head's mean test perplexity minus four heads'; the noise is the wider range over "
+              "the seeds.", "", "| training words | steps | seeds | one head | four heads | gap | seed range "
+              "| gap beyond the noise |", "|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for row in summary["gap_by_words"]:
+        lines.append(f"| {row['train_words']:,} | {row['steps']:,} | {len(row['seeds'])} | "
+                     f"{statistics.mean(row['one_head']):.2f} | {statistics.mean(row['four_heads']):.2f} | "
+                     f"{row['gap']:+.2f} | {row['seed_range']:.2f} | {'yes' if row['clear'] else 'no'} |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=("sweep", "table", "transfer", "summary"))
-    parser.add_argument("--workers", type=int, default=1, help="sweep: how many sweep processes share the runs")
-    parser.add_argument("--worker", type=int, default=0, help="sweep: which of them this one is (0, 1, ...)")
-    parser.add_argument("--from-end", action="store_true", help="sweep: take runs from the last one backwards")
+    parser.add_argument("what", choices=("sweep", "table", "amounts", "transfer", "summary"))
+    parser.add_argument("--threads", type=int, default=0, help="table, amounts: torch threads (0: torch's choice)")
     parser.add_argument("--file", action="append", default=[], metavar="NAME=PATH",
                         help=f"sweep: where a text the series does not ship is ({', '.join(OUTSIDE_TEXTS)}); "
                              f"transfer: the held-out text ({', '.join(HELD_OUT)})")
@@ -496,30 +475,29 @@ def main(argv: list[str] | None = None) -> int:
     if set(files) - set(known) or len(files) != len(args.file) or (args.what == "transfer" and len(files) != 1):
         parser.error(f"--file takes NAME=PATH with NAME one of {', '.join(known)}, got {args.file}")
     if args.what == "sweep":
-        run_sweep(args.worker, args.workers, args.from_end, files)
+        run_sweep(files)
         return 0
     if args.what == "transfer":
         run_transfer(*next(iter(files.items())))
         return 0
-    if args.what == "table":
-        run_table(TEXT_RECIPE)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    if args.what in ("table", "amounts"):
+        run_table(TEXT_RECIPE, amounts_only=args.what == "amounts")
     _set_aside_other_recipes(TEXT_RECIPE)  # the summary speaks of today's recipe only
-    with _locked():
-        results = _load()
+    def summary(results: dict) -> None:
         chosen = choose_recipe(results.get("sweep", {}))
-        if chosen:
-            results["chosen"] = chosen
-        else:  # a choice of an earlier rule no longer stands
-            results.pop("chosen", None)
+        results.pop("chosen", None)  # a choice of an earlier rule no longer stands
+        results.update({"chosen": chosen} if chosen else {})
         results["recipe"] = TEXT_RECIPE.to_dict()
         results["examples"] = novel_examples()  # for the explorer: sentences the real-text models know
         results["summary"] = summarize(results)
-        for entry in results.get("transfer", {}).values():  # the check on each held-out text, read by chapter 5
+        for entry in results.get("transfer", {}).values():  # the check on each held-out text (docs/recipe.md)
             entry["verdict"] = transfer_verdict(entry)
         results["machine"] = machine()
-        RESULTS.write_text(json.dumps(results, indent=1) + "\n")
-    print(markdown(results))
-    print("Wrote assets/real_text.json; run python -m benchmarks.report to refresh the README's block")
+
+    print(markdown(_merge(summary)))
+    print("Wrote assets/real_text.json; run python -m benchmarks.report to refresh the pages rendered from it")
     return 0
 
 

@@ -336,8 +336,8 @@ says when and on what machine it was measured, and how busy that machine was.
 
 ## Real text: three novels
 
-Written by `python -m benchmarks.real_text` (the recipe sweep and the table; every run, with its load, is in
-`assets/real_text.json`):
+Written by `python -m benchmarks.real_text` (the table and the amounts of text; every run, with its load, is in
+`assets/real_text.json`; how the training recipe was chosen is on [recipe.md](recipe.md)):
 
 {real_text}
 
@@ -378,6 +378,9 @@ PAGE_PARTS: dict[str, Callable[[], str]] = {
 }
 BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
     ROOT / "README.md": {"headline": headline_block},
+    ROOT / "docs" / "recipe.md": {name: lambda make=make: make(_load("real_text.json") or {})
+                                  for name, make in (("recipe_sweep", real_text.sweep_markdown),
+                                                     ("recipe_transfer", real_text.transfer_markdown))},
     ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block,
                                       "classroom": classroom_block,
                                       "lessons": lambda: lessons_block(_load("notebooks.json"), CHAPTERS)},

@@ -127,7 +127,8 @@ def held_out_examples(tokenizer: Tokenizer, words: list[str], count: int = EXAMP
         ids = tokenizer.encode(" ".join(words))
         pieces = [ids[i : i + PIECE_WORDS] for i in range(0, len(ids) - PIECE_WORDS + 1, PIECE_WORDS)]
         found = [tokenizer.decode(piece) for piece in pieces if piece.count(0) <= most_unknown]
-    return sorted(found, key=lambda sentence: sentence.split().count(UNK))[:count]  # stable: reading order
+    unique = list(dict.fromkeys(found))  # a text that repeats itself offers each sentence once
+    return sorted(unique, key=lambda sentence: sentence.split().count(UNK))[:count]  # stable: reading order
 
 
 def weights_metadata(config: CourseConfig) -> dict[str, str]:
@@ -146,7 +147,7 @@ def checkpoint_paths(name_or_path: str | Path) -> tuple[Path, Path]:
             stem = _one_card(path).with_suffix("")
         elif path.suffix in (".json", ".safetensors"):
             stem = path.with_suffix("")
-        elif path.with_suffix(".json").is_file():
+        elif path.with_suffix(".json").is_file() and not path.is_file():  # "mine/four_heads": the card's stem
             stem = path
         else:
             raise _unknown(name_or_path)
@@ -217,6 +218,11 @@ def _unknown(name_or_path: str | Path) -> CheckpointError:
     """The message for a name or path where no checkpoint is: what was looked for, and the shipped names."""
     resolved = Path(name_or_path).resolve()
     expected = " or ".join(card_names())
+    if resolved.is_file():  # most likely the text a learner means to train on
+        return CheckpointError(
+            f"{resolved} is a file but not a checkpoint: if it is a text, train on it first, e.g. "
+            f"`python -m helpers.train --heads 4 --text {name_or_path} --out mine` (and `--heads 1` for the other "
+            "model), then give the folder that wrote, `mine`.")
     where = (f"{resolved} holds no checkpoint card" if resolved.is_dir()
              else f"Nothing is at {resolved} or {resolved}.json")
     one_up = Path("..") / name_or_path  # a notebook runs in notebooks/; `--out` wrote from the folder above

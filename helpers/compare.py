@@ -5,6 +5,7 @@
 - `ablation_bars`: what switching off each head costs in perplexity and clue accuracy;
 - `late_checks` and `race_verdict`: score two equally long live runs; say whether one is clearly ahead;
 - `seed_margin`: the gap between two models' means over seeds against the range over those seeds;
+- `print_course_table`: the benchmark's story-world table (means and ranges over seeds) beside the course's;
 - `uploaded_file`: the file a learner gave an ipywidgets FileUpload, saved so `text_corpus` can read it.
 """
 
@@ -21,6 +22,7 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from helpers.course import COURSE_TABLE
 from helpers.plots import COLOUR_BAR, COLOURS, PALETTE, style, styled
 from helpers.stories import CLUE_KINDS
 
@@ -190,6 +192,24 @@ def seed_margin(first: Sequence[float], second: Sequence[float]) -> Margin:
         raise ValueError(f"need at least one score per model, got {len(first)} and {len(second)}")
     wider = max(max(first) - min(first), max(second) - min(second))
     return Margin(gap=statistics.mean(first) - statistics.mean(second), range=wider)
+
+
+def print_course_table(results: Mapping[str, Any]) -> None:
+    """The course's table beside the series' (`assets/results.json` of benchmarks/bench.py): parameters, and per
+    model the mean validation perplexity and clue accuracy over the seeds with their range (lowest to highest)."""
+    table, course = results["table"], {row["heads"]: row for row in COURSE_TABLE}
+    print(f"the course: its own training text; this series: the story world, seeds {table['seeds']}, "
+          f"{table['steps']:,} steps each\n")
+    print(f"{'':<12}{'the course':^26}|{'this series':^48}")
+    print(f"{'model':<12}{'parameters':>12}{'perplexity':>13} |{'parameters':>12}{'perplexity (range)':>24}"
+          f"{'clue accuracy (range)':>24}")
+    for heads, label in ((1, "one head"), (4, "four heads")):
+        runs = [run for run in table["runs"] if run["heads"] == heads]  # one per seed
+        ppl, acc = [run["val_ppl"] for run in runs], [run["clue_accuracy"]["all"] for run in runs]
+        spread = (f"{sum(ppl) / len(ppl):.3f} ({min(ppl):.3f} to {max(ppl):.3f})",
+                  f"{sum(acc) / len(acc):.1%} ({min(acc):.1%} to {max(acc):.1%})")
+        print(f"{label:<12}{course[heads]['params']:>12,}{course[heads]['perplexity']:>13} |"
+              f"{table['models'][str(heads)]['params']:>12,}{spread[0]:>24}{spread[1]:>24}")
 
 
 def race_verdict(runs: Mapping[str, Any]) -> str:

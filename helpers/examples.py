@@ -27,7 +27,7 @@ def novel_examples() -> list[str]:
         examples = real_text_results().get("examples") or []
     except (FileNotFoundError, ValueError):
         examples = []
-    return list(examples) or default_examples()
+    return list(dict.fromkeys(examples)) or default_examples()
 
 
 def examples_for(checkpoint: Checkpoint, card: Mapping | None = None) -> list[str]:
@@ -48,4 +48,6 @@ def text_examples(checkpoint: Checkpoint, card: Mapping | None = None) -> list[s
 
 def _card_examples(checkpoint: Checkpoint, card: Mapping | None) -> list[str]:
     """The sentences on a learner's card (none for a shipped checkpoint, or a card written without them)."""
-    return list((card or {}).get("examples") or []) if checkpoint.examples == CARD else []
+    if checkpoint.examples != CARD:
+        return []
+    return list(dict.fromkeys((card or {}).get("examples") or []))  # each once, even on a card written before

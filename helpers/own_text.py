@@ -1,9 +1,9 @@
 """Honest notes on a learner's own text, from the measured real-text results (`assets/real_text.json`).
 
-The notes take their thresholds from the measurements of `python -m benchmarks.real_text`: how many words of
-training text the novels needed before four heads beat one by more than the seed range, and what share of
-`<unk>` the novels themselves have; no number is typed in. This module sits below helpers.train, whose
-command line prints the notes, puts them in its JSON and writes them into the checkpoint's card.
+The notes take their thresholds from the measurements of `python -m benchmarks.real_text`: at which amounts of
+the novels the gap between one and four heads stayed within the seeds' noise (several seeds of both models at
+each amount), and what share of `<unk>` the novels themselves have; no measured number is typed in. This module
+sits below helpers.train, whose command line prints the notes, puts them in its JSON and on the checkpoint card.
 """
 
 from __future__ import annotations
@@ -11,13 +11,20 @@ from __future__ import annotations
 import json
 from collections.abc import Sized
 from functools import lru_cache
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import torch
 
 from helpers.checkpoints import ASSETS
 
 RESULTS_FILE = ASSETS / "real_text.json"
+FEW_WORDS = 50
+"""Fewer different words than this in the training text (the story world, the smallest text the series trains
+on, has several hundred): the text is nearly one pattern repeated, and a perplexity near 1 shows only that."""
+
+STRETCH = 8
+"""Words in a row that ordinary writing seldom repeats word for word; a text that repeats most of them repeats
+itself."""
 
 
 class Corpus(Protocol):
@@ -29,6 +36,17 @@ class Corpus(Protocol):
     tokenizer: Sized
 
 
+class Threshold(NamedTuple):
+    """Where the gap between one and four heads left the seeds' noise on the novels (amounts measured)."""
+
+    within: int | None
+    """the most training words at which the gap was still within the noise (None: every amount beat it)"""
+    beyond: int | None
+    """the fewest training words from which the gap beat the noise at every larger amount (None: never)"""
+    seeds: int
+    """the fewest seeds per model at any amount counted"""
+
+
 @lru_cache(maxsize=1)
 def real_text_results() -> dict:
     """The measured real-text results (sweep, table, summary, examples); a clear error if the file is missing."""
@@ -37,72 +55,93 @@ def real_text_results() -> dict:
     return json.loads(RESULTS_FILE.read_text())
 
 
-def stable_word_count(results: dict | None = None) -> int | None:
-    """Fewest training words from which four heads beat one head (seed 0) by more than the full text's seed
-    range at that amount and at every larger amount measured; None if the most text measured does not.
-
-    A tiny text can show a huge gap either way (both models learn it by heart and guess wildly on new text),
-    so a win below a loss does not count: the comparison is stable only from there upwards."""
-    summary = (results or real_text_results())["summary"]
-    seed_range = summary.get("target", {}).get("seed_range")
-    if seed_range is None:
+def noise_threshold(results: dict | None = None) -> Threshold | None:
+    """From the amounts measured with several seeds (summary "gap_by_words"), where the gap between the two
+    models' mean perplexities first beats the wider range over the seeds (exercise 2's rule) and keeps beating
+    it at every larger amount; None while no amount has two seeds or more."""
+    rows = sorted((row for row in (results or real_text_results())["summary"].get("gap_by_words", [])
+                   if len(row.get("seeds", [])) >= 2), key=lambda row: row["train_words"])
+    if not rows:
         return None
-    stable = None
-    for row in sorted(summary["gap_by_words"], key=lambda row: -row["train_words"]):
-        if row["gap"] <= seed_range:
+    beyond = None
+    for row in reversed(rows):
+        if not row["clear"]:
             break
-        stable = row["train_words"]
-    return stable
+        beyond = row["train_words"]
+    within = max((row["train_words"] for row in rows if not row["clear"]), default=None)
+    return Threshold(within, beyond, min(len(row["seeds"]) for row in rows))
+
+
+def unknown_share(ids: torch.Tensor) -> float:
+    """Share of word ids that are <unk> (id 0): words outside the 1,024-entry vocabulary."""
+    return float((ids == 0).float().mean()) if len(ids) else 0.0
+
+
+def copied_share(corpus: Corpus) -> float:
+    """Share of the validation part's STRETCH-word stretches that occur word for word in the training part (a
+    text pasted twice: its validation part was read in training). Each stretch is hashed to one number."""
+    if len(corpus.val_ids) < STRETCH or len(corpus.train_ids) < STRETCH:
+        return 0.0
+    weights = torch.tensor([1_000_003**k % (2**61 - 1) for k in range(STRETCH)])  # overflow wraps: still a hash
+
+    def hashed(ids: torch.Tensor) -> torch.Tensor:
+        return (ids.long().unfold(0, STRETCH, 1) * weights).sum(1)  # [N - STRETCH + 1]
+
+    return float(torch.isin(hashed(corpus.val_ids), hashed(corpus.train_ids)).float().mean())
+
+
+def _length_note(words: int, results: dict) -> str | None:
+    """Whether `words` training words are enough to tell one head from four, by the novels' measurements."""
+    found = noise_threshold(results)
+    if found is None:
+        return (f"Treat any difference here as possibly luck: {words:,} words to train on. The series has not yet "
+                "measured on its novels, over several seeds, how much text a fair comparison needs "
+                "(python -m benchmarks.real_text amounts).")
+    within, beyond, seeds = found
+    measured = f"On the series' novels ({seeds} seeds of each model at each amount)"
+    if beyond is None:
+        return (f"Too short to compare heads: {words:,} words to train on. {measured} the gap between one and four "
+                f"heads stayed within the seeds' noise even at {within:,} words, so whichever model comes out lower "
+                "here may be lower by chance.")
+    if words >= beyond:
+        return None
+    if within is not None and words <= within:
+        return (f"Too short to compare heads: {words:,} words to train on. {measured} the gap between one and four "
+                f"heads was within the seeds' noise at {within:,} words of training text and beyond it from "
+                f"{beyond:,} words up; with this little text, whichever model wins may win by chance.")
+    lower = f"within the seeds' noise at {within:,} words and " if within is not None else ""
+    return (f"Possibly too short to compare heads: {words:,} words to train on. {measured} the gap between one and "
+            f"four heads was {lower}beyond it from {beyond:,} words up; amounts in between were not measured, so "
+            "a winner here may be chance.")
 
 
 def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float | None = None) -> list[str]:
     """Plain-language notes on what a comparison of heads on this text can and cannot show: too little text,
-    a large share of <unk>, and (given a trained model's validation perplexity) a perplexity above the number
-    of different words in the validation part. The one source of these notes: the notebook, the command line,
-    its JSON and the checkpoint card all print what this returns."""
+    its share of <unk> (always given, with a warning above the novels'), a text of very few different words,
+    and (given a trained model's validation perplexity) a perplexity above the number of different words in the
+    validation part. The one source of these notes: the notebook, the command line, its JSON and the checkpoint
+    card all print what this returns."""
     results = results or real_text_results()
-    summary = results["summary"]
-    notes = []
-    words = len(corpus.train_ids)
-    enough = stable_word_count(results)
-    most = max((row["train_words"] for row in summary["gap_by_words"]), default=0)
-    if "target" not in summary:
-        seeds = len(summary.get("models", {}).get("four heads", {}).get("seeds", []))
-        measured = (f"with {seeds} training seed{'s' * (seeds != 1)} so far, too few" if seeds else
-                    "not yet with the training seeds it needs")
-        notes.append(
-            f"Treat any difference here as possibly luck: {words:,} words to train on. The series has measured "
-            f"one head against four heads on its novels {measured} to know how much text a fair comparison needs "
-            "(see assets/real_text.json)."
-        )
-    elif enough is None:
-        notes.append(
-            f"Too short to compare heads: {words:,} words to train on. On the series' novels even {most:,} words "
-            "did not give four heads a lead larger than the luck of the seed, so whichever model comes out lower "
-            "here may be lower by chance."
-        )
-    elif words < enough and any(row["train_words"] < enough for row in summary["gap_by_words"]):
-        below = max(row["train_words"] for row in summary["gap_by_words"] if row["train_words"] < enough)
-        notes.append(
-            f"Too short to compare heads: {words:,} words to train on. On the series' novels four heads needed "
-            f"more than {below:,} and at most {enough:,} words of training text (the amounts measured) before "
-            "they beat one head by more than the luck of the seed; with less, whichever model wins here may win "
-            "by chance."
-        )
-    elif words < enough:
-        notes.append(
-            f"Possibly too short to compare heads: {words:,} words to train on. On the series' novels four heads "
-            f"beat one head by more than the luck of the seed with {enough:,} words of training text, the least "
-            "the series measured; whether less text is enough was not measured, so a winner here may be chance."
-        )
-    unknown = float((corpus.val_ids == 0).float().mean()) if len(corpus.val_ids) else 0.0
-    novels = summary["unknown_share"]
+    notes = [note for note in [_length_note(len(corpus.train_ids), results)] if note]
+    unknown, novels = unknown_share(corpus.val_ids), results["summary"]["unknown_share"]
+    note = (f"{unknown:.1%} of the validation words are <unk> (outside the vocabulary built from this text; the "
+            f"series' novels: {novels:.1%}).")
     if unknown > novels:
+        note += (" That is more than the novels: every <unk> is the same blank to the model, so its perplexity "
+                 "looks better than its real guessing is, and the heads cannot tell those words apart.")
+    notes.append(note)
+    kinds = len(set(corpus.train_ids.tolist()))
+    if kinds < FEW_WORDS:
         notes.append(
-            f"{unknown:.0%} of the validation words are <unk> (outside this text's 1,023 most frequent words), "
-            f"more than the {novels:.0%} of the series' novels. Every <unk> is the same blank to the model, so "
-            "its perplexity looks better than its real guessing is, and the heads cannot tell those words apart."
-        )
+            f"The training text has only {kinds:,} different word{'s' * (kinds != 1)}: it is nearly one pattern "
+            "repeated. A perplexity near 1 here shows that the pattern is easy to continue, not that the model "
+            "reads language, and it says nothing about one head against four.")
+    copied = copied_share(corpus)
+    if copied > 0.5 and kinds >= FEW_WORDS:  # (a text of very few words repeats itself: said above)
+        notes.append(
+            f"{copied:.0%} of the validation part's {STRETCH}-word stretches also occur word for word in the training "
+            "part: the text repeats itself, so the validation perplexity measures what the model remembers, not "
+            "how well it guesses new text.")
     different = len(set(corpus.val_ids.tolist()))
     vocabulary = len(corpus.tokenizer)
     if val_ppl is not None and not val_ppl <= different:  # NaN counts too: no trustworthy score
@@ -112,6 +151,5 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
             f"The validation perplexity, {val_ppl:,.1f}, is above the {different:,} different words of the "
             f"validation part{beyond}: the model guesses worse than an even choice among the words that actually "
             "come up there. It has most likely learnt its training text by heart (too little text to generalise), "
-            "so this score says nothing about heads."
-        )
+            "so this score says nothing about heads.")
     return notes

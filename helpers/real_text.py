@@ -1,22 +1,27 @@
-"""Real-text results for learners: the measured table, the gap figure, and honest notes on a learner's own text.
+"""Real-text results for learners: one head against four on the novels, over seeds and by amount of text.
 
 Everything here reads `assets/real_text.json` (through `helpers.own_text.real_text_results`), written by
-`python -m benchmarks.real_text`; no number is typed in. The notes on a learner's own text live in
-helpers.own_text, below helpers.train, which prints them on the command line.
+`python -m benchmarks.real_text`; no number is typed in. Chapter 5 prints the table and the gap by amount with
+`print_novel_table` and `print_gap_by_amount`, and draws the gap with `gap_figure`. The notes on a learner's own
+text live in helpers.own_text, below helpers.train, which prints them on the command line. The sweep that chose
+the recipe (`current_sweep`, `sweep_grid`, `worst_ratios`) is the benchmark's; docs/recipe.md tells its story.
 """
 
 from __future__ import annotations
 
 import math
+import textwrap
 
 import plotly.graph_objects as go
 
-from helpers.own_text import own_text_notes, real_text_results, stable_word_count
-from helpers.plots import FIT_WIDTH, PALETTE, hung_title, style, styled
+from helpers.own_text import noise_threshold, own_text_notes, real_text_results
+from helpers.plots import PALETTE, hung_title, style, styled
 from helpers.recipes import TEXT_RECIPE, fixed_settings
 
-__all__ = ["current_sweep", "gap_figure", "own_text_notes", "real_text_results", "stable_word_count", "sweep_grid",
-           "worst_ratios"]  # the notes and the results are helpers.own_text's, offered here too for chapter 5
+__all__ = ["current_sweep", "gap_figure", "noise_threshold", "novel_runs", "own_text_notes", "print_gap_by_amount",
+           "print_novel_table", "real_text_results", "sweep_grid", "worst_ratios"]
+MODELS = {1: "one head", 4: "four heads"}
+
 
 def current_sweep(sweep: dict) -> dict:
     """The sweep runs made with today's recipe apart from its learning rate (runs of an older rule do not count)."""
@@ -45,53 +50,75 @@ def worst_ratios(sweep: dict) -> dict[float, float]:
     return {lr: round(max(by_lr[lr] / min(by_lr.values()) for by_lr in cells), 4) for lr in sorted(rates)}
 
 
-def _short(count: int) -> str:
-    """A tick label: 250, 1,000, 48k, 962k."""
-    return f"{count / 1000:,.0f}k" if count >= 10_000 else f"{count:,}"
+def novel_runs(results: dict | None = None) -> list[dict]:
+    """The table's runs of one and four heads on all of the novels' training text, one dict per seed and model
+    with "heads", "seed", "val_ppl" and "test_ppl": what exercise 2's `clear_winner` reads."""
+    table = (results or real_text_results()).get("table", {}).values()
+    heads = {name: count for count, name in MODELS.items()}
+    return [{"heads": heads[run["model"]], "seed": run["seed"], "val_ppl": run["val_ppl"], "test_ppl": run["test_ppl"]}
+            for run in sorted(table, key=lambda run: (run["seed"], -len(run["model"])))
+            if run["share"] == 1.0 and run["model"] in heads]
+
+
+def print_novel_table(results: dict | None = None) -> None:
+    """One head against four heads on the novels: each model's mean perplexity over the seeds with its range, on
+    the validation and the test text, and the share of <unk> in each."""
+    results = results or real_text_results()
+    runs, summary = novel_runs(results), results["summary"]
+    words = max((run["train_words"] for run in results.get("table", {}).values() if run["share"] == 1.0), default=0)
+    print(f"{words:,} words to train on; <unk>: {summary['unknown_share']:.1%} of the validation words, "
+          f"{summary['test_unknown_share']:.1%} of the test words")
+    print(f"{'model':<12}{'seeds':>7}{'validation perplexity':>30}{'test perplexity':>30}")
+    for heads, name in MODELS.items():
+        mine = [run for run in runs if run["heads"] == heads]
+        cells = [f"{sum(s) / len(s):.2f} ({min(s):.2f} to {max(s):.2f})"
+                 for s in ([run[key] for run in mine] for key in ("val_ppl", "test_ppl"))] if mine else ["-", "-"]
+        print(f"{name:<12}{len(mine):>7}{cells[0]:>30}{cells[1]:>30}")
+
+
+def print_gap_by_amount(results: dict | None = None) -> None:
+    """For each amount of training text measured over several seeds: the gap between the two models' mean test
+    perplexities, the wider range over the seeds, and whether the gap beats it (exercise 2's rule)."""
+    rows = (results or real_text_results())["summary"].get("gap_by_words", [])
+    if not rows:
+        print("the gap by amount of text is not measured yet: python -m benchmarks.real_text amounts")
+        return
+    print(f"{'training words':>15}{'seeds':>7}{'gap (one minus four)':>22}{'seed range':>12}   verdict")
+    for row in rows:
+        verdict = "beyond the noise" if row["clear"] else "within the noise"
+        print(f"{row['train_words']:>15,}{len(row['seeds']):>7}{row['gap']:>+22.2f}{row['seed_range']:>12.2f}"
+              f"   {verdict}")
+    found = noise_threshold(results)
+    if found and found.beyond is not None:
+        below = f"; the most text within it: {found.within:,} words" if found.within else ", at every amount"
+        print(textwrap.fill(f"the gap is beyond the seeds' noise from {found.beyond:,} words of training text up"
+                            f"{below}", 100))
 
 
 def gap_figure(results: dict | None = None) -> go.Figure:
-    """One head's test perplexity minus four heads' against the amount of training text (seed 0; each amount a
-    pair trained from the start with the recipe's length for it); dashed: the seed range on the test text. A
-    gap far off the others' scale, either way (a tiny text the models learn by heart), is named in words under
-    the plot, not drawn, so the rest stay readable."""
-    summary = (results or real_text_results())["summary"]
-    target = summary.get("target", {})
-    rows, font = summary["gap_by_words"], style()["font"]
-    scale = 3 * max([target.get("seed_range", 1.0), *(abs(row["gap"]) for row in rows if abs(row["gap"]) < 10)])
-    shown = [row for row in rows if abs(row["gap"]) <= scale]
-    fig = go.Figure(go.Scatter(
-        x=[row["train_words"] for row in shown], y=[row["gap"] for row in shown], mode="lines+markers",
-        line={"color": PALETTE[5]},
-        hovertemplate="%{x:,} words of training text<br>one head minus four heads: %{y:+.2f}<extra></extra>"))
-    ticks = [row["train_words"] for row in shown]  # a tick at each measured point, none between (log axes clutter)
-    padded = [math.log10(min(ticks)) - 0.15, math.log10(max(ticks)) + 0.15] if ticks else None
-    fig.update_xaxes(tickvals=ticks, ticktext=[_short(value) for value in ticks], range=padded, type="log",
-                     title_text="words of training text")
-    drawn = [0.0, target.get("seed_range", 0.0), *(row["gap"] for row in shown)]
-    span = max(drawn) - min(drawn) or 1.0  # room above the top tick, so its label stays clear of the title
-    fig.update_yaxes(range=[min(drawn) - 0.04 * span, max(drawn) + 0.1 * span],
-                     title_text="test perplexity: one<br>head minus four heads")
-    if len(rows) < 2:  # a single point shows no trend: say what is missing and how to measure it
-        fig.add_annotation(text="one point measured so far;<br>the rest: python -m benchmarks.real_text table",
-                           x=0.5, y=0.9, xref="x domain", yref="y domain", showarrow=False, font={"color": "grey"})
-    off_notes = [f"{row['train_words']:,} words: gap {row['gap']:+,.0f}" for row in rows if abs(row["gap"]) > scale]
-    bottom = int(3.2 * font) + 20  # tick labels and the axis title
-    if off_notes:  # below the axis title, where no point or line can run through it; no item split over lines
-        lines, per_line = ["not drawn, far off the scale:"], int(FIT_WIDTH / (0.55 * font))
-        for item in off_notes:
-            if len(lines[-1]) + len(item) + 2 > per_line:
-                lines.append(item)
-            else:
-                lines[-1] += (" " if lines[-1].endswith(":") else "; ") + item
-        fig.add_annotation(text="<br>".join(lines), xref="paper", yref="paper", x=1, xanchor="right", y=0,
-                           yanchor="top", yshift=-bottom, showarrow=False, font={"color": "grey"}, align="right")
-        bottom += int(1.4 * font * len(lines)) + 6
-    fig.add_hline(y=0, line={"color": "grey", "width": 1})
-    if "seed_range" in target:
-        fig.add_hline(y=target["seed_range"], line={"color": "grey", "dash": "dash", "width": 1})
-    note = "; dashed: the seed range" if target else ""
-    fig.update_layout(title=hung_title("Perplexity gap on the novels by amount of text (seed 0)",
-                                       f"above 0: four heads better{note}"),
-                      showlegend=False, margin={"t": 6 * font + 12, "b": bottom})
+    """The gap between one head's and four heads' mean test perplexity against the amount of training text,
+    over a grey band from minus to plus the wider range over the seeds at each amount: a point outside the band
+    is a gap larger than the seeds' noise."""
+    rows = (results or real_text_results())["summary"].get("gap_by_words", [])
+    if not rows:
+        raise ValueError("no amounts of text measured yet: python -m benchmarks.real_text amounts")
+    words = [row["train_words"] for row in rows]
+    noise = [row["seed_range"] for row in rows]
+    fig = go.Figure([
+        go.Scatter(x=words, y=noise, mode="lines", line={"width": 0}, hoverinfo="skip", showlegend=False),
+        go.Scatter(x=words, y=[-value for value in noise], mode="lines", line={"width": 0}, fill="tonexty",
+                   fillcolor="rgba(128,128,128,0.3)", name="the seeds' noise (± the wider range)",
+                   hovertemplate="%{x:,} words: seed range %{customdata:.2f}<extra></extra>", customdata=noise),
+        go.Scatter(x=words, y=[row["gap"] for row in rows], mode="lines+markers", line={"color": PALETTE[5]},
+                   name="gap between the means", hovertemplate="%{x:,} words of training text<br>one head minus "
+                                                               "four heads: %{y:+.2f}<extra></extra>"),
+    ])
+    fig.update_xaxes(type="log", tickvals=words, ticktext=[f"{w / 1000:,.0f}k" for w in words],
+                     range=[math.log10(min(words)) - 0.1, math.log10(max(words)) + 0.1],
+                     title_text="words of training text (log scale)")
+    fig.update_yaxes(title_text="test perplexity: one<br>head minus four heads", zeroline=True)
+    font = style()["font"]
+    fig.update_layout(title=hung_title("One head against four on the novels, by amount of text",
+                                       "above the grey band: four heads better by more than the seeds' noise"),
+                      margin={"t": 6 * font + 12}, legend={"orientation": "h", "y": -0.3, "x": 0})
     return styled(fig, height=min(style()["size"], style()["tallest"]))

@@ -26,7 +26,9 @@ UNK = "<unk>"
 RESERVED = "<reserved-{:04d}>"
 _FORMAT = "several-spotlights-tokenizer"
 MAX_TEXT_BYTES = 10_000_000  # twice the series' three novels together; more would take minutes just to read
-_WORD = re.compile(rf"<unk>|{STORY_START}|\w+(?:'\w+)*|[^\w\s]")
+_WORD = re.compile(rf"<unk>|{STORY_START}|\w+(?:'\w+)*|[^\w\s\ufeff]")
+"""A word, or a mark of punctuation on its own; a byte-order mark (U+FEFF, which some editors put at the start
+of a file) is neither, so it is skipped."""
 
 
 class Encoding(NamedTuple):
@@ -200,10 +202,11 @@ def read_text_file(path: str | Path) -> str:
     if b"\x00" in data[:8192]:
         raise ValueError(f"{path}: looks like a binary file (it contains zero bytes), not text")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a byte-order mark at the start is dropped, not read as a word
     except UnicodeDecodeError as err:
+        at = len(data) - len(err.object) + err.start  # err counts from after a byte-order mark
         raise ValueError(
-            f"{path}: is not UTF-8 text (byte 0x{data[err.start]:02x} at position {err.start}); "
+            f"{path}: is not UTF-8 text (byte 0x{data[at]:02x} at position {at}); "
             "save it as UTF-8 and try again"
         ) from None
 

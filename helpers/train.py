@@ -32,7 +32,7 @@ from helpers import guards
 from helpers.checkpoints import default_name, save_checkpoint
 from helpers.evaluate import clue_accuracy, perplexity
 from helpers.model import CourseConfig, LanguageModel, count_parameters, course_model
-from helpers.own_text import own_text_notes
+from helpers.own_text import own_text_notes, unknown_share
 from helpers.recipes import TEXT_RECIPE
 from helpers.static import static_build
 from helpers.stories import Clue, generate_stories, join_stories
@@ -431,6 +431,7 @@ def main(argv: list[str] | None = None) -> int:
                          "keep_best_every": recipe.get("keep_best_every", 0)}
     if args.text:
         summary["notes"] = result.notes
+        summary["unknown_share"] = round(unknown_share(corpus.val_ids), 4)  # of the validation words
     if args.out:
         name = args.name or default_name(args.heads)
         command = reproduce_command(args.heads, args.steps, args.seed, str(args.out), lr=result.lr)
@@ -442,7 +443,8 @@ def main(argv: list[str] | None = None) -> int:
             command += f" --max-seconds {args.max_seconds:g}"
         card = save_checkpoint(result, args.out / name, command, held_out=corpus.val_ids)
         # the card repeats the notes (load_model prints them once per session) and the recipe it trained with
-        _add_to_card(card, recipe=summary["recipe"], **({"notes": result.notes} if args.text else {}))
+        _add_to_card(card, recipe=summary["recipe"], **({key: summary[key] for key in ("notes", "unknown_share")}
+                                                         if args.text else {}))
         summary["checkpoint"] = str(card)
         summary["examples"] = len(json.loads(card.read_text(encoding="utf-8")).get("examples", []))
     if args.json:

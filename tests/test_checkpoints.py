@@ -52,11 +52,6 @@ def test_four_heads_beat_one_head_in_the_shipped_checkpoints():
     assert four["clue_accuracy"]["all"] > one["clue_accuracy"]["all"]
 
 
-def test_unknown_name_lists_the_choices():
-    with pytest.raises(ValueError, match="one_head, four_heads"):
-        load_model("five_heads")
-
-
 @pytest.fixture
 def copy(tmp_path):
     for suffix in (".json", ".safetensors"):
@@ -75,16 +70,8 @@ def _edit_card(stem, **changes):
     path.write_text(json.dumps(card))
 
 
-def _sha(path):
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def test_copy_loads_from_a_path(copy):
-    model = load_model(copy.with_suffix(".safetensors"))
-    assert model.config.heads == 4
-
-
 def test_corrupt_weights_are_refused(copy):
+    assert load_model(copy.with_suffix(".safetensors")).config.heads == 4  # the copy loads from its path
     weights = copy.with_suffix(".safetensors")
     data = bytearray(weights.read_bytes())
     data[-100] ^= 0xFF
@@ -96,7 +83,7 @@ def test_corrupt_weights_are_refused(copy):
 def test_truncated_weights_are_refused(copy):
     weights = copy.with_suffix(".safetensors")
     weights.write_bytes(weights.read_bytes()[:5000])
-    _edit_card(copy, sha256=_sha(weights))
+    _edit_card(copy, sha256=hashlib.sha256(weights.read_bytes()).hexdigest())
     with pytest.raises(CheckpointError, match=r"four_heads\.safetensors: cannot be read as safetensors"):
         load_model(copy)
 
@@ -161,14 +148,17 @@ def test_held_out_examples_take_sentences_with_few_unknown_words_and_else_pieces
     words = f". {three} {one} {known}".split()
     assert held_out_examples(tok, words) == [known, one.replace("dog", UNK)]  # fewest <unk> first, none with 3
     assert held_out_examples(tok, words, count=1) == [known]
+    assert held_out_examples(tok, f". {known} {known} {one} {known}".split()) == [known, one.replace("dog", UNK)]
     pieces = held_out_examples(tok, ("the cat sat on a mat and then it slept and the cat sat on a mat and then "
                                      "it slept and the cat sat").split())  # no sentence end: pieces of text
     assert pieces and all(len(piece.split()) == PIECE_WORDS for piece in pieces)
+    assert len(set(pieces)) == len(pieces)  # a text that repeats itself offers each piece once
 
 
-def test_a_card_written_with_out_records_the_rate_the_kept_step_and_the_recipe(mine):
+def test_a_card_written_with_out_records_the_rate_the_kept_step_the_recipe_and_the_unknown_share(mine):
     card = json.loads((mine / "four_heads.json").read_text())
     assert card["lr"] == card["recipe"]["lr"] > 0 and 0 <= card["best_step"] <= card["steps"]
+    assert card["unknown_share"] == pytest.approx(float((text_corpus(SAMPLE).val_ids == 0).float().mean()), abs=1e-4)
     assert f"--lr {card['lr']:g}" in card["command"]
     assert {"warmup", "weight_decay", "batch_size", "keep_best_every"} <= set(card["recipe"])
 
@@ -177,16 +167,7 @@ def test_the_explorer_shows_the_notes_of_a_learners_card(mine):
     from helpers.explorer import explore
 
     notes = json.loads((mine / "four_heads.json").read_text())["notes"]
-    assert notes  # two steps on a small text: at least the note on its perplexity
-    explorer = explore(mine)
-    assert [f"Note on this model: {note}" for note in notes] == explorer.message_lines[:len(notes)]
-
-
-def test_a_card_path_where_nothing_is_gets_a_whole_sentence_naming_the_absolute_path(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(CheckpointError) as error:
-        load_model("mine/nothing.json")
-    assert str(error.value) == f"{tmp_path.resolve() / 'mine' / 'nothing.json'}: checkpoint card not found."
+    assert notes and [f"Note on this model: {note}" for note in notes] == explore(mine).message_lines[:len(notes)]
 
 
 def test_find_checkpoints_describes_shipped_names_folders_and_cards(mine):
@@ -214,13 +195,21 @@ def test_load_model_takes_a_card_or_a_folder_holding_one(mine, tmp_path):
     assert load_model(tmp_path).config.heads == 1
 
 
-def test_a_wrong_path_names_what_was_looked_for(tmp_path):
+def test_a_wrong_path_names_what_was_looked_for(tmp_path, monkeypatch):
     with pytest.raises(CheckpointError) as error:
         load_model(tmp_path / "mien")
     for part in (str((tmp_path / "mien").resolve()), *card_names(), *shipped_names()):
         assert part in str(error.value)
     with pytest.raises(CheckpointError, match=f"{tmp_path.resolve()} holds no checkpoint card"):
         load_model(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CheckpointError, match="checkpoint card not found") as error:
+        load_model("mine/nothing.json")
+    assert str(tmp_path.resolve() / "mine" / "nothing.json") in str(error.value)  # the whole path, not a part
+    shutil.copy(SAMPLE, tmp_path / "my_text.txt")
+    (tmp_path / "my_text.json").write_text("{}")  # its --json output beside it: still the text that was meant
+    with pytest.raises(CheckpointError, match=r"python -m helpers\.train .*--text my_text\.txt"):
+        find_checkpoints("my_text.txt")
 
 
 def test_a_folder_one_level_up_is_pointed_to(tmp_path, monkeypatch) -> None:

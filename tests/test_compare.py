@@ -1,12 +1,22 @@
-"""helpers.compare: learning curves, scoreboard heatmap, ablation bars and saving an upload."""
+"""helpers.compare: learning curves, scoreboard heatmap, ablation bars, races, the seed margin and an upload."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from helpers.compare import ablation_bars, learning_curves, scoreboard_heatmap, smooth, uploaded_file
+from helpers.compare import (
+    ablation_bars,
+    late_checks,
+    learning_curves,
+    race_verdict,
+    scoreboard_heatmap,
+    seed_margin,
+    smooth,
+    uploaded_file,
+)
 from helpers.stories import CLUE_KINDS
 
 BOARD_4 = {"subject": [0.01, 0.02, 0.05, 0.37], "previous": [0.03, 0.21, 0.03, 0.04],
@@ -29,14 +39,10 @@ def test_learning_curves_draw_every_step_and_a_smoothed_line_per_run() -> None:
     assert list(raw.x) == [1, 2, 3] and list(raw.y) == [7.0, 5.0, 4.0]
     assert list(bold.y) == [7.0, 6.0, 4.5] and bold.name == "one head"
     assert fig.data[3].name == "four heads" and len(fig.data[3].x) == 2
-    assert fig.layout.xaxis.title.text == "training step"
-    assert "loss" in fig.layout.yaxis.title.text
-
-
-@pytest.mark.parametrize("curves", [{}, {"one head": []}])
-def test_learning_curves_need_losses(curves) -> None:
-    with pytest.raises(ValueError, match="at least one"):
-        learning_curves(curves)
+    assert fig.layout.xaxis.title.text == "training step" and "loss" in fig.layout.yaxis.title.text
+    for empty in ({}, {"one head": []}):
+        with pytest.raises(ValueError, match="at least one"):
+            learning_curves(empty)
 
 
 def test_scoreboard_heatmap_shows_chance_then_each_model() -> None:
@@ -51,18 +57,11 @@ def test_scoreboard_heatmap_shows_chance_then_each_model() -> None:
              for texts, values in zip(trace.text, trace.z, strict=True)
              for text, value in zip(texts, values, strict=True)]
     assert all(text.endswith("%") and (value >= 0.1 or "." in text) for text, value in shown)  # small: a decimal
-    assert fig.layout.yaxis.title.text == "kind of clue"
-    assert fig.layout.xaxis2.title.text == "head"
+    assert fig.layout.yaxis.title.text == "kind of clue" and fig.layout.xaxis2.title.text == "head"
     assert "kind of clue: %{y}" in four.hovertemplate
-
-
-def test_scoreboard_heatmap_names_real_text_kinds_as_kinds_of_word_not_clues() -> None:
     board = {kind: [0.2, 0.3] for kind in ("previous word", "punctuation")} | {"chance": [0.1, 0.1]}
-    fig = scoreboard_heatmap({"novels": board}, kinds=["previous word", "punctuation"],
-                             kind_name="kind of earlier word")
-    assert fig.layout.yaxis.title.text == "kind of earlier word"
-    assert all("kind of earlier word: %{y}" in trace.hovertemplate and "clue" not in trace.hovertemplate
-               for trace in fig.data)
+    real = scoreboard_heatmap({"novels": board}, kinds=["previous word", "punctuation"], kind_name="kind of word")
+    assert real.layout.yaxis.title.text == "kind of word" and all("clue" not in t.hovertemplate for t in real.data)
 
 
 def test_scoreboard_heatmap_refuses_a_board_without_the_kinds() -> None:
@@ -106,8 +105,6 @@ def test_uploaded_file_refuses_what_is_not_an_upload(value, tmp_path: Path) -> N
 
 
 def test_late_checks_spread_over_the_last_third() -> None:
-    from helpers.compare import late_checks
-
     assert late_checks(60) == (40, 50, 60)
     assert late_checks(100) == (67, 83, 100)
     assert late_checks(3) == (2, 3)
@@ -120,78 +117,58 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
+def _run(curve: dict[int, float], steps: int = 100, clues: float | None = None) -> SimpleNamespace:
+    """What race_verdict reads of a training run."""
+    return SimpleNamespace(val_curve=curve, val_ppl=list(curve.values())[-1], steps=steps,
+                           clue_accuracy={} if clues is None else {"all": clues})
+
+
+def test_seed_margin_sets_the_gap_between_the_means_against_the_wider_range() -> None:
+    margin = seed_margin([40.0, 41.0, 40.5], [38.0, 38.4, 38.2])
+    assert margin.gap == pytest.approx(2.3) and margin.range == pytest.approx(1.0) and margin.beats_range
+    assert not seed_margin([40.0, 43.0], [38.0, 39.0]).beats_range  # a gap of 3.0 within a range of 3.0
+    assert seed_margin([1.0], [3.0]).beats_range  # either way round
+    with pytest.raises(ValueError, match="at least one score"):
+        seed_margin([], [1.0])
+
+
 def test_race_verdict_compares_the_gap_with_how_much_the_runs_still_changed() -> None:
-    from types import SimpleNamespace
-
-    from helpers.compare import race_verdict
-
-    def run(curve: dict[int, float], steps: int = 60, clues: float | None = None) -> SimpleNamespace:
-        accuracy = {} if clues is None else {"all": clues}
-        return SimpleNamespace(val_curve=curve, val_ppl=list(curve.values())[-1], steps=steps,
-                               clue_accuracy=accuracy)
-
-    close = race_verdict({"one head": run({40: 30.0, 50: 26.0, 60: 24.0}),
-                          "four heads": run({40: 29.0, 50: 25.0, 60: 22.0})})
-    assert "a gap of 2.00" in close and "moved by up to 7.00" in close
-    assert "no larger than how much the models were still changing" in _flat(close)
-    assert "still changing: over its last checks" in close and "noise" not in close  # a trend, not noise
-    assert "after 60 steps each (lower is better):" in close and "clue accuracy" not in close
-    assert max(len(line) for line in close.splitlines()) <= 100  # whole on a projector, no wrap mid-word
-    clear = race_verdict({"one head": run({40: 30.0, 50: 29.8, 60: 29.7}),
-                          "four heads": run({40: 22.4, 50: 22.2, 60: 22.0})})
-    assert ("verdict: four heads is ahead on perplexity, by more than twice how much they were still changing, in "
-            "this run") in _flat(clear)
-    unfair = race_verdict({"a": run({40: 3.0, 60: 2.0}), "b": run({40: 3.0, 60: 2.5}, steps=90)})
-    assert "not a fair race" in unfair and "after 60 and 90 steps (lower" in unfair
+    close = race_verdict({"one head": _run({40: 30.0, 50: 26.0, 60: 24.0}, 60),
+                          "four heads": _run({40: 29.0, 50: 25.0, 60: 22.0}, 60)})
+    assert "a gap of 2.00" in close and "moved by up to 7.00" in close and "noise" not in close  # a trend
+    assert "ahead" not in close and max(len(line) for line in close.splitlines()) <= 100
+    clear = race_verdict({"one head": _run({40: 30.0, 50: 29.8, 60: 29.7}, 60),
+                          "four heads": _run({40: 22.4, 50: 22.2, 60: 22.0}, 60)})
+    assert "verdict: four heads is ahead on perplexity" in clear
+    assert "not a fair race" in race_verdict({"a": _run({40: 3.0, 60: 2.0}, 60), "b": _run({40: 3.0, 60: 2.5}, 90)})
     with pytest.raises(ValueError, match="two validation checks"):
-        race_verdict({"a": run({60: 2.0}), "b": run({40: 3.0, 60: 2.5})})
+        race_verdict({"a": _run({60: 2.0}), "b": _run({40: 3.0, 60: 2.5})})
     with pytest.raises(ValueError, match="exactly two runs"):
-        race_verdict({"a": run({40: 3.0, 60: 2.0})})
+        race_verdict({"a": _run({40: 3.0, 60: 2.0})})
 
 
 def test_a_gap_barely_above_the_runs_movement_or_against_clue_accuracy_is_no_win() -> None:
     """Chapter 7's run once read 'ahead by more than the noise' on a gap of 0.63 against 0.62."""
-    from types import SimpleNamespace
-
-    from helpers.compare import race_verdict
-
-    def run(curve: dict[int, float], clues: float) -> SimpleNamespace:
-        return SimpleNamespace(val_curve=curve, val_ppl=list(curve.values())[-1], steps=100,
-                               clue_accuracy={"all": clues})
-
-    barely = race_verdict({"without feed-forward": run({67: 6.01, 83: 5.6, 100: 5.39}, 0.315),
-                           "with feed-forward": run({67: 5.3, 83: 4.9, 100: 4.76}, 0.339)})
+    barely = race_verdict({"without feed-forward": _run({67: 6.01, 83: 5.6, 100: 5.39}, clues=0.315),
+                           "with feed-forward": _run({67: 5.3, 83: 4.9, 100: 4.76}, clues=0.339)})
     assert "gap of 0.63" in barely and "moved by up to 0.62" in barely
-    assert ("verdict: with feed-forward ended lower, but by less than twice how much they were still changing: too "
-            "close to call") in _flat(barely)
-    assert "ahead" not in barely
-    mixed = race_verdict({"one head": run({67: 9.0, 83: 8.9, 100: 8.8}, 0.45),
-                          "four heads": run({67: 6.0, 83: 5.9, 100: 5.8}, 0.40)})
-    assert "clue accuracy (higher is better): one head 45.0%, four heads 40.0%" in mixed
-    assert "verdict: the scores disagree (four heads has the lower perplexity, one head the higher clue" in _flat(mixed)
-    both = race_verdict({"one head": run({67: 9.0, 83: 8.9, 100: 8.8}, 0.40),
-                         "four heads": run({67: 6.0, 83: 5.9, 100: 5.8}, 0.45)})
-    assert ("four heads is ahead on perplexity and on clue accuracy, by more than twice how much they were still "
-            "changing") in _flat(both)
-    assert "cannot say whether it stays ahead" in _flat(both)
+    assert "too close to call" in _flat(barely) and "ahead" not in barely
+    mixed = race_verdict({"one head": _run({67: 9.0, 83: 8.9, 100: 8.8}, clues=0.45),
+                          "four heads": _run({67: 6.0, 83: 5.9, 100: 5.8}, clues=0.40)})
+    assert "the scores disagree" in _flat(mixed) and "ahead" not in mixed
+    both = race_verdict({"one head": _run({67: 9.0, 83: 8.9, 100: 8.8}, clues=0.40),
+                         "four heads": _run({67: 6.0, 83: 5.9, 100: 5.8}, clues=0.45)})
+    assert "four heads is ahead on perplexity and on clue accuracy" in _flat(both)
 
 
 def test_the_printed_gap_is_the_difference_of_the_printed_perplexities() -> None:
     """Chapter 7 once printed 'without feed-forward 5.25, with feed-forward 4.65: a gap of 0.61'."""
-    from types import SimpleNamespace
-
-    from helpers.compare import race_verdict
-
-    def run(curve: dict[int, float]) -> SimpleNamespace:
-        return SimpleNamespace(val_curve=curve, val_ppl=list(curve.values())[-1], steps=100, clue_accuracy={})
-
-    verdict = race_verdict({"without feed-forward": run({67: 5.9, 83: 5.6, 100: 5.2549}),
-                            "with feed-forward": run({67: 5.1, 83: 4.9, 100: 4.6460})})
+    verdict = race_verdict({"without feed-forward": _run({67: 5.9, 83: 5.6, 100: 5.2549}),
+                            "with feed-forward": _run({67: 5.1, 83: 4.9, 100: 4.6460})})
     assert "without feed-forward 5.25, with feed-forward 4.65: a gap of 0.60" in verdict
     # the printed gap (0.60) and movement (0.30) decide the verdict: unrounded, 0.596 is over twice 0.296
-    edge = race_verdict({"a": run({67: 2.996, 83: 2.8, 100: 2.70}), "b": run({67: 3.4, 83: 3.35, 100: 3.296})})
-    assert "a 2.70, b 3.30: a gap of 0.60" in edge and "moved by up to 0.30" in edge
-    assert "by less than twice how much they were still changing: too close to call" in _flat(edge)
+    edge = race_verdict({"a": _run({67: 2.996, 83: 2.8, 100: 2.70}), "b": _run({67: 3.4, 83: 3.35, 100: 3.296})})
+    assert "a gap of 0.60" in edge and "moved by up to 0.30" in edge and "too close to call" in _flat(edge)
 
 
 def test_comparison_figures_fit_850_pixels_and_grow_their_text_for_a_projector() -> None:

@@ -1,113 +1,106 @@
-"""Real-text results: notes on a learner's own text use measured thresholds, the gap figure is labelled,
-head roles are measured against the right words, and the shipped results agree with their own runs."""
+"""Real-text results: the notes on a learner's own text take their threshold from the amounts measured over
+seeds, the gap figure is labelled, head roles are measured against the right words, and the shipped results
+agree with their own runs."""
 
 from __future__ import annotations
 
-import math
 import statistics
 
 import pytest
 import torch
 
-from helpers.checkpoints import ASSETS, load_model
+from helpers.checkpoints import load_model
 from helpers.head_roles import KINDS, head_roles, kind_masks
 from helpers.model import course_model
 from helpers.novels import novel_tokenizer
+from helpers.own_text import copied_share
 from helpers.plots import presenter_mode, style
-from helpers.real_text import gap_figure, own_text_notes, real_text_results, stable_word_count, worst_ratios
+from helpers.real_text import gap_figure, noise_threshold, novel_runs, own_text_notes, real_text_results
 from helpers.recipes import TEXT_RECIPE
 from helpers.tokenizer import Tokenizer
 from helpers.train import Corpus
 
-RESULTS = {"summary": {
-    "unknown_share": 0.18,
-    "target": {"seed_range": 0.5, "val_seed_range": 0.4},
-    "gap_by_words": [{"share": 0.01, "train_words": 9_000, "gap": -1.0, "one_head": 90, "four_heads": 91},
-                     {"share": 0.25, "train_words": 240_000, "gap": 0.8, "one_head": 80, "four_heads": 79.2},
-                     {"share": 1.0, "train_words": 960_000, "gap": 1.2, "one_head": 70, "four_heads": 68.8}],
-}}
+
+def _row(words: int, gap: float, noise: float) -> dict:
+    return {"train_words": words, "seeds": [0, 1, 2], "gap": gap, "seed_range": noise, "clear": abs(gap) > noise}
+
+
+ROWS = [_row(9_000, 3.0, 6.0), _row(60_000, 0.5, 1.0), _row(240_000, 2.0, 0.6), _row(960_000, 2.5, 0.4)]
+RESULTS = {"summary": {"unknown_share": 0.18, "gap_by_words": ROWS}}
 TOK = Tokenizer.from_words(["the", "cat", ".", "a"])
 
 
-def _corpus(n_train: int, unknown_every: int = 0) -> Corpus:
+def _with(rows: list[dict]) -> dict:
+    return {"summary": RESULTS["summary"] | {"gap_by_words": rows}}
+
+
+def _corpus(n_train: int, unknown_every: int = 0, kinds: int = 4) -> Corpus:
     val = torch.ones(1000, dtype=torch.long)
     if unknown_every:
         val[::unknown_every] = 0
-    return Corpus("mine.txt", TOK, torch.ones(n_train, dtype=torch.long), val)
+    return Corpus("mine.txt", TOK, torch.arange(n_train) % kinds + 1, val)
 
 
-def test_stable_word_count_is_the_fewest_words_with_a_gap_beyond_the_seed_range():
-    assert stable_word_count(RESULTS) == 240_000
-    no_clear = {"summary": RESULTS["summary"] | {"target": {"seed_range": 5.0}}}
-    assert stable_word_count(no_clear) is None
+def test_the_threshold_is_where_the_gap_leaves_the_seeds_noise_for_good():
+    assert noise_threshold(RESULTS) == (60_000, 240_000, 3)
+    lucky_start = [_row(9_000, 9.0, 6.0), *ROWS[1:]]  # a tiny amount beyond the noise below one within it
+    assert noise_threshold(_with(lucky_start))[:2] == (60_000, 240_000)
+    assert noise_threshold(_with([_row(9_000, 1.0, 6.0), _row(60_000, 0.5, 1.0)]))[:2] == (60_000, None)
+    assert noise_threshold(_with([r | {"seeds": [0]} for r in ROWS])) is None  # one seed has no noise to measure
 
 
-def test_a_tiny_texts_huge_win_below_a_loss_does_not_count_as_enough_text():
-    rows = RESULTS["summary"]["gap_by_words"]
-    wild = [rows[0] | {"gap": 118_977.0}, rows[1] | {"gap": -3.0}, rows[2]]  # learnt by heart: wild either way
-    assert stable_word_count({"summary": RESULTS["summary"] | {"gap_by_words": wild}}) == 960_000
+def test_a_short_text_gets_a_note_naming_the_measured_amounts_and_a_long_one_none():
+    short, between, long = (own_text_notes(_corpus(n, kinds=100), RESULTS) for n in (50_000, 100_000, 300_000))
+    assert len(short) == len(between) == len(long) + 1  # the length note, besides the <unk> share
+    assert "60,000" in short[0] and "240,000" in short[0] and "50,000" in short[0]
+    assert short[0] != between[0]  # below the last amount within the noise, or between the two
+    never = own_text_notes(_corpus(300_000, kinds=100), _with(ROWS[:2]))
+    assert len(never) == 2 and "60,000" in never[0]  # even the most text measured stayed within the noise
+    assert len(own_text_notes(_corpus(300_000, kinds=100), _with([]))) == 2  # nothing measured: no claim of enough
 
 
-def test_short_text_gets_a_note_with_the_measured_threshold():
-    notes = own_text_notes(_corpus(5_000), RESULTS)
-    assert len(notes) == 1 and "Too short to compare heads: 5,000 words" in notes[0]
-    assert "more than 9,000 and at most 240,000" in notes[0]
-    assert own_text_notes(_corpus(300_000), RESULTS) == []
+def test_the_unknown_share_is_always_given_and_compared_with_the_novels():
+    (plain,) = own_text_notes(_corpus(300_000, kinds=100), RESULTS)
+    (many,) = own_text_notes(_corpus(300_000, unknown_every=2, kinds=100), RESULTS)  # half the words are <unk>
+    assert "0.0%" in plain and "18.0%" in plain
+    assert "50.0%" in many and "18.0%" in many and len(many) > len(plain)  # above the novels: a warning
 
 
-def test_without_smaller_amounts_measured_the_note_claims_no_threshold():
-    only_all = {"summary": RESULTS["summary"] | {"gap_by_words": RESULTS["summary"]["gap_by_words"][-1:]}}
-    notes = own_text_notes(_corpus(5_000), only_all)
-    assert "Possibly too short" in notes[0] and "960,000" in notes[0] and "not measured" in notes[0]
-    assert "needed" not in notes[0]
-
-
-def test_no_clear_amount_says_even_the_most_text_did_not_settle_it():
-    no_clear = {"summary": RESULTS["summary"] | {"target": {"seed_range": 5.0}}}
-    notes = own_text_notes(_corpus(300_000), no_clear)
-    assert "even 960,000 words" in notes[0] and "may be lower by chance" in notes[0]
-    assert "means nothing" not in notes[0]
+def test_a_text_of_very_few_different_words_or_one_that_repeats_itself_gets_a_note():
+    assert len(own_text_notes(_corpus(300_000, kinds=1), RESULTS)) == 2
+    assert len(own_text_notes(_corpus(300_000, kinds=100), RESULTS)) == 1
+    text = torch.randint(1, 1000, (300_000,), generator=torch.Generator().manual_seed(0))
+    fresh = Corpus("mine.txt", TOK, text, torch.randint(1, 1000, (1000,), generator=torch.Generator().manual_seed(1)))
+    pasted_twice = Corpus("mine.txt", TOK, text, text[5_000:6_000])  # the validation part was read in training
+    assert copied_share(fresh) == 0.0 and copied_share(pasted_twice) == 1.0
+    assert len(own_text_notes(pasted_twice, RESULTS)) == len(own_text_notes(fresh, RESULTS)) + 1
 
 
 def test_a_perplexity_above_the_different_validation_words_gets_a_note():
-    corpus = _corpus(300_000)
+    corpus = _corpus(300_000, kinds=100)
     corpus.val_ids[:3] = torch.tensor([2, 3, 4])  # four different words in the validation part
-    assert own_text_notes(corpus, RESULTS, val_ppl=3.9) == []
-    (note,) = own_text_notes(corpus, RESULTS, val_ppl=12.5)
-    assert "12.5, is above the 4 different words of the validation part:" in note  # within the vocabulary
-    (note,) = own_text_notes(corpus, RESULTS, val_ppl=2_000.0)
-    assert f"even above the {len(TOK):,} entries of its whole vocabulary" in note
-    assert len(own_text_notes(corpus, RESULTS, val_ppl=float("nan"))) == 1  # no usable score: said too
+    base = len(own_text_notes(corpus, RESULTS))
+    assert len(own_text_notes(corpus, RESULTS, val_ppl=3.9)) == base
+    for ppl in (12.5, 2_000.0, float("nan")):  # above the words that come up, above the vocabulary, no score
+        assert len(own_text_notes(corpus, RESULTS, val_ppl=ppl)) == base + 1
+    assert "1,024" in own_text_notes(corpus, RESULTS, val_ppl=2_000.0)[-1]
 
 
-def test_many_unknown_words_get_a_note_compared_with_the_novels():
-    notes = own_text_notes(_corpus(300_000, unknown_every=2), RESULTS)  # half the words are <unk>
-    assert len(notes) == 1 and "50% of the validation words are <unk>" in notes[0] and "18%" in notes[0]
-
-
-def test_gap_figure_labels_its_axes_in_words_and_fits_the_output_area():
+def test_gap_figure_draws_the_gap_over_the_seeds_noise_and_fits_a_projector():
     fig = gap_figure(RESULTS)
-    assert fig.layout.xaxis.title.text == "words of training text"
-    assert fig.layout.yaxis.title.text == "test perplexity: one<br>head minus four heads"
-    assert "four heads better" in fig.layout.title.subtitle.text
-    assert list(fig.data[0].x) == [9_000, 240_000, 960_000] and list(fig.data[0].y) == [-1.0, 0.8, 1.2]
-    dashed = [shape.y0 for shape in fig.layout.shapes if shape.line.dash == "dash"]
-    assert dashed == [0.5]  # the seed range on the test text
-    assert fig.layout.width <= 850
-
-
-def test_worst_ratio_treats_both_models_alike_and_needs_every_text_and_model():
-    def run(text, heads, lr, ppl):
-        return {"text": text, "heads": heads, "lr": lr, "val_ppl": ppl}
-
-    scores = {("a", 1): (50, 40, 44), ("a", 4): (48, 40, 41), ("b", 1): (60, 62, 70), ("b", 4): (61, 60, 66)}
-    sweep = {f"{t} {h} {lr}": run(t, h, lr, ppl) for (t, h), row in scores.items()
-             for lr, ppl in zip((1e-3, 2e-3, 4e-3), row, strict=True)}
-    ratios = worst_ratios(sweep)
-    assert ratios == pytest.approx({1e-3: 1.25, 2e-3: 62 / 60, 4e-3: 70 / 60}, abs=1e-4)  # rounded to 4 places
-    swapped = {k: r | {"heads": 5 - r["heads"]} for k, r in sweep.items()}  # which model is which does not matter
-    assert worst_ratios(swapped) == ratios
-    assert worst_ratios({k: r for k, r in sweep.items() if r["heads"] == 4}) == {}  # one model alone: no choice
+    assert fig.layout.xaxis.title.text.startswith("words of training text")
+    assert "minus" in fig.layout.yaxis.title.text
+    gap = fig.data[-1]
+    assert list(gap.x) == [r["train_words"] for r in ROWS] and list(gap.y) == [r["gap"] for r in ROWS]
+    assert list(fig.data[0].y) == [r["seed_range"] for r in ROWS] and fig.data[1].fill == "tonexty"
+    presenter_mode(True)
+    try:
+        fig, tallest = gap_figure(RESULTS), style()["tallest"]
+    finally:
+        presenter_mode(False)
+    assert fig.layout.height <= tallest <= 590 and fig.layout.width <= 850
+    with pytest.raises(ValueError, match="amounts"):
+        gap_figure(_with([]))
 
 
 def test_kind_masks_pick_the_right_earlier_words():
@@ -142,20 +135,15 @@ def test_head_roles_shares_are_attention_fractions_and_chance_is_even_spreading(
 
 def test_shipped_results_agree_with_their_runs():
     results = real_text_results()
-    summary = results["summary"]
-    for name, model in summary["models"].items():
-        runs = [r for r in results["table"].values() if r["model"] == name and r["share"] == 1.0]
-        assert model["seeds"] == sorted(r["seed"] for r in runs)
-        assert model["test_ppl_mean"] == pytest.approx(statistics.mean(r["test_ppl"] for r in runs), abs=1e-3)
-    complete = all(len(summary["models"].get(name, {}).get("seeds", [])) == 3 for name in ("one head", "four heads"))
-    target = summary.get("target")
-    assert (target is not None) == complete  # a verdict only when every seed of both models was measured
-    if target is not None:
-        one, four = summary["models"]["one head"], summary["models"]["four heads"]
-        wins = all(f < o for f, o in zip(four["test_ppl"], one["test_ppl"], strict=True))
-        assert target["met"] == (wins and target["gap"] > target["seed_range"])
-    else:
-        assert "**not measured**" in (ASSETS.parent / "docs" / "measurements.md").read_text()
+    runs = novel_runs(results)
+    for heads, name in ((1, "one head"), (4, "four heads")):
+        mean = statistics.mean(run["test_ppl"] for run in runs if run["heads"] == heads)
+        assert results["summary"]["models"][name]["test_ppl_mean"] == pytest.approx(mean, abs=1e-3)
+    for row in results["summary"]["gap_by_words"]:
+        assert len(row["seeds"]) >= 2 and len(row["one_head"]) == len(row["four_heads"]) == len(row["seeds"])
+        gap = statistics.mean(row["one_head"]) - statistics.mean(row["four_heads"])
+        noise = max(max(s) - min(s) for s in (row["one_head"], row["four_heads"]))
+        assert row["gap"] == pytest.approx(gap, abs=1e-3) and row["clear"] == (abs(gap) > noise)
 
 
 @pytest.mark.parametrize(("name", "heads"), [("novel_one_head", 1), ("novel_four_heads", 4)])
@@ -166,56 +154,3 @@ def test_real_text_checkpoints_load_by_name_with_the_novels_vocabulary(name, hea
     run = real_text_results()["table"][f"table {'one head' if heads == 1 else 'four heads'} seed=0"]
     assert run["checkpoint"] == f"{name}.json" and model.card["val_ppl"] == run["val_ppl"]
     assert model.card["steps"] == run["steps"] == TEXT_RECIPE.steps_for(run["train_words"])
-
-
-def test_without_the_seed_range_the_note_says_the_threshold_is_not_measured():
-    partial = {"summary": RESULTS["summary"] | {"models": {"four heads": {"seeds": [0]}}}}
-    del partial["summary"]["target"]
-    notes = own_text_notes(_corpus(300_000), partial)
-    assert "possibly luck" in notes[0] and "with 1 training seed so far, too few" in notes[0]
-    partial["summary"]["models"]["four heads"]["seeds"] = []
-    (note,) = own_text_notes(_corpus(300_000), partial)
-    assert "not yet with the training seeds it needs" in note and "0 training seed" not in note
-
-
-def test_gap_figure_fits_a_projector_screen_and_keeps_its_top_tick_clear_of_the_title():
-    presenter_mode(True)
-    try:
-        fig, tallest = gap_figure(RESULTS), style()["tallest"]
-    finally:
-        presenter_mode(False)
-    assert fig.layout.height <= tallest <= 590  # 1280x720 in presenter mode shows about 590 px of a notebook
-    assert fig.layout.yaxis.range[1] > 1.2  # headroom over the top point
-    assert fig.layout.xaxis.range[0] < math.log10(9_000)  # the first tick label clears the y axis's labels
-
-
-def test_gap_figure_says_when_it_has_only_one_point():
-    one_amount = {"summary": RESULTS["summary"] | {"gap_by_words": RESULTS["summary"]["gap_by_words"][-1:]}}
-    notes = [a.text for a in gap_figure(one_amount).layout.annotations if "one point" in a.text]
-    assert len(notes) == 1 and "benchmarks.real_text table" in notes[0]
-    assert not [a for a in gap_figure(RESULTS).layout.annotations if "one point" in a.text]
-
-
-def test_gap_figure_keeps_a_tiny_texts_huge_gap_from_flattening_the_rest():
-    rows = RESULTS["summary"]["gap_by_words"]
-    huge = {"summary": RESULTS["summary"] | {"gap_by_words": [rows[0] | {"gap": -2959.0}, *rows[1:]]}}
-    fig = gap_figure(huge)
-    assert list(fig.data[0].x) == [240_000, 960_000]  # the other points stay readable
-    assert list(fig.layout.xaxis.tickvals) == [240_000, 960_000] and list(fig.layout.xaxis.ticktext) == [
-        "240k", "960k"]  # a tick at each point and none between
-    (note,) = [a for a in fig.layout.annotations if "far off the scale" in a.text]
-    assert note.text == "not drawn, far off the scale: 9,000 words: gap -2,959"
-    assert note.yref == "paper" and note.y == 0 and note.yanchor == "top" and note.yshift < 0  # under the panels
-    wild = {"summary": RESULTS["summary"] | {"gap_by_words": [rows[0] | {"gap": 118_977.0}, *rows[1:]]}}
-    assert list(gap_figure(wild).data[0].x) == [240_000, 960_000]  # a huge win is kept off the scale as well
-    assert any("9,000 words: gap +118,977" in a.text for a in gap_figure(wild).layout.annotations)
-    many = {"summary": RESULTS["summary"] | {"gap_by_words": [
-        {"train_words": words, "gap": 100_000.0 + words, "one_head": 0.0, "four_heads": 0.0}
-        for words in range(1_000, 9_000, 1_000)] + rows[1:]}}
-    presenter_mode(True)
-    try:
-        (note,) = [a for a in gap_figure(many).layout.annotations if "far off the scale" in a.text]
-    finally:
-        presenter_mode(False)
-    lines = note.text.split("<br>")  # several lines on a projector, never an item cut in two
-    assert len(lines) > 1 and all(len(line) <= 70 for line in lines) and note.text.count("gap +") == 8

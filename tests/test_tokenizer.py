@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers.stories import STORY_START, example_sentences, generate_stories
-from helpers.tokenizer import UNK, VOCAB_SIZE, Tokenizer, split, story_tokenizer
+from helpers.tokenizer import UNK, VOCAB_SIZE, Tokenizer, read_text_file, split, story_tokenizer
 
 DATA = Path(__file__).parent / "data"
 
@@ -19,6 +19,10 @@ def test_story_tokenizer_has_exactly_1024_entries():
     reserved = [w for w in tok.words if w.startswith("<reserved-")]
     assert len(reserved) == 1024 - 2 - len([w for w in tok.words if not w.startswith("<")])
     assert not any(split(w) == [w] for w in reserved)  # reserved entries can never come out of text
+    with pytest.raises(ValueError, match="exactly 1024"):
+        Tokenizer([UNK, "a"])
+    with pytest.raises(ValueError, match="more than once"):
+        Tokenizer([UNK] + ["a"] * 1023)
 
 
 def test_split_lowercases_and_separates_punctuation():
@@ -44,20 +48,23 @@ def test_unknown_words_are_reported_not_hidden():
     assert encoding.words == ["the", "fox", "quietly", "hums", "a", UNK, UNK]
     assert encoding.ids[-2:] == [0, 0]
     assert len(encoding.ids) == len(encoding.words)
-
-
-def test_decode_refuses_ids_outside_the_vocabulary():
     with pytest.raises(ValueError, match="outside the vocabulary"):
-        story_tokenizer().decode([3, 1024])
+        tok.decode([3, 1024])
 
 
 def test_tokenizer_from_a_user_text_file_keeps_the_most_frequent_words():
     tok = Tokenizer.from_text_file(DATA / "sample.txt")
     assert len(tok) == 1024
-    assert tok.words[1:4] == ["the", ",", "."] or set(tok.words[1:4]) == {"the", ",", "."}
-    encoding = tok.encode_with_report("The keeper lit the lamp over Zanzibar")
-    assert encoding.unknown == ["zanzibar"]
-    assert tok.source.endswith("sample.txt")
+    assert set(tok.words[1:4]) == {"the", ",", "."}
+    assert tok.encode_with_report("The keeper lit the lamp over Zanzibar").unknown == ["zanzibar"]
+
+
+def test_a_byte_order_mark_is_no_word(tmp_path):
+    marked = tmp_path / "marked.txt"
+    marked.write_bytes("\ufeffThe keeper lit the lamp.\n".encode())
+    assert read_text_file(marked) == "The keeper lit the lamp.\n"
+    assert split("the \ufeffkeeper\ufeff .") == ["the", "keeper", "."]  # one pasted inside the text as well
+    assert "\ufeff" not in Tokenizer.from_text_file(marked).words
 
 
 def test_more_than_1023_distinct_words_keeps_the_1023_most_frequent():
@@ -86,13 +93,6 @@ def test_save_and_load_round_trip(tmp_path):
     (tmp_path / "bad.json").write_text('{"words": [1, 2]}')
     with pytest.raises(ValueError, match=r"bad\.json"):
         Tokenizer.load(tmp_path / "bad.json")
-
-
-def test_vocabulary_must_have_1024_distinct_entries():
-    with pytest.raises(ValueError, match="exactly 1024"):
-        Tokenizer([UNK, "a"])
-    with pytest.raises(ValueError, match="more than once"):
-        Tokenizer([UNK] + ["a"] * 1023)
 
 
 def test_known_sentences_are_whole_sentences_of_known_words():

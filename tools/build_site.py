@@ -53,11 +53,13 @@ def widget_cells(nb: nbformat.NotebookNode) -> list[int]:
 
 
 def write_page(nb: nbformat.NotebookNode, name: str, out_dir: Path) -> Path:
-    """Write a prepared notebook as `out_dir/<name>.html`; links to other notebooks point at their pages."""
+    """Write a prepared notebook as `out_dir/<name>.html`; links to other notebooks point at their pages, links to
+    docs/ at the repository's copy."""
     resources = {"plotly_js": PLOTLY_JS, "metadata": {"name": page_title(name)}}
     body, _ = exporter(PAGE_TEMPLATE).from_notebook_node(nb, resources=resources)
     target = out_dir / f"{name}.html"
-    target.write_text(body.replace('.ipynb"', '.html"'), encoding="utf-8")
+    body = body.replace('.ipynb"', '.html"').replace('href="../docs/', f'href="{REPOSITORY}/blob/main/docs/')
+    target.write_text(body, encoding="utf-8")
     return target
 
 
