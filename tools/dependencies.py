@@ -29,30 +29,59 @@ def _globals_read(table: symtable.SymbolTable) -> set[str]:
     return found
 
 
-def _top_level(node: ast.AST) -> Iterable[ast.AST]:
-    """Every node of a module outside its functions, classes and lambdas."""
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _here(node: ast.AST) -> Iterable[ast.AST]:
+    """The nodes under `node` that run in its own scope (a comprehension's first iterable does; its body and
+    the bodies of functions, classes and lambdas do not)."""
     for child in ast.iter_child_nodes(node):
-        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            yield child
-            yield from _top_level(child)
+        if isinstance(child, _COMPREHENSIONS):
+            child = child.generators[0].iter
+        elif isinstance(child, _SCOPES):
+            continue
+        yield child
+        yield from _here(child)
+
+
+def _statement(stmt: ast.stmt) -> tuple[set[str], set[str]]:
+    """What one top-level statement reads before binding it, and what it binds (a change in place, x[i] = ...
+    or x.a = ..., binds x anew)."""
+    nodes = [stmt, *([] if isinstance(stmt, _SCOPES) else _here(stmt))]
+    loads = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    stores = {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for node in nodes:
+        if isinstance(node, (*_SCOPES[:3], ast.Import, ast.ImportFrom)):
+            stores |= {node.name} if hasattr(node, "name") else {
+                (a.asname or a.name.split(".")[0]) for a in node.names}
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                while isinstance(target, (ast.Subscript, ast.Attribute)):
+                    target = target.value
+                stores |= {target.id} if isinstance(target, ast.Name) else set()
+                loads |= {target.id} if isinstance(node, ast.AugAssign) and isinstance(target, ast.Name) else set()
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):  # the loop's or with's names first
+        targets = [stmt.target] if isinstance(stmt, (ast.For, ast.AsyncFor)) else [
+            i.optional_vars for i in stmt.items if i.optional_vars]
+        loads -= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return loads, stores
 
 
 def names(source: str) -> Names:
-    """What a cell binds and uses at the notebook's top level (SyntaxError if it is not Python)."""
+    """What a cell binds at the notebook's top level, and the names it uses that it has not bound itself
+    first (SyntaxError if it is not Python)."""
     code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+    bound: set[str] = set()
+    used: set[str] = set()
+    for stmt in ast.parse(code).body:
+        loads, stores = _statement(stmt)
+        used |= loads - bound
+        bound |= stores
     top = symtable.symtable(code, "cell", "exec")
-    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
-    used = {s.get_name() for s in top.get_symbols() if s.is_referenced()}
-    for child in top.get_children():
-        used |= _globals_read(child)
+    for child in top.get_children():  # a function reads its globals when called: after the cell binds them
+        used |= _globals_read(child) - bound
         bound |= {s.get_name() for s in child.get_symbols() if s.is_declared_global() and s.is_assigned()}
-    for node in _top_level(ast.parse(code)):  # x[i] = ..., x.a += ...: a change in place binds x anew
-        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        for target in targets if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) else []:
-            while isinstance(target, (ast.Subscript, ast.Attribute)):
-                target = target.value
-            if isinstance(target, ast.Name):
-                bound.add(target.id)
     return Names(frozenset(bound), frozenset(used - set(dir(builtins))))
 
 

@@ -1,18 +1,28 @@
 """Lesson plans that fit a class slot: which sections to show, what to skip, the live demo and the exercise.
 
-The choices are written here, in words; the minutes are not typed. A segment's minutes are PLAN_FACTOR times
-the reading minutes of the sections it shows, plus the seconds those sections' cells ran (both measured by
-benchmarks/notebook_memory.py into assets/notebooks.json), plus EXERCISE_MINUTES for each exercise done in
-class; a lesson adds SWITCH_MINUTES for each change of notebook. The three constants are assumptions about
-teaching, not measurements, and the guide says so. `lessons_block` renders the plans for the instructor guide
-(benchmarks/report.py); tests/test_lessons.py checks that every plan fits its slot.
+The choices are written here, in words; nothing else is typed. From the chapter itself come the cells to run
+first without showing them (what the shown cells use from the sections skipped: tools/dependencies.py) and the
+questions to ask (the "*Ask:*" lines of the speaker notes of the sections shown). The minutes are estimates: a
+segment's are PLAN_FACTOR times the reading minutes of the sections it shows, plus the seconds those sections'
+cells ran (both measured by benchmarks/notebook_memory.py into assets/notebooks.json), plus EXERCISE_MINUTES for
+each exercise done in class; a lesson adds SWITCH_MINUTES for each change of notebook. The three constants are
+assumptions about teaching, and the guide says so. `lessons_block` renders the plans for the instructor guide
+(benchmarks/report.py); tests/test_lessons.py checks that every plan fits its slot, and
+tests/system/test_lesson_segments.py runs each segment's cells as the guide says, in a fresh kernel.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
+
+import nbformat
+
+from tools.chapters import NOTEBOOKS
+from tools.dependencies import needed
 
 PLAN_FACTOR = 1.5
 """Assumed: presenting a section takes half again its reading time, for questions and the live demo."""
@@ -187,13 +197,81 @@ def lesson_minutes(lesson: Lesson, measured: Mapping) -> int:
             + SWITCH_MINUTES * (len(lesson.segments) - 1))
 
 
+def chapter_parts(nb: nbformat.NotebookNode) -> list[tuple[str, list[int]]]:
+    """(title, cell indices) of each part of a notebook, split as tools.chapters.sections splits it."""
+    parts: list[tuple[str, list[int]]] = [("Introduction", [])]
+    for index, cell in enumerate(nb.cells):
+        heading = next((line[3:].strip() for line in cell.source.splitlines() if line.startswith("## ")), None)
+        if cell.cell_type == "markdown" and heading is not None:
+            if (parts[-1][1] and any(nb.cells[i].source.split() for i in parts[-1][1])) or len(parts) > 1:
+                parts.append((heading, []))
+            parts[-1] = (heading, parts[-1][1])
+        parts[-1][1].append(index)
+    return parts
+
+
+@cache
+def _notebook(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(NOTEBOOKS / name, as_version=4)
+
+
+def shown_cells(segment: Segment) -> list[int]:
+    """Every cell of the sections the segment shows, in notebook order."""
+    parts = chapter_parts(_notebook(segment.notebook))
+    return sorted(i for start in segment.show for i in _section(
+        [{"title": title, "cells": cells} for title, cells in parts], start, segment.notebook)["cells"])
+
+
+def lesson_cells(segment: Segment) -> list[int]:
+    """The code cells to run for the segment, in notebook order: the shown ones and what they need."""
+    nb = _notebook(segment.notebook)
+    sources = [cell.source if cell.cell_type == "code" else "" for cell in nb.cells]
+    return needed(sources, [i for i in shown_cells(segment) if sources[i].strip()])
+
+
+def run_first(segment: Segment) -> list[int]:
+    """The cells of skipped sections that the shown cells need: run, not shown."""
+    shown = set(shown_cells(segment))
+    return [i for i in lesson_cells(segment) if i not in shown]
+
+
+def questions(segment: Segment) -> list[str]:
+    """The questions to ask: the '*Ask:*' lines of the speaker notes in the sections shown."""
+    nb = _notebook(segment.notebook)
+    notes = "\n".join(nb.cells[i].metadata.get("instructor_notes", "") for i in shown_cells(segment))
+    return [" ".join(m.group(1).split()) for m in re.finditer(r"\*Ask:\*\s*(.+(?:\n(?!\s*[-*] |\s*$).+)*)", notes)]
+
+
+def _cell_name(nb: nbformat.NotebookNode, index: int) -> str:
+    """How an instructor finds a cell: the set-up cell, or its section and first line."""
+    if "setup" in nb.cells[index].metadata.get("tags", []):
+        return "the set-up cell"
+    title = next(title for title, cells in chapter_parts(nb) if index in cells)
+    line = nb.cells[index].source.strip().splitlines()[0]
+    return f"{title.split(' ')[0] if title[0].isdigit() else title}: `{line[:60]}{'...' if len(line) > 60 else ''}`"
+
+
+def _run_first_text(segment: Segment) -> str:
+    """'before 3. ...: the set-up cell; 1.: `words = ...`', grouped by the shown section each must precede."""
+    nb, shown = _notebook(segment.notebook), shown_cells(segment)
+    groups: dict[str, list[str]] = {}
+    for index in run_first(segment):
+        following = next((i for i in shown if i > index), None)
+        title = next(title for title, cells in chapter_parts(nb) if following in cells) if following else "the end"
+        groups.setdefault(title, []).append(_cell_name(nb, index))
+    return "; ".join(f"before {title}: {', '.join(names)}" for title, names in groups.items()) or "nothing"
+
+
 def _render_segment(segment: Segment, measured: Mapping, titles: Mapping[str, str]) -> list[str]:
     parts = measured["notebooks"][segment.notebook]["sections"]
     shown = [_section(parts, start, segment.notebook)["title"] for start in segment.show]
     number = f"{int(segment.notebook[:2])}. " if segment.notebook[:2].isdigit() else ""
     title = titles.get(segment.notebook, EXPLORER_TITLE)
-    return [f"**{number}{title}: {segment_minutes(segment, measured)} min.** Show: {'; '.join(shown)}.",
+    asks = questions(segment)
+    return [f"**{number}{title}: about {segment_minutes(segment, measured)} min.** Show: {'; '.join(shown)}.",
+            f"- Run first, without showing (the shown cells use them): {_run_first_text(segment)}.",
             f"- What to show: {segment.what}",
+            "- Ask:" + "".join(f"\n  - {ask}" for ask in asks) if asks else "- Ask: (no question in the notes)",
             f"- Skip: {segment.skip}",
             f"- Live demo: {segment.demo}",
             f"- Exercise: {segment.exercise}",
@@ -201,23 +279,24 @@ def _render_segment(segment: Segment, measured: Mapping, titles: Mapping[str, st
 
 
 def lessons_block(measured: Mapping | None, titles: Mapping[str, str]) -> str:
-    """Every lesson plan, with each segment's computed minutes and the lesson's total against its slot."""
+    """Every lesson plan, with each segment's estimated minutes and the lesson's total against its slot."""
     if not measured or not any("sections" in row for row in measured.get("notebooks", {}).values()):
         return "Not measured yet: run `python -m benchmarks.notebook_memory`."
     lines = []
     for lesson in LESSONS:
         total = lesson_minutes(lesson, measured)
         verdict = "fits" if total <= lesson.slot else "does NOT fit"
-        lines += [f"#### {lesson.title}", "", f"Planned: {total} of {lesson.slot} minutes ({verdict}).", ""]
+        lines += [f"#### {lesson.title}", "", f"Planned: about {total} of {lesson.slot} minutes ({verdict}).", ""]
         for segment in lesson.segments:
             lines += _render_segment(segment, measured, titles)
-    lines.append(f"Minutes per segment: {PLAN_FACTOR:g} x the reading time of the sections shown, plus the time "
-                 "their cells took to run, rounded up, plus "
+    lines.append(f"The minutes are estimates. Per segment: {PLAN_FACTOR:g} x the reading time of the sections "
+                 "shown, plus the time their cells took to run, rounded up, plus "
                  f"{EXERCISE_MINUTES} for each exercise done in class; each lesson adds {SWITCH_MINUTES} for each "
                  "change of notebook. Reading and run times are measured, by `python -m "
                  f"benchmarks.notebook_memory` on {measured['cpus']} CPU cores (load average "
                  f"{measured['load_average_1min']} at the end of the run: a busy machine makes run times longer); "
                  f"the factor {PLAN_FACTOR:g}, the {EXERCISE_MINUTES} minutes per exercise and the "
                  f"{SWITCH_MINUTES} per switch are assumptions about teaching: change them in tools/lessons.py "
-                 "to fit your class.")
+                 "to fit your class. The cells to run first and the questions come from the chapters (their "
+                 "code and their speaker notes).")
     return "\n".join(lines)
