@@ -74,7 +74,8 @@ class Score:
 class Graded:
     """One submission: who, which chapter, its status and why, and a score per exercise."""
 
-    path: Path
+    submission: str
+    """The notebook as the instructor named it: relative to the folder given, or the path given."""
     student: str
     chapter: str | None
     status: str
@@ -164,30 +165,30 @@ def run_plan(nb, chapter: str, timeout: float) -> tuple[list[dict], str, dict[st
 
 
 def grade(path: Path, student: str, chapter: str | None = None, points: dict[str, float] | None = None,
-          timeout: float = TIMEOUT) -> Graded:
+          timeout: float = TIMEOUT, shown: str | None = None) -> Graded:
     """Grade one submission against `chapter` (default: the chapter its file name says, else its code's)."""
-    points = points or {}
+    points, shown = points or {}, shown or str(path)
     began = time.perf_counter()
     named = chapter_in_name(path)
     wanted = chapter or named
     try:
         nb = read(path)
     except UnreadableError as problem:
-        return Graded(path, student, wanted, problem.status, str(problem), _zero(wanted, points, problem.status,
+        return Graded(shown, student, wanted, problem.status, str(problem), _zero(wanted, points, problem.status,
                                                                                  str(problem)))
     coded = chapter_in_code(nb)
     if wanted and coded and wanted != coded:
         said = f"the assignment is chapter {chapter}" if chapter else f"its file name says chapter {named}"
         why = f"wrong chapter: {said}, but its code is chapter {coded}'s"
-        return Graded(path, student, wanted, "wrong chapter", why, _zero(wanted, points, "wrong chapter", why))
+        return Graded(shown, student, wanted, "wrong chapter", why, _zero(wanted, points, "wrong chapter", why))
     chapter = wanted or coded
     if chapter is None and path.stem.lower().startswith("explorer"):
-        return Graded(path, student, None, "no exercises", "the explorer has no exercises to grade")
+        return Graded(shown, student, None, "no exercises", "the explorer has no exercises to grade")
     if chapter is None:
-        return Graded(path, student, None, "unknown chapter", "cannot tell its chapter from its name or its code: "
+        return Graded(shown, student, None, "unknown chapter", "cannot tell its chapter from its name or its code: "
                       "name the file after its chapter (01_one_spotlight.ipynb) or give --chapter")
     if not course(chapter)[1]:
-        return Graded(path, student, chapter, "no exercises", f"chapter {chapter} has no exercises to grade")
+        return Graded(shown, student, chapter, "no exercises", f"chapter {chapter} has no exercises to grade")
     elsewhere = foreign_flags(nb, chapter)
     lines, stopped, flagged = run_plan(nb, chapter, timeout)
     results = {line["exercise"]: line for line in lines if "exercise" in line}
@@ -204,25 +205,26 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
     if elsewhere:
         why = "not scored, flagged for review: " + "; ".join(elsewhere)
-        return Graded(path, student, chapter, "flagged", why, [Score(s.exercise, 0, s.max_points, "flagged", why)
+        return Graded(shown, student, chapter, "flagged", why, [Score(s.exercise, 0, s.max_points, "flagged", why)
                                                                for s in scores], time.perf_counter() - began)
     marked = [s.exercise for s in scores if s.status == "flagged"]
     note = f"flagged for review: {', '.join(marked)}" if marked else error or stopped
-    return Graded(path, student, chapter, "flagged" if marked else "graded", note, scores, time.perf_counter() - began)
+    status = "flagged" if marked else "error" if any(s.status == "error" for s in scores) else "graded"
+    return Graded(shown, student, chapter, status, note, scores, time.perf_counter() - began)
 
 
-def submissions(paths: Sequence[Path]) -> list[tuple[str, Path]]:
-    """(name, notebook) for every notebook named or found under a folder named, at any depth; a nested
-    notebook's name is its first folder under the one named (submissions/<student>/...), else its file's stem."""
+def submissions(paths: Sequence[Path]) -> list[tuple[str, Path, str]]:
+    """(name, notebook, how to show it) for every notebook named or found under a folder named, at any depth; a
+    nested notebook's name is its first folder under the one named (submissions/<student>/...), else its stem."""
     found = []
     for path in paths:
         if not path.is_dir():
-            found.append((path.stem, path))
+            found.append((path.stem, path, str(path)))
             continue
         for notebook in sorted(path.rglob("*.ipynb")):
             parts = notebook.relative_to(path).parts
             if ".ipynb_checkpoints" not in parts:
-                found.append((parts[0] if len(parts) > 1 else notebook.stem, notebook))
+                found.append((parts[0] if len(parts) > 1 else notebook.stem, notebook, "/".join(parts)))
     return found
 
 
@@ -266,7 +268,7 @@ def write_csvs(results: Sequence[Graded], missing: Sequence[str], out: Path) -> 
         writer = csv.writer(handle)
         writer.writerow(["student", "submission", "chapter", "points", "max_points", "status", "note"])
         for g in results:
-            writer.writerow([g.student, str(g.path), g.chapter or "", f"{g.points:g}", f"{g.max_points:g}", g.status,
+            writer.writerow([g.student, g.submission, g.chapter or "", f"{g.points:g}", f"{g.max_points:g}", g.status,
                              g.note])
         writer.writerows([student, "", "", 0, "", "missing", "no notebook from this student"] for student in missing)
     with grades.open("w", newline="", encoding="utf-8") as handle:
@@ -274,7 +276,7 @@ def write_csvs(results: Sequence[Graded], missing: Sequence[str], out: Path) -> 
         writer.writerow(["student", "submission", "chapter", "exercise", "points", "max_points", "status", "feedback"])
         for g in results:
             rows = g.scores or [Score("", 0, 0, g.status, g.note)]
-            writer.writerows([g.student, str(g.path), g.chapter or "", s.exercise, f"{s.points:g}",
+            writer.writerows([g.student, g.submission, g.chapter or "", s.exercise, f"{s.points:g}",
                               f"{s.max_points:g}", s.status, s.feedback] for s in rows)
     return summary, grades
 
@@ -313,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.gradescope:
         graded = grade(found[0][1], found[0][0], chapter, points, args.timeout) if len(found) == 1 else None
         why = "no notebook was uploaded: upload your .ipynb file" if not found else (
-            f"{len(found)} notebooks were uploaded ({', '.join(p.name for _, p in found)}): upload exactly one")
+            f"{len(found)} notebooks were uploaded ({', '.join(p.name for _, p, _ in found)}): upload exactly one")
         args.gradescope.parent.mkdir(parents=True, exist_ok=True)
         args.gradescope.write_text(json.dumps(gradescope(graded, why), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {args.gradescope}: {graded.status if graded else why}")
@@ -322,16 +324,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("no notebooks found (.ipynb files, in the folders given or any folder below them)")
     results = []
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
-        futures = [pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout) for key, path in found]
+        futures = [pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout, shown)
+                   for key, path, shown in found]
         for future in as_completed(futures):
             g = future.result()
             results.append(g)
-            print(f"{g.student} ({g.path.name}): {g.status}, {g.points:g} of {g.max_points:g} ({g.seconds:.0f} s)"
+            print(f"{g.student} ({g.submission}): {g.status}, {g.points:g} of {g.max_points:g} ({g.seconds:.0f} s)"
                   + (f": {g.note}"[:160] if g.note else ""), flush=True)
-    results.sort(key=lambda g: (g.student, str(g.path)))
+    results.sort(key=lambda g: (g.student, g.submission))
     seen = {g.student for g in results}
     missing = sorted(student for student in roster.values() if student not in seen)
-    unlisted = sorted({key for key, _ in found if roster and key not in roster})
+    unlisted = sorted({key for key, _, _ in found if roster and key not in roster})
     summary, grades = write_csvs(results, missing, args.out)
     print(f"wrote {summary} and {grades}" + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else ""))
     return 0

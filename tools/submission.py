@@ -35,7 +35,8 @@ INTROSPECTION = {"__globals__", "__code__", "__closure__", "__dict__", "__builti
 DYNAMIC = {"exec", "eval", "compile", "__import__", "globals", "vars", "setattr", "delattr"}
 HIDDEN_IMPORTS = {"importlib", "gc", "ctypes", "inspect", "builtins"}
 MODULES = {"torch", "F", "nn", "math", "helpers", "np", "numpy"}
-"""Names that are modules in every chapter: an attribute assigned on one of them is monkeypatching."""
+"""Names that are modules in every chapter (with what the cell itself imports): assigning an attribute of one
+is monkeypatching."""
 
 
 class UnreadableError(Exception):
@@ -163,16 +164,18 @@ def flags(source: str, exercise: bool) -> list[str]:
     if tree is None:
         return []
     found = []
+    modules = MODULES | {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+                         if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
     for node in ast.walk(tree):
         named = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
         if named in MACHINERY:
             found.append(f"uses {named}, which the checks keep")
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
-            if any("solutions" in m for m in modules):
+            imported = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            if any("solutions" in m for m in imported):
                 found.append("imports the course's solutions")
-            if exercise and {m.split(".")[0] for m in modules} & HIDDEN_IMPORTS:
-                found.append(f"imports {', '.join(modules)}")
+            if exercise and {m.split(".")[0] for m in imported} & HIDDEN_IMPORTS:
+                found.append(f"imports {', '.join(imported)}")
         defined = [node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else []
         defined += [t.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if isinstance(t, ast.Name)]
         found += [f"redefines {d}" for d in defined if CHECKING.fullmatch(d)]
@@ -182,7 +185,9 @@ def flags(source: str, exercise: bool) -> list[str]:
             root = target
             while isinstance(root, (ast.Attribute, ast.Subscript)):
                 root = root.value
-            if isinstance(target, ast.Attribute) and isinstance(root, ast.Name) and root.id in MODULES:
+            if isinstance(target, ast.Attribute) and CHECKING.fullmatch(target.attr):
+                found.append(f"redefines {target.attr}")
+            elif isinstance(target, ast.Attribute) and isinstance(root, ast.Name) and root.id in modules:
                 found.append(f"changes {_dotted(target)} (monkeypatching)")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"setattr", "delattr"}:
             found.append(f"calls {node.func.id}()")
