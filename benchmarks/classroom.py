@@ -4,9 +4,9 @@
     python -m benchmarks.classroom --students 4 --chapters 03,05,07 --out c.json
 
 For each class size a fresh JupyterHub starts on 127.0.0.1 (benchmarks/hub.py): N students are created through
-its REST API, each gets a copy of the notebooks in their own home folder (as an nbgitpuller link gives them) and
-a running server; then every student runs the chosen chapters one after another, all students at the same
-moment, through their server's kernel API as their browser would (benchmarks/student.py). Recorded per student
+its REST API, each gets the learner edition in their own home folder (as a class's hub delivers it on start,
+deploy/deliver.py) and a running server; then every student runs the chosen chapters one after another, all at
+the same moment, through their server's kernel API as their browser would (benchmarks/student.py). Recorded per student
 and chapter: wall time, CPU seconds, the slowest cell, the kernel's peak memory and any error; per student the
 server's peak memory; the hub's and the proxy's. The machine and its load are recorded with the figures. The
 default output, assets/classroom.json, also rewrites deploy/config.yaml (benchmarks/sizing.py); then run
@@ -24,7 +24,6 @@ import asyncio
 import json
 import os
 import resource
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -33,13 +32,11 @@ from benchmarks.bench import machine
 from benchmarks.hub import LocalHub, SetupError, proxy_command
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, write_deploy_config
 from benchmarks.student import MB, Browser
-from tools.chapters import NOTEBOOKS, chapter_paths
+from tools.chapters import chapter_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "assets" / "classroom.json"
 GRID = (1, 2, 4, 8)
-COPY = "several-spotlights"
-"""The folder in each student's home that holds the repository's notebooks, as nbgitpuller names it."""
 SAMPLE_S = 0.5
 
 
@@ -131,7 +128,7 @@ class Peaks:
 
 async def one_student(browser: Browser, chapters: list[Path]) -> list[dict]:
     """A student's chapters, one after another, each in a fresh kernel."""
-    return [await browser.run_chapter(path, f"{COPY}/notebooks") for path in chapters]
+    return [await browser.run_chapter(path, "several-spotlights") for path in chapters]
 
 
 async def measure_class(size: int, chapters: list[Path], port: int | None) -> dict:
@@ -139,8 +136,7 @@ async def measure_class(size: int, chapters: list[Path], port: int | None) -> di
     names = [f"student{i + 1}" for i in range(size)]
     async with LocalHub(port) as hub:
         for name in names:
-            shutil.copytree(NOTEBOOKS, hub.homes / name / COPY / "notebooks",
-                            ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+            hub.deliver(name)
         tokens = await hub.add_students(names)
         peaks = Peaks(hub)
         sampler = asyncio.create_task(peaks.run())

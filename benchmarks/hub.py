@@ -25,6 +25,8 @@ from pathlib import Path
 import psutil
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
+from tools.editions import build
+
 ROOT = Path(__file__).resolve().parents[1]
 NPM_DIR = ROOT / "build" / "npm"  # git-ignored; tools/build_slides.py keeps reveal.js here too
 PROXY = "configurable-http-proxy@5.3.0"
@@ -101,8 +103,8 @@ def hub_config(folder: Path, port: int, hub_port: int, api_port: int, token: str
         "Spawner.start_timeout": START_TIMEOUT_S,
         "Spawner.http_timeout": START_TIMEOUT_S,
         "JupyterHub.services": [{"name": SERVICE, "api_token": token}],
-        "JupyterHub.load_roles": [{"name": SERVICE, "scopes": ["admin:users", "admin:servers", "tokens"],
-                                   "services": [SERVICE]}],
+        "JupyterHub.load_roles": [{"name": SERVICE, "services": [SERVICE], "scopes": [
+            "admin:users", "admin:servers", "tokens", "list:users", "read:users", "access:servers"]}],
     }
     keep = [name for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if name in os.environ]
     lines = [f"c.{name} = {value!r}" for name, value in settings.items()]
@@ -127,6 +129,23 @@ class LocalHub:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def token(self) -> str:
+        """The benchmark service's token: an admin's scopes, and access to every student's server."""
+        return self._token
+
+    def deliver(self, name: str) -> Path:
+        """Give a student the learner edition as a class's hub does: deploy/deliver.py copies it into their home,
+        from the folder postBuild puts it in (built here once). Returns the folder the notebooks are in."""
+        share = self._folder / "share"
+        if not share.exists():
+            build("learner", share / "notebooks")
+            shutil.copy2(ROOT / "deploy" / "deliver.py", share)
+        home = self.homes / name
+        home.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, str(share / "deliver.py")], env={**os.environ, "HOME": str(home)}, check=True)
+        return home / "several-spotlights"
+
     async def __aenter__(self) -> LocalHub:
         try:
             await self._start()
@@ -148,7 +167,7 @@ class LocalHub:
         hub_port, api_port = ports
         config = self._folder / "jupyterhub_config.py"
         config.write_text(hub_config(self._folder, self.port, hub_port, api_port, self._token))
-        self.homes.mkdir()
+        self.homes.mkdir(exist_ok=True)
         log = (self._folder / "hub.log").open("w")
         # its own session: Ctrl-C reaches this process only, which then stops the hub in order
         self._hub = psutil.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)], cwd=self._folder,
