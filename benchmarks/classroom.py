@@ -21,12 +21,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import re
 import resource
 import sys
 import time
 from pathlib import Path
+
+import psutil
 
 from benchmarks.bench import machine
 from benchmarks.hub import LocalHub, SetupError, proxy_command
@@ -44,52 +48,26 @@ class UsageError(ValueError):
     """A bad command-line argument; the message says which and why."""
 
 
-def parse_students(text: str) -> list[int]:
-    """'4' or '1,2,4,8' -> class sizes, each at least 1."""
-    try:
-        sizes = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise UsageError(f"--students takes whole numbers separated by commas, not {text!r}") from None
-    if not sizes or min(sizes) < 1:
-        raise UsageError(f"--students must be at least 1 (got {text!r})")
-    return sorted(set(sizes))
-
-
-def parse_chapters(text: str) -> list[Path]:
-    """'01,03' -> those chapters' files in reading order; every prefix must name a chapter."""
-    prefixes = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [p for p in prefixes if not chapter_paths(p)]
-    if unknown or not prefixes:
-        names = ", ".join(path.name[:2] for path in chapter_paths(""))
-        raise UsageError(f"--chapters: no chapter starts with {', '.join(unknown) or repr(text)} (chapters: {names})")
-    return chapter_paths(",".join(prefixes))
-
-
-def check_out(path: Path) -> Path:
-    """The output file, if it can be written (its folder exists and is writable)."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise UsageError(f"--out {path} is a folder; give a file name such as {path / 'classroom.json'}")
-    if not folder.is_dir():
-        raise UsageError(f"--out {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise UsageError(f"--out {path} cannot be written")
-    return path
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", default=",".join(map(str, GRID)),
                         help="class sizes to measure, e.g. 4 or 1,2,4,8 (default: %(default)s)")
     parser.add_argument("--chapters", default="", help="chapter prefixes, e.g. 01,03 (default: every chapter)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file (default: assets/classroom.json)")
-    parser.add_argument("--port", type=int, help="the hub's port on 127.0.0.1 (default: a free one)")
     args = parser.parse_args(argv)
-    args.students = parse_students(args.students)
-    args.chapters = parse_chapters(args.chapters) if args.chapters else chapter_paths("")
-    args.out = check_out(args.out)
-    if args.port is not None and not 1 <= args.port <= 65535:
-        raise UsageError(f"--port must be between 1 and 65535 (got {args.port})")
+    if not re.fullmatch(r"\d+(,\d+)*", args.students):
+        raise UsageError(f"--students takes whole numbers separated by commas, not {args.students!r}")
+    args.students = sorted({int(n) for n in args.students.split(",")})
+    if args.students[0] < 1:
+        raise UsageError("--students must be at least 1")
+    unknown = [p for p in args.chapters.split(",") if p.strip() and not chapter_paths(p.strip())]
+    if unknown:
+        raise UsageError(f"--chapters: no chapter starts with {', '.join(unknown)} "
+                         f"(chapters: {', '.join(path.name[:2] for path in chapter_paths(''))})")
+    args.chapters = chapter_paths(args.chapters)
+    if not args.out.parent.is_dir() or args.out.is_dir():
+        raise UsageError(f"--out {args.out}: give a file in a folder that exists (the folder {args.out.parent} "
+                         "does not exist, or the name is a folder)")
     return args
 
 
@@ -114,10 +92,8 @@ class Peaks:
         for key, processes in self.hub.processes().items():
             total = 0
             for process in processes:
-                try:
+                with contextlib.suppress(psutil.Error):  # a process that just exited
                     total += process.memory_info().rss
-                except Exception:  # a process that just exited
-                    continue
             self.mb[key] = max(self.mb.get(key, 0.0), round(total / MB, 1))
 
     async def run(self) -> None:
@@ -131,10 +107,10 @@ async def one_student(browser: Browser, chapters: list[Path]) -> list[dict]:
     return [await browser.run_chapter(path, "several-spotlights") for path in chapters]
 
 
-async def measure_class(size: int, chapters: list[Path], port: int | None) -> dict:
+async def measure_class(size: int, chapters: list[Path]) -> dict:
     """Start a hub with `size` students and run `chapters` for all of them at the same time."""
     names = [f"student{i + 1}" for i in range(size)]
-    async with LocalHub(port) as hub:
+    async with LocalHub() as hub:
         for name in names:
             hub.deliver(name)
         tokens = await hub.add_students(names)
@@ -163,7 +139,7 @@ async def measure_class(size: int, chapters: list[Path], port: int | None) -> di
     return run
 
 
-async def measure(sizes: list[int], chapters: list[Path], port: int | None) -> dict:
+async def measure(sizes: list[int], chapters: list[Path]) -> dict:
     """Every class size in turn, each on a fresh hub; the results file's content."""
     results = {
         "command": "python -m benchmarks.classroom " + " ".join(sys.argv[1:]),
@@ -173,7 +149,7 @@ async def measure(sizes: list[int], chapters: list[Path], port: int | None) -> d
         "runs": [],
     }
     for size in sizes:
-        run = await measure_class(size, chapters, port)
+        run = await measure_class(size, chapters)
         results["runs"].append(run)
         print(f"{size} student(s) on {run['cpus']} cores, load average {run['load_average_start']} -> "
               f"{run['load_average_end']}: {summary_line([run])}", flush=True)
@@ -185,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parse_args(argv)
         proxy_command()  # npm and the proxy first: a clear message before anything starts
-        results = asyncio.run(measure(args.students, args.chapters, args.port))
+        results = asyncio.run(measure(args.students, args.chapters))
     except (UsageError, SetupError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
