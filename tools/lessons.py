@@ -20,7 +20,7 @@ from functools import cache
 
 import nbformat
 
-from tools.chapters import NOTEBOOKS, ROOT
+from tools.chapters import EXPLORER, NOTEBOOKS, ROOT
 from tools.dependencies import needed
 
 try:
@@ -142,11 +142,27 @@ def run_first(segment: Segment) -> list[int]:
     return [i for i in lesson_cells(segment) if i not in shown]
 
 
+def _asks(nb: nbformat.NotebookNode, cells: list[int]) -> list[str]:
+    """The '*Ask:*' lines of the speaker notes of `cells`, each on one line."""
+    notes = "\n".join(nb.cells[i].metadata.get("instructor_notes", "") for i in cells)
+    return [" ".join(m.group(1).split()) for m in re.finditer(r"\*Ask:\*\s*(.+(?:\n(?!\s*[-*] |\s*$).+)*)", notes)]
+
+
 def questions(segment: Segment) -> list[str]:
     """The questions to ask: the '*Ask:*' lines of the speaker notes in the sections shown."""
-    nb = _notebook(segment.notebook)
-    notes = "\n".join(nb.cells[i].metadata.get("instructor_notes", "") for i in shown_cells(segment))
-    return [" ".join(m.group(1).split()) for m in re.finditer(r"\*Ask:\*\s*(.+(?:\n(?!\s*[-*] |\s*$).+)*)", notes)]
+    return _asks(_notebook(segment.notebook), shown_cells(segment))
+
+
+def questions_block(titles: Mapping[str, str]) -> str:
+    """Every chapter's questions, section by section, from its speaker notes (for the guide)."""
+    lines = []
+    for name in [*titles, EXPLORER]:
+        nb = _notebook(name)
+        asked = [(title, ask) for title, cells in chapter_parts(nb) for ask in _asks(nb, cells)]
+        number = f"{int(name[:2])}. " if name[:2].isdigit() else ""
+        lines += [f"**{number}{titles.get(name, EXPLORER_TITLE)}**", ""]
+        lines += [f"- {title}: {ask}" for title, ask in asked] + [""]
+    return "\n".join(lines).rstrip()
 
 
 def _cell_name(nb: nbformat.NotebookNode, index: int) -> str:
