@@ -4,27 +4,16 @@
     python -m tools.grade submissions/ --chapter 02 --roster roster.csv --points points.toml --workers 4
     python -m tools.grade /autograder/submission --chapter 01 --gradescope /autograder/results/results.json
 
-The submission is read, never run as a whole. For each exercise the grader takes the learner's code from the
-notebook (tools/submission.py: the cell tagged `exercise`, or wherever the definition moved) and starts a fresh
-Python process per submission (tools/grade_run.py) that imports helpers itself, runs the set-up and the cells
-the checks need from the course's own copy of the chapter (in notebooks/; tools/dependencies.py picks them),
-puts the learner's code where the exercise's cell is, and runs the course's check cells. A wrong answer scores
-0 with its check's explanation; an unfinished one "not attempted"; a step over `--timeout` seconds is stopped.
-
-**What it catches, and what it does not.** Redefined checks, edited outcomes, solutions imported, assigned or
-wrapped, monkeypatched helpers or torch are flagged and not scored: by a static look at the code (the exercise
-cells, and every cell the chapter does not have) and at run time (helpers and torch unchanged after each
-exercise, the function checked not a solution, no call from the learner's code into a solution or a check). A
-flag in an exercise zeroes that exercise; a flag anywhere else zeroes the submission: review it by hand. It is
-not a sandbox: the learner's code runs with your permissions, and a determined author can hide code from a
-static look. Grade where that is acceptable (a container, a virtual machine, Gradescope). A learner who copies
-the solution `solution("softmax")` prints scores as if they wrote it: switch solutions off for a graded class.
-
-Every submission gets a row in summary.csv (one per notebook: points and a status that says why: graded,
-flagged, corrupt, empty, wrong chapter, no exercises, unknown chapter; "missing" for a roster entry with no
-notebook) and one per exercise in grades.csv, with the feedback. A roster (CSV: file or folder name, student id)
-names the students; points come from one table: 1 per exercise unless a CSV (exercise, points) or TOML
-(`softmax = 2`) says otherwise. `--gradescope` writes Gradescope's results.json for the one upload, whatever it is.
+A submission is never run as a whole. Its exercise code (tools/submission.py) runs in a fresh process per
+submission (tools/grade_run.py) that imports helpers itself and runs, from the course's own copy of the chapter,
+the cells the checks need (tools/dependencies.py), the learner's code in place of each exercise, and the check
+cells. Threat model (the guide has it in full): redefined checks, edited outcomes, solutions imported, assigned
+or wrapped, and monkeypatched helpers or torch are flagged and not scored, from a static look at the code and
+checks at run time; a flag in an exercise zeroes it, anywhere else the notebook. It is not a sandbox: the code
+runs with your permissions and a determined author can hide from both looks; a solution copied by hand is not
+detected (switch `solution()` off for a graded class). Every notebook gets a row in summary.csv with a status
+that says why (graded, flagged, corrupt, empty, wrong chapter, unknown chapter, no exercises, error; "missing" for
+a roster entry without one), and one per exercise in grades.csv. Points: 1 per exercise unless a CSV or TOML says.
 """
 
 from __future__ import annotations
@@ -44,6 +33,12 @@ from pathlib import Path
 
 from tools.chapters import CHAPTERS, ROOT
 from tools.dependencies import names, needed
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
 from tools.submission import (
     UnreadableError,
     chapter_in_code,
@@ -240,11 +235,6 @@ def read_roster(path: Path) -> dict[str, str]:
 def read_points(path: Path) -> dict[str, float]:
     """Points per exercise from a CSV (exercise,points with a header) or a TOML file (softmax = 2)."""
     if path.suffix == ".toml":
-        try:
-            import tomllib
-        except ImportError:  # Python 3.10
-            import tomli as tomllib
-
         table = tomllib.loads(path.read_text(encoding="utf-8"))
         table = table.get("points", table)
     else:
@@ -260,25 +250,24 @@ def read_points(path: Path) -> dict[str, float]:
         raise ValueError(f"{path}: points must be numbers") from None
 
 
+def _write(path: Path, header: list[str], rows: list[list]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([header, *rows])
+    return path
+
+
 def write_csvs(results: Sequence[Graded], missing: Sequence[str], out: Path) -> tuple[Path, Path]:
     """summary.csv (one row per submission, and per roster entry with none) and grades.csv (one per exercise)."""
     out.mkdir(parents=True, exist_ok=True)
-    summary, grades = out / "summary.csv", out / "grades.csv"
-    with summary.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["student", "submission", "chapter", "points", "max_points", "status", "note"])
-        for g in results:
-            writer.writerow([g.student, g.submission, g.chapter or "", f"{g.points:g}", f"{g.max_points:g}", g.status,
-                             g.note])
-        writer.writerows([student, "", "", 0, "", "missing", "no notebook from this student"] for student in missing)
-    with grades.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["student", "submission", "chapter", "exercise", "points", "max_points", "status", "feedback"])
-        for g in results:
-            rows = g.scores or [Score("", 0, 0, g.status, g.note)]
-            writer.writerows([g.student, g.submission, g.chapter or "", s.exercise, f"{s.points:g}",
-                              f"{s.max_points:g}", s.status, s.feedback] for s in rows)
-    return summary, grades
+    summary = [[g.student, g.submission, g.chapter or "", f"{g.points:g}", f"{g.max_points:g}", g.status, g.note]
+               for g in results] + [[student, "", "", 0, "", "missing", "no notebook from this student"]
+                                    for student in missing]
+    grades = [[g.student, g.submission, g.chapter or "", s.exercise, f"{s.points:g}", f"{s.max_points:g}", s.status,
+               s.feedback] for g in results for s in g.scores or [Score("", 0, 0, g.status, g.note)]]
+    return (_write(out / "summary.csv", ["student", "submission", "chapter", "points", "max_points", "status",
+                                         "note"], summary),
+            _write(out / "grades.csv", ["student", "submission", "chapter", "exercise", "points", "max_points",
+                                        "status", "feedback"], grades))
 
 
 def gradescope(graded: Graded | None, why: str = "") -> dict:

@@ -2,25 +2,19 @@
 
     python -m tools.grade_run PLAN.json RESULTS.jsonl      (started by tools/grade.py, one process per submission)
 
-The plan (written by tools/grade.py from the course's own copy of the chapter) is a list of steps: the course's
-cells the checks need (set-up, the cells that compute a check's extra arguments), each exercise's code as the
-learner wrote it, and each exercise's check cell, again the course's. They run in order in one namespace, as the
-chapter runs them; each check cell calls helpers.checks.yours_or_reference, whose outcome this process reads
-from the OUTCOMES dictionary it held before any learner code ran. One JSON line per exercise goes to RESULTS.
-
-At run time, beside the static look tools/submission.py takes, an exercise is flagged (never scored) when:
-- after its code or its check ran, a function, class or table of helpers (the checks and their solutions
-  included), or of torch, torch.Tensor, torch.nn.functional or math, is not the object it was before;
-- the function handed to the check is one of the course's solutions (imported, assigned, wrapped with
-  functools.partial or functools.wraps, or a copy of a solution's code object);
-- code the learner wrote called a solution, a check or yours_or_reference while it ran.
-A step running over the time limit is stopped (SIGALRM); tools/grade.py kills the whole process past its own limit.
+The plan's steps (tools/grade.py makes them from the course's copy of the chapter) run in order in one namespace:
+the course's cells the checks need, each exercise's code as the learner wrote it, each exercise's check cell.
+A check cell calls yours_or_reference, whose outcome is read from the OUTCOMES dictionary held before any learner
+code ran; one JSON line per exercise goes to RESULTS. An exercise is flagged when, after its code or check ran,
+a function, class or table of helpers (checks and solutions included), torch, torch.Tensor, torch.nn.functional
+or math is another object than before; when the function checked is a course solution (imported, wrapped,
+its code object copied); or when the learner's code called a solution, a check or yours_or_reference. A step
+over the time limit is stopped (SIGALRM); tools/grade.py kills the process past its own limit.
 """
 
 from __future__ import annotations
 
 import functools
-import io
 import json
 import linecache
 import os
@@ -50,7 +44,7 @@ def fingerprint() -> dict[str, int]:
     import torch
     import torch.nn.functional
 
-    spaces = {name: vars(module) for name, module in sys.modules.items() if name.split(".")[0] == "helpers"}
+    spaces = {name: vars(module) for name, module in list(sys.modules.items()) if name.split(".")[0] == "helpers"}
     spaces |= {"torch": vars(torch), "torch.Tensor": vars(torch.Tensor), "F": vars(torch.nn.functional),
                "math": vars(math)}
     found = {}
@@ -101,7 +95,7 @@ def run(source: str, label: str, namespace: dict, timeout: float, watch: Watch |
     signal.setitimer(signal.ITIMER_REAL, timeout)
     sys.setprofile(watch)
     try:
-        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        with open(os.devnull, "w") as sink, redirect_stdout(sink), redirect_stderr(sink):
             exec(compile(source, label, "exec"), namespace)
     except BaseException as err:  # the learner's code may raise anything; the time limit is a BaseException
         return err
