@@ -4,9 +4,9 @@
     python -m benchmarks.classroom --students 4 --chapters 03,05,07 --out c.json
 
 For each class size a fresh JupyterHub starts on 127.0.0.1 (benchmarks/hub.py): N students are created through
-its REST API, each gets a copy of the notebooks in their own home folder (as an nbgitpuller link gives them) and
-a running server; then every student runs the chosen chapters one after another, all students at the same
-moment, through their server's kernel API as their browser would (benchmarks/student.py). Recorded per student
+its REST API, each gets the learner edition in their own home folder (as a class's hub delivers it on start,
+deploy/deliver.py) and a running server; then every student runs the chosen chapters one after another, all at
+the same moment, through their server's kernel API as their browser would (benchmarks/student.py). Recorded per student
 and chapter: wall time, CPU seconds, the slowest cell, the kernel's peak memory and any error; per student the
 server's peak memory; the hub's and the proxy's. The machine and its load are recorded with the figures. The
 default output, assets/classroom.json, also rewrites deploy/config.yaml (benchmarks/sizing.py); then run
@@ -21,63 +21,31 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import re
 import resource
-import shutil
 import sys
 import time
 from pathlib import Path
+
+import psutil
 
 from benchmarks.bench import machine
 from benchmarks.hub import LocalHub, SetupError, proxy_command
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, write_deploy_config
 from benchmarks.student import MB, Browser
-from tools.chapters import NOTEBOOKS, chapter_paths
+from tools.chapters import chapter_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "assets" / "classroom.json"
 GRID = (1, 2, 4, 8)
-COPY = "several-spotlights"
-"""The folder in each student's home that holds the repository's notebooks, as nbgitpuller names it."""
 SAMPLE_S = 0.5
 
 
 class UsageError(ValueError):
     """A bad command-line argument; the message says which and why."""
-
-
-def parse_students(text: str) -> list[int]:
-    """'4' or '1,2,4,8' -> class sizes, each at least 1."""
-    try:
-        sizes = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise UsageError(f"--students takes whole numbers separated by commas, not {text!r}") from None
-    if not sizes or min(sizes) < 1:
-        raise UsageError(f"--students must be at least 1 (got {text!r})")
-    return sorted(set(sizes))
-
-
-def parse_chapters(text: str) -> list[Path]:
-    """'01,03' -> those chapters' files in reading order; every prefix must name a chapter."""
-    prefixes = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [p for p in prefixes if not chapter_paths(p)]
-    if unknown or not prefixes:
-        names = ", ".join(path.name[:2] for path in chapter_paths(""))
-        raise UsageError(f"--chapters: no chapter starts with {', '.join(unknown) or repr(text)} (chapters: {names})")
-    return chapter_paths(",".join(prefixes))
-
-
-def check_out(path: Path) -> Path:
-    """The output file, if it can be written (its folder exists and is writable)."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise UsageError(f"--out {path} is a folder; give a file name such as {path / 'classroom.json'}")
-    if not folder.is_dir():
-        raise UsageError(f"--out {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise UsageError(f"--out {path} cannot be written")
-    return path
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -86,13 +54,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="class sizes to measure, e.g. 4 or 1,2,4,8 (default: %(default)s)")
     parser.add_argument("--chapters", default="", help="chapter prefixes, e.g. 01,03 (default: every chapter)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file (default: assets/classroom.json)")
-    parser.add_argument("--port", type=int, help="the hub's port on 127.0.0.1 (default: a free one)")
     args = parser.parse_args(argv)
-    args.students = parse_students(args.students)
-    args.chapters = parse_chapters(args.chapters) if args.chapters else chapter_paths("")
-    args.out = check_out(args.out)
-    if args.port is not None and not 1 <= args.port <= 65535:
-        raise UsageError(f"--port must be between 1 and 65535 (got {args.port})")
+    if not re.fullmatch(r"\d+(,\d+)*", args.students):
+        raise UsageError(f"--students takes whole numbers separated by commas, not {args.students!r}")
+    args.students = sorted({int(n) for n in args.students.split(",")})
+    if args.students[0] < 1:
+        raise UsageError("--students must be at least 1")
+    unknown = [p for p in args.chapters.split(",") if p.strip() and not chapter_paths(p.strip())]
+    if unknown:
+        raise UsageError(f"--chapters: no chapter starts with {', '.join(unknown)} "
+                         f"(chapters: {', '.join(path.name[:2] for path in chapter_paths(''))})")
+    args.chapters = chapter_paths(args.chapters)
+    if not args.out.parent.is_dir() or args.out.is_dir():
+        raise UsageError(f"--out {args.out}: give a file in a folder that exists (the folder {args.out.parent} "
+                         "does not exist, or the name is a folder)")
     return args
 
 
@@ -117,10 +92,8 @@ class Peaks:
         for key, processes in self.hub.processes().items():
             total = 0
             for process in processes:
-                try:
+                with contextlib.suppress(psutil.Error):  # a process that just exited
                     total += process.memory_info().rss
-                except Exception:  # a process that just exited
-                    continue
             self.mb[key] = max(self.mb.get(key, 0.0), round(total / MB, 1))
 
     async def run(self) -> None:
@@ -131,16 +104,15 @@ class Peaks:
 
 async def one_student(browser: Browser, chapters: list[Path]) -> list[dict]:
     """A student's chapters, one after another, each in a fresh kernel."""
-    return [await browser.run_chapter(path, f"{COPY}/notebooks") for path in chapters]
+    return [await browser.run_chapter(path, "several-spotlights") for path in chapters]
 
 
-async def measure_class(size: int, chapters: list[Path], port: int | None) -> dict:
+async def measure_class(size: int, chapters: list[Path]) -> dict:
     """Start a hub with `size` students and run `chapters` for all of them at the same time."""
     names = [f"student{i + 1}" for i in range(size)]
-    async with LocalHub(port) as hub:
+    async with LocalHub() as hub:
         for name in names:
-            shutil.copytree(NOTEBOOKS, hub.homes / name / COPY / "notebooks",
-                            ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+            hub.deliver(name)
         tokens = await hub.add_students(names)
         peaks = Peaks(hub)
         sampler = asyncio.create_task(peaks.run())
@@ -167,7 +139,7 @@ async def measure_class(size: int, chapters: list[Path], port: int | None) -> di
     return run
 
 
-async def measure(sizes: list[int], chapters: list[Path], port: int | None) -> dict:
+async def measure(sizes: list[int], chapters: list[Path]) -> dict:
     """Every class size in turn, each on a fresh hub; the results file's content."""
     results = {
         "command": "python -m benchmarks.classroom " + " ".join(sys.argv[1:]),
@@ -177,7 +149,7 @@ async def measure(sizes: list[int], chapters: list[Path], port: int | None) -> d
         "runs": [],
     }
     for size in sizes:
-        run = await measure_class(size, chapters, port)
+        run = await measure_class(size, chapters)
         results["runs"].append(run)
         print(f"{size} student(s) on {run['cpus']} cores, load average {run['load_average_start']} -> "
               f"{run['load_average_end']}: {summary_line([run])}", flush=True)
@@ -189,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parse_args(argv)
         proxy_command()  # npm and the proxy first: a clear message before anything starts
-        results = asyncio.run(measure(args.students, args.chapters, args.port))
+        results = asyncio.run(measure(args.students, args.chapters))
     except (UsageError, SetupError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2

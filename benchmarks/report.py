@@ -2,8 +2,9 @@
 
 Each benchmark writes one results file in assets/; this module is the one place that turns them into text.
 docs/measurements.md is generated whole; README.md and docs/instructor.md hold blocks between
-`<!-- NAME:start -->` and `<!-- NAME:end -->`. What is rendered depends on the results files only, never on
-the notebooks' text, so editing a chapter's prose never makes these pages stale.
+`<!-- NAME:start -->` and `<!-- NAME:end -->`. What is rendered depends on the results files, and the guide's
+lesson plans and questions also on docs/lessons.toml and the chapters' code and speaker notes, never on the
+notebooks' prose: editing a chapter's prose never makes these pages stale.
 
     python -m benchmarks.report           # rewrite docs/measurements.md and the blocks
     python -m benchmarks.report --check   # exit 1 if anything is out of date (the tests run this)
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from benchmarks import bench, real_text, sizing
 from tools.chapters import CHAPTERS, EXPLORER, ROOT
-from tools.lessons import EXPLORER_TITLE, lessons_block
+from tools.lessons import EXPLORER_TITLE, lessons_block, questions_block
 
 ASSETS = ROOT / "assets"
 MEASUREMENTS = ROOT / "docs" / "measurements.md"
@@ -383,7 +384,8 @@ BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
                                                      ("recipe_transfer", real_text.transfer_markdown))},
     ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block,
                                       "classroom": classroom_block,
-                                      "lessons": lambda: lessons_block(_load("notebooks.json"), CHAPTERS)},
+                                      "lessons": lambda: lessons_block(_load("notebooks.json"), CHAPTERS),
+                                      "questions": lambda: questions_block(CHAPTERS)},
 }
 """The generated blocks of the hand-written pages, by page and block name."""
 

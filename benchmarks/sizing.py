@@ -190,10 +190,15 @@ def z2jh_config(results: dict) -> str:
 # - memory.limit: the server plus {OPEN_CHAPTERS} chapters' kernels open at once.
 singleuser:
   image:
-    # built from this repository by repo2docker and pushed to your registry (deploy/README.md)
+    # built from this repository by repo2docker and pushed to your registry: deploy/install.sh sets both
     name: REGISTRY/several-spotlights
     tag: COMMIT
-  defaultUrl: /lab
+  # the class link opens the learner edition, which each start copies into the learner's home where missing
+  defaultUrl: /lab/tree/several-spotlights/00_start_here.ipynb
+  lifecycleHooks:
+    postStart:
+      exec:
+        command: ["sh", "-c", 'python "$NB_PYTHON_PREFIX/share/several-spotlights/deliver.py"']
   startTimeout: 300
   cpu:
     guarantee: {_cpu_guarantee(each):g}

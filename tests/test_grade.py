@@ -1,150 +1,185 @@
-"""The grader (tools/grade.py) on three kinds of notebook: the master gets full marks, the student edition zero,
-and one with typical wrong answers partial marks, each failing exercise with its check's explanation.
+"""The grader (tools/grade.py): fakes score zero and are flagged, every submission gets a row, right and wrong
+answers get the marks and explanations their checks give.
 
-Each graded notebook is a fresh kernel running a whole chapter, so the runs are few: the master and the student
-edition of chapter 1, and wrong answers in chapters 1, 2 and 4 (the mistakes the issue lists).
+One class folder is graded once, by the command, in parallel (a fresh process per notebook, each running the
+course's chapter 1 or 2): the instructor edition, the learner edition, typical wrong answers, the three fakes of
+issue 32, and a corrupt, an empty and a wrong-chapter file. The rest needs no grading process.
 """
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
-import subprocess
-import sys
+import signal
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from tools.chapters import ROOT, chapter_paths, execute
-from tools.editions import EXERCISE, build
-from tools.grade import Graded, exercises, grade, gradescope, write_csv
-
-TIMEOUT = 300  # per cell: generous, since a shared machine can be slow; no cell of chapters 1, 2, 4 needs much
+from tools.chapters import chapter_paths
+from tools.editions import EXERCISE, build, tags
+from tools.grade import main
+from tools.grade_run import grade as run_steps
+from tools.submission import flags
 
 WRONG = {
-    "softmax": ("def softmax(scores):\n"
-                "    e = (scores - scores.max(dim=0, keepdim=True).values).exp()\n"
-                "    return e / e.sum(dim=0, keepdim=True)\n"),
+    "softmax": "def softmax(scores):\n    e = scores.exp()\n    return e / e.sum(dim=0, keepdim=True)\n",
     "scaled_scores": "def scaled_scores(q, k):\n    return q @ k.T\n",
-    "masked_weights": ("def masked_weights(scores):\n"
-                       "    hidden = causal_mask(scores.shape[-1])\n"
+    "masked_weights": ("def masked_weights(scores):\n    hidden = causal_mask(scores.shape[-1])\n"
                        "    return torch.softmax(scores.masked_fill(hidden, float('-inf')), dim=-1)\n"),
-    "merge_heads": ("def merge_heads(y):\n"
-                    "    B, H, T, D = y.shape\n"
-                    "    return y.transpose(1, 2).view(B, T, H * D)\n"),
 }
-"""Typical mistakes: softmax over the wrong dimension, no 1/sqrt(d), an inverted mask, .view after .transpose."""
-EXPLAINED = {"softmax": "dim=-1", "scaled_scores": "sqrt(d)", "masked_weights": "the mask is the wrong way round",
-             "merge_heads": ".reshape"}
-"""What each wrong answer's feedback must say: the part of its check's explanation that names the fix."""
-WRONG_IN = {"01": ["softmax"], "02": ["scaled_scores", "masked_weights"], "04": ["merge_heads"]}
+"""Typical mistakes: softmax down the columns, no 1/sqrt(d), the mask the wrong way round."""
+EXPLAINED = {"softmax": "dim=-1", "scaled_scores": "sqrt", "masked_weights": "wrong way round"}
+"""What each one's feedback names: the fix its check's explanation gives."""
+FAKES = {
+    "redefined": (2, "def check_softmax(fn):\n    return True\n\n\ndef check_weighted_average(fn):\n    return True"),
+    "outcomes": (-1, "from helpers.checks import OUTCOMES, Outcome\n\nfor name in ('softmax', 'weighted_average'):\n"
+                     "    OUTCOMES[name] = Outcome(True, name + ': correct')"),
+}
+"""Issue 32's fakes with the stubs left empty: checks redefined, or the outcomes edited in a last cell."""
 
 
-def master(chapter: str) -> Path:
-    return chapter_paths(chapter)[0]
-
-
-def with_wrong_answers(chapter: str, folder: Path) -> Path:
-    """The instructor edition of `chapter` with the exercises of WRONG_IN[chapter] answered by their typical
-    mistakes (their solution cells dropped)."""
-    nb = nbformat.read(build("instructor", folder / "instructor", [master(chapter)])[0], as_version=4)
-    nb.cells = [c for c in nb.cells if not ("solution" in c.metadata.get("tags", [])
-                                            and any(f"def {name}(" in c.source for name in WRONG_IN[chapter]))]
-    for name in WRONG_IN[chapter]:
-        cells = [c for c in nb.cells if EXERCISE in c.metadata.get("tags", []) and f"def {name}(" in c.source]
-        assert len(cells) == 1, f"chapter {chapter} has no single stub for {name}"
-        cells[0].source = WRONG[name]
-    target = folder / f"wrong_{chapter}.ipynb"
-    nbformat.write(nb, target)
-    return target
+def _answered(nb: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        for name, code in answers.items():
+            if EXERCISE in tags(cell) and f"def {name}(" in cell.source:
+                cell.source = code
+    return nb
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Graded]:
-    folder = tmp_path_factory.mktemp("submissions")
-    student = build("learner", folder / "learner", [master("01")])[0]
-    runs = {"master": build("instructor", folder / "instructor", [master("01")])[0], "student": student}
-    runs.update({f"wrong {c}": with_wrong_answers(c, folder) for c in WRONG_IN})
-    return {what: grade(path, timeout=TIMEOUT) for what, path in runs.items()}
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    """The class folder graded with --workers 2: {student: {"summary": row, "exercises": {name: row}}}."""
+    root = tmp_path_factory.mktemp("grading")
+    for folder in ("teacher", "untouched"):
+        (root / "class" / folder).mkdir(parents=True)
+    one, two = chapter_paths("01")[0], chapter_paths("02")[0]
+    learner = {p.name[:2]: nbformat.read(p, as_version=4) for p in build("learner", root / "learner", [one, two])}
+    nbformat.write(nbformat.read(build("instructor", root / "instructor", [one])[0], as_version=4),
+                   root / "class" / "teacher" / one.name)  # nested: class/<student>/<chapter>.ipynb
+    nbformat.write(learner["01"], root / "class" / "untouched" / one.name)
+    moved = _answered(learner["01"], {"softmax": WRONG["softmax"], "weighted_average": "# moved below"})
+    moved.cells.append(nbformat.v4.new_code_cell("def weighted_average(weights, values):\n    return weights @ values"))
+    nbformat.write(moved, root / "class" / "half_01.ipynb")
+    right = ("def one_head(x, query, key, value):\n    q, k, v = query(x), key(x), value(x)\n"
+             "    att = masked_weights(scaled_scores(q, k))\n    return att @ v, att")
+    nbformat.write(_answered(learner["02"], {"one_head": right, **{n: WRONG[n] for n in ("scaled_scores",
+                                                                                          "masked_weights")}}),
+                   root / "class" / "mistakes_02.ipynb")
+    for name, (where, code) in FAKES.items():
+        fake = copy.deepcopy(learner["01"])
+        fake.cells.insert(where if where >= 0 else len(fake.cells), nbformat.v4.new_code_cell(code))
+        nbformat.write(fake, root / "class" / f"{name}_01.ipynb")
+    wrapped = {"softmax": "import helpers.checks.solutions as s\n\ndef softmax(scores):\n    return s.softmax(scores)",
+               "weighted_average": "from helpers.checks.solutions import weighted_average"}
+    nbformat.write(_answered(learner["01"], wrapped), root / "class" / "wrapped_01.ipynb")
+    (root / "class" / "truncated_01.ipynb").write_text(one.read_text()[:2000])
+    (root / "class" / "empty_01.ipynb").write_text("")
+    nbformat.write(learner["02"], root / "class" / "swapped_01.ipynb")  # chapter 2's notebook, under chapter 1's name
+    (root / "roster.csv").write_text("file or folder,student id\nteacher,T-1\nhalf_01.ipynb,S-2\nabsent,S-9\n")
+    (root / "points.toml").write_text("softmax = 2\n")
+    assert main([str(root / "class"), "--out", str(root / "out"), "--workers", "2", "--timeout", "60",
+                 "--roster", str(root / "roster.csv"), "--points", str(root / "points.toml")]) == 0
+    summary = csv.DictReader((root / "out" / "summary.csv").open())
+    rows = {row["student"]: {"summary": row, "exercises": {}} for row in summary}
+    for row in csv.DictReader((root / "out" / "grades.csv").open()):
+        rows[row["student"]]["exercises"][row["exercise"]] = row
+    return rows
 
 
-def test_the_master_gets_full_marks(graded: dict[str, Graded]) -> None:
-    result = graded["master"]
-    assert result.chapter == "01" and [s.exercise for s in result.scores] == exercises("01")
-    assert all(s.passed for s in result.scores), [s.feedback for s in result.scores]
-    assert result.total == len(result.scores) == 2 and not result.problems
+def test_the_instructor_edition_gets_full_marks_by_the_points_table(graded: dict) -> None:
+    teacher = graded["T-1"]  # the roster named the folder "teacher"
+    assert teacher["summary"]["status"] == "graded" and teacher["summary"]["points"] == "3" == teacher["summary"][
+        "max_points"], teacher
+    assert {row["status"] for row in teacher["exercises"].values()} == {"passed"}
 
 
-def test_the_student_edition_gets_zero_and_is_told_why(graded: dict[str, Graded]) -> None:
-    result = graded["student"]
-    assert result.total == 0 and not result.problems, result.problems
-    for score in result.scores:
-        assert score.feedback == f"{score.exercise}: not attempted yet (the stub still calls todo())"
+def test_the_learner_edition_scores_zero_not_attempted(graded: dict) -> None:
+    assert graded["untouched"]["summary"]["points"] == "0"
+    assert {row["status"] for row in graded["untouched"]["exercises"].values()} == {"not attempted"}
 
 
-@pytest.mark.parametrize("chapter", list(WRONG_IN))
-def test_typical_wrong_answers_get_partial_marks_with_their_explanation(graded: dict[str, Graded],
-                                                                         chapter: str) -> None:
-    result = graded[f"wrong {chapter}"]
-    assert not result.problems, f"one wrong answer must not break the chapter: {result.problems}"
-    assert 0 < result.total < len(result.scores), "partial marks"
-    for score in result.scores:
-        if score.exercise in WRONG_IN[chapter]:
-            assert not score.passed and EXPLAINED[score.exercise] in score.feedback, score.feedback
+@pytest.mark.parametrize("student", ["S-2", "mistakes_02"])
+def test_typical_wrong_answers_get_partial_marks_with_their_explanation(graded: dict, student: str) -> None:
+    """A moved definition (S-2's weighted_average, in a cell of its own at the end) is found and scored."""
+    rows = graded[student]["exercises"]
+    assert 0 < float(graded[student]["summary"]["points"]) < float(graded[student]["summary"]["max_points"])
+    for name, row in rows.items():
+        if name in WRONG:
+            assert row["status"] == "failed" and EXPLAINED[name] in row["feedback"], row
         else:
-            assert score.passed, score.feedback
+            assert row["status"] == "passed", row
 
 
-def test_gradescope_json_and_csv_carry_every_score_and_its_feedback(graded: dict[str, Graded],
-                                                                    tmp_path: Path) -> None:
-    result = graded["wrong 02"]
-    report = gradescope(result)
-    assert report["score"] == sum(test["score"] for test in report["tests"]) == result.total
-    assert [test["name"] for test in report["tests"]] == exercises("02")
-    assert {test["status"] for test in report["tests"]} == {"passed", "failed"}
-    assert all(test["max_score"] == 1.0 and test["output"] for test in report["tests"])
-    rows = list(csv.DictReader(write_csv(list(graded.values()), tmp_path / "grades.csv").open()))
-    assert len(rows) == sum(len(g.scores) for g in graded.values())
-    wrong = [r for r in rows if r["submission"] == "wrong_02.ipynb" and r["score"] == "0"]
-    assert {r["exercise"] for r in wrong} == set(WRONG_IN["02"]) and all(r["feedback"] for r in wrong)
+@pytest.mark.parametrize("fake", ["redefined_01", "outcomes_01", "wrapped_01"])
+def test_the_three_fakes_score_zero_and_are_flagged(graded: dict, fake: str) -> None:
+    summary, rows = graded[fake]["summary"], graded[fake]["exercises"]
+    assert summary["points"] == "0" and summary["status"] == "flagged", summary
+    assert {row["status"] for row in rows.values()} == {"flagged"} and all(r["feedback"] for r in rows.values())
 
 
-def test_a_cell_over_the_time_limit_is_interrupted_and_the_run_goes_on(tmp_path: Path) -> None:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in ("while True:\n    pass", "after = 'ran'")]
-    nbformat.write(nb, tmp_path / "endless.ipynb")
-    run = execute(tmp_path / "endless.ipynb", timeout=3, allow_errors=True, interrupt_on_timeout=True,
-                  last="print(after)")
-    assert run.cells[0].outputs[0].ename == "KeyboardInterrupt"
-    assert run.cells[-1].outputs[0].text == "ran\n"
+def test_a_wrapped_solution_is_caught_at_run_time_too(graded: dict) -> None:
+    assert "it called the solution softmax" in graded["wrapped_01"]["exercises"]["softmax"]["feedback"]
+    assert "is the course's solution" in graded["wrapped_01"]["exercises"]["weighted_average"]["feedback"]
 
 
-def test_the_command_grades_a_submission_whose_check_cell_was_removed(tmp_path: Path) -> None:
-    """A chapter-1 submission with one right answer and no check cell for the other exercise."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in (
-        "from helpers.checks import yours_or_reference\nfrom helpers.checks.ch01 import check_weighted_average",
-        "def weighted_average(weights, values):\n    return weights @ values",
-        "weighted_average = yours_or_reference(check_weighted_average, weighted_average)",
-    )]
-    nbformat.write(nb, tmp_path / "short.ipynb")
-    run = subprocess.run([sys.executable, "-m", "tools.grade", str(tmp_path), "--out", str(tmp_path / "grades")],
-                         capture_output=True, text=True, cwd=ROOT, timeout=600)
-    assert run.returncode == 0, run.stdout + run.stderr
-    report = json.loads((tmp_path / "grades" / "short.json").read_text())
-    scores = {test["name"]: test for test in report["tests"]}
-    assert scores["weighted_average"]["score"] == 1.0 and report["score"] == 1.0
-    assert scores["softmax"]["score"] == 0.0 and "never ran" in scores["softmax"]["output"]
-    assert "short.ipynb: chapter 01, 1 of 2" in run.stdout
-    assert (tmp_path / "grades" / "grades.csv").exists()
+@pytest.mark.parametrize(("student", "status"), [("truncated_01", "corrupt"), ("empty_01", "empty"),
+                                                 ("swapped_01", "wrong chapter"), ("S-9", "missing")])
+def test_every_submission_and_every_roster_entry_gets_a_row_with_a_reason(graded: dict, student: str,
+                                                                          status: str) -> None:
+    summary = graded[student]["summary"]
+    assert summary["status"] == status and summary["points"] == "0" and summary["note"], summary
 
 
-def test_a_file_that_cannot_be_graded_is_named_and_the_rest_go_on(tmp_path: Path) -> None:
-    (tmp_path / "notes.ipynb").write_text("not a notebook")
-    nbformat.write(nbformat.read(master("00"), as_version=4), tmp_path / "start.ipynb")
-    run = subprocess.run([sys.executable, "-m", "tools.grade", str(tmp_path), "--out", str(tmp_path / "grades")],
-                         capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
-    assert "notes.ipynb: not graded:" in run.stdout
-    assert "start.ipynb: not graded: start.ipynb: cannot tell its chapter" in run.stdout
+@pytest.mark.parametrize(("upload", "says"), [({"a.ipynb": "", "b.ipynb": ""}, "upload exactly one"),
+                                               ({}, "no notebook"), ({"x_01.ipynb": "{"}, "corrupt"),
+                                               ({"x_01.ipynb": ""}, "empty")])
+def test_gradescope_mode_always_writes_results_json(tmp_path: Path, upload: dict, says: str) -> None:
+    (tmp_path / "submission").mkdir()
+    for name, text in upload.items():
+        (tmp_path / "submission" / name).write_text(text)
+    assert main([str(tmp_path / "submission"), "--chapter", "01", "--gradescope", str(tmp_path / "results.json")]) == 0
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["score"] == 0 and says in results["output"], results
+    assert all(test["score"] == 0 for test in results.get("tests", []))
+
+
+def _steps(code: str) -> list[dict]:
+    """A tiny plan: the checks' import, the learner's softmax, the chapter's check line."""
+    return [{"kind": "course", "label": "cell 1", "source": "from helpers.checks import yours_or_reference\n"
+             "from helpers.checks.ch01 import check_softmax"},
+            {"kind": "exercise", "name": "softmax", "source": code},
+            {"kind": "check", "name": "softmax", "source": "softmax = yours_or_reference(check_softmax, softmax)"}]
+
+
+def test_an_endless_loop_is_stopped_at_the_time_limit_and_says_so() -> None:
+    lines = []
+    run_steps(_steps("def softmax(scores):\n    while True:\n        pass"), 1, lines.append)
+    assert lines[0]["feedback"] == "softmax: stopped after 1 s: the time limit" and not lines[0]["passed"]
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_solution_passed_off_as_ones_own_is_flagged_at_run_time() -> None:
+    lines = []
+    run_steps(_steps("import functools\nfrom helpers.checks import solutions as s\n"
+                     "softmax = functools.partial(s.softmax)"), 5, lines.append)
+    assert any("the course's solution" in flag for flag in lines[0]["flags"]), lines
+
+
+@pytest.mark.parametrize(("code", "flag"), [
+    ("torch.softmax = lambda s, dim: s", "monkeypatching"),
+    ("def softmax(s):\n    return check_softmax.__globals__['SOLUTIONS']['softmax'](s)", "__globals__"),
+    ("exec('def softmax(s): return s')", "exec()"),
+    ("import importlib\nsoftmax = importlib.import_module('helpers.checks.solutions').softmax", "importlib"),
+    ("def yours_or_reference(check, fn):\n    return fn", "redefines yours_or_reference"),
+])
+def test_the_static_look_flags_reaching_into_the_machinery(code: str, flag: str) -> None:
+    assert any(flag in found for found in flags(code, exercise=True)), flags(code, exercise=True)
+
+
+def test_honest_code_is_not_flagged() -> None:
+    for code in (*WRONG.values(), "import math\n\ndef f(x):\n    return math.exp(x)\n\n\nprint(f(1))",
+                 "softmax = yours_or_reference(check_softmax, softmax)"):
+        assert flags(code, exercise=True) == [] and flags(code, exercise=False) == []

@@ -1,5 +1,6 @@
-"""The lesson plans (tools/lessons.py) fit their slots, cover what they promise, and take their minutes from the
-stored measurements (assets/notebooks.json), never from the notebooks' current text."""
+"""The lesson plans (tools/lessons.py) fit their slots, cover what they promise, take their minutes from the stored
+measurements (assets/notebooks.json), and take the cells to run first and the questions from the chapters.
+tests/system/test_lesson_segments.py runs every segment in a kernel."""
 
 from __future__ import annotations
 
@@ -10,16 +11,9 @@ import json
 import nbformat
 import pytest
 
+from tools import lessons
 from tools.chapters import CHAPTERS, EXPLORER, ROOT, WORDS_PER_MINUTE, sections
-from tools.lessons import (
-    EXERCISE_MINUTES,
-    LESSONS,
-    PLAN_FACTOR,
-    SWITCH_MINUTES,
-    lesson_minutes,
-    lessons_block,
-    segment_minutes,
-)
+from tools.lessons import EXERCISE_MINUTES, LESSONS, PLAN_FACTOR, SWITCH_MINUTES, lesson_minutes, segment_minutes
 
 MEASURED = json.loads((ROOT / "assets" / "notebooks.json").read_text())
 
@@ -29,33 +23,27 @@ def test_every_lesson_fits_its_slot(lesson) -> None:
     assert lesson_minutes(lesson, MEASURED) <= lesson.slot
 
 
-def test_one_90_minute_lesson_on_chapters_1_to_4_and_the_explorer() -> None:
-    (lesson,) = [lesson for lesson in LESSONS if lesson.slot == 90]
-    assert [s.notebook for s in lesson.segments] == [*list(CHAPTERS)[1:5], EXPLORER]
-
-
-def test_three_50_minute_lessons_cover_every_chapter_in_order() -> None:
+def test_one_90_minute_lesson_and_three_50_minute_lessons_cover_the_chapters_in_order() -> None:
+    (ninety,) = [lesson for lesson in LESSONS if lesson.slot == 90]
+    assert [s.notebook for s in ninety.segments] == [*list(CHAPTERS)[1:5], EXPLORER]
     fifty = [lesson for lesson in LESSONS if lesson.slot == 50]
-    assert len(fifty) == 3
-    assert [s.notebook for lesson in fifty for s in lesson.segments] == list(CHAPTERS)
+    assert len(fifty) == 3 and [s.notebook for lesson in fifty for s in lesson.segments] == list(CHAPTERS)
+    assert all(s.show and s.what and s.skip and s.demo and s.exercise for lesson in LESSONS for s in lesson.segments)
 
 
-def test_every_segment_says_what_to_show_skip_demo_and_do() -> None:
-    for lesson in LESSONS:
-        for segment in lesson.segments:
-            assert segment.show and all((segment.what, segment.skip, segment.demo, segment.exercise)), segment
-
-
-def test_minutes_follow_the_measurements() -> None:
-    """PLAN_FACTOR x the reading time of the sections shown plus their run time: change a measurement, the plan
-    moves."""
-    segment = LESSONS[0].segments[0]
+def test_minutes_follow_the_measurements_and_the_exercises_done_in_class() -> None:
+    segment = next(s for lesson in LESSONS for s in lesson.segments if s.in_class)
     before = segment_minutes(segment, MEASURED)
     longer = copy.deepcopy(MEASURED)
     shown = [p for p in longer["notebooks"][segment.notebook]["sections"] if p["title"].startswith(segment.show[0])]
     shown[0]["reading_minutes"] += 3
     shown[0]["run_seconds"] += 120
     assert segment_minutes(segment, longer) == pytest.approx(before + 3 * PLAN_FACTOR + 2, abs=1)
+    homework = dataclasses.replace(segment, in_class=0)
+    assert before - segment_minutes(homework, MEASURED) == EXERCISE_MINUTES * segment.in_class
+    lesson = LESSONS[0]
+    assert lesson_minutes(lesson, MEASURED) == sum(segment_minutes(s, MEASURED) for s in lesson.segments) + (
+        SWITCH_MINUTES * (len(lesson.segments) - 1))
 
 
 def test_a_section_the_plan_names_must_exist() -> None:
@@ -67,12 +55,28 @@ def test_a_section_the_plan_names_must_exist() -> None:
         segment_minutes(segment, renamed)
 
 
-def test_the_guide_block_prints_each_lesson_with_its_total() -> None:
-    block = lessons_block(MEASURED, CHAPTERS)
+def test_the_cells_to_run_first_and_the_questions_come_from_the_chapter(monkeypatch) -> None:
+    """A chapter whose section 2 uses what section 1 makes: showing 2 runs section 1's cell first, not section 3's,
+    and asks section 2's question only."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("## 1. One"), nbformat.v4.new_code_cell("x = 2\nunused = 1"),
+                nbformat.v4.new_markdown_cell("## 2. Two"), nbformat.v4.new_code_cell("print(x)"),
+                nbformat.v4.new_markdown_cell("## 3. Three"), nbformat.v4.new_code_cell("x = 3")]
+    nb.cells[1].metadata["instructor_notes"] = "- *Ask:* not this one?"
+    nb.cells[3].metadata["instructor_notes"] = "- A point.\n- *Ask:* what does it\n  print?"
+    monkeypatch.setattr(lessons, "_notebook", lambda name: nb)
+    segment = lessons.Segment("99_made_up.ipynb", ("2.",), "what", "skip", "demo", "none")
+    assert lessons.shown_cells(segment) == [2, 3] and lessons.run_first(segment) == [1]
+    assert lessons.questions(segment) == ["what does it print?"]
+
+
+def test_the_guide_block_prints_each_lesson_with_its_estimate_cells_and_questions() -> None:
+    block = lessons.lessons_block(MEASURED, CHAPTERS)
     for lesson in LESSONS:
-        assert f"Planned: {lesson_minutes(lesson, MEASURED)} of {lesson.slot} minutes (fits)." in block
-    assert "Live demo:" in block and "Skip:" in block and "Exercise:" in block
-    assert lessons_block(None, CHAPTERS).startswith("Not measured yet")
+        assert f"about {lesson_minutes(lesson, MEASURED)} of {lesson.slot} minutes (fits)" in block
+        for segment in lesson.segments:
+            assert all(ask in block for ask in lessons.questions(segment))
+    assert lessons.lessons_block(None, CHAPTERS).startswith("Not measured yet")
 
 
 def test_sections_split_at_level_two_headings_with_their_words_and_run_times() -> None:
@@ -92,17 +96,6 @@ def test_sections_split_at_level_two_headings_with_their_words_and_run_times() -
     ]
     parts = sections(nb)
     assert [p["title"] for p in parts] == ["Introduction", "1. First", "2. Second"]
+    assert [title for title, _ in lessons.chapter_parts(nb)] == [p["title"] for p in parts]
     assert parts[0]["reading_minutes"] == pytest.approx(1 + 2 / WORDS_PER_MINUTE, abs=0.01)
     assert [p["run_seconds"] for p in parts] == [0.0, 2.5, 4.0], "an injected cell is not the chapter's"
-
-
-def test_exercises_done_in_class_and_switches_take_their_minutes() -> None:
-    """The same sections with an exercise done in class take longer than with every exercise left as homework."""
-    segment = next(s for lesson in LESSONS for s in lesson.segments if s.in_class)
-    homework = dataclasses.replace(segment, in_class=0)
-    assert segment_minutes(segment, MEASURED) - segment_minutes(homework, MEASURED) == (
-        EXERCISE_MINUTES * segment.in_class)
-    lesson = LESSONS[0]
-    assert lesson_minutes(lesson, MEASURED) == sum(segment_minutes(s, MEASURED) for s in lesson.segments) + (
-        SWITCH_MINUTES * (len(lesson.segments) - 1))
-    assert "assumptions about teaching" in lessons_block(MEASURED, CHAPTERS)

@@ -3,14 +3,18 @@
 The offline site and its decks are tested in tests/test_site.py and tests/browser/test_site_browser.py.
 """
 
+import itertools
 import json
+from html.parser import HTMLParser
 from pathlib import Path
 
+import nbformat
 import pytest
 from nbconvert import SlidesExporter
 
-from tools.chapters import chapter_paths
-from tools.editions import NOTES_KEY
+from tools.build_slides import deck_body
+from tools.chapters import chapter_paths, notebook_paths
+from tools.editions import EXERCISE, NOTES_KEY, is_notes, tags, with_notes
 
 NOTEBOOKS = chapter_paths("")
 
@@ -54,12 +58,52 @@ def test_rise_needs_no_hidden_set_up_step(path: Path) -> None:
     assert not hidden, f"{path.name}: code cells {hidden} are hidden from the slides: a presenter must run them first"
 
 
-@pytest.mark.parametrize("path", [*NOTEBOOKS, NOTEBOOKS[0].parent / "explorer.ipynb"], ids=lambda p: p.name)
-def test_every_chapter_carries_speaker_notes(path: Path) -> None:
-    """A cell's notes (its metadata, tools.editions) become the decks' speaker notes: talking points and questions
-    (the explorer's too: the 90-minute lesson ends with it, presented live)."""
+class Slides(HTMLParser):
+    """A deck's slides (its innermost <section>s), each as the ids of the cells on it; a notes cell's id is
+    marked "notes:"."""
+
+    def __init__(self, body: str) -> None:
+        super().__init__()
+        self.open: list[list[str]] = []
+        self.slides: list[list[str]] = []
+        self.in_notes = 0
+        self.feed(body)
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        found = dict(attrs)
+        if tag == "section":
+            self.open.append([])
+        elif tag == "aside" and "notes" in (found.get("class") or ""):
+            self.in_notes += 1
+        elif (found.get("id") or "").startswith("cell-id=") and self.open:
+            self.open[-1].append(("notes:" if self.in_notes else "") + found["id"][len("cell-id="):])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "section":
+            ids = self.open.pop()
+            if not self.open or ids:
+                self.slides.append(ids)
+        elif tag == "aside" and self.in_notes:
+            self.in_notes -= 1
+
+
+@pytest.mark.parametrize("path", notebook_paths(""), ids=lambda p: p.name)
+def test_each_slides_notes_are_on_that_slide(path: Path) -> None:
+    """In the deck, every notes block is on the slide of the cell it belongs to, and every slide that opens a
+    section or holds an exercise has notes of its own (so the speaker view shows them there, not a section
+    later); every section's notes ask the class something."""
+    nb = with_notes(nbformat.read(path, as_version=4))
+    owner = {cell.id: before.id for before, cell in zip(nb.cells, nb.cells[1:], strict=False) if is_notes(cell)}
+    needs = {cell.id for cell in nb.cells if EXERCISE in tags(cell) or cell.source.startswith("## ")}
+    slides = Slides(deck_body(nb, path.stem)).slides
+    for ids in slides:
+        cells = {i for i in ids if not i.startswith("notes:")}
+        for notes in (i[len("notes:"):] for i in ids if i.startswith("notes:")):
+            assert owner[notes] in cells or any(i.startswith(owner[notes] + "-") for i in cells), (
+                f"{path.name}: the notes of cell {owner[notes]} are on another slide than the cell")
+        assert not (cells & needs) or len(cells) < len(ids), f"{path.name}: no notes on the slide of {cells & needs}"
     cells = json.loads(path.read_text())["cells"]
-    notes = [c["metadata"][NOTES_KEY] for c in cells if c["metadata"].get(NOTES_KEY)]
-    sections = sum(c["cell_type"] == "markdown" and "".join(c["source"]).startswith("## ") for c in cells)
-    assert len(notes) * 2 >= sections, f"{path.name}: {len(notes)} notes cells for {sections} sections"
-    assert all("Ask:" in text for text in notes[:-1]), f"{path.name}: a section's notes ask the class nothing"
+    sections = [i for i, c in enumerate(cells) if "".join(c["source"]).startswith("## ")] + [len(cells)]
+    asked = [any("*Ask:*" in c["metadata"].get(NOTES_KEY, "") for c in cells[a:b])
+             for a, b in itertools.pairwise(sections)]
+    assert all(asked[:-1]), f"{path.name}: a section's notes ask the class nothing"

@@ -28,9 +28,10 @@ import nbformat
 from nbconvert import SlidesExporter
 
 from tools.chapters import EXPLORER, ROOT, notebook_paths
-from tools.editions import with_notes
+from tools.editions import is_notes, with_notes
 from tools.pages import (
     INJECTED,
+    LIVE_ONLY,
     PLOTLY_JS,
     READABLE_CSS,
     SITE,
@@ -132,21 +133,48 @@ def deck_file(name: str) -> str:
     return f"{name[:2] if name[:2].isdigit() else name}.html"
 
 
-def write_deck(nb: nbformat.NotebookNode, name: str, slides_dir: Path) -> Path:
-    """Write an executed (presenter-mode, static) notebook as `slides_dir/NN.html` (deck_file): without its
-    set-up cell and the cell that switched presenter mode on, its slides cut to fit the screen (paginate)."""
+def deck_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    """The cells a deck shows: not the set-up cell, the cell that switched presenter mode on, or what only the
+    live notebook has; a cell's notes (with_notes puts them right after it) are left out with it."""
+    kept, dropped = [], False
+    for cell in nb.cells:
+        if not is_notes(cell):
+            dropped = bool({SETUP_TAG, INJECTED, LIVE_ONLY} & set(cell.metadata.get("tags", [])))
+        if not dropped:
+            kept.append(cell)
+    return kept
+
+
+def notes_on_first_piece(cells: list[nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
+    """A cell paginate cut into pieces (ids `<id>-...`) keeps its notes on its first slide, where the talk starts."""
+    kept: list[nbformat.NotebookNode] = []
+    for cell in cells:
+        last = kept[-1].id if kept and is_notes(cell) else None
+        first = next((i for i, c in enumerate(kept) if last == c.id or (last or "").startswith(c.id + "-")), None)
+        kept.insert(len(kept) if first is None else first + 1, cell)
+    return kept
+
+
+def deck_body(nb: nbformat.NotebookNode, name: str) -> str:
+    """The deck's HTML for an executed (presenter-mode, static) notebook with its notes: the cells deck_cells
+    keeps, its slides cut to fit the screen (paginate), each notes block on the slide its cell starts on."""
     deck = exporter(DECK_TEMPLATE, SlidesExporter, reveal_url_prefix="reveal.js", reveal_theme=THEME,
                     reveal_width=str(WIDTH), reveal_height=str(HEIGHT))
     # before the exporter groups cells into slides: a cell removed afterwards can take a slide's end with it
     shown = copy.deepcopy(nb)
-    left_out = {SETUP_TAG, INJECTED}
-    shown.cells = [cell for cell in nb.cells if not left_out & set(cell.metadata.get("tags", []))]
-    shown = prepare(paginate(shown))
+    shown.cells = deck_cells(nb)
+    shown = paginate(shown)
+    shown.cells = notes_on_first_piece(shown.cells)
     resources = {"plotly_js": f"../{PLOTLY_JS}", "metadata": {"name": page_title(name)}}
-    body, _ = deck.from_notebook_node(shown, resources=resources)
+    body, _ = deck.from_notebook_node(prepare(shown), resources=resources)
+    return deck_links(body)
+
+
+def write_deck(nb: nbformat.NotebookNode, name: str, slides_dir: Path) -> Path:
+    """Write an executed notebook's deck (deck_body) as `slides_dir/NN.html` (deck_file)."""
     slides_dir.mkdir(parents=True, exist_ok=True)
     target = slides_dir / deck_file(name)
-    target.write_text(deck_links(body), encoding="utf-8")
+    target.write_text(deck_body(nb, name), encoding="utf-8")
     return target
 
 

@@ -1,20 +1,19 @@
-"""Grade submitted chapter notebooks: one score per exercise, with the failing check's explanation as feedback.
+"""Grade a class's chapter notebooks with the course's own checks, in a process the submission does not control.
 
-    python -m tools.grade submissions/                          # every .ipynb in the folder -> grades/
-    python -m tools.grade alice.ipynb bob.ipynb --out grades --timeout 120
-    python -m tools.grade /autograder/submission/*.ipynb --gradescope /autograder/results/results.json
+    python -m tools.grade submissions/ --out grades                    # nested folders: submissions/<student>/*.ipynb
+    python -m tools.grade submissions/ --chapter 02 --roster roster.csv --points points.toml --workers 4
+    python -m tools.grade /autograder/submission --chapter 01 --gradescope /autograder/results/results.json
 
-Each submission runs top to bottom in a fresh kernel (tools.chapters.execute) in a temporary folder of its
-own, with a time limit per cell: a cell that runs over is interrupted and the run goes on. Every check cell
-of a chapter calls helpers.checks.yours_or_reference, which keeps the latest outcome of each exercise's check
-in the kernel; a last cell added to the run reads them. An exercise scores 1 when its check passed, else 0
-with the check's own explanation (or "not attempted", or why the check never ran) as feedback.
-
-Writes grades.csv (one row per submission and exercise) and, per submission, Gradescope's results JSON
-(https://gradescope-autograders.readthedocs.io/en/latest/specs/). The chapter is read from the submission's
-import of helpers.checks.chNN (or given with --chapter); its exercises, in order, from the chapter's check
-cells in notebooks/. The submission's code runs with your permissions: grade on a machine (or in a
-container) where that is acceptable, as Gradescope does in its own container.
+A submission is never run as a whole. Its exercise code (tools/submission.py) runs in a fresh process per
+submission (tools/grade_run.py) that imports helpers itself and runs, from the course's own copy of the chapter,
+the cells the checks need (tools/dependencies.py), the learner's code in place of each exercise, and the check
+cells. Threat model (the guide has it in full): redefined checks, edited outcomes, solutions imported, assigned
+or wrapped, and monkeypatched helpers or torch are flagged and not scored, from a static look at the code and
+checks at run time; a flag in an exercise zeroes it, anywhere else the notebook. It is not a sandbox: the code
+runs with your permissions and a determined author can hide from both looks; a solution copied by hand is not
+detected (switch `solution()` off for a graded class). Every notebook gets a row in summary.csv with a status
+that says why (graded, flagged, corrupt, empty, wrong chapter, unknown chapter, no exercises, error; "missing" for
+a roster entry without one), and one per exercise in grades.csv. Points: 1 per exercise unless a CSV or TOML says.
 """
 
 from __future__ import annotations
@@ -22,190 +21,313 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import re
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
+from tools.chapters import CHAPTERS, ROOT
+from tools.dependencies import names, needed
 
-from tools.chapters import chapter_paths, execute
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
 
-TIMEOUT = 120  # seconds one cell may take before it is interrupted
-MARK = "SPOTLIGHTS_OUTCOMES "
-REPORT = ("import json as _json\n"
-          "from helpers.checks import OUTCOMES as _OUTCOMES\n"
-          f"print({MARK!r} + _json.dumps({{name: o._asdict() for name, o in _OUTCOMES.items()}}))")
-"""The cell added at the end of each run: it prints every exercise's latest outcome as one JSON line."""
-CHECKS_IMPORT = re.compile(r"helpers\.checks\.ch(\d\d)\b")
-CHECK_CALL = re.compile(r"yours_or_reference\(\s*check_(\w+)")
-CSV_FIELDS = ("submission", "chapter", "exercise", "score", "max_score", "feedback")
+from tools.submission import (
+    UnreadableError,
+    chapter_in_code,
+    chapter_in_name,
+    course,
+    flags,
+    learner_code,
+    read,
+)
+
+TIMEOUT = 60
+"""Seconds one exercise (its code, then its check) may take."""
+SETUP_S = 300
+"""Seconds the chapter's own cells may take in all, on a busy machine."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class Score:
-    """One exercise of one submission."""
-
     exercise: str
-    passed: bool
+    points: float
+    max_points: float
+    status: str
+    """passed, failed, not attempted, flagged, time limit, error."""
     feedback: str
 
 
 @dataclass
 class Graded:
-    """A submission's scores, how long its run took, and what went wrong in it beyond the exercises."""
+    """One submission: who, which chapter, its status and why, and a score per exercise."""
 
-    submission: Path
-    chapter: str
-    scores: list[Score]
-    seconds: float
-    problems: list[str] = field(default_factory=list)
+    submission: str
+    """The notebook as the instructor named it: relative to the folder given, or the path given."""
+    student: str
+    chapter: str | None
+    status: str
+    note: str = ""
+    scores: list[Score] = field(default_factory=list)
+    seconds: float = 0.0
 
     @property
-    def total(self) -> int:
-        return sum(score.passed for score in self.scores)
+    def points(self) -> float:
+        return sum(score.points for score in self.scores)
+
+    @property
+    def max_points(self) -> float:
+        return sum(score.max_points for score in self.scores)
 
 
-def exercises(chapter: str) -> list[str]:
-    """The chapter's exercises in the order its check cells call them (from the chapter in notebooks/)."""
-    paths = chapter_paths(chapter.zfill(2)) if chapter.isdigit() else []
-    if len(paths) != 1:
-        raise ValueError(f"there is no chapter {chapter!r}: the chapters are "
-                         f"{', '.join(p.name[:2] for p in chapter_paths(''))}")
-    names: list[str] = []
-    for cell in nbformat.read(paths[0], as_version=4).cells:
-        if cell.cell_type == "code":
-            names += [name for name in CHECK_CALL.findall(cell.source) if name not in names]
-    if not names:
-        raise ValueError(f"chapter {chapter} ({paths[0].name}) has no exercises to grade")
-    return names
+def _zero(chapter: str | None, points: dict[str, float], status: str, why: str) -> list[Score]:
+    exercises = course(chapter)[1] if chapter else ()
+    return [Score(e.name, 0, points.get(e.name, 1), status, f"{e.name}: {why}") for e in exercises]
 
 
-def chapter_of(nb: nbformat.NotebookNode, path: Path) -> str:
-    """The chapter number ("01") a submission belongs to, from its import of helpers.checks.chNN."""
-    found = {m for cell in nb.cells if cell.cell_type == "code" for m in CHECKS_IMPORT.findall(cell.source)}
-    if len(found) != 1:
-        raise ValueError(f"{path.name}: cannot tell its chapter (it imports the checks of "
-                         f"{sorted(found) or 'no chapter'}); give it with --chapter NN")
-    return found.pop()
+def _status(result: dict) -> str:
+    if result["flags"]:
+        return "flagged"
+    if result["passed"]:
+        return "passed"
+    if "not attempted" in result["feedback"]:
+        return "not attempted"
+    return "time limit" if "the time limit" in result["feedback"] else "failed"
 
 
-def _errors(nb: nbformat.NotebookNode) -> list[str]:
-    """One line per cell of the run that stopped with an error: 'cell 12: NameError: ...'."""
-    lines = []
-    for number, cell in enumerate(nb.cells):
-        for out in cell.get("outputs", []):
-            if out.output_type == "error":
-                lines.append(f"cell {number}: {out.ename}: {out.evalue}".splitlines()[0][:300])
-    return lines
-
-
-def _outcomes(nb: nbformat.NotebookNode) -> dict[str, dict] | None:
-    """What the added last cell printed: {exercise: {"passed": ..., "feedback": ...}}, or None if it did not."""
-    text = "".join(out.get("text", "") for out in nb.cells[-1].get("outputs", []) if out.output_type == "stream")
-    lines = [line for line in text.splitlines() if line.startswith(MARK)]
-    return json.loads(lines[-1][len(MARK):]) if lines else None
-
-
-def grade(path: Path, chapter: str | None = None, timeout: int = TIMEOUT) -> Graded:
-    """Run one submitted notebook in a fresh kernel and score each exercise of its chapter."""
-    chapter = chapter.zfill(2) if chapter else chapter_of(nbformat.read(path, as_version=4), path)
-    names = exercises(chapter)
-    start = time.perf_counter()
-    problems: list[str] = []
-    outcomes = None
-    with tempfile.TemporaryDirectory(prefix="spotlights-grade-") as folder:
+def plan(nb, chapter: str, timeout: float, folder: Path) -> tuple[dict, dict[str, list[str]]]:
+    """The steps the grading process runs (in `folder`), and the static flags of each exercise's code."""
+    own, exercises = course(chapter)
+    sources = [cell.source if cell.cell_type == "code" else "" for cell in own.cells]
+    runs, flagged = {}, {}
+    for exercise in exercises:
+        found = learner_code(nb, exercise.name)
+        code = found.source if found else sources[exercise.stub]
+        flagged[exercise.name] = [f"cell {found.cell}: {why}" for why in flags(found.whole, True)] if found else []
         try:
-            nb = execute(path, timeout=timeout, allow_errors=True, interrupt_on_timeout=True, last=REPORT,
-                         folder=Path(folder))
-            problems += _errors(nb)
-            outcomes = _outcomes(nb)
-        except Exception as err:  # the kernel died, or the file is not a notebook nbclient can run
-            problems.append(f"the notebook could not be run to its end: {type(err).__name__}: {err}")
-    seconds = time.perf_counter() - start
-    if outcomes is None:
-        why = "the grader could not read the checks' outcomes, because the notebook did not run to its end"
-        return Graded(path, chapter, [Score(name, False, f"{name}: {why}") for name in names], seconds, problems)
-    never = ("its check never ran: the cell that checks it (with yours_or_reference) was removed, or stopped "
-             "with an error before it")
-    scores = [Score(name, bool(outcomes[name]["passed"]), outcomes[name]["feedback"]) if name in outcomes
-              else Score(name, False, f"{name}: {never}") for name in names]
-    return Graded(path, chapter, scores, seconds, problems)
+            names(code)
+            sources[exercise.stub] = code
+        except SyntaxError:  # what it needs cannot be read; it runs anyway, and the learner sees the error
+            pass
+        runs[exercise.stub] = ("exercise", exercise.name, code)
+        runs[exercise.check] = ("check", exercise.name, sources[exercise.check])
+    steps = [dict(zip(("kind", "name", "source"), runs.get(i, ("course", None, sources[i])), strict=True),
+                  label=f"cell {i}") for i in needed(sources, [e.check for e in exercises])]
+    return {"steps": steps, "timeout": timeout, "folder": str(folder)}, flagged
 
 
-def gradescope(graded: Graded) -> dict:
-    """Gradescope's results JSON for one submission: one test per exercise, its feedback as the output."""
-    tests = [{"name": score.exercise, "number": f"{int(graded.chapter)}.{number}", "score": float(score.passed),
-              "max_score": 1.0, "status": "passed" if score.passed else "failed", "output": score.feedback}
-             for number, score in enumerate(graded.scores, start=1)]
-    result = {"score": float(graded.total), "execution_time": round(graded.seconds), "tests": tests}
-    if graded.problems:
-        result["output"] = "Cells that stopped with an error:\n" + "\n".join(graded.problems)
-    return result
+def foreign_flags(nb, chapter: str) -> list[str]:
+    """Flags in the cells that are not the course's own and hold no exercise's code (a learner's extra cells)."""
+    own, exercises = course(chapter)
+    known = {cell.source.strip() for cell in own.cells}
+    holders = {found.cell for e in exercises if (found := learner_code(nb, e.name))}
+    return [f"cell {i}: {why}" for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            and i not in holders and cell.source.strip() not in known for why in flags(cell.source, False)]
 
 
-def write_csv(results: Sequence[Graded], target: Path) -> Path:
-    """grades.csv: one row per submission and exercise, with the feedback."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
-        writer.writeheader()
-        for graded in results:
-            for score in graded.scores:
-                writer.writerow({"submission": graded.submission.name, "chapter": graded.chapter,
-                                 "exercise": score.exercise, "score": int(score.passed), "max_score": 1,
-                                 "feedback": score.feedback})
-    return target
+def run_plan(nb, chapter: str, timeout: float) -> tuple[list[dict], str, dict[str, list[str]]]:
+    """Run the submission's plan in a fresh process, in an empty temporary folder: its result lines, why it
+    stopped early (or ""), and the static flags of each exercise."""
+    with tempfile.TemporaryDirectory(prefix="spotlights-grade-") as folder:
+        plan_file, out, err, work = (Path(folder, name) for name in ("plan.json", "results.jsonl", "stderr", "work"))
+        work.mkdir()
+        steps, flagged = plan(nb, chapter, timeout, work)
+        plan_file.write_text(json.dumps(steps))
+        limit = timeout * 2 * len(steps["steps"]) + SETUP_S
+        env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+        with err.open("w") as stderr:
+            child = subprocess.Popen([sys.executable, "-m", "tools.grade_run", str(plan_file), str(out)], cwd=ROOT,
+                                     env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                                     start_new_session=True)
+            try:
+                code, why = child.wait(timeout=limit), ""
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, 9)
+                child.wait()
+                code, why = None, f"stopped after {limit:g} s: the time limit"
+        lines = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+        if code:
+            tail = err.read_text(errors="replace").strip().splitlines()[-1:] or ["no message"]
+            why = f"the grading process stopped (exit code {code}): {tail[0][:200]}"
+    return lines, why, flagged
 
 
-def submissions(paths: Sequence[Path]) -> list[Path]:
-    """The notebooks named, and every .ipynb directly inside a folder named (checkpoint copies left out)."""
+def grade(path: Path, student: str, chapter: str | None = None, points: dict[str, float] | None = None,
+          timeout: float = TIMEOUT, shown: str | None = None) -> Graded:
+    """Grade one submission against `chapter` (default: the chapter its file name says, else its code's)."""
+    points, shown = points or {}, shown or str(path)
+    began = time.perf_counter()
+    named = chapter_in_name(path)
+    wanted = chapter or named
+    try:
+        nb = read(path)
+    except UnreadableError as problem:
+        return Graded(shown, student, wanted, problem.status, str(problem), _zero(wanted, points, problem.status,
+                                                                                 str(problem)))
+    coded = chapter_in_code(nb)
+    if wanted and coded and wanted != coded:
+        said = f"the assignment is chapter {chapter}" if chapter else f"its file name says chapter {named}"
+        why = f"wrong chapter: {said}, but its code is chapter {coded}'s"
+        return Graded(shown, student, wanted, "wrong chapter", why, _zero(wanted, points, "wrong chapter", why))
+    chapter = wanted or coded
+    if chapter is None and path.stem.lower().startswith("explorer"):
+        return Graded(shown, student, None, "no exercises", "the explorer has no exercises to grade")
+    if chapter is None:
+        return Graded(shown, student, None, "unknown chapter", "cannot tell its chapter from its name or its code: "
+                      "name the file after its chapter (01_one_spotlight.ipynb) or give --chapter")
+    if not course(chapter)[1]:
+        return Graded(shown, student, chapter, "no exercises", f"chapter {chapter} has no exercises to grade")
+    elsewhere = foreign_flags(nb, chapter)
+    lines, stopped, flagged = run_plan(nb, chapter, timeout)
+    results = {line["exercise"]: line for line in lines if "exercise" in line}
+    error = next((line["error"] for line in lines if "error" in line), None)
+    scores = []
+    for exercise in course(chapter)[1]:
+        name, most = exercise.name, points.get(exercise.name, 1)
+        result = results.get(name) or {"passed": False, "flags": [], "feedback": f"{name}: not graded: " + (
+            error or stopped or "an earlier exercise changed the checks, so this process stopped trusting them")}
+        result["flags"] = flagged[name] + result["flags"]
+        status = _status(result) if name in results else "error"
+        feedback = result["feedback"] if status != "flagged" else (
+            f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}")
+        scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
+    if elsewhere:
+        why = "not scored, flagged for review: " + "; ".join(elsewhere)
+        return Graded(shown, student, chapter, "flagged", why, [Score(s.exercise, 0, s.max_points, "flagged", why)
+                                                               for s in scores], time.perf_counter() - began)
+    marked = [s.exercise for s in scores if s.status == "flagged"]
+    note = f"flagged for review: {', '.join(marked)}" if marked else error or stopped
+    status = "flagged" if marked else "error" if any(s.status == "error" for s in scores) else "graded"
+    return Graded(shown, student, chapter, status, note, scores, time.perf_counter() - began)
+
+
+def submissions(paths: Sequence[Path]) -> list[tuple[str, Path, str]]:
+    """(name, notebook, how to show it) for every notebook named or found under a folder named, at any depth; a
+    nested notebook's name is its first folder under the one named (submissions/<student>/...), else its stem."""
     found = []
     for path in paths:
-        found += sorted(path.glob("*.ipynb")) if path.is_dir() else [path]
-    return [p for p in found if ".ipynb_checkpoints" not in p.parts]
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("paths", nargs="+", type=Path, help="submitted notebooks, or folders of them")
-    parser.add_argument("--chapter", help="the chapter number (01 ... 07) when a submission does not say")
-    parser.add_argument("--out", type=Path, default=Path("grades"), help="folder for grades.csv and the JSON files")
-    parser.add_argument("--timeout", type=int, default=TIMEOUT, help="seconds one cell may take")
-    parser.add_argument("--gradescope", type=Path, help="write the one submission's Gradescope JSON here")
-    args = parser.parse_args()
-    found = submissions(args.paths)
-    if not found:
-        parser.error("no notebooks found")
-    if args.gradescope and len(found) != 1:
-        parser.error(f"--gradescope grades one submission; found {len(found)}")
-    results, skipped = [], []
-    for path in found:
-        try:
-            graded = grade(path, args.chapter, args.timeout)
-        except (ValueError, OSError) as err:  # not a notebook, or no chapter to grade it against
-            skipped.append(path.name)
-            print(f"{path.name}: not graded: {err}")
+        if not path.is_dir():
+            found.append((path.stem, path, str(path)))
             continue
-        results.append(graded)
-        report = gradescope(graded)
-        target = args.gradescope or args.out / f"{path.stem}.json"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-        errors = f", {len(graded.problems)} cell(s) with errors" if graded.problems else ""
-        print(f"{path.name}: chapter {graded.chapter}, {graded.total} of {len(graded.scores)} "
-              f"({graded.seconds:.0f} s){errors}")
-        for score in graded.scores:
-            if not score.passed:
-                print(f"  {score.feedback}"[:200])
-    if not args.gradescope:
-        print(f"wrote {write_csv(results, args.out / 'grades.csv')} and one JSON file per submission")
-    if skipped:
-        print(f"not graded: {', '.join(skipped)}")
-    return 1 if skipped else 0
+        for notebook in sorted(path.rglob("*.ipynb")):
+            parts = notebook.relative_to(path).parts
+            if ".ipynb_checkpoints" not in parts:
+                found.append((parts[0] if len(parts) > 1 else notebook.stem, notebook, "/".join(parts)))
+    return found
+
+
+def read_roster(path: Path) -> dict[str, str]:
+    """A CSV of file or folder name -> student id (a header row, then two columns)."""
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = [row for row in csv.reader(handle) if row and any(cell.strip() for cell in row)]
+    if len(rows) < 2 or any(len(row) < 2 for row in rows):
+        raise ValueError(f"{path}: a roster is a CSV with a header and two columns: file or folder name, student id")
+    return {Path(row[0].strip()).stem: row[1].strip() for row in rows[1:]}
+
+
+def read_points(path: Path) -> dict[str, float]:
+    """Points per exercise from a CSV (exercise,points with a header) or a TOML file (softmax = 2)."""
+    if path.suffix == ".toml":
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        table = table.get("points", table)
+    else:
+        with path.open(newline="", encoding="utf-8") as handle:
+            table = {row[0].strip(): row[1].strip() for row in list(csv.reader(handle))[1:] if len(row) >= 2}
+    known = {e.name for n in CHAPTERS for e in course(n[:2])[1]}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ValueError(f"{path}: no exercise called {', '.join(unknown)}; the exercises: {', '.join(sorted(known))}")
+    try:
+        return {name: float(value) for name, value in table.items()}
+    except (TypeError, ValueError):
+        raise ValueError(f"{path}: points must be numbers") from None
+
+
+def _write(path: Path, header: list[str], rows: list[list]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([header, *rows])
+    return path
+
+
+def write_csvs(results: Sequence[Graded], missing: Sequence[str], out: Path) -> tuple[Path, Path]:
+    """summary.csv (one row per submission, and per roster entry with none) and grades.csv (one per exercise)."""
+    out.mkdir(parents=True, exist_ok=True)
+    summary = [[g.student, g.submission, g.chapter or "", f"{g.points:g}", f"{g.max_points:g}", g.status, g.note]
+               for g in results] + [[student, "", "", 0, "", "missing", "no notebook from this student"]
+                                    for student in missing]
+    grades = [[g.student, g.submission, g.chapter or "", s.exercise, f"{s.points:g}", f"{s.max_points:g}", s.status,
+               s.feedback] for g in results for s in g.scores or [Score("", 0, 0, g.status, g.note)]]
+    return (_write(out / "summary.csv", ["student", "submission", "chapter", "points", "max_points", "status",
+                                         "note"], summary),
+            _write(out / "grades.csv", ["student", "submission", "chapter", "exercise", "points", "max_points",
+                                        "status", "feedback"], grades))
+
+
+def gradescope(graded: Graded | None, why: str = "") -> dict:
+    """Gradescope's results JSON: one test per exercise, its feedback as the output; the reason in `output`."""
+    if graded is None:
+        return {"score": 0.0, "output": why}
+    tests = [{"name": s.exercise, "score": float(s.points), "max_score": float(s.max_points), "output": s.feedback,
+              "status": "passed" if s.status == "passed" else "failed"} for s in graded.scores]
+    note = f"{graded.status}: {graded.note}" if graded.note else graded.status
+    return {"score": float(graded.points), "execution_time": round(graded.seconds), "output": note, "tests": tests}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", type=Path, help="submitted notebooks, or folders of them (at any depth)")
+    parser.add_argument("--chapter", help="the assignment's chapter (01 ... 07): a notebook of another is flagged")
+    parser.add_argument("--out", type=Path, default=Path("grades"), help="folder for summary.csv and grades.csv")
+    parser.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds one exercise may take")
+    parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)),
+                        help="submissions graded at once (default: the CPUs this process may use)")
+    parser.add_argument("--roster", type=Path, help="CSV: file or folder name, student id")
+    parser.add_argument("--points", type=Path, help="CSV (exercise,points) or TOML (softmax = 2); default 1 each")
+    parser.add_argument("--gradescope", type=Path, help="write Gradescope's results.json for the one upload here")
+    args = parser.parse_args(argv)
+    chapter = args.chapter.zfill(2) if args.chapter else None
+    if chapter and chapter not in {n[:2] for n in CHAPTERS}:
+        parser.error(f"--chapter {args.chapter}: there is no such chapter ({', '.join(n[:2] for n in CHAPTERS)})")
+    try:
+        points = read_points(args.points) if args.points else {}
+        roster = read_roster(args.roster) if args.roster else {}
+    except (OSError, ValueError) as problem:
+        parser.error(str(problem))
+    found = submissions(args.paths)
+    if args.gradescope:
+        graded = grade(found[0][1], found[0][0], chapter, points, args.timeout) if len(found) == 1 else None
+        why = "no notebook was uploaded: upload your .ipynb file" if not found else (
+            f"{len(found)} notebooks were uploaded ({', '.join(p.name for _, p, _ in found)}): upload exactly one")
+        args.gradescope.parent.mkdir(parents=True, exist_ok=True)
+        args.gradescope.write_text(json.dumps(gradescope(graded, why), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.gradescope}: {graded.status if graded else why}")
+        return 0
+    if not found:
+        parser.error("no notebooks found (.ipynb files, in the folders given or any folder below them)")
+    results = []
+    with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
+        futures = [pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout, shown)
+                   for key, path, shown in found]
+        for future in as_completed(futures):
+            g = future.result()
+            results.append(g)
+            print(f"{g.student} ({g.submission}): {g.status}, {g.points:g} of {g.max_points:g} ({g.seconds:.0f} s)"
+                  + (f": {g.note}"[:160] if g.note else ""), flush=True)
+    results.sort(key=lambda g: (g.student, g.submission))
+    seen = {g.student for g in results}
+    missing = sorted(student for student in roster.values() if student not in seen)
+    unlisted = sorted({key for key, _, _ in found if roster and key not in roster})
+    summary, grades = write_csvs(results, missing, args.out)
+    print(f"wrote {summary} and {grades}" + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else ""))
+    return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

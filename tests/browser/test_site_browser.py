@@ -29,9 +29,9 @@ import nbformat
 import pytest
 
 from tests.browser.support import CHROMIUM_FLAGS, need, severe_violations
-from tools.build_slides import deck_file
+from tools.build_slides import deck_cells, deck_file
 from tools.chapters import SITE_SAMPLE, notebook_paths
-from tools.editions import checked_exercise, solution_source
+from tools.editions import checked_exercise, is_notes, solution_source, with_notes
 from tools.pages import page_title
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -238,10 +238,9 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
 
 
 def _notes(path: Path) -> list[str]:
-    """The first line of each of a chapter's notes cells (slide type "notes"), as text (no markdown marks)."""
-    cells = nbformat.read(path, as_version=4).cells
-    return [re.sub(r"[*`]", "", c.source.split("- ", 1)[1].splitlines()[0]) for c in cells
-            if c.metadata.get("slideshow", {}).get("slide_type") == "notes"]
+    """The first line of each notes block a chapter's deck carries, as text (no markdown marks)."""
+    cells = deck_cells(with_notes(nbformat.read(path, as_version=4)))
+    return [re.sub(r"[*`]", "", c.source.split("- ", 1)[1].splitlines()[0]) for c in cells if is_notes(c)]
 
 
 def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, decks, axe_script) -> None:

@@ -1,11 +1,14 @@
-"""A real JupyterHub with one student running chapter 0 through the kernel API: benchmarks/classroom.py end to end.
+"""A real JupyterHub on 127.0.0.1: one student running chapter 0 through the kernel API (benchmarks/classroom.py end
+to end), and the class's notebooks collected for the grader (tools/collect.py, then tools/grade.py).
 
-Slow (starts a hub, its proxy, a server and a kernel; installs the proxy from npm the first time): `make check`
+Slow (starts a hub, its proxy, servers and kernels; installs the proxy from npm the first time): `make check`
 runs it, `make test` does not. The speed targets are the benchmark's business, not this test's.
 """
 
 from __future__ import annotations
 
+import asyncio
+import csv
 import json
 import os
 import re
@@ -15,10 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import nbformat
 import psutil
 import pytest
 
-from benchmarks.hub import SetupError, proxy_command
+from benchmarks.hub import LocalHub, SetupError, proxy_command
+from tools import collect, grade
 
 ROOT = Path(__file__).resolve().parents[2]
 HUB_FOLDERS = str(Path(tempfile.gettempdir()) / "spotlights-hub-")  # benchmarks/hub.py's temporary folders
@@ -36,11 +41,15 @@ def _ours(since: float) -> list[str]:
     return found
 
 
-def test_one_student_runs_chapter_0_on_a_real_hub_and_every_process_stops(tmp_path: Path) -> None:
+@pytest.fixture
+def proxy() -> None:
     try:
         proxy_command()  # from npm, once
     except SetupError as missing:  # as the browser tests do: a skip on a laptop without Node.js, a failure in CI
         (pytest.fail if os.environ.get("CI") == "true" else pytest.skip)(str(missing))
+
+
+def test_one_student_runs_chapter_0_on_a_real_hub_and_every_process_stops(tmp_path: Path, proxy: None) -> None:
     out = tmp_path / "classroom.json"
     started = time.time()
     run = subprocess.run([sys.executable, "-m", "benchmarks.classroom", "--students", "1", "--chapters", "00",
@@ -60,3 +69,37 @@ def test_one_student_runs_chapter_0_on_a_real_hub_and_every_process_stops(tmp_pa
     assert chapter["cpu_s"] > 0.5
     assert student["server_peak_mb"] > 30 and measured["hub_peak_mb"] > 30 and measured["proxy_peak_mb"] > 10
     assert results["machine"]["cpus"] == measured["cpus"]
+
+
+def test_each_students_notebooks_are_collected_for_the_grader(tmp_path: Path, proxy: None) -> None:
+    """Two students with the learner edition delivered; one answers softmax, one's server is stopped. Collecting
+    skips the stopped server unless told to start it; the grader then scores what was collected."""
+    out = tmp_path / "collected"
+
+    async def class_of_two() -> tuple[dict, dict, dict]:
+        async with LocalHub() as hub:
+            folders = {name: hub.deliver(name) for name in ("ada", "bob")}
+            chapter = folders["ada"] / "01_one_spotlight.ipynb"
+            nb = json.loads(chapter.read_text())
+            for cell in nb["cells"]:
+                if "def softmax(" in "".join(cell["source"]):
+                    cell["source"] = "def softmax(scores):\n    return torch.softmax(scores, dim=-1)\n"
+            chapter.write_text(json.dumps(nb))
+            await hub.add_students(["ada", "bob"])
+            await hub.api("DELETE", "/users/bob/server")
+            while (await hub.api("GET", "/users/bob"))["servers"]:
+                await asyncio.sleep(0.5)
+            hub_api = collect.Hub(hub.url, hub.token)
+            first = await asyncio.to_thread(collect.collect, hub_api, out, "01")
+            second = await asyncio.to_thread(collect.collect, hub_api, out, "01", True)
+            return first, second, {name: (folder / "01_one_spotlight.ipynb").read_text() for name, folder in
+                                   folders.items()}
+
+    first, second, homes = asyncio.run(class_of_two())
+    assert first["ada"] == "1 notebook(s)" and first["bob"].startswith("skipped"), first
+    assert second == {"ada": "1 notebook(s)", "bob": "1 notebook(s)"}, second
+    for name, text in homes.items():
+        assert nbformat.read(out / name / "01_one_spotlight.ipynb", as_version=4) == nbformat.reads(text, as_version=4)
+    assert grade.main([str(out), "--chapter", "01", "--out", str(tmp_path / "grades"), "--workers", "2"]) == 0
+    rows = {(r["student"], r["exercise"]): r["status"] for r in csv.DictReader((tmp_path / "grades/grades.csv").open())}
+    assert rows[("ada", "softmax")] == "passed" and rows[("bob", "softmax")] == "not attempted", rows

@@ -1,0 +1,117 @@
+"""Collect every learner's notebooks from a JupyterHub, for the grader: collected/<learner>/<notebook>.ipynb.
+
+    python -m tools.collect https://hub.example.org --token-file admin.token --chapter 01 --out collected
+    python -m tools.grade collected --chapter 01 --out grades
+
+Through the hub's REST API (the learners) and each learner's own server's contents API, with one token: an
+admin's (made at <hub>/hub/token) or a service's with the scopes list:users, read:users, access:servers and,
+for --start, admin:servers. The notebooks are read from the folder the hub delivered them to
+(~/several-spotlights, deploy/deliver.py). A learner whose server is not running is listed and skipped, unless
+--start starts it for the copy and stops it again. Only reads: nothing in a learner's home changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Sequence
+from pathlib import Path
+
+import nbformat
+
+FOLDER = "several-spotlights"
+"""The folder in each learner's home that holds their notebooks (deploy/deliver.py)."""
+START_TIMEOUT_S = 300
+
+
+class Hub:
+    """The hub's REST API and the learners' servers behind its proxy, with one token."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self.url, self.token = url.rstrip("/"), token
+
+    def request(self, method: str, path: str) -> object:
+        """One JSON request to the hub's address plus `path`; the decoded answer (None when empty)."""
+        headers = {"Authorization": f"token {self.token}"}
+        request = urllib.request.Request(self.url + path, method=method, headers=headers)
+        with urllib.request.urlopen(request, timeout=START_TIMEOUT_S) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def running(self, name: str) -> bool:
+        server = self.request("GET", f"/hub/api/users/{urllib.parse.quote(name)}")["servers"].get("")
+        return bool(server and server.get("ready"))
+
+    def start(self, name: str) -> None:
+        """Start a learner's server and wait until it is ready."""
+        self.request("POST", f"/hub/api/users/{urllib.parse.quote(name)}/server")
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not self.running(name):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{name}'s server did not start within {START_TIMEOUT_S} s")
+            time.sleep(1)
+
+    def notebooks(self, name: str, folder: str) -> dict[str, dict]:
+        """file name -> notebook (as JSON) of every .ipynb in `folder` of a learner's home."""
+        base = f"/user/{urllib.parse.quote(name)}/api/contents/{urllib.parse.quote(folder)}"
+        listing = self.request("GET", f"{base}?content=1")["content"]
+        return {item["name"]: self.request("GET", f"{base}/{urllib.parse.quote(item['name'])}?content=1&type=notebook")
+                ["content"] for item in listing if item["type"] == "notebook"}
+
+
+def collect(hub: Hub, out: Path, chapter: str | None = None, start: bool = False, folder: str = FOLDER) -> dict:
+    """Copy every learner's notebooks into out/<learner>/; what happened to each learner, in one line."""
+    report = {}
+    for user in hub.request("GET", "/hub/api/users"):
+        name = user["name"]
+        started = False
+        try:
+            if not hub.running(name):
+                if not start:
+                    report[name] = "skipped: their server is not running (--start starts it)"
+                    continue
+                hub.start(name)
+                started = True
+            found = {file: nb for file, nb in hub.notebooks(name, folder).items()
+                     if chapter is None or file.startswith(chapter)}
+            (out / name).mkdir(parents=True, exist_ok=True)
+            for file, nb in found.items():
+                (out / name / file).write_text(nbformat.writes(nbformat.from_dict(nb)), encoding="utf-8")
+            report[name] = f"{len(found)} notebook(s)" if found else f"no notebook in ~/{folder}"
+        except (urllib.error.URLError, TimeoutError, KeyError) as problem:
+            report[name] = f"not collected: {problem}"
+        finally:
+            if started:
+                hub.request("DELETE", f"/hub/api/users/{urllib.parse.quote(name)}/server")
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("hub", help="the hub's address, e.g. https://hub.example.org")
+    parser.add_argument("--token-file", type=Path, required=True, help="a file holding an admin's or service's token")
+    parser.add_argument("--out", type=Path, default=Path("collected"), help="folder to write <learner>/<notebook> into")
+    parser.add_argument("--chapter", help="only this chapter's notebook (e.g. 01)")
+    parser.add_argument("--start", action="store_true", help="start stopped servers for the copy, then stop them")
+    parser.add_argument("--folder", default=FOLDER, help=f"the folder in each home (default {FOLDER})")
+    args = parser.parse_args(argv)
+    try:
+        token = args.token_file.read_text().strip()
+        report = collect(Hub(args.hub, token), args.out, args.chapter and args.chapter.zfill(2), args.start,
+                         args.folder)
+    except (OSError, urllib.error.URLError) as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    for name, what in sorted(report.items()):
+        print(f"{name}: {what}")
+    print(f"collected into {args.out}: grade with python -m tools.grade {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""The grader's fresh process for one submission: the course's chapter with the learner's exercise code in it.
+
+    python -m tools.grade_run PLAN.json RESULTS.jsonl      (started by tools/grade.py, one process per submission)
+
+The plan's steps (tools/grade.py makes them from the course's copy of the chapter) run in order in one namespace:
+the course's cells the checks need, each exercise's code as the learner wrote it, each exercise's check cell.
+A check cell calls yours_or_reference, whose outcome is read from the OUTCOMES dictionary held before any learner
+code ran; one JSON line per exercise goes to RESULTS. An exercise is flagged when, after its code or check ran,
+a function, class or table of helpers (checks and solutions included), torch, torch.Tensor, torch.nn.functional
+or math is another object than before; when the function checked is a course solution (imported, wrapped,
+its code object copied); or when the learner's code called a solution, a check or yours_or_reference. A step
+over the time limit is stopped (SIGALRM); tools/grade.py kills the process past its own limit.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import linecache
+import os
+import signal
+import sys
+import types
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+LEARNER = "<your exercise cell>"
+"""The file name the learner's code is compiled under: how a frame or a function is known to be theirs."""
+
+
+class TimeLimit(BaseException):
+    """Raised in the learner's code when a step runs over its time (a BaseException: the checks do not catch it)."""
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise TimeLimit
+
+
+def fingerprint() -> dict[str, int]:
+    """The identity of every function, class, module and table in helpers and the parts of torch the checks use."""
+    import math
+
+    import torch
+    import torch.nn.functional
+
+    spaces = {name: vars(module) for name, module in list(sys.modules.items()) if name.split(".")[0] == "helpers"}
+    spaces |= {"torch": vars(torch), "torch.Tensor": vars(torch.Tensor), "F": vars(torch.nn.functional),
+               "math": vars(math)}
+    found = {}
+    for space, members in spaces.items():
+        for name, value in list(members.items()):
+            if callable(value) or isinstance(value, (dict, types.ModuleType)):
+                found[f"{space}.{name}"] = id(value)
+                found |= {f"{space}.{name}.__code__": id(value.__code__)} if hasattr(value, "__code__") else {}
+            if isinstance(value, dict) and space.startswith("helpers"):  # SOLUTIONS and the like, entry by entry
+                found |= {f"{space}.{name}[{key!r}]": id(v) for key, v in list(value.items()) if callable(v)}
+    return found
+
+
+def changed(before: dict[str, int]) -> list[str]:
+    """What of `before` is now another object (new names are not a change: imports add them)."""
+    now = fingerprint()
+    return sorted(name for name, ident in before.items() if now.get(name, ident) != ident)
+
+
+def _unwrapped(fn: object) -> list[object]:
+    """fn and what it wraps: functools.partial's func, a bound method's function, @functools.wraps' __wrapped__."""
+    seen = []
+    while fn is not None and len(seen) < 20:
+        seen.append(fn)
+        if isinstance(fn, functools.partial):
+            fn = fn.func
+        else:
+            fn = getattr(fn, "__func__", None) or (vars(fn).get("__wrapped__") if hasattr(fn, "__dict__") else None)
+    return seen
+
+
+class Watch:
+    """A profiler that notes each call from the learner's code into a solution, a check or yours_or_reference."""
+
+    def __init__(self, guarded: dict[types.CodeType, str]) -> None:
+        self.guarded, self.calls = guarded, set()
+
+    def __call__(self, frame: types.FrameType, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code in self.guarded and frame.f_back is not None \
+                and frame.f_back.f_code.co_filename == LEARNER:
+            self.calls.add(self.guarded[frame.f_code])
+
+
+def run(source: str, label: str, namespace: dict, timeout: float, watch: Watch | None = None) -> BaseException | None:
+    """Run one step's code in the chapter's namespace, its printout discarded; the exception it stopped with.
+    A timeout of 0 means none (the course's own cells)."""
+    linecache.cache[label] = (len(source), None, source.splitlines(True), label)  # tracebacks quote the code
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    sys.setprofile(watch)
+    try:
+        with open(os.devnull, "w") as sink, redirect_stdout(sink), redirect_stderr(sink):
+            exec(compile(source, label, "exec"), namespace)
+    except BaseException as err:  # the learner's code may raise anything; the time limit is a BaseException
+        return err
+    finally:
+        sys.setprofile(None)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return None
+
+
+def _feedback(name: str, err: BaseException | None, in_exercise: bool, timeout: float) -> str:
+    if isinstance(err, TimeLimit):
+        return f"{name}: stopped after {timeout:g} s: the time limit"
+    where = "your exercise cell" if in_exercise else "its check"
+    return f"{name}: {where} stopped with {type(err).__name__}: {err}"
+
+
+def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> None:
+    """Run the plan's steps; emit one result per check step, or an error line if a course cell fails."""
+    import helpers.checks
+    from helpers.checks.solutions import SOLUTIONS
+    from tools.dependencies import names
+
+    outcomes = helpers.checks.OUTCOMES  # held before any learner code runs
+    solutions = {fn.__code__: name for name, fn in SOLUTIONS.items()}
+    handed: set[str] = set()  # exercises whose solution the chapter handed on, since the learner's did not pass
+    signal.signal(signal.SIGALRM, _alarm)
+    namespace: dict = {"__name__": "__main__"}
+    course: dict[str, object] = {}  # every name as the course's own cells left it
+    before, flags, stopped = {}, {}, {}
+    for step in steps:
+        name, kind, source = step.get("name"), step["kind"], step["source"]
+        if kind == "course":
+            err = run(source, f"<the chapter's {step['label']}>", namespace, 0)
+            if err is not None:
+                emit({"error": f"the chapter's {step['label']} stopped with {type(err).__name__}: {err}"[:300]})
+                return
+            course |= {k: namespace[k] for k in names(source).bound if k in namespace}
+            continue
+        guarded = {v.__code__: f"{k}()" for k, v in course.items() if isinstance(v, types.FunctionType)
+                   and (k.startswith("check_") or k == "yours_or_reference")}
+        watch = Watch({code: f"the solution {n}" for code, n in solutions.items() if n not in handed} | guarded)
+        if kind == "exercise":
+            before[name] = fingerprint()
+            stopped[name] = run(source, LEARNER, namespace, timeout, watch)
+            flags[name] = {f"it called {call}" for call in watch.calls}
+            continue
+        # the names the check cell uses (the check, its extra arguments) as the chapter's own cells left them
+        namespace.update({k: course[k] for k in names(source).used if k in course and k != name})
+        mine = namespace.get(name)
+        if any(f is SOLUTIONS.get(name) or getattr(f, "__code__", None) in solutions for f in _unwrapped(mine)):
+            flags[name].add(f"{name} is the course's solution, not code you wrote")
+        outcomes.pop(name, None)
+        err = stopped[name] or run(source, f"<the check of {name}>", namespace, timeout, watch)
+        tampered = changed(before[name])
+        flags[name] |= {f"it called {call}" for call in watch.calls} | {f"it changed {what}" for what in tampered}
+        outcome = outcomes.get(name)
+        if err is not None:
+            result = {"passed": False, "feedback": _feedback(name, err, stopped[name] is not None, timeout)}
+        elif outcome is None:
+            flags[name].add("its check recorded no outcome")
+            result = {"passed": False, "feedback": f"{name}: its check recorded no outcome"}
+        else:
+            result = {"passed": bool(outcome.passed), "feedback": outcome.feedback}
+        if err is not None or flags[name] or not result["passed"]:
+            namespace[name] = SOLUTIONS[name]  # as yours_or_reference does: the rest of the chapter still runs
+            handed.add(name)
+        emit({"exercise": name, **result, "flags": sorted(flags[name])})
+        if tampered:  # the checks can no longer be trusted in this process
+            return
+
+
+def main() -> None:
+    plan = json.loads(Path(sys.argv[1]).read_text())
+    import helpers.checks  # noqa: F401 - imported from the checkout before the learner's folder becomes the cwd
+    import tools.dependencies  # noqa: F401
+
+    os.chdir(plan["folder"])
+    with Path(sys.argv[2]).open("a", encoding="utf-8") as out:
+        def emit(line: dict) -> None:
+            out.write(json.dumps(line) + "\n")
+            out.flush()
+
+        grade(plan["steps"], plan["timeout"], emit)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+"""What a submitted notebook holds, read without running it: its chapter, each exercise's code, and what is suspect.
+
+- **Chapter**: from the file name (a chapter's file name in it, or its two digits alone: `01.ipynb`), and from the
+  code (the chapter whose exercises it defines, else whose checks it imports); tools/grade.py compares the two.
+- **An exercise's code** is the cell holding the last top-level definition of its function (`def softmax`, or
+  `softmax = ...`, or an import of it) other than the chapter's check line: the cell tagged `exercise`, or the
+  cell a learner moved the definition to. Of that cell the grader runs the imports, definitions and assignments;
+  expressions (a learner's test call, a print) and check lines are left out.
+- **Flags**, from a static look: an exercise cell that uses the checks' machinery (OUTCOMES, SOLUTIONS, the
+  solutions module), redefines a check, yours_or_reference or todo, reaches into functions (`__globals__`,
+  `__code__`, ...), runs code the grader cannot read (exec, eval, compile, __import__, globals, vars,
+  setattr, delattr, importlib, gc, ctypes, inspect, builtins, sys.modules) or assigns to an attribute of a
+  module (monkeypatching); any other cell the chapter does not have that uses OUTCOMES or SOLUTIONS or the
+  solutions module, redefines a check, or monkeypatches a module.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import cache
+from pathlib import Path
+from typing import NamedTuple
+
+import nbformat
+
+from tools.chapters import CHAPTERS, NOTEBOOKS
+from tools.editions import EXERCISE, checked_exercise, tags
+
+MACHINERY = {"OUTCOMES", "SOLUTIONS", "solutions"}
+CHECKING = re.compile(r"check_\w+|yours_or_reference|todo")
+INTROSPECTION = {"__globals__", "__code__", "__closure__", "__dict__", "__builtins__", "__wrapped__", "__defaults__",
+                 "__kwdefaults__", "__subclasses__", "__func__", "__self__", "__getattribute__", "f_globals",
+                 "f_back", "modules"}
+DYNAMIC = {"exec", "eval", "compile", "__import__", "globals", "vars", "setattr", "delattr"}
+HIDDEN_IMPORTS = {"importlib", "gc", "ctypes", "inspect", "builtins"}
+MODULES = {"torch", "F", "nn", "math", "helpers", "np", "numpy"}
+"""Names that are modules in every chapter (with what the cell itself imports): assigning an attribute of one
+is monkeypatching."""
+
+
+class UnreadableError(Exception):
+    """A submission that is not a notebook: `status` is "empty" or "corrupt"; the message says why."""
+
+    def __init__(self, status: str, why: str) -> None:
+        super().__init__(why)
+        self.status = status
+
+
+class Exercise(NamedTuple):
+    name: str
+    stub: int
+    """The course's cell tagged exercise that defines it."""
+    check: int
+    """The course's check cell (`name = yours_or_reference(check_name, name, ...)`)."""
+
+
+def read(path: Path) -> nbformat.NotebookNode:
+    """The submission as a notebook, or UnreadableError("empty" | "corrupt", why)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise UnreadableError("corrupt", f"the file cannot be read: {err}") from None
+    if not text.strip():
+        raise UnreadableError("empty", "the file is empty (0 bytes or blank)")
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except nbformat.reader.NotJSONError:
+        raise UnreadableError("corrupt", "the file is not a notebook's JSON (truncated or damaged?)") from None
+    except Exception as err:  # nbformat raises several kinds for a hand-edited file
+        first = str(err).strip().splitlines()[0][:160] if str(err).strip() else type(err).__name__
+        raise UnreadableError("corrupt", f"not a readable notebook: {first}") from None
+    if not any(cell.cell_type == "code" and cell.source.strip() for cell in nb.cells):
+        raise UnreadableError("empty", "the notebook has no code in it")
+    return nb
+
+
+@cache
+def course(chapter: str) -> tuple[nbformat.NotebookNode, tuple[Exercise, ...]]:
+    """The course's own copy of a chapter (from notebooks/) and its exercises in order."""
+    (name,) = [n for n in CHAPTERS if n.startswith(chapter)]
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    stubs = {defined: i for i, cell in enumerate(nb.cells) if EXERCISE in tags(cell)
+             for defined in re.findall(r"^def (\w+)\(", cell.source, re.M)}
+    checks = [(checked_exercise(cell), i) for i, cell in enumerate(nb.cells) if checked_exercise(cell)]
+    return nb, tuple(Exercise(name, stubs[name], i) for name, i in checks)
+
+
+def chapter_in_name(path: Path) -> str | None:
+    """The chapter a file's name says ("01" for 01_one_spotlight.ipynb, 01.ipynb or alice-01.ipynb), or None."""
+    stem = path.stem.lower()
+    named = [n[:2] for n in CHAPTERS if Path(n).stem in stem]
+    numbers = set(re.findall(r"(?<!\d)(\d\d)(?!\d)", stem)) & {n[:2] for n in CHAPTERS}
+    found = named or sorted(numbers)
+    return found[0] if len(set(found)) == 1 else None
+
+
+def chapter_in_code(nb: nbformat.NotebookNode) -> str | None:
+    """The chapter whose exercises the notebook defines most of; else whose checks it imports; else None."""
+    code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    defined = set(re.findall(r"^def (\w+)\(", code, re.M))
+    counts = {n[:2]: len(defined & {e.name for e in course(n[:2])[1]}) for n in CHAPTERS}
+    best = max(counts, key=counts.get)
+    if counts[best]:
+        return best
+    imported = set(re.findall(r"helpers\.checks\.ch(\d\d)\b", code))
+    return imported.pop() if len(imported) == 1 else None
+
+
+def _is_check_line(node: ast.stmt) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == "yours_or_reference" for n in ast.walk(node))
+
+
+def _binds(node: ast.stmt, name: str) -> bool:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name == name
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return any((alias.asname or alias.name.split(".")[0]) == name for alias in node.names)
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    return any(isinstance(t, ast.Name) and t.id == name for t in targets)
+
+
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+class Found(NamedTuple):
+    cell: int
+    """Where the learner's definition is, counting the submission's cells from 0."""
+    source: str
+    """What the grader runs: the cell's imports, definitions and assignments (or the whole cell, if it is not
+    Python: running it gives the learner the SyntaxError)."""
+    whole: str
+
+
+def learner_code(nb: nbformat.NotebookNode, name: str) -> Found | None:
+    """The cell holding the last definition of exercise `name`, and the part of it the grader runs."""
+    for index in range(len(nb.cells) - 1, -1, -1):
+        cell = nb.cells[index]
+        if cell.cell_type != "code":
+            continue
+        tree = _parse(cell.source)
+        if tree is None:
+            if re.search(rf"^def {name}\(", cell.source, re.M):
+                return Found(index, cell.source, cell.source)
+            continue
+        if any(_binds(node, name) and not _is_check_line(node) for node in tree.body):
+            kept = [ast.get_source_segment(cell.source, node) for node in tree.body
+                    if not isinstance(node, ast.Expr) and not _is_check_line(node)]
+            return Found(index, "\n".join(kept), cell.source)
+    return None
+
+
+def _dotted(node: ast.AST) -> str:
+    return f"{_dotted(node.value)}.{node.attr}" if isinstance(node, ast.Attribute) else getattr(node, "id", "?")
+
+
+def flags(source: str, exercise: bool) -> list[str]:
+    """What is suspect in one cell (see the module's docstring); an exercise cell is looked at more closely."""
+    tree = _parse(source)
+    if tree is None:
+        return []
+    found = []
+    modules = MODULES | {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+                         if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    for node in ast.walk(tree):
+        named = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if named in MACHINERY:
+            found.append(f"uses {named}, which the checks keep")
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            if any("solutions" in m for m in imported):
+                found.append("imports the course's solutions")
+            if exercise and {m.split(".")[0] for m in imported} & HIDDEN_IMPORTS:
+                found.append(f"imports {', '.join(imported)}")
+        defined = [node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else []
+        defined += [t.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if isinstance(t, ast.Name)]
+        found += [f"redefines {d}" for d in defined if CHECKING.fullmatch(d)]
+        targets = getattr(node, "targets", [getattr(node, "target", None)]) if isinstance(
+            node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)) else []
+        for target in targets:
+            root = target
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if isinstance(target, ast.Attribute) and CHECKING.fullmatch(target.attr):
+                found.append(f"redefines {target.attr}")
+            elif isinstance(target, ast.Attribute) and isinstance(root, ast.Name) and root.id in modules:
+                found.append(f"changes {_dotted(target)} (monkeypatching)")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"setattr", "delattr"}:
+            found.append(f"calls {node.func.id}()")
+        if exercise and named in INTROSPECTION:
+            found.append(f"reaches into .{named}")
+        if exercise and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in DYNAMIC:
+            found.append(f"calls {node.func.id}(), whose code the grader cannot read")
+    return list(dict.fromkeys(found))
