@@ -49,87 +49,93 @@ def test_usable_cpus_takes_the_tighter_limit(affinity: int, quota: float | None,
     assert threads.usable_cpus(affinity, quota) == expected
 
 
-_FIRST_WORK = """
+_WORK = """
 import json, sys
 import torch
-torch.set_num_threads(torch.get_num_threads() + 3)  # a count set by hand, which importing helpers must keep
-before = torch.get_num_threads()
-import helpers
 from helpers import threads
-imported = {{"threads": torch.get_num_threads(), "applied": list(threads._applied)}}
+torch.set_num_threads(threads.usable_threads() + 3)  # more than the limits allow, as torch may start on a container
+before = torch.get_num_threads()
 {work}
-print(json.dumps({{"before": before, "imported": imported, "applied": list(threads._applied),
-                  "after": torch.get_num_threads(), "usable": threads.usable_cpus(threads.affinity_cpus(),
-                                                                                  threads.cgroup_quota())}}))
+print(json.dumps({{"before": before, "after": torch.get_num_threads(), "usable": threads.usable_threads()}}))
 """
 
 
-@pytest.mark.parametrize("work", [
-    "helpers.course_model(heads=4)",  # making a model (training makes one the same way)
-    "helpers.load_model()",  # loading one
-    "from helpers.chapter_widgets.base import Widget; Widget()",  # the first widget (every widget's base)
+@pytest.mark.parametrize(("work", "sets"), [
+    ("import helpers; helpers.course_model(heads=4)", False),  # making a model
+    ("import helpers; helpers.load_model()", False),  # loading one
+    ("from helpers.chapter_widgets.base import Widget; Widget()", False),  # the base of every widget
+    ("from helpers.train import story_corpus, train; train(steps=3, corpus=story_corpus(60, 6), progress=False)", True),
 ])
-def test_policy_is_applied_by_the_first_real_work_not_by_importing(work: str) -> None:
-    run = subprocess.run([sys.executable, "-c", _FIRST_WORK.format(work=work)], cwd=ROOT, capture_output=True,
-                         text=True, timeout=300)
+def test_only_training_sets_the_thread_count(work: str, sets: bool) -> None:
+    run = subprocess.run([sys.executable, "-c", _WORK.format(work=work)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
     assert run.returncode == 0, run.stderr
     seen = json.loads(run.stdout)
-    assert seen["imported"] == {"threads": seen["before"], "applied": []}, "importing helpers set the threads"
-    [chosen] = seen["applied"]
-    assert seen["after"] == chosen <= seen["usable"], f"{work} did not apply the thread policy"
+    assert (seen["after"] <= seen["usable"]) if sets else (seen["after"] == seen["before"]), seen
 
 
-def test_policy_is_applied_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(threads, "_applied", [])
-    old = torch.get_num_threads()
-    try:
-        assert threads.apply_thread_policy(affinity=lambda: 16, quota=lambda: 1.0) == 1
-        assert torch.get_num_threads() == 1
-        assert threads.apply_thread_policy(affinity=lambda: 16, quota=lambda: None) == 1  # asks nothing again
-        assert torch.get_num_threads() == 1
-    finally:
-        torch.set_num_threads(old)
-
-
-@pytest.mark.parametrize(("load", "cpus", "free"), [
-    (0.3, 2, 2),  # an idle laptop
-    (0.6, 2, 1),  # another program keeps more than half a core busy
-    (7.5, 2, 1),  # a class on a shared server: never fewer than one
-    (30.0, 64, 34),
-    (None, 2, None),  # no load average (Windows): the limits alone decide
-    (1.0, None, None),
-])
-def test_free_cpus_leaves_out_what_other_programs_keep_busy(load: float | None, cpus: int | None,
-                                                             free: int | None) -> None:
-    assert threads.free_cpus(load, cpus) == free
-
-
-@pytest.mark.parametrize(("load", "expected"), [(0.2, 2), (7.5, 1), (None, 2)])
-def test_a_busy_machine_gets_fewer_threads_than_its_limits_allow(monkeypatch: pytest.MonkeyPatch, load: float | None,
-                                                                 expected: int) -> None:
+@pytest.fixture
+def two_usable(monkeypatch: pytest.MonkeyPatch):
+    """A process that may use two CPUs, with no OMP_NUM_THREADS; torch's count is given back afterwards."""
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    monkeypatch.setattr(threads, "_applied", [])
-    old = torch.get_num_threads()
-    try:
-        assert threads.apply_thread_policy(affinity=lambda: 2, quota=lambda: None, load=lambda: load,
-                                           cpus=lambda: 2) == expected
-        assert torch.get_num_threads() == expected
-    finally:
-        torch.set_num_threads(old)
+    monkeypatch.setattr(threads, "usable_threads", lambda: 2)
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
+
+
+def _run(monkeypatch: pytest.MonkeyPatch, steps: int, step_s: dict[int, float], stop_at: int | None = None
+         ) -> tuple[threads.ThreadTrial, list[int]]:
+    """A training run's steps on a fake clock (each step takes step_s[threads]): the trial and each step's count."""
+    now = [0.0]
+    monkeypatch.setattr(threads.time, "perf_counter", lambda: now[0])
+    trial, counts = threads.ThreadTrial(steps), []
+    for step in range(steps if stop_at is None else stop_at):
+        trial.start(step)
+        counts.append(torch.get_num_threads())
+        now[0] += step_s[torch.get_num_threads()]
+        trial.stop(step)
+    trial.close()
+    return trial, counts
+
+
+@pytest.mark.parametrize(("step_s", "kept"), [({1: 0.08, 2: 0.04}, 2), ({1: 0.05, 2: 0.2}, 1)])
+def test_a_run_times_its_first_steps_on_each_count_then_trains_on_the_faster(
+        two_usable, monkeypatch: pytest.MonkeyPatch, step_s: dict[int, float], kept: int) -> None:
+    torch.set_num_threads(2)
+    trial, counts = _run(monkeypatch, 40, step_s)
+    trial_steps = 1 + 2 * threads.TRIAL_ROUNDS
+    assert counts[:trial_steps] == [2, *[1, 2] * threads.TRIAL_ROUNDS], "not alternating, after one untimed step"
+    assert trial.kept == kept and set(counts[trial_steps:]) == {kept} and torch.get_num_threads() == kept
+
+
+def test_short_runs_and_a_run_stopped_mid_trial_keep_the_count_they_found(two_usable, monkeypatch) -> None:
+    torch.set_num_threads(2)
+    assert set(_run(monkeypatch, 5, {1: 0.01, 2: 0.1})[1]) == {2}, "a 5-step run measured its threads"
+    trial, _ = _run(monkeypatch, 40, {1: 0.01, 2: 0.1}, stop_at=2)  # interrupted on its first timed step
+    assert trial.kept is None and torch.get_num_threads() == 2
 
 
 @pytest.mark.parametrize(("value", "expected"), [("1", 1), ("3", 3), ("", None), ("zero", None), ("0", None)])
-def test_omp_num_threads_can_ask_for_fewer_threads(monkeypatch: pytest.MonkeyPatch, value: str,
-                                                   expected: int | None) -> None:
+def test_omp_num_threads_wins_when_set(two_usable, monkeypatch: pytest.MonkeyPatch, value: str,
+                                       expected: int | None) -> None:
     monkeypatch.setenv("OMP_NUM_THREADS", value)
     assert threads.requested_threads() == expected
-    monkeypatch.setattr(threads, "_applied", [])
-    old = torch.get_num_threads()
+    torch.set_num_threads(expected or 2)
+    trial, counts = _run(monkeypatch, 40, {1: 0.01, 2: 0.1, 3: 0.1})
+    assert (set(counts) == {min(expected, 2)}) if expected else (trial.kept == 1), counts
+
+
+def test_the_limit_lowers_torch_threads_and_never_raises_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(threads, "usable_threads", lambda: 1)
+    before = torch.get_num_threads()
     try:
-        assert threads.apply_thread_policy(affinity=lambda: 2, quota=lambda: None, load=lambda: 0.0,
-                                           cpus=lambda: 2) == min(2, expected or 2)
+        torch.set_num_threads(3)
+        assert threads.apply_thread_policy() == 1 == torch.get_num_threads()
+        monkeypatch.setattr(threads, "usable_threads", lambda: 4)
+        assert threads.apply_thread_policy() == 1, "the limit raised a count"
     finally:
-        torch.set_num_threads(old)
+        torch.set_num_threads(before)
 
 
 def test_one_thread_runs_on_one_thread_and_restores_the_count_even_after_an_error() -> None:
