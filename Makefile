@@ -42,7 +42,7 @@ test: install
 check: install
 	$(BIN)/python -m pytest
 
-# Colab's versions of what a learner's kernel there uses (Colab's published package list), in .venv-colab; the
+# Colab's versions of what a learner's kernel there uses (.ci/colab-versions.txt), in .venv-colab; the
 # package is installed from this checkout as a regular (not editable) install, so the chapters read what a wheel
 # ships. Colab runs Python 3.12 with torch 2.11: GitHub's workflow passes COLAB_PYTHON=python3.12
 # COLAB_TORCH=torch==2.11.* TORCH_INDEX=https://download.pytorch.org/whl/cpu. Where PyPI is the only index, Python
@@ -50,15 +50,15 @@ check: install
 COLAB_VENV := .venv-colab
 COLAB_PYTHON ?= $(PYTHON)
 COLAB_TORCH ?= $(TORCH)
-COLAB_PINS := ipywidgets==7.7.1 plotly==5.24.1 anywidget==0.9.21 notebook==6.5.7 jupyter_client==7.4.9
+COLAB_VERSIONS := .ci/colab-versions.txt
 
 # pip resolves the pins and the package's own ranges together, so a range that shuts out Colab's version fails here
-$(COLAB_VENV)/bin/.installed: pyproject.toml environment.yml
+$(COLAB_VENV)/bin/.installed: pyproject.toml environment.yml $(COLAB_VERSIONS)
 	rm -rf $(COLAB_VENV)
 	$(COLAB_PYTHON) -m venv $(COLAB_VENV)
 	$(COLAB_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(COLAB_VENV)/bin/python -m pip install --quiet "$(COLAB_TORCH)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(COLAB_VENV)/bin/python -m pip install --quiet $(COLAB_PINS) . nbval nbclient pytest
+	$(COLAB_VENV)/bin/python -m pip install --quiet -r $(COLAB_VERSIONS) . nbval nbclient pytest
 	touch $@
 
 # idempotent: the venv is built once; the package is reinstalled from the checkout (seconds) every time
