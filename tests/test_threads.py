@@ -1,18 +1,17 @@
-"""The thread policy: how many CPUs this process may use, from faked affinity and cgroup files."""
+"""The thread policy: the CPUs this process may use (faked affinity and cgroups), and training's measured choice."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import torch
 
+import helpers
 from helpers import threads
-
-ROOT = Path(__file__).resolve().parents[1]
+from helpers.chapter_widgets.base import Widget
+from helpers.train import story_corpus, train
 
 
 def _cgroup(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -49,39 +48,35 @@ def test_usable_cpus_takes_the_tighter_limit(affinity: int, quota: float | None,
     assert threads.usable_cpus(affinity, quota) == expected
 
 
-_WORK = """
-import json, sys
-import torch
-from helpers import threads
-torch.set_num_threads(threads.usable_threads() + 3)  # more than the limits allow, as torch may start on a container
-before = torch.get_num_threads()
-{work}
-print(json.dumps({{"before": before, "after": torch.get_num_threads(), "usable": threads.usable_threads()}}))
-"""
-
-
-@pytest.mark.parametrize(("work", "sets"), [
-    ("import helpers; helpers.course_model(heads=4)", False),  # making a model
-    ("import helpers; helpers.load_model()", False),  # loading one
-    ("from helpers.chapter_widgets.base import Widget; Widget()", False),  # the base of every widget
-    ("from helpers.train import story_corpus, train; train(steps=3, corpus=story_corpus(60, 6), progress=False)", True),
-])
-def test_only_training_sets_the_thread_count(work: str, sets: bool) -> None:
-    run = subprocess.run([sys.executable, "-c", _WORK.format(work=work)], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode == 0, run.stderr
-    seen = json.loads(run.stdout)
-    assert (seen["after"] <= seen["usable"]) if sets else (seen["after"] == seen["before"]), seen
-
-
-@pytest.fixture
-def two_usable(monkeypatch: pytest.MonkeyPatch):
-    """A process that may use two CPUs, with no OMP_NUM_THREADS; torch's count is given back afterwards."""
-    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    monkeypatch.setattr(threads, "usable_threads", lambda: 2)
+@pytest.fixture(autouse=True)
+def _threads_back():
+    """Every test gives the next one torch's thread count as it found it."""
     before = torch.get_num_threads()
     yield
     torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("work", [lambda: helpers.course_model(heads=4), helpers.load_model, Widget],
+                         ids=["making a model", "loading one", "the base of every widget"])
+def test_no_model_or_widget_sets_the_thread_count(work: Callable[[], object]) -> None:
+    torch.set_num_threads(threads.usable_threads() + 3)
+    work()
+    assert torch.get_num_threads() == threads.usable_threads() + 3
+
+
+def test_training_lowers_the_count_to_what_the_process_may_use_and_the_limit_never_raises_it(monkeypatch) -> None:
+    torch.set_num_threads(threads.usable_threads() + 3)  # as torch may start in a container with a CPU quota
+    train(steps=3, corpus=story_corpus(60, 6), progress=False)
+    assert torch.get_num_threads() == threads.usable_threads()
+    monkeypatch.setattr(threads, "usable_threads", lambda: torch.get_num_threads() + 2)
+    assert threads.apply_thread_policy() == torch.get_num_threads() == threads.usable_threads() - 2
+
+
+@pytest.fixture
+def two_usable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that may use two CPUs, with no OMP_NUM_THREADS."""
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr(threads, "usable_threads", lambda: 2)
 
 
 def _run(monkeypatch: pytest.MonkeyPatch, steps: int, step_s: dict[int, float], stop_at: int | None = None
@@ -126,27 +121,11 @@ def test_omp_num_threads_wins_when_set(two_usable, monkeypatch: pytest.MonkeyPat
     assert (set(counts) == {min(expected, 2)}) if expected else (trial.kept == 1), counts
 
 
-def test_the_limit_lowers_torch_threads_and_never_raises_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(threads, "usable_threads", lambda: 1)
-    before = torch.get_num_threads()
-    try:
-        torch.set_num_threads(3)
-        assert threads.apply_thread_policy() == 1 == torch.get_num_threads()
-        monkeypatch.setattr(threads, "usable_threads", lambda: 4)
-        assert threads.apply_thread_policy() == 1, "the limit raised a count"
-    finally:
-        torch.set_num_threads(before)
-
-
 def test_one_thread_runs_on_one_thread_and_restores_the_count_even_after_an_error() -> None:
-    before = torch.get_num_threads()
     torch.set_num_threads(2)
-    try:
-        with threads.one_thread():
-            assert torch.get_num_threads() == 1
-        assert torch.get_num_threads() == 2
-        with pytest.raises(RuntimeError), threads.one_thread():
-            raise RuntimeError("inside")
-        assert torch.get_num_threads() == 2
-    finally:
-        torch.set_num_threads(before)
+    with threads.one_thread():
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == 2
+    with pytest.raises(RuntimeError), threads.one_thread():
+        raise RuntimeError("inside")
+    assert torch.get_num_threads() == 2
