@@ -1,9 +1,10 @@
 """Training speed: `python -m helpers.train` at the thread policy's count, on one thread, and a plain PyTorch loop.
 
 Run: .venv/bin/python -m benchmarks.threads
-Each run is a fresh process training the four-head model for STEPS steps on the story world: helpers.train as a
-learner runs it (its first steps time one thread against the usable count, helpers.threads), the same with
-OMP_NUM_THREADS=1, and PLAIN, the same model, batches and optimizer in a bare loop on torch's own thread count.
+Each run is a fresh process training the four-head model for STEPS steps on the story world: helpers.train.train,
+the loop of `python -m helpers.train` (its first steps time one thread against the usable count, helpers.threads),
+the same with OMP_NUM_THREADS=1, and PLAIN, the same model, batches and optimizer in a bare loop on torch's own
+thread count.
 The three alternate, ROUNDS times, so that they see the same neighbours; then all of it again beside a busy
 process that keeps one core busy. Prints words per second (median of the training loops) with the load average,
 and writes assets/threads.json, which benchmarks/report.py renders. Targets: on an idle machine helpers.train at
@@ -27,12 +28,19 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "assets" / "threads.json"
 STEPS, ROUNDS = 100, 3
 TARGET_RATIO = 0.8
-POLICY = "import sys, torch; from helpers.train import main; main(sys.argv[1:]); print(torch.get_num_threads())"
-PLAIN = """
+STORIES = (2000, 60)  # the speed of a step does not depend on the text's length: a short one is made faster
+POLICY = f"""
+import json, sys, torch
+from helpers.train import story_corpus, train
+run = train(heads=4, steps=int(sys.argv[1]), corpus=story_corpus(*{STORIES}), progress=False, evaluate_at_end=False)
+print(json.dumps({{"tokens_per_s": run.tokens_per_s}}))
+print(torch.get_num_threads())
+"""
+PLAIN = f"""
 import json, sys, time, torch, torch.nn.functional as F
 from helpers.model import course_model
 from helpers.train import BATCH_SIZE, random_batch, story_corpus
-steps, corpus, model = int(sys.argv[1]), story_corpus(), course_model(heads=4, seed=0)
+steps, corpus, model = int(sys.argv[1]), story_corpus(*{STORIES}), course_model(heads=4, seed=0)
 opt, gen = torch.optim.AdamW(model.parameters(), lr=1e-2), torch.Generator().manual_seed(0)
 start = time.perf_counter()
 for _ in range(steps):
@@ -42,14 +50,13 @@ for _ in range(steps):
     loss.backward()
     opt.step()
 words = steps * BATCH_SIZE * model.config.context
-print(json.dumps({"tokens_per_s": words / (time.perf_counter() - start)}))
+print(json.dumps({{"tokens_per_s": words / (time.perf_counter() - start)}}))
 print(torch.get_num_threads())
 """
 RUNS = {  # name: the command and the environment it adds
     "plain loop": ([sys.executable, "-c", PLAIN, str(STEPS)], {}),
-    "helpers.train": ([sys.executable, "-c", POLICY, "--heads", "4", "--steps", str(STEPS), "--json"], {}),
-    "helpers.train, 1 thread": ([sys.executable, "-c", POLICY, "--heads", "4", "--steps", str(STEPS), "--json"],
-                                {"OMP_NUM_THREADS": "1"}),
+    "helpers.train": ([sys.executable, "-c", POLICY, str(STEPS)], {}),
+    "helpers.train, 1 thread": ([sys.executable, "-c", POLICY, str(STEPS)], {"OMP_NUM_THREADS": "1"}),
 }
 
 

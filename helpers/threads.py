@@ -139,36 +139,42 @@ def keep_threads(count: int) -> None:
 
 
 TRIAL_ROUNDS = 2
-"""Timed training steps per thread count in a run's trial, alternating, after one untimed step."""
+"""Timed training steps per thread count in a run's trial, alternating, after one untimed step on one thread."""
 
 
 class ThreadTrial:
     """A training run's first steps timed on one thread and on the usable count in turn; then the faster is kept.
 
-    `start(step)` before a training step and `stop(step)` after it; `close()` when the run ends. A run too short
-    to spend a few steps measuring (fewer than twice the trial's steps), a process limited to one thread, or an
-    OMP_NUM_THREADS that asks for a count, leaves the count as `apply_thread_policy` set it.
+    `start(step)` before a training step and `stop(step)` after it; `close()` when the run ends. When the first
+    round already finds more threads clearly slower, the trial ends there: on a busy machine a step on more threads can
+    take many times longer, so it runs only one. A run too short to spend a few steps measuring (fewer than twice
+    the trial's steps), a process limited to one thread, or an OMP_NUM_THREADS that asks for a count, leaves the
+    count as `apply_thread_policy` set it.
     """
 
     def __init__(self, steps: int) -> None:
         self.before = apply_thread_policy()
-        counts = sorted({1, usable_threads()}) if requested_threads() is None else []
-        plan = [0, *counts * TRIAL_ROUNDS]  # the thread count of each of the run's first steps (0: untimed)
-        self.plan = plan if len(counts) > 1 and steps >= 2 * len(plan) else []
-        self.seconds = {count: 0.0 for count in counts}
+        self.counts = sorted({1, usable_threads()}) if requested_threads() is None else [self.before]
+        plan = [1, *self.counts * TRIAL_ROUNDS]  # the thread count of each of the run's first steps (the first untimed)
+        self.plan = plan if len(self.counts) > 1 and steps >= 2 * len(plan) else []
+        self.seconds = dict.fromkeys(self.counts, 0.0)
         self.kept: int | None = None
         self._start = 0.0
 
     def start(self, step: int) -> None:
-        if step < len(self.plan):
-            torch.set_num_threads(self.plan[step] or self.before)
+        if self.kept is None and step < len(self.plan):
+            torch.set_num_threads(self.plan[step])
             self._start = time.perf_counter()
 
     def stop(self, step: int) -> None:
-        if 0 < step < len(self.plan):
-            self.seconds[self.plan[step]] += time.perf_counter() - self._start
-        if self.plan and step + 1 == len(self.plan):
+        if self.kept is not None or not 0 < step < len(self.plan):
+            return
+        self.seconds[self.plan[step]] += time.perf_counter() - self._start
+        if step == len(self.counts) and self.seconds[self.counts[-1]] >= FASTER_BY * self.seconds[1]:
+            self.kept = 1  # the first round: more threads were clearly slower
+        elif step + 1 == len(self.plan):
             self.kept = faster_thread_count(self.seconds)
+        if self.kept is not None:
             keep_threads(self.kept)
 
     def close(self) -> None:
