@@ -1,14 +1,12 @@
-"""Training speed: `python -m helpers.train` at the thread policy's count, on one thread, and a plain PyTorch loop.
+"""Training speed: `python -m helpers.train`'s loop at the thread policy's count, on one thread, and a plain loop.
 
 Run: .venv/bin/python -m benchmarks.threads
-Each run is a fresh process training the four-head model for STEPS steps on the story world: helpers.train.train,
-the loop of `python -m helpers.train` (its first steps time one thread against the usable count, helpers.threads),
-the same with OMP_NUM_THREADS=1, and PLAIN, the same model, batches and optimizer in a bare loop on torch's own
-thread count.
-The three alternate, ROUNDS times, so that they see the same neighbours; then all of it again beside a busy
-process that keeps one core busy. Prints words per second (median of the training loops) with the load average,
-and writes assets/threads.json, which benchmarks/report.py renders. Targets: on an idle machine helpers.train at
-least TARGET_RATIO of the plain loop; beside the busy process, no slower than one thread.
+Fresh processes train the four-head model for STEPS steps: helpers.train.train (its first steps time one thread
+against the usable count, helpers.threads), the same with OMP_NUM_THREADS=1, and PLAIN, the same model, batches
+and optimizer in a bare loop on torch's own count; alternating, ROUNDS times, then again beside a process that
+keeps one core busy. Prints words per second (medians) with the load average and writes assets/threads.json
+(benchmarks/report.py renders it). Targets: idle, at least TARGET_RATIO of the plain loop; busy, no slower than one
+thread.
 """
 
 from __future__ import annotations

@@ -37,9 +37,9 @@ def run_setup_cell(path: Path, monkeypatch: pytest.MonkeyPatch, colab: bool, ins
         monkeypatch.setitem(sys.modules, "google.colab", types.SimpleNamespace(output=output))
     else:
         monkeypatch.delitem(sys.modules, "google.colab", raising=False)
-    cells = nbformat.read(path, as_version=4).cells
-    assert cells[1].cell_type == "code", f"{path.name}: the second cell is not the Colab set-up cell"
-    exec(compile(cells[1].source, path.name, "exec"), {})
+    setup = nbformat.read(path, as_version=4).cells[1]
+    assert setup.cell_type == "code", f"{path.name}: the second cell is not the Colab set-up cell"
+    exec(compile(setup.source, path.name, "exec"), {})
     return pip, len(managers)
 
 

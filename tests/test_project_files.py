@@ -48,8 +48,9 @@ def test_environment_holds_what_a_learner_needs_and_no_test_tool() -> None:
     assert "jupyterlab" in env and not env & _conda(project["optional-dependencies"]["test"])
 
 
-def test_environment_pins_the_one_cpu_torch_and_no_local_path() -> None:
+def test_environment_pins_the_one_cpu_torch_which_postbuild_keeps_and_no_local_path() -> None:
     text = (ROOT / "environment.yml").read_text()
+    assert re.search(r"pip install --no-deps -e \.", (ROOT / "postBuild").read_text()), "postBuild may replace torch"
     assert re.fullmatch(r"=\d+\.\d+(\.\d+)?", _environment()["pytorch-cpu"]), "no torch version to follow"
     assert "cuda" not in text.lower()
     assert not re.search(r"(^|\s)(\.{0,2}/|file:|-e )", text.split("dependencies:")[1]), "no local paths"
@@ -59,11 +60,6 @@ def test_installing_the_package_brings_no_front_end() -> None:
     """Colab and a hub keep their own front end: only the extras bring JupyterLab, RISE, nbgitpuller, a hub."""
     always = [r for r in importlib.metadata.requires("several-spotlights") if "extra ==" not in r]
     assert always and not {_norm(r) for r in always} & FRONT_ENDS, always
-
-
-def test_postbuild_installs_helpers_editable_without_dependencies() -> None:
-    text = (ROOT / "postBuild").read_text()
-    assert re.search(r"pip install --no-deps -e \.", text)
 
 
 def test_make_installs_environment_ymls_torch_before_the_package(tmp_path: Path) -> None:

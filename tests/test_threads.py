@@ -49,8 +49,7 @@ def test_usable_cpus_takes_the_tighter_limit(affinity: int, quota: float | None,
 
 
 @pytest.fixture(autouse=True)
-def _threads_back():
-    """Every test gives the next one torch's thread count as it found it."""
+def _threads_back():  # every test gives the next one torch's thread count as it found it
     before = torch.get_num_threads()
     yield
     torch.set_num_threads(before)
@@ -73,8 +72,7 @@ def test_training_lowers_the_count_to_what_the_process_may_use_and_the_limit_nev
 
 
 @pytest.fixture
-def two_usable(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A process that may use two CPUs, with no OMP_NUM_THREADS."""
+def two_usable(monkeypatch: pytest.MonkeyPatch) -> None:  # a process that may use two CPUs, no OMP_NUM_THREADS
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     monkeypatch.setattr(threads, "usable_threads", lambda: 2)
 

@@ -21,6 +21,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[2]
 GITHUB = "git+https://github.com/several-spotlights/several-spotlights"
 FRONT_ENDS = {"jupyterlab", "jupyter-server", "jupyterlab-rise", "nbgitpuller", "jupyterhub"}
+MANAGER = "def enable_custom_widget_manager():\n    print('custom widget manager on')\n"
 
 VERSIONS = ("import json, importlib.metadata as m; print(json.dumps("
             "{str(d.metadata['Name']).lower().replace('_', '-'): d.version for d in m.distributions()}))")
@@ -53,10 +54,8 @@ def _run(*command: str | Path, cwd: Path) -> str:
 def _fake_colab(folder: Path) -> Path:
     """A `google.colab` package whose widget manager says it was turned on."""
     (folder / "google" / "colab").mkdir(parents=True)
-    (folder / "google" / "__init__.py").write_text("")
-    (folder / "google" / "colab" / "__init__.py").write_text("")
-    (folder / "google" / "colab" / "output.py").write_text("def enable_custom_widget_manager():\n"
-                                                           "    print('custom widget manager on')\n")
+    for name, text in (("__init__.py", ""), ("colab/__init__.py", ""), ("colab/output.py", MANAGER)):
+        (folder / "google" / name).write_text(text)
     return folder
 
 
