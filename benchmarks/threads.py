@@ -24,7 +24,7 @@ from helpers.threads import affinity_cpus, cgroup_quota, usable_threads
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "assets" / "threads.json"
-STEPS, ROUNDS = 100, 3
+STEPS, ROUNDS = 100, 5
 TARGET_RATIO = 0.8
 STORIES = (2000, 60)  # the speed of a step does not depend on the text's length: a short one is made faster
 POLICY = f"""

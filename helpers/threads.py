@@ -140,6 +140,9 @@ def keep_threads(count: int) -> None:
 
 TRIAL_ROUNDS = 2
 """Timed training steps per thread count in a run's trial, alternating, after one untimed step on one thread."""
+SLOWER_BY = 1.5
+"""A trial ends after its first round when the step on more threads took this many times the one-thread step:
+then one thread is faster beyond a single step's noise (on a quiet machine two threads take about half)."""
 
 
 class ThreadTrial:
@@ -170,7 +173,7 @@ class ThreadTrial:
         if self.kept is not None or not 0 < step < len(self.plan):
             return
         self.seconds[self.plan[step]] += time.perf_counter() - self._start
-        if step == len(self.counts) and self.seconds[self.counts[-1]] >= FASTER_BY * self.seconds[1]:
+        if step == len(self.counts) and self.seconds[self.counts[-1]] >= SLOWER_BY * self.seconds[1]:
             self.kept = 1  # the first round: more threads were clearly slower
         elif step + 1 == len(self.plan):
             self.kept = faster_thread_count(self.seconds)
