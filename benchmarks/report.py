@@ -268,7 +268,7 @@ def threads_block() -> str:
              f"{'no CPU quota' if quota is None else f'a CPU quota of {quota:g}'}, so a training run times 1 and "
              f"{measured['usable_threads']} torch thread(s) on its first steps and keeps the faster; "
              f"{measured['steps']} four-head steps, median of {measured['rounds']} alternating fresh runs:"]
-    for condition, label in (("idle", "the machine as it was"), ("busy", "beside one busy process")):
+    for condition, label in (("idle", "On the machine as it was"), ("busy", "Beside one busy process")):
         runs = measured[condition]
         plain, policy, one = (runs[name] for name in ("plain loop", "helpers.train", "helpers.train, 1 thread"))
         start, end = runs["load_average_1_5_15"]
@@ -276,7 +276,7 @@ def threads_block() -> str:
         met = ratio >= measured["target_ratio"] if condition == "idle" else versus_one >= 1
         target = (f"at least {measured['target_ratio']}x the plain loop" if condition == "idle"
                   else "no slower than one thread")
-        lines.append(f"- On {label} (load average (1, 5, 15 min) {start} at the start, {end} at the end): "
+        lines.append(f"- {label} (load average (1, 5, 15 min) {start} at the start, {end} at the end): "
                      f"helpers.train {policy['tokens_per_s']:,} words/s (ending on {policy['threads']} threads), "
                      f"{ratio:.2f}x a plain PyTorch loop ({plain['tokens_per_s']:,} on {plain['threads']}) and "
                      f"{versus_one:.2f}x one thread ({one['tokens_per_s']:,}); the target, {target}, is "
