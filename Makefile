@@ -1,25 +1,28 @@
 # Two commands for a fresh machine with Python 3.10+ and git:
-#   make lab         install everything into .venv and open JupyterLab on the first chapter (the learner edition)
-#   make test        install everything into .venv and run the test suite, without the browser and system tests
-#   make check       the whole suite, browser tests in JupyterLab and Chromium included, and the system tests (a real
-#                    JupyterHub, a wheel in a fresh venv; npm once): what CI runs
-#   make site        build the offline site and slides into site/ (needs npm once, for reveal.js)
-#   make instructor  write the instructor edition (speaker notes and solutions shown) into instructor/
+#   make lab          install everything into .venv and open JupyterLab on the first chapter (the learner edition)
+#   make test         install everything into .venv and run the test suite, without the browser and system tests
+#   make check        the whole suite, browser tests in JupyterLab and Chromium included, and the system tests (a real
+#                     JupyterHub, a wheel in a fresh venv; npm once): what CI runs, before make colab-check
+#   make colab-check  every chapter and the explorer under nbval at Colab's versions, in .venv-colab (make colab-env)
+#   make site         build the offline site and slides into site/ (needs npm once, for reveal.js)
+#   make instructor   write the instructor edition (speaker notes and solutions shown) into instructor/
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# PyTorch's CPU build. Where pip would pick a CUDA build (plain PyPI on Linux), pass
-# TORCH_INDEX=https://download.pytorch.org/whl/cpu to fetch the small CPU wheel instead.
-TORCH ?= torch==2.13.0
+# PyTorch's CPU build, at the version environment.yml names: the one source of the torch version (Binder and a
+# class's hub image read environment.yml; this Makefile, and so CI, read it here). Where pip would pick a CUDA build
+# (plain PyPI on Linux), pass TORCH_INDEX=https://download.pytorch.org/whl/cpu to fetch the small CPU wheel instead.
+TORCH_VERSION := $(shell sed -n 's/^ *- pytorch-cpu=\([0-9.]*\).*/\1/p' environment.yml)
+TORCH ?= torch==$(TORCH_VERSION).*
 TORCH_INDEX ?=
 
-.PHONY: lab test check site instructor install clean
+.PHONY: lab test check colab-env colab-check site instructor install clean
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml environment.yml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[lab,test]"
 	touch $@
 
 install: $(BIN)/.installed
@@ -39,6 +42,33 @@ test: install
 check: install
 	$(BIN)/python -m pytest
 
+# Colab's versions of what a learner's kernel there uses (.ci/colab-versions.txt), in .venv-colab; the
+# package is installed from this checkout as a regular (not editable) install, so the chapters read what a wheel
+# ships. Colab runs Python 3.12 with torch 2.11: GitHub's workflow passes COLAB_PYTHON=python3.12
+# COLAB_TORCH=torch==2.11.* TORCH_INDEX=https://download.pytorch.org/whl/cpu. Where PyPI is the only index, Python
+# 3.12 has no CPU torch (PyPI's Linux torch pulls several GB of CUDA), so the defaults are PYTHON and TORCH.
+COLAB_VENV := .venv-colab
+COLAB_PYTHON ?= $(PYTHON)
+COLAB_TORCH ?= $(TORCH)
+COLAB_VERSIONS := .ci/colab-versions.txt
+
+# pip resolves the pins and the package's own ranges together, so a range that shuts out Colab's version fails here
+$(COLAB_VENV)/bin/.installed: pyproject.toml environment.yml $(COLAB_VERSIONS)
+	rm -rf $(COLAB_VENV)
+	$(COLAB_PYTHON) -m venv $(COLAB_VENV)
+	$(COLAB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(COLAB_VENV)/bin/python -m pip install --quiet "$(COLAB_TORCH)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(COLAB_VENV)/bin/python -m pip install --quiet -r $(COLAB_VERSIONS) . nbval nbclient pytest
+	touch $@
+
+# idempotent: the venv is built once; the package is reinstalled from the checkout (seconds) every time
+colab-env: $(COLAB_VENV)/bin/.installed
+	rm -rf build  # setuptools would copy a stale build/lib into the wheel
+	$(COLAB_VENV)/bin/python -m pip install --quiet --no-deps --force-reinstall .
+
+colab-check: colab-env
+	$(COLAB_VENV)/bin/python -m pytest notebooks
+
 instructor: install
 	$(BIN)/python -m tools.editions instructor
 
@@ -46,4 +76,4 @@ site: install
 	$(BIN)/python -m tools.build_site
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(COLAB_VENV)

@@ -260,34 +260,28 @@ def widgets_block() -> str:
 
 
 def threads_block() -> str:
-    """Training speed with 1 thread and with the thread policy's choice, and the live races' CPU time."""
+    """helpers.train's speed with its thread policy, on one thread, and a plain PyTorch loop; idle and busy."""
     measured = _load("threads.json")
     if measured is None:
         return "Not measured yet: run `python -m benchmarks.threads`."
-    start, end = measured["machine_start"], measured["machine_end"]
     quota = measured["cgroup_quota_cpus"]
-    usable = measured.get("usable_threads", measured["chosen_threads"])
-    lines = [f"- Thread policy: this process may run on {measured['affinity_cpus']} CPUs, "
-             f"{'no CPU quota' if quota is None else f'a CPU quota of {quota:g}'}, so {usable} torch thread(s) on an "
-             "idle machine; " + (f"at a load average of {measured['load_when_chosen']} "
-                                 if measured.get("load_when_chosen") is not None else "")
-             + f"the policy chose {measured['chosen_threads']}.",
-             f"- Four-head training, alternating runs side by side: {measured['tokens_per_s_1_thread']:,} tokens/s "
-             f"with 1 thread, {measured.get('tokens_per_s_usable', measured.get('tokens_per_s_chosen')):,} tokens/s "
-             f"with {usable}. Load average (1, 5, 15 min) {start['load_average_1_5_15']} at the start and "
-             f"{end['load_average_1_5_15']} at the end, on {start['cpus']} CPUs: when other programs keep the "
-             "cores busy, extra threads wait on each other and one thread can be faster."]
-    for race, seconds in measured["live_race_cpu_s"].items():
-        verdict = "within" if seconds <= measured["live_target_s"] else "OVER"
-        line = (f"- Live training of {race}: the full run takes {seconds:.1f} CPU seconds on one thread, {verdict} "
-                f"a live run's budget of {measured['live_target_s']:.0f} s")
-        by_count = measured.get("live_race_step_s", {}).get(race)
-        if by_count:
-            kept = measured["live_race_threads_kept"][race]
-            line += ("; a step of every model, side by side: "
-                     + ", ".join(f"{t:.3f} s on {c} thread{'s' * (c != '1')}" for c, t in by_count.items())
-                     + f", so the race would keep {kept}")
-        lines.append(line + ".")
+    lines = [f"- This process may run on {measured['affinity_cpus']} CPUs with "
+             f"{'no CPU quota' if quota is None else f'a CPU quota of {quota:g}'}, so a training run times 1 and "
+             f"{measured['usable_threads']} torch thread(s) on its first steps and keeps the faster; "
+             f"{measured['steps']} four-head steps, median of {measured['rounds']} alternating fresh runs:"]
+    for condition, label in (("idle", "On the machine as it was"), ("busy", "Beside one busy process")):
+        runs = measured[condition]
+        plain, policy, one = (runs[name] for name in ("plain loop", "helpers.train", "helpers.train, 1 thread"))
+        start, end = runs["load_average_1_5_15"]
+        ratio, versus_one = policy["tokens_per_s"] / plain["tokens_per_s"], policy["tokens_per_s"] / one["tokens_per_s"]
+        met = ratio >= measured["target_ratio"] if condition == "idle" else versus_one >= 1
+        target = (f"at least {measured['target_ratio']}x the plain loop" if condition == "idle"
+                  else "no slower than one thread")
+        lines.append(f"- {label} (load average (1, 5, 15 min) {start} at the start, {end} at the end): "
+                     f"helpers.train {policy['tokens_per_s']:,} words/s (ending on {policy['threads']} threads), "
+                     f"{ratio:.2f}x a plain PyTorch loop ({plain['tokens_per_s']:,} on {plain['threads']}) and "
+                     f"{versus_one:.2f}x one thread ({one['tokens_per_s']:,}); the target, {target}, is "
+                     f"{'met' if met else 'MISSED'}.")
     return "\n".join(lines)
 
 
@@ -351,10 +345,11 @@ you have finished (*Kernel → Shut Down Kernel*) so that no more than three run
 
 ## Threads and live training
 
-Torch's thread count follows the CPUs this process may use, less those the load average says other programs
-keep busy (`helpers/threads.py`). The live training cells of chapters 3, 5 and 7 first time a few steps on one
-thread and on the usable count, keep the faster, and give every model the same number of steps: the chapter's
-full run, or fewer on a slow or busy CPU (`helpers/race.py`). Written by `python -m benchmarks.threads`:
+A training run sets torch's thread count: the CPUs this process may use (its affinity and CPU quota, or
+OMP_NUM_THREADS), or one thread when its own first steps, timed on each count in turn, run faster on one
+(`helpers/threads.py`). The live training cells of chapters 3, 5 and 7 also time a few steps on one thread and
+on the usable count before they start, and give every model the same number of steps: the chapter's full run,
+or fewer on a slow or busy CPU (`helpers/race.py`). Written by `python -m benchmarks.threads`:
 
 {threads}
 

@@ -1,141 +1,112 @@
-"""Training speed with 1 torch thread and with the count helpers.threads chooses, measured side by side.
+"""Training speed: `python -m helpers.train`'s loop at the thread policy's count, on one thread, and a plain loop.
 
 Run: .venv/bin/python -m benchmarks.threads
-Alternates short four-head training runs at 1 thread and at the count this process may use on an idle machine
-(helpers.threads.usable_threads; so both see the same load on a shared machine), prints tokens per second for
-each, and the count the policy chooses at this load; times a training step of every model of each live race
-(chapters 3, 5 and 7) the same way, side by side, which is what helpers.race measures before a race to keep the
-faster count; and times each full race on one thread in CPU seconds (busy neighbours slow the wall clock, not
-the CPU time a run needs). Writes assets/threads.json, which benchmarks/report.py renders.
+Fresh processes train the four-head model for STEPS steps: helpers.train.train (its first steps time one thread
+against the usable count, helpers.threads), the same with OMP_NUM_THREADS=1, and PLAIN, the same model, batches
+and optimizer in a bare loop on torch's own count; alternating, ROUNDS times, then again beside a process that
+keeps one core busy. Prints words per second (medians) with the load average and writes assets/threads.json
+(benchmarks/report.py renders it). Targets: idle, at least TARGET_RATIO of the plain loop; busy, no slower than one
+thread.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
-import time
-from collections.abc import Callable
+import subprocess
+import sys
 from pathlib import Path
 
-import torch
-
 from benchmarks.bench import machine  # the benchmarks share how they record the machine
-from helpers.block import block_model
-from helpers.compare import late_checks
-from helpers.model import course_model
-from helpers.race import RACE_BUDGET_S, step_seconds
-from helpers.threads import (
-    affinity_cpus,
-    apply_thread_policy,
-    cgroup_quota,
-    faster_thread_count,
-    machine_load,
-    on_threads,
-    usable_threads,
-)
-from helpers.train import story_corpus, train
+from benchmarks.notebook_memory import BUSY
+from helpers.threads import affinity_cpus, cgroup_quota, usable_threads
 
-OUT = Path(__file__).resolve().parents[1] / "assets" / "threads.json"
-ROUNDS = 3
-SPEED_STEPS = 30
-LIVE_TARGET_S = RACE_BUDGET_S  # a full race fits a whole CPU when its CPU seconds are within a race's budget
-FOUR: dict[str, Callable[[], torch.nn.Module]] = {"four heads": lambda: course_model(heads=4, seed=0)}
-COURSE: dict[str, Callable[[], torch.nn.Module]] = {"one head": lambda: course_model(heads=1, seed=0), **FOUR}
-BLOCKS: dict[str, Callable[[], torch.nn.Module]] = {
-    "course model, 4 heads": lambda: course_model(heads=4, seed=0),
-    "block, no feed-forward": lambda: block_model(heads=4, feed_forward=False, seed=0),
-    "block with feed-forward": lambda: block_model(heads=4, feed_forward=True, seed=0)}
-RACES = {  # the live training cells as the chapters write them: full steps, batch size, story slice, models, and
-    # whether the runs score the validation text during training (a race's checks; chapter 3's single run has none)
-    "chapter 3: a fresh four-head model": {"steps": 60, "batch": 16, "stories": (300, 200), "models": FOUR,
-                                           "checked": False},
-    "chapter 5: one head against four heads": {"steps": 60, "batch": 16, "stories": (300, 60), "models": COURSE},
-    "chapter 7: course model, block without and with feed-forward": {"steps": 100, "batch": 8, "stories": (2000, 40),
-                                                                      "models": BLOCKS},
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "assets" / "threads.json"
+STEPS, ROUNDS = 100, 5
+TARGET_RATIO = 0.8
+STORIES = (2000, 60)  # the speed of a step does not depend on the text's length: a short one is made faster
+POLICY = f"""
+import json, sys, torch
+from helpers.train import story_corpus, train
+run = train(heads=4, steps=int(sys.argv[1]), corpus=story_corpus(*{STORIES}), progress=False, evaluate_at_end=False)
+print(json.dumps({{"tokens_per_s": run.tokens_per_s}}))
+print(torch.get_num_threads())
+"""
+PLAIN = f"""
+import json, sys, time, torch, torch.nn.functional as F
+from helpers.model import course_model
+from helpers.train import BATCH_SIZE, random_batch, story_corpus
+steps, corpus, model = int(sys.argv[1]), story_corpus(*{STORIES}), course_model(heads=4, seed=0)
+opt, gen = torch.optim.AdamW(model.parameters(), lr=1e-2), torch.Generator().manual_seed(0)
+start = time.perf_counter()
+for _ in range(steps):
+    x, y = random_batch(corpus.train_ids, BATCH_SIZE, model.config.context, gen)
+    loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten())
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+words = steps * BATCH_SIZE * model.config.context
+print(json.dumps({{"tokens_per_s": words / (time.perf_counter() - start)}}))
+print(torch.get_num_threads())
+"""
+RUNS = {  # name: the command and the environment it adds
+    "plain loop": ([sys.executable, "-c", PLAIN, str(STEPS)], {}),
+    "helpers.train": ([sys.executable, "-c", POLICY, str(STEPS)], {}),
+    "helpers.train, 1 thread": ([sys.executable, "-c", POLICY, str(STEPS)], {"OMP_NUM_THREADS": "1"}),
 }
 
 
-def tokens_per_s(threads: int) -> float:
-    """Four-head training speed on `threads` torch threads (the story world, batch 32)."""
-    torch.set_num_threads(threads)
-    run = train(heads=4, steps=SPEED_STEPS, seed=0, corpus=story_corpus(300, 20), progress=False,
-                evaluate_at_end=False)
-    return run.tokens_per_s
+def run(name: str) -> tuple[float, int]:
+    """Words per second of one fresh run, and the torch threads it ended on."""
+    command, env = RUNS[name]
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"} | env
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"{name} failed:\n{done.stderr[-3000:]}")
+    *_, figures, threads = done.stdout.strip().splitlines()
+    return json.loads(figures)["tokens_per_s"], int(threads)
 
 
-def race_step_s(name: str, threads: int) -> float:
-    """Seconds for one training step of every model of a live race, on `threads` torch threads."""
-    recipe = RACES[name]
-    corpus = story_corpus(*recipe["stories"])
-    with on_threads(threads):
-        return sum(step_seconds(make(), corpus, recipe["batch"]) for make in recipe["models"].values())
-
-
-def race_cpu_seconds(name: str) -> float:
-    """CPU seconds one thread spends on a chapter's full live race: every model's training and its checks."""
-    recipe = RACES[name]
-    corpus = story_corpus(*recipe["stories"])
-    steps = recipe["steps"]
-    torch.set_num_threads(1)
-    start = time.process_time()
-    for make in recipe["models"].values():
-        train(model=make(), steps=steps, seed=0, corpus=corpus, batch_size=recipe["batch"],
-              eval_at=late_checks(steps) if recipe.get("checked", True) else (), progress=False)
-    return time.process_time() - start
+def measure(condition: str) -> dict:
+    """Every run ROUNDS times, alternating; beside a busy process when condition is "busy"."""
+    busy = subprocess.Popen([sys.executable, "-c", BUSY]) if condition == "busy" else None
+    try:
+        start, runs = os.getloadavg(), {name: [] for name in RUNS}
+        for _ in range(ROUNDS):
+            for name in RUNS:
+                runs[name].append(run(name))
+        end = os.getloadavg()
+    finally:
+        if busy:
+            busy.kill()
+            busy.wait()
+    result = {name: {"tokens_per_s": round(statistics.median(s for s, _ in r)), "threads": [t for _, t in r]}
+              for name, r in runs.items()}
+    return result | {"load_average_1_5_15": [[round(x, 2) for x in start], [round(x, 2) for x in end]]}
 
 
 def main() -> None:
-    load = machine_load()
-    chosen = apply_thread_policy()  # at this load
-    usable = usable_threads()  # what the limits allow: the count compared with one thread
     before = machine()
-    one, many = [], []
-    for _ in range(ROUNDS):  # alternate, so both counts see the same neighbours
-        one.append(tokens_per_s(1))
-        many.append(tokens_per_s(usable))
-    steps = {name: {1: [], usable: []} for name in RACES}
-    for _ in range(ROUNDS):  # alternate again, race by race
-        for name in RACES:
-            for count in steps[name]:
-                steps[name][count].append(race_step_s(name, count))
-    step_s = {name: {str(count): round(statistics.median(times), 4) for count, times in by_count.items()}
-              for name, by_count in steps.items()}
-    races = {name: round(race_cpu_seconds(name), 1) for name in RACES}
-    torch.set_num_threads(chosen)
     result = {
-        "what": "four-head training speed (tokens/s, median of alternating runs) with 1 torch thread and with "
-                "the count the process may use (usable_threads); the count the policy chose at this load; seconds "
-                "for a step of every model of each live run on each count (median of alternating runs) and the "
-                "count faster_thread_count keeps; CPU seconds of each full live run on one thread",
-        "chosen_threads": chosen,
-        "load_when_chosen": round(load, 2) if load is not None else None,
-        "usable_threads": usable,
-        "affinity_cpus": affinity_cpus(),
-        "cgroup_quota_cpus": cgroup_quota(),
-        "rounds": ROUNDS,
-        "tokens_per_s_1_thread": round(statistics.median(one)),
-        "tokens_per_s_usable": round(statistics.median(many)),
-        "live_race_step_s": step_s,
-        "live_race_threads_kept": {name: faster_thread_count({int(c): t for c, t in by_count.items()})
-                                   for name, by_count in step_s.items()},
-        "live_race_cpu_s": races,
-        "live_target_s": LIVE_TARGET_S,
-        "machine_start": before,
-        "machine_end": machine(),
+        "what": f"words per second of {STEPS} four-head training steps (median of {ROUNDS} alternating fresh runs): "
+                "helpers.train with its thread policy, with OMP_NUM_THREADS=1, and a plain PyTorch loop; on the "
+                "machine as it was (idle) and beside one busy process (busy)",
+        "steps": STEPS, "rounds": ROUNDS, "target_ratio": TARGET_RATIO, "usable_threads": usable_threads(),
+        "affinity_cpus": affinity_cpus(), "cgroup_quota_cpus": cgroup_quota(),
+        "idle": measure("idle"), "busy": measure("busy"), "machine_start": before, "machine_end": machine(),
     }
     OUT.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"threads chosen: {chosen} at load {result['load_when_chosen']} (usable: {usable}; affinity "
-          f"{result['affinity_cpus']} CPUs, cgroup quota {result['cgroup_quota_cpus'] or 'none'})")
-    print(f"{'threads':>8}{'tokens/s':>12}")
-    print(f"{1:>8}{result['tokens_per_s_1_thread']:>12,}")
-    print(f"{usable:>8}{result['tokens_per_s_usable']:>12,}")
-    for name, seconds in races.items():
-        by_count = ", ".join(f"{t:.3f} s on {c} thread(s)" for c, t in step_s[name].items())
-        print(f"{name}: a step of every model {by_count}; {result['live_race_threads_kept'][name]} kept; "
-              f"the full race {seconds:.1f} CPU s on one thread (target <= {LIVE_TARGET_S:.0f} s)")
-    print(f"load average (1, 5, 15 min): {before['load_average_1_5_15']} at the start, "
-          f"{result['machine_end']['load_average_1_5_15']} at the end")
-    print(f"written to {OUT.relative_to(OUT.parents[1])}")
+    for condition in ("idle", "busy"):
+        figures = result[condition]
+        plain, policy, one = (figures[name]["tokens_per_s"] for name in RUNS)
+        print(f"{condition}, load average (1, 5, 15 min) {figures['load_average_1_5_15'][0]} at the start and "
+              f"{figures['load_average_1_5_15'][1]} at the end:")
+        for name in RUNS:
+            print(f"  {name:<24}{figures[name]['tokens_per_s']:>9,} words/s on {figures[name]['threads']} thread(s)")
+        print(f"  helpers.train: {policy / plain:.2f}x the plain loop, {policy / one:.2f}x one thread")
+    print(f"written to {OUT.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

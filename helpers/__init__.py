@@ -2,8 +2,7 @@
 
 Importing `helpers` (or any module in it) has no side effects: it imports neither plotly nor ipywidgets and
 leaves torch's thread count alone. `helpers.explore` and `helpers.presenter_mode` are imported on first use,
-because they pull in ipywidgets and plotly; torch's threads are set when the first model is made, loaded or
-trained, or the first widget opens (helpers.threads).
+because they pull in ipywidgets and plotly; torch's threads are set by training (helpers.threads).
 """
 
 from typing import Any

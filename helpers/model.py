@@ -1,8 +1,7 @@
 """The course's small language model: embeddings, one attention layer, an output layer.
 
 Width 128, vocabulary 1,024, context 128. One head: 328,704 parameters; four heads: 345,216.
-Making a model (here, or by loading or training one) first sets torch's thread count to the CPUs this
-process may use, once (helpers.threads); importing this module changes nothing.
+Making a model changes nothing outside it: torch's thread count is set by training (helpers.threads).
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ from torch import nn
 
 from helpers import guards
 from helpers.attention import MultiHeadAttention
-from helpers.threads import apply_thread_policy
 
 
 @dataclass(frozen=True)
@@ -50,7 +48,6 @@ class LanguageModel(nn.Module, ABC):
 
     def __init__(self, config: CourseConfig) -> None:
         super().__init__()
-        apply_thread_policy()  # the first model made, loaded or trained sets torch's threads, once
         self.config = config
         self.tok_emb = nn.Embedding(config.vocab_size, config.width)
         self.pos_emb = nn.Embedding(config.context, config.width)

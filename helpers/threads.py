@@ -1,27 +1,27 @@
-"""One thread policy for the whole series: as many torch threads as CPUs this process may really use.
+"""One thread policy for the whole series, applied in one place: every training run (helpers.train.train).
 
-A machine (or a Binder container) can report many CPUs while the process may run on only some of them:
-the scheduler's affinity mask limits which cores it runs on, and a cgroup CPU quota limits how much CPU
-time it gets. torch starts one thread per reported CPU, and on a one-CPU container those threads wait on
-each other. `usable_cpus` reads both limits; `apply_thread_policy` sets the count once per process, before
-the first real work: when the first model is made, loaded or trained (`model.LanguageModel.__init__`, which
-`course_model`, `block_model`, `load_model` and `train` all go through) and when the first widget opens
-(`chapter_widgets.base.Widget.__init__`). Importing `helpers` changes nothing, and no notebook or module sets
-threads by hand. Where someone has set OMP_NUM_THREADS (a hub's admin, or `make test`, which runs one test
-worker per CPU), that lower count wins.
-
-On a shared machine (a class on one server) the count the limits allow can still be too many: when other
-programs keep the cores busy, torch's threads wait on each other, and one thread runs several times faster
-(benchmarks/threads.py and the notebook benchmark measure both). So the policy also leaves out the CPUs the
-machine's load average says other programs keep busy (`free_cpus`); and since that average lags, a live run
-times a few steps on one thread and on the usable count before it starts (helpers.race), and
-`faster_thread_count` picks the count to keep from those figures.
+A training run is the one computation in the series long enough for threads to pay, and it sets torch's thread
+count in two steps:
+1. The limit (`apply_thread_policy`): never more torch threads than CPUs this process may really use. A machine
+   (or a Binder container) can report many CPUs while the process may run on only some of them: the scheduler's
+   affinity mask limits which cores it runs on, and a cgroup CPU quota how much CPU time it gets; torch starts
+   one thread per core it sees, and on a one-CPU container those threads wait on each other. `usable_threads`
+   reads both limits. Where someone has set OMP_NUM_THREADS (a hub's admin, or `make test`, which runs one test
+   worker per CPU), that count wins and nothing is measured.
+2. The measurement (`ThreadTrial`): on a shared machine other programs may keep the allowed cores busy, and then
+   torch's threads wait on each other and one thread runs faster. So the run times its own first steps on one
+   thread and on the usable count, alternating so that both see the same neighbours, trains the rest on the
+   faster (`faster_thread_count`) and leaves the process on it, so scoring afterwards runs on it too. A load
+   average would decide from the last minute (a browser, the previous cell), not from this run.
+A live race (helpers.race) measures the same way before it plans its steps. No model or widget constructor and
+no import touches threads; the explorer runs its small computations on one thread (`one_thread`).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +31,6 @@ import torch
 CGROUP = Path("/sys/fs/cgroup")
 """Where Linux mounts the cgroup files that hold this process's CPU quota."""
 
-_applied: list[int] = []  # the thread count chosen, once per process
 FASTER_BY = 1.1
 """More threads are kept only when they run the same work at least this many times faster than fewer: on a
 shared machine every extra thread also slows the neighbours, so a tie goes to fewer threads."""
@@ -97,41 +96,18 @@ def requested_threads() -> int | None:
     return int(value) if value.isdigit() and int(value) > 0 else None
 
 
-def machine_load() -> float | None:
-    """The machine's load average over the last minute (runnable programs), or None where it is unknown."""
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):  # Windows has no load average
-        return None
-
-
-def free_cpus(load: float | None, cpus: int | None) -> int | None:
-    """Whole CPUs that other programs leave free: the machine's CPUs minus its load average, rounded, at least 1.
-
-    None when either is unknown. A load of 7 on 2 CPUs leaves 1; a load of 0.3 leaves 2.
-    """
-    if load is None or not cpus:
-        return None
-    return max(1, math.floor(cpus - load + 0.5))
-
-
 def usable_threads(affinity: Callable[[], int] = affinity_cpus,
                    quota: Callable[[], float | None] = cgroup_quota) -> int:
     """The threads this process may use on an idle machine: its usable CPUs, or fewer if OMP_NUM_THREADS asks."""
     return min(usable_cpus(affinity(), quota()), requested_threads() or math.inf)
 
 
-def apply_thread_policy(
-    affinity: Callable[[], int] = affinity_cpus, quota: Callable[[], float | None] = cgroup_quota,
-    load: Callable[[], float | None] = machine_load, cpus: Callable[[], int | None] = os.cpu_count,
-) -> int:
-    """Set torch's thread count once per process: the usable threads, or fewer if other programs keep some of
-    the machine's CPUs busy; returns the count chosen."""
-    if not _applied:
-        threads = min(usable_threads(affinity, quota), free_cpus(load(), cpus()) or math.inf)
-        torch.set_num_threads(threads)
-        _applied.append(threads)
-    return _applied[0]
+def apply_thread_policy() -> int:
+    """Lower torch's thread count to the usable threads (never raise it); returns the count torch now uses."""
+    usable = usable_threads()
+    if torch.get_num_threads() > usable:
+        torch.set_num_threads(usable)
+    return torch.get_num_threads()
 
 
 def faster_thread_count(seconds: Mapping[int, float]) -> int:
@@ -160,6 +136,54 @@ def on_threads(count: int) -> Iterator[None]:
 def keep_threads(count: int) -> None:
     """Use `count` torch threads from now on in this process: a side-by-side measurement found it faster."""
     torch.set_num_threads(count)
+
+
+TRIAL_ROUNDS = 2
+"""Timed training steps per thread count in a run's trial, alternating, after one untimed step on one thread."""
+SLOWER_BY = 1.5
+"""A trial ends after its first round when the step on more threads took this many times the one-thread step:
+then one thread is faster beyond a single step's noise (on a quiet machine two threads take about half)."""
+
+
+class ThreadTrial:
+    """A training run's first steps timed on one thread and on the usable count in turn; then the faster is kept.
+
+    `start(step)` before a training step and `stop(step)` after it; `close()` when the run ends. When the first
+    round already finds more threads clearly slower, the trial ends there: on a busy machine a step on more threads can
+    take many times longer, so it runs only one. A run too short to spend a few steps measuring (fewer than twice
+    the trial's steps), a process limited to one thread, or an OMP_NUM_THREADS that asks for a count, leaves the
+    count as `apply_thread_policy` set it.
+    """
+
+    def __init__(self, steps: int) -> None:
+        self.before = apply_thread_policy()
+        self.counts = sorted({1, usable_threads()}) if requested_threads() is None else [self.before]
+        plan = [1, *self.counts * TRIAL_ROUNDS]  # the thread count of each of the run's first steps (the first untimed)
+        self.plan = plan if len(self.counts) > 1 and steps >= 2 * len(plan) else []
+        self.seconds = dict.fromkeys(self.counts, 0.0)
+        self.kept: int | None = None
+        self._start = 0.0
+
+    def start(self, step: int) -> None:
+        if self.kept is None and step < len(self.plan):
+            torch.set_num_threads(self.plan[step])
+            self._start = time.perf_counter()
+
+    def stop(self, step: int) -> None:
+        if self.kept is not None or not 0 < step < len(self.plan):
+            return
+        self.seconds[self.plan[step]] += time.perf_counter() - self._start
+        if step == len(self.counts) and self.seconds[self.counts[-1]] >= SLOWER_BY * self.seconds[1]:
+            self.kept = 1  # the first round: more threads were clearly slower
+        elif step + 1 == len(self.plan):
+            self.kept = faster_thread_count(self.seconds)
+        if self.kept is not None:
+            keep_threads(self.kept)
+
+    def close(self) -> None:
+        """Go back to the count from before the trial when the run ended before the trial did."""
+        if self.plan and self.kept is None:
+            torch.set_num_threads(self.before)
 
 
 @contextmanager

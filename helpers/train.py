@@ -36,6 +36,7 @@ from helpers.own_text import own_text_notes, unknown_share
 from helpers.recipes import TEXT_RECIPE
 from helpers.static import static_build
 from helpers.stories import Clue, generate_stories, join_stories
+from helpers.threads import ThreadTrial
 from helpers.tokenizer import Tokenizer, read_text_file, story_tokenizer
 
 TRAIN_STORIES = 12_000
@@ -228,9 +229,11 @@ def train(
     label = f"{heads} head{'s' * (heads > 1)}" if label is None else label
     bar = _progress_bar(total=steps * words, desc=label, disable=not progress, leave=True, unit=" words",
                         unit_scale=True)
+    trial = ThreadTrial(steps)  # the run's thread count: its first steps time one thread against more (threads.py)
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
         for step in range(steps):
+            trial.start(step)
             for group in opt.param_groups:
                 group["lr"] = learning_rate(step, steps, lr, warmup)
             x, y = random_batch(corpus.train_ids, batch_size, context, gen)  # [B, T], [B, T]
@@ -245,6 +248,7 @@ def train(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
+            trial.stop(step)
             losses.append(loss.item())
             if step + 1 in eval_at:
                 paused = time.perf_counter()
@@ -263,6 +267,7 @@ def train(
     except KeyboardInterrupt:
         stopped = f"interrupted after {len(losses)} of {steps} steps; the model keeps what it learned so far"
     finally:
+        trial.close()
         bar.close()
     if keep_best_every and losses:
         best.score(len(losses))  # the last weights compete too (scored already if the last step was a multiple)

@@ -1,5 +1,6 @@
 """Rules on the project's files: environment.yml matches pyproject, notebooks are clean, code passes ruff."""
 
+import importlib.metadata
 import json
 import re
 import shutil
@@ -19,54 +20,60 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-# pip name -> conda-forge name where they differ (conda's jupyterhub brings Node.js and the proxy; -base does not)
-CONDA_NAMES = {"torch": "pytorch-cpu", "jupyterhub": "jupyterhub-base"}
+CONDA_NAMES = {"torch": "pytorch-cpu"}  # pip name -> conda-forge name where they differ
+FRONT_ENDS = {"jupyterlab", "notebook", "jupyter-server", "jupyterlab-rise", "nbgitpuller", "jupyterhub"}
 
 
 def _norm(name: str) -> str:
     return re.split(r"[<>=!~ \[;]", name.strip(), maxsplit=1)[0].lower().replace("_", "-")
 
 
-def _environment_packages() -> set[str]:
+def _environment() -> dict[str, str]:
+    """environment.yml's packages: conda name -> what follows it ("=2.13", or "")."""
     lines = (ROOT / "environment.yml").read_text().splitlines()
     deps = [line.strip()[2:] for line in lines if line.startswith("  - ") and "conda-forge" not in line]
-    return {_norm(d) for d in deps} - {"python", "pip"}
+    return {_norm(d): d[len(_norm(d)):] for d in deps if _norm(d) not in ("python", "pip")}
 
 
-def _pyproject() -> dict:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+def _conda(requirements: list[str]) -> set[str]:
+    return {_norm(CONDA_NAMES.get(_norm(r), r)) for r in requirements}
 
 
-def test_environment_and_pyproject_name_the_same_packages() -> None:
-    project = _pyproject()["project"]
-    runtime = {_norm(CONDA_NAMES.get(_norm(d), d)) for d in project["dependencies"]}
-    testing = {_norm(CONDA_NAMES.get(_norm(d), d)) for d in project["optional-dependencies"]["test"]
-               if "python_version" not in d}
-    env = _environment_packages()
-    assert runtime <= env, f"runtime packages missing from environment.yml: {sorted(runtime - env)}"
-    browser_only = {"playwright"}  # the browser test runs from `make test`, not on Binder
-    assert testing - browser_only <= env, f"test packages missing: {sorted(testing - browser_only - env)}"
-    extras = sorted(env - runtime - testing)
-    assert not extras, f"environment.yml has packages pyproject lacks: {extras}"
+def test_environment_holds_what_a_learner_needs_and_no_test_tool() -> None:
+    """Binder and a class's hub image: the kernel's packages and the lab extra (JupyterLab, RISE, nbgitpuller)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    learner = _conda(project["dependencies"]) | _conda(project["optional-dependencies"]["lab"])
+    env = set(_environment())
+    assert env == learner, f"missing: {sorted(learner - env)}; not a learner's: {sorted(env - learner)}"
+    assert "jupyterlab" in env and not env & _conda(project["optional-dependencies"]["test"])
 
 
-def test_environment_is_cacheable_and_cpu_only() -> None:
+def test_environment_pins_the_one_cpu_torch_which_postbuild_keeps_and_no_local_path() -> None:
     text = (ROOT / "environment.yml").read_text()
-    assert "python=3.11" in text
-    assert "pytorch-cpu" in text and "cuda" not in text.lower()
+    assert re.fullmatch(r"=\d+\.\d+(\.\d+)?", _environment()["pytorch-cpu"]), "no torch version to follow"
+    assert "cuda" not in text.lower()
     assert not re.search(r"(^|\s)(\.{0,2}/|file:|-e )", text.split("dependencies:")[1]), "no local paths"
 
 
 def test_postbuild_installs_helpers_as_a_regular_package_without_dependencies() -> None:
-    """Not editable: a hub mounts each learner's home over the repository repo2docker put there."""
+    """Not editable: a hub mounts each learner's home over the repository repo2docker put there; without
+    dependencies: pip would replace environment.yml's torch."""
     text = (ROOT / "postBuild").read_text()
     assert re.search(r"pip install --no-deps \.", text) and " -e " not in text
 
 
-def test_makefile_installs_the_cpu_torch_before_the_package() -> None:
-    text = (ROOT / "Makefile").read_text()
-    assert "TORCH ?= torch==2.13.0" in text
-    assert text.index('"$(TORCH)"') < text.index('-e ".[test]"')
+def test_installing_the_package_brings_no_front_end() -> None:
+    """Colab and a hub keep their own front end: only the extras bring JupyterLab, RISE, nbgitpuller, a hub."""
+    always = [r for r in importlib.metadata.requires("several-spotlights") if "extra ==" not in r]
+    assert always and not {_norm(r) for r in always} & FRONT_ENDS, always
+
+
+def test_make_installs_environment_ymls_torch_before_the_package(tmp_path: Path) -> None:
+    """The one torch version: `make install` asks for environment.yml's, before the package and its extras."""
+    dry = subprocess.run(["make", "-n", "install", f"VENV={tmp_path}"], cwd=ROOT, capture_output=True, text=True)
+    pips = [line for line in dry.stdout.splitlines() if " -m pip install" in line and "--upgrade pip" not in line]
+    version = _environment()["pytorch-cpu"].lstrip("=")
+    assert len(pips) == 2 and f'"torch=={version}.*"' in pips[0] and "-e \".[lab,test]\"" in pips[1], dry.stdout
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -1,18 +1,17 @@
-"""The thread policy: how many CPUs this process may use, from faked affinity and cgroup files."""
+"""The thread policy: the CPUs this process may use (faked affinity and cgroups), and training's measured choice."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import torch
 
+import helpers
 from helpers import threads
-
-ROOT = Path(__file__).resolve().parents[1]
+from helpers.chapter_widgets.base import Widget
+from helpers.train import story_corpus, train
 
 
 def _cgroup(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -49,98 +48,83 @@ def test_usable_cpus_takes_the_tighter_limit(affinity: int, quota: float | None,
     assert threads.usable_cpus(affinity, quota) == expected
 
 
-_FIRST_WORK = """
-import json, sys
-import torch
-torch.set_num_threads(torch.get_num_threads() + 3)  # a count set by hand, which importing helpers must keep
-before = torch.get_num_threads()
-import helpers
-from helpers import threads
-imported = {{"threads": torch.get_num_threads(), "applied": list(threads._applied)}}
-{work}
-print(json.dumps({{"before": before, "imported": imported, "applied": list(threads._applied),
-                  "after": torch.get_num_threads(), "usable": threads.usable_cpus(threads.affinity_cpus(),
-                                                                                  threads.cgroup_quota())}}))
-"""
+@pytest.fixture(autouse=True)
+def _threads_back():  # every test gives the next one torch's thread count as it found it
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
 
 
-@pytest.mark.parametrize("work", [
-    "helpers.course_model(heads=4)",  # making a model (training makes one the same way)
-    "helpers.load_model()",  # loading one
-    "from helpers.chapter_widgets.base import Widget; Widget()",  # the first widget (every widget's base)
-])
-def test_policy_is_applied_by_the_first_real_work_not_by_importing(work: str) -> None:
-    run = subprocess.run([sys.executable, "-c", _FIRST_WORK.format(work=work)], cwd=ROOT, capture_output=True,
-                         text=True, timeout=300)
-    assert run.returncode == 0, run.stderr
-    seen = json.loads(run.stdout)
-    assert seen["imported"] == {"threads": seen["before"], "applied": []}, "importing helpers set the threads"
-    [chosen] = seen["applied"]
-    assert seen["after"] == chosen <= seen["usable"], f"{work} did not apply the thread policy"
+@pytest.mark.parametrize("work", [lambda: helpers.course_model(heads=4), helpers.load_model, Widget],
+                         ids=["making a model", "loading one", "the base of every widget"])
+def test_no_model_or_widget_sets_the_thread_count(work: Callable[[], object]) -> None:
+    torch.set_num_threads(threads.usable_threads() + 3)
+    work()
+    assert torch.get_num_threads() == threads.usable_threads() + 3
 
 
-def test_policy_is_applied_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(threads, "_applied", [])
-    old = torch.get_num_threads()
-    try:
-        assert threads.apply_thread_policy(affinity=lambda: 16, quota=lambda: 1.0) == 1
-        assert torch.get_num_threads() == 1
-        assert threads.apply_thread_policy(affinity=lambda: 16, quota=lambda: None) == 1  # asks nothing again
-        assert torch.get_num_threads() == 1
-    finally:
-        torch.set_num_threads(old)
+def test_training_lowers_the_count_to_what_the_process_may_use_and_the_limit_never_raises_it(monkeypatch) -> None:
+    torch.set_num_threads(threads.usable_threads() + 3)  # as torch may start in a container with a CPU quota
+    train(steps=3, corpus=story_corpus(60, 6), progress=False)
+    assert torch.get_num_threads() == threads.usable_threads()
+    monkeypatch.setattr(threads, "usable_threads", lambda: torch.get_num_threads() + 2)
+    assert threads.apply_thread_policy() == torch.get_num_threads() == threads.usable_threads() - 2
 
 
-@pytest.mark.parametrize(("load", "cpus", "free"), [
-    (0.3, 2, 2),  # an idle laptop
-    (0.6, 2, 1),  # another program keeps more than half a core busy
-    (7.5, 2, 1),  # a class on a shared server: never fewer than one
-    (30.0, 64, 34),
-    (None, 2, None),  # no load average (Windows): the limits alone decide
-    (1.0, None, None),
-])
-def test_free_cpus_leaves_out_what_other_programs_keep_busy(load: float | None, cpus: int | None,
-                                                             free: int | None) -> None:
-    assert threads.free_cpus(load, cpus) == free
-
-
-@pytest.mark.parametrize(("load", "expected"), [(0.2, 2), (7.5, 1), (None, 2)])
-def test_a_busy_machine_gets_fewer_threads_than_its_limits_allow(monkeypatch: pytest.MonkeyPatch, load: float | None,
-                                                                 expected: int) -> None:
+@pytest.fixture
+def two_usable(monkeypatch: pytest.MonkeyPatch) -> None:  # a process that may use two CPUs, no OMP_NUM_THREADS
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    monkeypatch.setattr(threads, "_applied", [])
-    old = torch.get_num_threads()
-    try:
-        assert threads.apply_thread_policy(affinity=lambda: 2, quota=lambda: None, load=lambda: load,
-                                           cpus=lambda: 2) == expected
-        assert torch.get_num_threads() == expected
-    finally:
-        torch.set_num_threads(old)
+    monkeypatch.setattr(threads, "usable_threads", lambda: 2)
+
+
+def _run(monkeypatch: pytest.MonkeyPatch, steps: int, step_s: dict[int, float], stop_at: int | None = None
+         ) -> tuple[threads.ThreadTrial, list[int]]:
+    """A training run's steps on a fake clock (each step takes step_s[threads]): the trial and each step's count."""
+    now = [0.0]
+    monkeypatch.setattr(threads.time, "perf_counter", lambda: now[0])
+    trial, counts = threads.ThreadTrial(steps), []
+    for step in range(steps if stop_at is None else stop_at):
+        trial.start(step)
+        counts.append(torch.get_num_threads())
+        now[0] += step_s[torch.get_num_threads()]
+        trial.stop(step)
+    trial.close()
+    return trial, counts
+
+
+@pytest.mark.parametrize(("step_s", "trial"), [({1: 0.08, 2: 0.04}, [1, 1, 2, 1, 2]), ({1: 0.05, 2: 0.2}, [1, 1, 2])])
+def test_a_run_times_its_first_steps_on_each_count_then_trains_on_the_faster(
+        two_usable, monkeypatch: pytest.MonkeyPatch, step_s: dict[int, float], trial: list[int]) -> None:
+    """Alternating after an untimed step; when the first round finds more threads slower, one step was enough."""
+    torch.set_num_threads(2)
+    kept = min(step_s, key=step_s.get)
+    found, counts = _run(monkeypatch, 40, step_s)
+    assert counts[:len(trial)] == trial and set(counts[len(trial):]) == {kept}, counts
+    assert found.kept == kept == torch.get_num_threads()
+
+
+def test_short_runs_and_a_run_stopped_mid_trial_keep_the_count_they_found(two_usable, monkeypatch) -> None:
+    torch.set_num_threads(2)
+    assert set(_run(monkeypatch, 5, {1: 0.01, 2: 0.1})[1]) == {2}, "a 5-step run measured its threads"
+    trial, _ = _run(monkeypatch, 40, {1: 0.01, 2: 0.1}, stop_at=2)  # interrupted on its first timed step
+    assert trial.kept is None and torch.get_num_threads() == 2
 
 
 @pytest.mark.parametrize(("value", "expected"), [("1", 1), ("3", 3), ("", None), ("zero", None), ("0", None)])
-def test_omp_num_threads_can_ask_for_fewer_threads(monkeypatch: pytest.MonkeyPatch, value: str,
-                                                   expected: int | None) -> None:
+def test_omp_num_threads_wins_when_set(two_usable, monkeypatch: pytest.MonkeyPatch, value: str,
+                                       expected: int | None) -> None:
     monkeypatch.setenv("OMP_NUM_THREADS", value)
     assert threads.requested_threads() == expected
-    monkeypatch.setattr(threads, "_applied", [])
-    old = torch.get_num_threads()
-    try:
-        assert threads.apply_thread_policy(affinity=lambda: 2, quota=lambda: None, load=lambda: 0.0,
-                                           cpus=lambda: 2) == min(2, expected or 2)
-    finally:
-        torch.set_num_threads(old)
+    torch.set_num_threads(expected or 2)
+    trial, counts = _run(monkeypatch, 40, {1: 0.01, 2: 0.1, 3: 0.1})
+    assert (set(counts) == {min(expected, 2)}) if expected else (trial.kept == 1), counts
 
 
 def test_one_thread_runs_on_one_thread_and_restores_the_count_even_after_an_error() -> None:
-    before = torch.get_num_threads()
     torch.set_num_threads(2)
-    try:
-        with threads.one_thread():
-            assert torch.get_num_threads() == 1
-        assert torch.get_num_threads() == 2
-        with pytest.raises(RuntimeError), threads.one_thread():
-            raise RuntimeError("inside")
-        assert torch.get_num_threads() == 2
-    finally:
-        torch.set_num_threads(before)
+    with threads.one_thread():
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == 2
+    with pytest.raises(RuntimeError), threads.one_thread():
+        raise RuntimeError("inside")
+    assert torch.get_num_threads() == 2

@@ -1,39 +1,45 @@
-"""A regular install (not editable) carries what the chapters read: the class's install path.
+"""A regular install carries what the chapters read, and installs on Colab the way the notebooks' set-up cell does.
 
-Builds a wheel from a fresh clone of this repository (committed files only, as a hub admin's
-`pip install "several-spotlights @ git+..."` would), installs it into a new venv outside the checkout
-and loads every shipped checkpoint there. Slow (a venv and its packages): `make check` runs it.
+A new venv outside the checkout gets the CPU torch and Colab's versions (.ci/colab-versions.txt); then chapter 0's
+Colab set-up cell runs there, with a stand-in `google.colab` module and a fresh clone of this repository (committed
+files only, as pip sees GitHub) in place of GitHub. It must keep Colab's versions, bring no front end, and leave a
+package that loads every shipped checkpoint, the texts and the results the chapters read. Slow (a venv and its
+packages): `make check` runs it.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-TORCH = "torch==2.13.0"  # the Makefile's pin; TORCH_INDEX picks the CPU build where PyPI would not
+import nbformat
 
+ROOT = Path(__file__).resolve().parents[2]
+GITHUB = "git+https://github.com/several-spotlights/several-spotlights"
+FRONT_ENDS = {"jupyterlab", "jupyter-server", "jupyterlab-rise", "nbgitpuller", "jupyterhub"}
+MANAGER = "def enable_custom_widget_manager():\n    print('custom widget manager on')\n"
+
+VERSIONS = ("import json, importlib.metadata as m; print(json.dumps("
+            "{str(d.metadata['Name']).lower().replace('_', '-'): d.version for d in m.distributions()}))")
 INSTALLED_CHECK = """
 import json, sys
 from pathlib import Path
 import helpers
 from helpers.checkpoints import ASSETS, load_model
-from helpers.novels import read_novels
+from helpers.novels import read_novels, read_plays
 from helpers.real_text import real_text_results
-shipped = {p.name for p in ASSETS.iterdir() if not p.name.startswith("__")}
-wanted = set(sys.argv[1].split(","))
-assert wanted <= shipped, f"missing from the installed package: {sorted(wanted - shipped)}"
 assert "site-packages" in str(ASSETS), ASSETS
 names = sorted(p.stem for p in ASSETS.glob("*.safetensors"))
 for name in names:
     load_model(name)
-books = read_novels()
-assert books and all(len(text) > 100_000 for text in books.values()), {k: len(v) for k, v in books.items()}
+texts = {**read_novels(), **read_plays()}
+assert texts and all(len(text) > 10_000 for text in texts.values()), {k: len(v) for k, v in texts.items()}
 json.loads((ASSETS / "results.json").read_text())
-assert real_text_results()
+assert real_text_results() and (ASSETS / "lamplighter.txt").read_text()
 print("loaded", ",".join(names), "from", Path(helpers.__file__).parent)
 """
 
@@ -45,18 +51,36 @@ def _run(*command: str | Path, cwd: Path) -> str:
     return result.stdout
 
 
-def test_a_wheel_from_a_fresh_clone_loads_every_shipped_checkpoint(tmp_path: Path) -> None:
-    clone, dist, env = tmp_path / "clone", tmp_path / "dist", tmp_path / "venv"
+def _fake_colab(folder: Path) -> Path:
+    """A `google.colab` package whose widget manager says it was turned on."""
+    (folder / "google" / "colab").mkdir(parents=True)
+    for name, text in (("__init__.py", ""), ("colab/__init__.py", ""), ("colab/output.py", MANAGER)):
+        (folder / "google" / name).write_text(text)
+    return folder
+
+
+def test_the_colab_cell_installs_the_series_over_colabs_versions_and_every_checkpoint_loads(tmp_path: Path) -> None:
+    clone, env = tmp_path / "clone", tmp_path / "venv"
     _run("git", "clone", "--quiet", ROOT, clone, cwd=tmp_path)
-    _run(sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--quiet", "-w", dist, cwd=clone)
-    (wheel,) = dist.glob("several_spotlights-*.whl")
     venv.create(env, with_pip=True)
-    pip = [env / "bin" / "python", "-m", "pip", "install", "--quiet"]
+    python = env / "bin" / "python"
+    torch = re.search(r"pytorch-cpu=([\d.]+)", (ROOT / "environment.yml").read_text())[1]
     index = os.environ.get("TORCH_INDEX")
-    _run(*pip, TORCH, *(["--index-url", index] if index else []), cwd=tmp_path)
-    _run(*pip, wheel, cwd=tmp_path)
-    committed = _run("git", "ls-files", "assets", cwd=clone).split()
-    wanted = [Path(p).name for p in committed if not p.endswith((".py", ".png"))]
-    out = _run(env / "bin" / "python", "-c", INSTALLED_CHECK, ",".join(wanted), cwd=tmp_path)
-    shipped = sorted(Path(p).stem for p in committed if p.endswith(".safetensors"))
+    _run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip", cwd=tmp_path)  # Colab's is recent
+    _run(python, "-m", "pip", "install", "--quiet", f"torch=={torch}.*", *(["--index-url", index] if index else []),
+         cwd=tmp_path)
+    _run(python, "-m", "pip", "install", "--quiet", "-r", ROOT / ".ci" / "colab-versions.txt", cwd=tmp_path)
+    colab = json.loads(_run(python, "-c", VERSIONS, cwd=tmp_path))
+    cell = nbformat.read(ROOT / "notebooks" / "00_start_here.ipynb", as_version=4).cells[1].source
+    assert GITHUB in cell, "the set-up cell no longer installs from the repository"
+    script = tmp_path / "colab_cell.py"
+    script.write_text(f"import sys\nsys.path.insert(0, {str(_fake_colab(tmp_path / 'fake'))!r})\nimport google.colab\n"
+                      + cell.replace(GITHUB, f"git+file://{clone}"))
+    assert "custom widget manager on" in _run(python, script, cwd=tmp_path)
+    after = json.loads(_run(python, "-c", VERSIONS, cwd=tmp_path))
+    assert {name: after.get(name) for name in colab} == colab, "the series replaced some of Colab's packages"
+    brought = FRONT_ENDS & (set(after) - set(colab))
+    assert not brought, f"the series brought a front end: {sorted(brought)}"
+    out = _run(python, "-c", INSTALLED_CHECK, cwd=tmp_path)
+    shipped = sorted(Path(p).stem for p in _run("git", "ls-files", "assets/*.safetensors", cwd=clone).split())
     assert f"loaded {','.join(shipped)} from {env}" in out, out
