@@ -3,7 +3,7 @@
     python -m benchmarks.classroom                                            # the grid: 1, 2, 4, 8 students
     python -m benchmarks.classroom --students 4 --chapters 03,05,07 --out c.json
 
-For each class size a fresh JupyterHub starts on 127.0.0.1 (benchmarks/hub.py): N students are created through
+For each class size a fresh JupyterHub starts on 127.0.0.1 (classroom/hub.py): N students are created through
 its REST API, each gets the learner edition in their own home folder (as a class's hub delivers it on start,
 deploy/deliver.py) and a running server; then every student runs the chosen chapters one after another, all at
 the same moment, through their server's kernel API as their browser would (benchmarks/student.py). Recorded per student
@@ -33,9 +33,9 @@ from pathlib import Path
 import psutil
 
 from benchmarks.bench import machine
-from benchmarks.hub import LocalHub, SetupError, proxy_command
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, write_deploy_config
 from benchmarks.student import MB, Browser
+from classroom.hub import LocalHub, SetupError, proxy_command
 from tools.chapters import chapter_paths
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks import bench, real_text, sizing
+from classroom.lessons import EXPLORER_TITLE, lessons_block, questions_block
 from tools.chapters import CHAPTERS, EXPLORER, ROOT
-from tools.lessons import EXPLORER_TITLE, lessons_block, questions_block
 
 ASSETS = ROOT / "assets"
 MEASUREMENTS = ROOT / "docs" / "measurements.md"

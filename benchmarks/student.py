@@ -23,7 +23,7 @@ from jupyter_server.services.kernels.connection.base import deserialize_binary_m
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
-from benchmarks.hub import START_TIMEOUT_S, LocalHub
+from classroom.hub import START_TIMEOUT_S, LocalHub
 
 CELL_TIMEOUT_S = 600
 """A cell still running after this long counts as an error, and the chapter stops there."""

@@ -11,8 +11,9 @@ from types import SimpleNamespace
 import pytest
 from jupyter_server.services.kernels.connection.base import serialize_binary_message
 
-from benchmarks import classroom, hub, sizing
+from benchmarks import classroom, sizing
 from benchmarks.student import Browser
+from classroom import hub
 from tools.chapters import CHAPTERS, ROOT
 
 

@@ -1,4 +1,4 @@
-"""The grader (tools/grade.py): fakes score zero and are flagged, every submission gets a row, right and wrong
+"""The grader (classroom/grade.py): fakes score zero and are flagged, every submission gets a row, right and wrong
 answers get the marks and explanations their checks give.
 
 One class folder is graded once, by the command, in parallel (a fresh process per notebook, each running the
@@ -17,11 +17,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from classroom.grade import main
+from classroom.grade_run import grade as run_steps
+from classroom.submission import flags
 from tools.chapters import chapter_paths
 from tools.editions import EXERCISE, build, tags
-from tools.grade import main
-from tools.grade_run import grade as run_steps
-from tools.submission import flags
 
 WRONG = {
     "softmax": "def softmax(scores):\n    e = scores.exp()\n    return e / e.sum(dim=0, keepdim=True)\n",

@@ -1,4 +1,4 @@
-"""The lesson plans (tools/lessons.py) fit their slots, cover what they promise, take their minutes from the stored
+"""The lesson plans (classroom/lessons.py) fit their slots, cover what they promise, take their minutes from the stored
 measurements (assets/notebooks.json), and take the cells to run first and the questions from the chapters.
 tests/system/test_lesson_segments.py runs every segment in a kernel."""
 
@@ -11,9 +11,9 @@ import json
 import nbformat
 import pytest
 
-from tools import lessons
+from classroom import lessons
+from classroom.lessons import EXERCISE_MINUTES, LESSONS, PLAN_FACTOR, SWITCH_MINUTES, lesson_minutes, segment_minutes
 from tools.chapters import CHAPTERS, EXPLORER, ROOT, WORDS_PER_MINUTE, sections
-from tools.lessons import EXERCISE_MINUTES, LESSONS, PLAN_FACTOR, SWITCH_MINUTES, lesson_minutes, segment_minutes
 
 MEASURED = json.loads((ROOT / "assets" / "notebooks.json").read_text())
 

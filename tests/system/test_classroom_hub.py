@@ -1,5 +1,5 @@
 """A real JupyterHub on 127.0.0.1: one student running chapter 0 through the kernel API (benchmarks/classroom.py end
-to end), and the class's notebooks collected for the grader (tools/collect.py, then tools/grade.py).
+to end), and the class's notebooks collected for the grader (classroom/collect.py, then classroom/grade.py).
 
 Slow (starts a hub, its proxy, servers and kernels; installs the proxy from npm the first time): `make check`
 runs it, `make test` does not. The speed targets are the benchmark's business, not this test's.
@@ -22,11 +22,11 @@ import nbformat
 import psutil
 import pytest
 
-from benchmarks.hub import LocalHub, SetupError, proxy_command
-from tools import collect, grade
+from classroom import collect, grade
+from classroom.hub import LocalHub, SetupError, proxy_command
 
 ROOT = Path(__file__).resolve().parents[2]
-HUB_FOLDERS = str(Path(tempfile.gettempdir()) / "spotlights-hub-")  # benchmarks/hub.py's temporary folders
+HUB_FOLDERS = str(Path(tempfile.gettempdir()) / "spotlights-hub-")  # classroom/hub.py's temporary folders
 
 
 def _ours(since: float) -> list[str]:

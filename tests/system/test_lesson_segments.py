@@ -11,8 +11,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 
+from classroom.lessons import LESSONS, lesson_cells
 from tools.chapters import NOTEBOOKS, execute
-from tools.lessons import LESSONS, lesson_cells
 from tools.refresh_outputs import checked_text, is_checked, load_expected
 
 SEGMENTS = list({(s.notebook, s.show): s for lesson in LESSONS for s in lesson.segments}.values())

@@ -1,15 +1,15 @@
 """The grader's fresh process for one submission: the course's chapter with the learner's exercise code in it.
 
-    python -m tools.grade_run PLAN.json RESULTS.jsonl      (started by tools/grade.py, one process per submission)
+    python -m classroom.grade_run PLAN.json RESULTS.jsonl   (started by classroom/grade.py, one process per submission)
 
-The plan's steps (tools/grade.py makes them from the course's copy of the chapter) run in order in one namespace:
+The plan's steps (classroom/grade.py makes them from the course's copy of the chapter) run in order in one namespace:
 the course's cells the checks need, each exercise's code as the learner wrote it, each exercise's check cell.
 A check cell calls yours_or_reference, whose outcome is read from the OUTCOMES dictionary held before any learner
 code ran; one JSON line per exercise goes to RESULTS. An exercise is flagged when, after its code or check ran,
 a function, class or table of helpers (checks and solutions included), torch, torch.Tensor, torch.nn.functional
 or math is another object than before; when the function checked is a course solution (imported, wrapped,
 its code object copied); or when the learner's code called a solution, a check or yours_or_reference. A step
-over the time limit is stopped (SIGALRM); tools/grade.py kills the process past its own limit.
+over the time limit is stopped (SIGALRM); classroom/grade.py kills the process past its own limit.
 """
 
 from __future__ import annotations
@@ -115,8 +115,8 @@ def _feedback(name: str, err: BaseException | None, in_exercise: bool, timeout: 
 def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> None:
     """Run the plan's steps; emit one result per check step, or an error line if a course cell fails."""
     import helpers.checks
+    from classroom.dependencies import names
     from helpers.checks.solutions import SOLUTIONS
-    from tools.dependencies import names
 
     outcomes = helpers.checks.OUTCOMES  # held before any learner code runs
     solutions = {fn.__code__: name for name, fn in SOLUTIONS.items()}
@@ -169,8 +169,8 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
 
 def main() -> None:
     plan = json.loads(Path(sys.argv[1]).read_text())
+    import classroom.dependencies  # noqa: F401
     import helpers.checks  # noqa: F401 - imported from the checkout before the learner's folder becomes the cwd
-    import tools.dependencies  # noqa: F401
 
     os.chdir(plan["folder"])
     with Path(sys.argv[2]).open("a", encoding="utf-8") as out:

@@ -1,7 +1,7 @@
 """What a submitted notebook holds, read without running it: its chapter, each exercise's code, and what is suspect.
 
 - **Chapter**: from the file name (a chapter's file name in it, or its two digits alone: `01.ipynb`), and from the
-  code (the chapter whose exercises it defines, else whose checks it imports); tools/grade.py compares the two.
+  code (the chapter whose exercises it defines, else whose checks it imports); classroom/grade.py compares the two.
 - **An exercise's code** is the cell holding the last top-level definition of its function (`def softmax`, or
   `softmax = ...`, or an import of it) other than the chapter's check line: the cell tagged `exercise`, or the
   cell a learner moved the definition to. Of that cell the grader runs the imports, definitions and assignments;

@@ -1,7 +1,7 @@
 """Collect every learner's notebooks from a JupyterHub, for the grader: collected/<learner>/<notebook>.ipynb.
 
-    python -m tools.collect https://hub.example.org --token-file admin.token --chapter 01 --out collected
-    python -m tools.grade collected --chapter 01 --out grades
+    python -m classroom.collect https://hub.example.org --token-file admin.token --chapter 01 --out collected
+    python -m classroom.grade collected --chapter 01 --out grades
 
 Through the hub's REST API (the learners) and each learner's own server's contents API, with one token: an
 admin's (made at <hub>/hub/token) or a service's with the scopes list:users, read:users, access:servers and,
@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     for name, what in sorted(report.items()):
         print(f"{name}: {what}")
-    print(f"collected into {args.out}: grade with python -m tools.grade {args.out}")
+    print(f"collected into {args.out}: grade with python -m classroom.grade {args.out}")
     return 0
 
 

@@ -3,8 +3,8 @@
 A static reading (Python's symtable and ast): a cell *binds* what it assigns, imports or defines at its top level,
 and what it changes in place there (`x[i] = ...`, `x.a = ...`); it *uses* every global name it reads, inside its
 functions too (they run later, when called). What this cannot see: a change made by a method call
-(`rows.append(...)`) or names made with exec or globals(). The lesson plans (tools/lessons.py) and the grader
-(tools/grade.py) run what `needed` returns in a fresh kernel or process, so a miss shows there as a NameError.
+(`rows.append(...)`) or names made with exec or globals(). The lesson plans (classroom/lessons.py) and the grader
+(classroom/grade.py) run what `needed` returns in a fresh kernel or process, so a miss shows there as a NameError.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Grade a class's chapter notebooks with the course's own checks, in a process the submission does not control.
 
-    python -m tools.grade submissions/ --out grades                    # nested folders: submissions/<student>/*.ipynb
-    python -m tools.grade submissions/ --chapter 02 --roster roster.csv --points points.toml --workers 4
-    python -m tools.grade /autograder/submission --chapter 01 --gradescope /autograder/results/results.json
+    python -m classroom.grade submissions/ --out grades                 # nested folders: submissions/<student>/*.ipynb
+    python -m classroom.grade submissions/ --chapter 02 --roster roster.csv --points points.toml --workers 4
+    python -m classroom.grade /autograder/submission --chapter 01 --gradescope /autograder/results/results.json
 
-A submission is never run as a whole. Its exercise code (tools/submission.py) runs in a fresh process per
-submission (tools/grade_run.py) that imports helpers itself and runs, from the course's own copy of the chapter,
-the cells the checks need (tools/dependencies.py), the learner's code in place of each exercise, and the check
+A submission is never run as a whole. Its exercise code (classroom/submission.py) runs in a fresh process per
+submission (classroom/grade_run.py) that imports helpers itself and runs, from the course's own copy of the chapter,
+the cells the checks need (classroom/dependencies.py), the learner's code in place of each exercise, and the check
 cells. Threat model (the guide has it in full): redefined checks, edited outcomes, solutions imported, assigned
 or wrapped, and monkeypatched helpers or torch are flagged and not scored, from a static look at the code and
 checks at run time; a flag in an exercise zeroes it, anywhere else the notebook. It is not a sandbox: the code
@@ -31,15 +31,15 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from classroom.dependencies import names, needed
 from tools.chapters import CHAPTERS, ROOT
-from tools.dependencies import names, needed
 
 try:
     import tomllib
 except ImportError:  # Python 3.10
     import tomli as tomllib
 
-from tools.submission import (
+from classroom.submission import (
     UnreadableError,
     chapter_in_code,
     chapter_in_name,
@@ -143,7 +143,7 @@ def run_plan(nb, chapter: str, timeout: float) -> tuple[list[dict], str, dict[st
         limit = timeout * 2 * len(steps["steps"]) + SETUP_S
         env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
         with err.open("w") as stderr:
-            child = subprocess.Popen([sys.executable, "-m", "tools.grade_run", str(plan_file), str(out)], cwd=ROOT,
+            child = subprocess.Popen([sys.executable, "-m", "classroom.grade_run", str(plan_file), str(out)], cwd=ROOT,
                                      env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
                                      start_new_session=True)
             try:

@@ -2,7 +2,7 @@
 
 The choices are written in docs/lessons.toml, in words, with the assumptions about teaching the minutes rest on;
 nothing else is typed. From the chapter come the cells to run first without showing them (what the shown cells
-use from skipped sections: tools/dependencies.py) and the questions (the "*Ask:*" lines of the shown sections'
+use from skipped sections: classroom/dependencies.py) and the questions (the "*Ask:*" lines of the shown sections'
 speaker notes). The minutes are estimates: PLAN_FACTOR times the reading minutes of the sections shown, plus the
 seconds their cells ran (both measured by benchmarks/notebook_memory.py into assets/notebooks.json), plus
 EXERCISE_MINUTES per exercise done in class; a lesson adds SWITCH_MINUTES per change of notebook.
@@ -20,8 +20,8 @@ from functools import cache
 
 import nbformat
 
+from classroom.dependencies import needed
 from tools.chapters import EXPLORER, NOTEBOOKS, ROOT
-from tools.dependencies import needed
 
 try:
     import tomllib

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NPM_DIR = ROOT / "build" / "npm"  # git-ignored; tools/build_slides.py keeps reveal.js here too
 PROXY = "configurable-http-proxy@5.3.0"
 SERVICE = "classroom-benchmark"
-"""The hub service whose token creates students, starts their servers and reads their files (tools/collect.py)."""
+"""The hub service whose token creates students, starts their servers and reads their files (classroom/collect.py)."""
 START_TIMEOUT_S = 300  # starting 8 servers at once on 2 busy cores takes a while
 
 
