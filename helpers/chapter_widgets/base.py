@@ -4,7 +4,7 @@
 be called from Python (tests, the benchmarks) as well as from its controls. Every update runs inside
 `report()`: a problem becomes a message in the widget (in orange, above any notes) instead of a traceback,
 and the widget keeps showing its last good state. Controls set from code go through `set_quietly`, so their
-callbacks do not run again. The first widget opened sets torch's thread count (helpers.threads). Each widget
+callbacks do not run again. Each widget
 carries a `ControlAccess` (`access`, to put among its children), which gives its controls keyboard use and
 accessible names, and `control_style` sizes controls with the widget's font (larger in presenter mode).
 `ChapterWidget` adds what the chapter widgets share: a summary line and their controls' style.
@@ -21,7 +21,6 @@ import ipywidgets as widgets
 
 from helpers.chapter_widgets.access import ROOT_CLASS, ControlAccess
 from helpers.plots import FIT_WIDTH, style
-from helpers.threads import apply_thread_policy
 
 PROBLEM, NOTE, TEXT = "#b35806", "#333333", "#1a1a1a"
 """Colours of a problem (orange), a note on what is shown (grey) and ordinary text."""
@@ -31,7 +30,6 @@ class Widget(widgets.VBox):
     """A VBox with `message`: the last problem (`problem`) above the notes on what it shows (`notes`)."""
 
     def __init__(self, **kwargs: Any) -> None:
-        apply_thread_policy()
         self.problem = ""  # what went wrong with the last thing asked for, if anything
         self.notes: list[str] = []  # notes on what the widget shows (the explorer's unknown words, trimming)
         self.font = style()["font"]
@@ -103,23 +101,6 @@ class ChapterWidget(Widget):
         self.summary_text = summary
         self.summary.value = self.html_lines([summary])
         self.show_message()
-
-
-SHOWN = {"visibility": "visible", "height": None, "overflow": None}
-HIDDEN = {"visibility": "hidden", "height": "0px", "overflow": "hidden"}
-"""Layouts that show or hide a widget while keeping it in the page: a plotly figure whose view was taken out
-stops updating, and a hidden one can still measure its text."""
-
-
-def show(widget: widgets.DOMWidget, shown: bool) -> None:
-    """Show or hide `widget` (not a plotly FigureWidget, whose `layout` is plotly's: put it in a Box) by
-    changing only the layout settings that differ, in one message (the browser restyles it once): a new
-    Layout at every redraw would make the browser build new widget models each time."""
-    with widget.layout.hold_sync():
-        for key, value in (SHOWN if shown else HIDDEN).items():
-            if getattr(widget.layout, key) != value:
-                setattr(widget.layout, key, value)
-
 
 
 def control_style(css_class: str, font: int) -> widgets.HTML:
