@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -13,7 +15,6 @@ from helpers.plots import (
     FIT_WIDTH,
     LOOKS,
     attention_heatmap,
-    figure_widget,
     heads_grid,
     heatmap_axes,
     spotlight_bars,
@@ -79,16 +80,21 @@ def test_every_figure_shows_whole_on_the_screen(on: bool) -> None:
         helpers.presenter_mode(False)
 
 
-def test_figures_are_drawn_without_the_mode_bar() -> None:
-    """Plotly's mode bar would put about ten buttons per figure in a keyboard user's tab order."""
+def test_figures_carry_a_config_without_the_mode_bar_and_importing_changes_no_renderer(monkeypatch) -> None:
+    """Plotly's mode bar would put about ten buttons per figure in a keyboard user's tab order; the figures say
+    so themselves, so importing helpers.plots leaves plotly's renderers as they were."""
     import plotly.io as pio
 
+    monkeypatch.setattr(pio.renderers, "default", "plotly_mimetype")
+    bundle = attention_heatmap(_weights(3), WORDS[:3])._repr_mimebundle_()
+    assert bundle["application/vnd.plotly.v1+json"]["config"] == FIGURE_CONFIG
     assert FIGURE_CONFIG["displayModeBar"] is False
-    for name in ("plotly_mimetype", "notebook", "jupyterlab"):
-        assert pio.renderers[name].config["displayModeBar"] is False, name
-    bundle = pio.renderers["plotly_mimetype"].to_mimebundle(attention_heatmap(_weights(3), WORDS[:3]).to_dict())
-    assert bundle["application/vnd.plotly.v1+json"]["config"]["displayModeBar"] is False
-    assert figure_widget(spotlight_bars(_weights(3)[2], WORDS[:3]))._config == FIGURE_CONFIG
+    code = ("import plotly.io as pio; before = {n: dict(getattr(pio.renderers[n], 'config', {}) or {}) for n in "
+            "pio.renderers}; import helpers.plots; print(before == {n: dict(getattr(pio.renderers[n], 'config', {}) "
+            "or {}) for n in pio.renderers})")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.stdout.strip() == "True", run.stderr
+    assert "displayModeBar" not in (pio.renderers["plotly_mimetype"].config or {})
 
 
 def test_every_word_is_labelled_up_to_forty_and_the_axis_says_which_beyond() -> None:
