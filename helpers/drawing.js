@@ -43,7 +43,7 @@ function layout(spec) {
   const longest = key => Math.max(1, ...panels.flatMap(p => (p[key] || []).map(w => String(w).length)));
   const yWords = panels.some(p => p.type === "heatmap");
   const left = font * 1.6 + (yWords ? longest("y") * tick * 0.6 : font * 3) + 8;
-  const bottom = 8 + longest("x") * tick * 0.43 + tick * 0.7 + font * 1.6;
+  const bottom = 6 + longest("x") * tick * 0.43 + tick * 0.5 + font * 1.4;
   const top = font * (spec.subtitle ? 3.2 : 2) + (spec.legend ? font * 1.6 : 0) + (panels.some(p => p.title) ? font * 1.5 : 0);
   const right = (spec.scale ? font * 4.5 : font) + 4;
   const gapX = font * 1.2, gapY = font * 1.8;
@@ -69,11 +69,11 @@ function heatmap(p, k, x0, y0, w, h, L, spec) {
   out += `<rect class="cursor" x="0" y="0" width="${cw}" height="${ch}" fill="none" stroke="#d55e00"`
     + ` stroke-width="3" visibility="hidden" pointer-events="none"/></g>`;
   if (p.show_y !== false) axisWords(p.y, p.every).forEach((word, r) => {
-    if (word !== null) out += text(x0 - 6, y0 + (r + 0.5) * ch, word, p.tick, 'text-anchor="end" dominant-baseline="middle"');
+    if (word !== null) out += text(x0 - 6, y0 + (r + 0.5) * ch, word, p.tick, 'class="y-label" text-anchor="end" dominant-baseline="middle"');
   });
   if (p.show_x !== false) axisWords(p.x, p.every).forEach((word, c) => {
     const x = x0 + (c + 0.5) * cw, y = y0 + h + 6;
-    if (word !== null) out += text(x, y, word, p.tick, `text-anchor="end" transform="rotate(-45 ${x} ${y})"`);
+    if (word !== null) out += text(x, y, word, p.tick, `class="x-label" text-anchor="end" transform="rotate(-45 ${x} ${y})"`);
   });
   return out;
 }
@@ -91,12 +91,12 @@ function bars(p, k, x0, y0, w, h, L, spec) {
     const x = x0 + c * slot + slot * 0.1 + j * bw;
     out += `<rect x="${x}" y="${y(v)}" width="${bw}" height="${y0 + h - y(v)}" fill="${s.colour}" data-panel="${k}"`
       + ` data-s="${j}" data-c="${c}"/>`;
-    if (p.labels) out += text(x + bw / 2, y(v) - 4, number(v, p.format), L.tick, 'text-anchor="middle"');
+    if (p.labels) out += text(x + bw / 2, y(v) - 4, number(v, p.format), L.tick, 'class="value" text-anchor="middle"');
   }));
   out += `<line x1="${x0}" x2="${x0 + w}" y1="${y0 + h}" y2="${y0 + h}" stroke="#444"/>`;
   if (p.show_x !== false) axisWords(p.x, p.every).forEach((word, c) => {
     const x = x0 + (c + 0.5) * slot, yy = y0 + h + 6;
-    if (word !== null) out += text(x, yy, word, p.tick || L.tick, `text-anchor="end" transform="rotate(-45 ${x} ${yy})"`);
+    if (word !== null) out += text(x, yy, word, p.tick || L.tick, `class="x-label" text-anchor="end" transform="rotate(-45 ${x} ${yy})"`);
   });
   return out + "</g>";
 }

@@ -241,7 +241,7 @@ def test_split_static_copy_has_every_option_and_four_heads_at_a_time() -> None:
     for n, heads in enumerate((*HEAD_COUNTS, 4)):
         drawn = [p["title"] for p in states[f"{n}|3"]["panels"]]
         assert drawn == [f"head {h}" for h in range(max(0, heads - AT_ONCE), heads)][:AT_ONCE]
-        assert f"{128 // heads} numbers per head" in states[f"{n}|0"]["caption"]
+        assert f"{128 // heads} numbers per head" in states[f"{n}|0"]["caption"]  # and what the layer costs
 
 
 # ----- chapter 7: change one word -----------------------------------------------------------------------

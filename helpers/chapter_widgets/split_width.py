@@ -106,8 +106,8 @@ def _grid(option: Option, words: Sequence[str], group: range, tallest: int | Non
             else "The trained four-head checkpoint")
     title = name + (f": heads {group.start} to {group.stop - 1}" if len(group) < option.heads else "")
     spec = grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest)
-    return spec | {"caption": f"{WIDTH // option.heads} numbers per head; {option.params_with_proj:,} parameters "
-                              f"({option.params_without_proj:,} without the output projection)"}
+    return spec | {"caption": f"{WIDTH // option.heads} numbers per head; the layer has {option.params_with_proj:,} "
+                              "parameters"}
 
 
 class SplitTheWidth(ChapterWidget):
@@ -133,7 +133,7 @@ class SplitTheWidth(ChapterWidget):
         self.layer_buttons.observe(self.calls(self.set_layer), names="value")
         self.strip, self.table = widgets.HTML(), widgets.HTML()
         # the two rows of controls and the split above the grid, its caption under it, stay on the screen with it
-        tallest = style()["tallest"] - 9 * self.font
+        tallest = style()["tallest"] - 10 * self.font
         self.slots = [(option, group) for option in self.options for group in head_groups(option.heads)]
         self.figures = [_grid(option, self.words, group, tallest) for option, group in self.slots]
         self.grid = Drawing()

@@ -1,6 +1,7 @@
 """What the browser tests share, beside their fixtures (conftest.py): Debian's chromium flags, skipping or failing
-when a browser piece is missing, a JupyterLab server of their own, running a notebook's cells in it, reading a
-plotly tooltip, and the accessibility checks (axe-core, and the names and states of widget controls)."""
+when a browser piece is missing, a JupyterLab server of their own, running a notebook's cells in it, reading what
+a live view draws (helpers.drawing) and a plotly tooltip, and the accessibility checks (axe-core, and the names
+and states of widget controls)."""
 
 from __future__ import annotations
 
@@ -104,6 +105,35 @@ def hover_text(page, figure: str, trace: int, row: int, column: int) -> str:
     page.mouse.move(x, y)
     page.wait_for_function("(figure) => eval(figure).querySelector('.hoverlayer').textContent !== ''", arg=figure)
     return page.evaluate("(figure) => eval(figure).querySelector('.hoverlayer').textContent", figure)
+
+
+DRAWN = """(root) => Array.from(document.querySelectorAll(`${root} .spotlights-drawing svg`)).map(svg => ({
+    title: svg.querySelector('.title').textContent,
+    panels: Array.from(svg.querySelectorAll('.panel-title'), t => t.textContent),
+    x: Array.from(svg.querySelectorAll('.x-label'), t => t.textContent),
+    y: Array.from(svg.querySelectorAll('.y-label'), t => t.textContent),
+    values: Array.from(svg.querySelectorAll('.value'), t => t.textContent),
+    cells: Array.from(svg.querySelectorAll('rect[data-c]'), r => [r.getAttribute('fill'), +r.getAttribute('height')]),
+}))"""
+"""What each drawing inside the elements matching CSS `root` shows: title, panel titles, axis words, values, cells."""
+
+
+def drawn(page, root: str, title: str = "") -> list[dict]:
+    """The drawings in `root` (DRAWN), once the first one's title starts with `title`."""
+    page.wait_for_function("([root, title]) => { const t = document.querySelector(`${root} .spotlights-drawing "
+                           ".title`); return t && t.textContent.startsWith(title); }", arg=[root, title],
+                           timeout=60_000)
+    return page.evaluate(DRAWN, root)
+
+
+def tooltip(page, root: str, cell: str, drawing: int = 0) -> str:
+    """Hover the cell or bar matching CSS `cell` in the `drawing`-th drawing of `root`; the tooltip it shows."""
+    view = page.locator(f"{root} .spotlights-drawing").nth(drawing)
+    page.mouse.move(0, 0)
+    view.locator(cell).first.hover()
+    shown = view.locator(".spotlights-tooltip")
+    shown.wait_for(state="visible")
+    return shown.inner_text()
 
 
 def run_all_cells(page) -> None:
