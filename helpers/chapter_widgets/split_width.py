@@ -73,7 +73,7 @@ def split_strip(heads: int, width: int, font: int) -> str:
     cells = "".join(
         f"<div title='head {h}: numbers {h * d} to {(h + 1) * d - 1}' style='flex: {d}; background: "
         f"{PALETTE[h % len(PALETTE)]}; color: white; text-align: center; border-right: 1px solid white; "
-        f"overflow: hidden; white-space: nowrap'>{d if heads > 8 else f'head {h}: {d}'}</div>"
+        f"overflow: hidden; white-space: nowrap'>{d if heads > 4 else f'head {h}: {d}'}</div>"
         for h in range(heads)
     )
     return (f"<div style='font-size: {font}px'>One word's {width} numbers, cut into {heads} slice"

@@ -21,6 +21,7 @@ import pytest
 
 AXE = "axe-core@4.14.1"
 """The npm package and version of the accessibility checker."""
+ROOT = Path(__file__).resolve().parents[2]
 SEVERE = ("serious", "critical")
 """The impacts of an accessibility problem that fail a test (axe's other two are "minor" and "moderate")."""
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -55,7 +56,11 @@ def jupyter_lab(root: Path, home: Path, settings: dict[str, dict] | None = None)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
     port, token = free_port(), secrets.token_hex(16)
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+    # the checkout's labextension (widgets in RISE slides), which an editable install does not put in the venv
+    (home / "data" / "labextensions").mkdir(parents=True, exist_ok=True)
+    (home / "data" / "labextensions" / "several-spotlights-rise").symlink_to(ROOT / "labextension")
+    env = {**os.environ, "JUPYTER_PATH": os.pathsep.join(filter(None, [str(home / "data"), os.environ.get(
+               "JUPYTER_PATH")])), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "JUPYTER_RUNTIME_DIR": str(home / "runtime")}
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",

@@ -226,8 +226,13 @@ def test_chapter_4_presents_in_rise_with_its_widget_drawn(chromium: str, tmp_pat
         try:
             page.goto(f"{base}/lab/tree/ch4.ipynb?token={token}")
             run_all_cells(page)
-            page.goto(f"{base}/rise/ch4.ipynb?token={token}#/1")
-            page.wait_for_selector(".reveal .split-the-width .spotlights-drawing svg", timeout=90_000)
+            page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")  # RISE opens the file
+            page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
+            page.goto(f"{base}/rise/ch4.ipynb?token={token}")  # on the same kernel, which holds the widgets
+            svg = page.locator(".reveal .split-the-width .spotlights-drawing svg")
+            svg.wait_for(state="attached", timeout=90_000)
+            page.locator(".reveal .controls .navigate-right").click()  # on to the widget's slide
+            page.wait_for_function("() => document.querySelector('.reveal .slides section.present .split-the-width')")
             page.locator(".reveal .split-the-width .widget-toggle-button", has_text="8").click()
             drawn(page, ".reveal .split-the-width", "8 untrained heads: heads 0 to 3")
             bottom = page.evaluate("() => document.querySelector('.reveal .split-the-width .spotlights-drawing svg')"
