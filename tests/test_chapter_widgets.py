@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -45,68 +46,45 @@ def split() -> object:
 # ----- chapter 1: the spotlight playground -------------------------------------------------------------
 
 
-def test_playground_weights_share_100_percent_and_average_the_vectors(vectors: torch.Tensor) -> None:
+def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clues_a_third(vectors) -> None:
     p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
     p.set_score("animal", 4.0)
-    assert math.isclose(float(p.weights.sum()), 1.0, rel_tol=1e-6)
-    assert int(p.weights.argmax()) == WORDS.index("animal")
+    assert math.isclose(float(p.weights.sum()), 1.0, rel_tol=1e-6) and int(p.weights.argmax()) == 1
     assert p.bars.figure["panels"][0]["series"][0]["y"] == pytest.approx(p.weights.tolist(), abs=1e-6)
-    average = p.weights @ vectors
-    assert f"{average[0]:.2f}" in p.average.value
-    assert p.summary_text.startswith("'street' looks mostly at: animal")
-
-
-def test_playground_says_an_even_spread_is_even_and_names_only_words_above_it(vectors: torch.Tensor) -> None:
-    p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
+    assert f"{(p.weights @ vectors)[0]:.2f}" in p.average.value  # the weighted average of the vectors
     p.preset("plain average")
-    assert p.summary_text.startswith(f"'street' spreads its attention evenly: {1 / len(WORDS):.0%} to each of the "
-                                     f"{len(WORDS)} words"), p.summary_text
+    assert f"{1 / len(WORDS):.0%}" in p.summary_text and "animal" not in p.summary_text.split("(all weights")[0]
     p.preset("three clues")
+    assert [s.value for s in p.sliders if s.value > 0] == [8.0, 8.0, 8.0]
     named = p.summary_text.split(" (all weights")[0]
     assert sorted(word for word in WORDS if f" {word} " in named) == sorted(CLUES), named
-
-
-def test_playground_three_clues_never_get_more_than_a_third_each(vectors: torch.Tensor) -> None:
-    p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
-    p.preset("three clues")
-    shares = [float(p.weights[WORDS.index(c)]) for c in CLUES]
-    assert max(shares) - min(shares) < 1e-6 and max(shares) <= 1 / 3
-    assert [s.value for s in p.sliders if s.value > 0] == [8.0, 8.0, 8.0]
-    p.set_temperature(0.1)  # as sharp as the slider goes: still a third at most
-    assert max(float(p.weights[WORDS.index(c)]) for c in CLUES) <= 1 / 3 + 1e-6
-    assert "33%" in p.summary_text
-
-
-def test_playground_temperature_sharpens_and_softens(vectors: torch.Tensor) -> None:
-    p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
+    for temperature in (1.0, 0.1):  # as sharp as the slider goes: still a third at most
+        p.set_temperature(temperature)
+        shares = [float(p.weights[WORDS.index(c)]) for c in CLUES]
+        assert max(shares) - min(shares) < 1e-6 and max(shares) <= 1 / 3 + 1e-6
     p.preset("one clue")
     p.set_temperature(4.0)
     soft = float(p.weights.max())
     p.set_temperature(0.5)
-    assert float(p.weights.max()) > soft
-    assert p.temperature_slider.value == pytest.approx(0.5)
+    assert float(p.weights.max()) > soft and p.temperature_slider.value == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda p: p.set_temperature(0), "above 0"),
-    (lambda p: p.set_temperature(float("nan")), "above 0"),
-    (lambda p: p.set_score("zebra", 1.0), "no word 'zebra'"),
-    (lambda p: p.set_score(0, float("inf")), "finite number"),
-    (lambda p: p.preset("four clues"), "no preset"),
-])
-def test_playground_bad_values_get_a_message_and_keep_the_widget(vectors: torch.Tensor, call, message) -> None:
+@pytest.mark.parametrize("call", [lambda p: p.set_temperature(0), lambda p: p.set_temperature(float("nan")),
+                                  lambda p: p.set_score("zebra", 1.0), lambda p: p.set_score(0, float("inf")),
+                                  lambda p: p.preset("four clues")])
+def test_playground_bad_values_get_a_message_and_keep_the_widget(vectors: torch.Tensor, call) -> None:
     p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
     p.preset("three clues")
     before = p.weights.clone()
     call(p)
-    assert message in p.problem and message in p.message.value
+    assert p.problem and p.problem in html.unescape(p.message.value)
     assert torch.equal(p.weights, before)
     p.set_score("animal", 2.0)  # the next good value simply works
     assert p.problem == "" and p.message.value == ""
 
 
 def test_playground_refuses_clues_that_are_not_in_the_sentence(vectors: torch.Tensor) -> None:
-    with pytest.raises(ValueError, match="three clues must be three of the words"):
+    with pytest.raises(ValueError, match="zebra"):
         spotlight_playground(WORDS, vectors, FEATURES, ["animal", "crossed", "zebra"])
 
 
@@ -128,21 +106,12 @@ def test_playground_static_copy_has_presets_and_temperatures(vectors: torch.Tens
 # ----- chapter 2: the step-through ----------------------------------------------------------------------
 
 
-def test_step_through_shows_every_step_with_its_shape(qkv) -> None:
+def test_step_through_shows_every_step_with_its_shape_and_computes_it_right(qkv) -> None:
     q, k, v = qkv
     s = step_through(SENTENCE, q, k, v)
-    shapes = []
-    for n in range(len(STEPS)):
+    for n, shape in enumerate([[4], [9], [9], [9], [9], [4]]):
         s.go_to(n)
-        shapes.append(list(s.tensors[n].shape))
-        assert f"has shape <b>{shapes[-1]}</b>" in s.view.value
-        assert f"Step {n + 1} of {len(STEPS)}" in s.summary_text
-    assert shapes == [[4], [9], [9], [9], [9], [4]]
-
-
-def test_step_through_mask_softmax_and_weighted_sum_are_right(qkv) -> None:
-    q, k, v = qkv
-    s = step_through(SENTENCE, q, k, v)
+        assert list(s.tensors[n].shape) == shape and f"has shape <b>{shape}</b>" in s.view.value
     s.set_word(3)
     _, raw, scaled, masked, weights, y = s.tensors
     assert torch.allclose(raw, k @ q[3]) and torch.allclose(scaled, raw / 2)  # sqrt(D) = 2
@@ -164,9 +133,9 @@ def test_step_through_buttons_and_slider_move_between_steps(qkv) -> None:
     s.step_slider.value = 6
     assert s.step == 5 and s.next.disabled
     s.go_to(6)  # Next after the last step
-    assert "last of the 6 steps" in s.problem and s.step == 5
+    assert s.problem and s.step == 5
     s.set_word(42)
-    assert "no word at position 42" in s.message.value and s.position == 8
+    assert "42" in s.message.value and s.position == 8
 
 
 def test_step_through_static_copy_has_every_word_and_step(qkv) -> None:
@@ -217,22 +186,16 @@ def test_split_draws_many_heads_four_at_a_time(split) -> None:
     assert split.first == 0 and split.group_picker.value == 0
 
 
-def test_split_trained_checkpoint_fixes_four_heads(split) -> None:
+def test_split_trained_checkpoint_fixes_four_heads_and_bad_values_get_a_message(split) -> None:
     split.set_heads(16)
     split.set_layer(TRAINED)
     assert split.option.heads == 4 and split.head_buttons.disabled and split.head_buttons.value == 4
-    assert "In the trained layer" in split.summary_text
     assert not torch.equal(split.option.att, split.options[HEAD_COUNTS.index(4)].att)
-    split.set_heads(2)  # picking a head count goes back to the untrained layer
+    split.set_heads(8)  # picking a head count goes back to the untrained layer
     assert split.layer != TRAINED and not split.head_buttons.disabled
-
-
-def test_split_bad_values_get_a_message(split) -> None:
-    split.set_heads(8)
-    split.set_heads(3)
-    assert "Pick a head count" in split.problem and split.option.heads == 8
-    split.set_layer("half trained")
-    assert "Pick 'untrained layer'" in split.message.value and split.option.heads == 8
+    for bad in (lambda: split.set_heads(3), lambda: split.set_layer("half trained")):
+        bad()
+        assert split.problem and split.message.value and split.option.heads == 8
 
 
 def test_split_static_copy_has_every_option_and_four_heads_at_a_time() -> None:
@@ -259,21 +222,17 @@ def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own()
         assert (w.ff_moved > 1e-5).tolist() == [i == position for i in range(len(w.words))]
         assert ((w.inside_moved > 1e-5) == (w.attn_moved > 1e-5)).all()
         assert w.bars.figure["panels"][0]["series"][0]["y"] == pytest.approx(w.attn_moved.tolist(), abs=1e-6)
-        assert "the feed-forward part's, fed the same word vectors, at 1 position" in w.summary_text
-        assert f"Inside the block it reads x + attention instead, and there it moved at {later} positions" in (
-            w.summary_text)
+        assert f"at {later} positions." in w.summary_text  # inside the block: wherever attention moved
 
 
-@pytest.mark.parametrize("word, message", [("zebraish", "not in the model's vocabulary"),
-                                           ("two words", "exactly one word"), (7, "exactly one word")])
-def test_change_one_word_bad_replacements_get_a_message(word, message) -> None:
+@pytest.mark.parametrize("word", ["zebraish", "two words", 7])
+def test_change_one_word_bad_replacements_get_a_message(word) -> None:
     w = change_one_word()
     before = w.attn_moved.clone()
     w.set_replacement(word)
-    assert message in w.problem and torch.equal(w.attn_moved, before)
-    assert w.replacement.value == w.new_word
+    assert w.problem and torch.equal(w.attn_moved, before) and w.replacement.value == w.new_word
     w.set_position(99)
-    assert "no word at position 99" in w.problem
+    assert "99" in w.problem
 
 
 def test_change_one_word_static_copy_changes_each_word() -> None:
@@ -282,7 +241,7 @@ def test_change_one_word_static_copy_changes_each_word() -> None:
     attn, ff = (p["series"][0]["y"] for p in states["3"]["panels"])
     assert [a > 1e-5 for a in attn] == [i >= 3 for i in range(11)]
     assert [f > 1e-5 for f in ff] == [i == 3 for i in range(11)]
-    assert "there it moved at 8 positions" in states["3"]["caption"]
+    assert "at 8 positions" in states["3"]["caption"]
 
 
 # ----- all of them ----------------------------------------------------------------------------------------
