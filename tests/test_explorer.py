@@ -90,9 +90,6 @@ def test_default_sentence_is_the_first_story_example() -> None:
     ex = _explorer()
     assert ex.sentence.value == example_sentences()[0]
     assert ex.offered_examples == list(dict.fromkeys([*COURSE_EXAMPLES, *example_sentences()]))
-
-
-def test_summary_names_the_strongest_words_in_percent() -> None:
     assert summarise(torch.tensor([0.1, 0.61, 0.17, 0.12]), ["the", "animal", "the", "street"]) == (
         "animal 61%, the (2) 17%")
 
@@ -240,25 +237,18 @@ def test_the_long_sentence_the_explorer_notebook_suggests_is_cut_with_a_note() -
     assert len(explorer.words) == 128 and "128" in explorer.message_lines[-1]
 
 
-@pytest.mark.parametrize("head", [4, -1, 99, "two", 1.0, True, None])
-def test_a_head_that_does_not_exist_gets_a_message(head: object) -> None:
+@pytest.mark.parametrize(("pick", "bad"), [("set_head", b) for b in (4, -1, 99, "two", 1.0, True, None)]
+                         + [("set_model", b) for b in ("five_heads", "", "Four Heads", None)]
+                         + [("set_focus", b) for b in (-1, 11, 99, "fox", None)])
+def test_a_head_model_or_focus_word_that_does_not_exist_gets_a_message(pick: str, bad: object) -> None:
     ex = _explorer(sentence=STORY)
     ex.set_head(1)
-    ex.set_head(head)
-    assert repr(head) in ex.problem and ex.head == 1 and ex.head_picker.value == 1
-    assert ex.heatmap.figure["title"] == "Head 1 of the 4-head model"
-    ex.head_picker.value = 3
+    before = (ex.heatmap.figure, ex.bars.figure, ex.model_name, ex.head_picker.value, ex.model_picker.value)
+    getattr(ex, pick)(bad)
+    assert repr(bad) in ex.problem and ex.problem in ex.message.value
+    assert (ex.heatmap.figure, ex.bars.figure, ex.model_name, ex.head_picker.value, ex.model_picker.value) == before
+    ex.head_picker.value = 3  # the next good pick simply works
     assert ex.message_lines == [] and ex.heatmap.figure["title"] == "Head 3 of the 4-head model"
-
-
-@pytest.mark.parametrize("name", ["five_heads", "", "Four Heads", None])
-def test_a_model_that_does_not_exist_gets_a_message(name: object) -> None:
-    ex = _explorer(sentence=STORY)
-    ex.set_model(name)
-    assert repr(name) in ex.problem and all(n in ex.problem for n in shipped_names())
-    assert ex.model_name == "four_heads" and ex.model_picker.value == "four_heads"
-    ex.model_picker.value = "one_head"
-    assert ex.message_lines == [] and ex.model.config.heads == 1
 
 
 def test_opening_on_a_model_that_does_not_exist_shows_four_heads_and_says_so() -> None:
@@ -281,15 +271,6 @@ def test_a_broken_checkpoint_gets_a_message_and_the_widget_keeps_working(error: 
     assert str(error) in ex.message_lines[0] and ex.model_name == ex.model_picker.value == "four_heads"
     ex.sentence.value = OTHER
     _assert_shows(ex, OTHER)
-
-
-@pytest.mark.parametrize("position", [-1, 11, 99, "fox", None])
-def test_a_focus_word_that_does_not_exist_gets_a_message(position: object) -> None:
-    ex = _explorer(sentence=STORY)
-    ex.set_focus(position)
-    assert repr(position) in ex.problem
-    ex.set_focus(2)
-    assert ex.message_lines == [] and "reading 'the'" in ex.summary_lines[0]
 
 
 def test_no_traceback_reaches_the_output(capsys: pytest.CaptureFixture[str]) -> None:

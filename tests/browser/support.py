@@ -180,10 +180,6 @@ CELL_STATES = """() => {
 }"""
 
 
-def median(values: list[float]) -> float:
-    return sorted(values)[len(values) // 2]
-
-
 def severe_violations(page, script: Path, context: object = None) -> list[str]:
     """Run axe-core in `page` on `context` (a selector, or {"include": [[selector], ...]}; default the whole
     page) and describe its serious and critical violations, one line each with up to three of its elements."""
