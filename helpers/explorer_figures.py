@@ -94,7 +94,8 @@ def static_figure(weights: Sequence[torch.Tensor], sentences: Sequence[Sequence[
         raise ValueError(f"every sentence needs the same number of heads, got {sorted(heads)}")
     (n_heads,) = heads
     typed = list(originals) if originals is not None else [None] * len(sentences)
-    states = {(s, h): head_figure(att[h], words, f"{title}: head {h}", orig)
+    tallest = style()["tallest"] - 6 * style()["font"]  # the menus above it stay on a slide with it
+    states = {(s, h): head_figure(att[h], words, f"{title}, head {h}", orig, tallest)
               for s, (att, words, orig) in enumerate(zip(weights, sentences, typed, strict=True))
               for h in range(n_heads)}
     names = list(labels) if labels is not None else [short_label(words) for words in sentences]

@@ -81,7 +81,7 @@ def styled(fig: go.Figure, width: int = FIT_WIDTH, height: int | None = None) ->
     backstop); returns it as a `Figure`, drawn without the mode bar."""
     font = _style["font"]
     fig.update_layout(width=min(int(width), FIT_WIDTH), font={"size": font}, title_font_size=font + 4,
-                      title_subtitle_font_size=font)
+                      title_subtitle_font_size=font, hoverlabel_font_size=font)  # tooltips as large as the text
     if height is not None:
         fig.update_layout(height=min(int(height), _style["tallest"]))
     fig.update_annotations(font_size=font)  # subplot titles are annotations with their own (small) size

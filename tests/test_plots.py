@@ -53,7 +53,7 @@ def test_figures_fit_and_presenter_mode_grows_every_text(on: bool) -> None:
         for n in (5, 40, 128):
             words = [f"w{i}" for i in range(n)]
             for fig in (attention_heatmap(_weights(n), words), heads_grid(_weights(n).expand(4, n, n), words)):
-                assert fig.layout.width <= FIT_WIDTH and fig.layout.font.size == font
+                assert fig.layout.width <= FIT_WIDTH and fig.layout.font.size == fig.layout.hoverlabel.font.size == font
                 assert all(a.font.size == font for a in fig.layout.annotations)  # subplot titles too
         bars = [spotlight_bars(_weights(5)[4], WORDS), spotlights_side_by_side({"a": _weights(5)[4]}, WORDS)]
         assert all(fig.layout.width <= FIT_WIDTH for fig in bars)

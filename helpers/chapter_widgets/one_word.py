@@ -82,7 +82,7 @@ def moved_figure(labels: Sequence[str], attn: Sequence[float], ff: Sequence[floa
                    xtitle="position (word)", ytitle="moved by", ticks=(0, round(top / 2, 2), round(top, 2)),
                    ) | {"show_x": row == ROWS[1]}
               for row, moved, colour in ((ROWS[0], attn, PALETTE[0]), (ROWS[1], ff, PALETTE[1]))]
-    height = min(int(s["size"] * 1.1), s["tallest"] - 3 * s["font"])
+    height = min(int(s["size"] * 1.1), s["tallest"] - (7 if caption else 3) * s["font"])  # caption: 2 lines
     return figure(title, panels, min(FIT_WIDTH, s["size"] + 260), height, s["font"], caption=caption)
 
 

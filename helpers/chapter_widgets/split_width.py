@@ -231,10 +231,12 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
     """Without a kernel: a menu of every option (1 to 16 untrained heads, the trained checkpoint) and one for
     which four of its heads to draw, over the same 2 x 2 grids as the live widget."""
     words, options = build_options(sentence if sentence is not None else example_sentences()[1], loader)
+    s = style()
     names = [f"{o.heads} head{'s' if o.heads > 1 else ''}" if o.layer == UNTRAINED else "trained, 4 heads"
              for o in options]
     groups = [f"heads {g.start} to {g.stop - 1}" for g in head_groups(max(HEAD_COUNTS))]
-    states = {(n, g): _grid(option, words, head_groups(option.heads)[min(g, len(head_groups(option.heads)) - 1)])
-              for n, option in enumerate(options) for g in range(len(groups))}
+    tallest = s["tallest"] - 10 * s["font"]  # the menus above and the caption below stay on a slide with it
+    states = {(n, g): _grid(option, words, head_groups(option.heads)[min(g, len(head_groups(option.heads)) - 1)],
+                            tallest) for n, option in enumerate(options) for g in range(len(groups))}
     return static_view(states, [("layer", names), ("draw", groups)], start=[HEAD_COUNTS.index(4), 0],
-                       font=style()["font"])
+                       font=s["font"])

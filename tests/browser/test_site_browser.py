@@ -31,7 +31,7 @@ import pytest
 from tests.browser.support import CHROMIUM_FLAGS, drawn, need, severe_violations
 from tools.build_slides import deck_file
 from tools.chapters import SITE_SAMPLE, notebook_paths
-from tools.editions import checked_exercise, solution_source
+from tools.editions import NOTES_KEY, checked_exercise, solution_source
 from tools.pages import page_title
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,18 +159,17 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
             page.on("response", lambda r: r.ok or errors.append(f"{r.url}: HTTP {r.status}"))
             page.on("requestfailed", lambda r: urlparse(r.url).netloc != host or errors.append(f"{r.url} failed"))
 
-            # The index links every page and deck, and each of them loads.
+            # The index links every page (and the decks when they were built first), and each of them loads.
             page.goto(site)
             links = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
             local = [href for href in links if not urlparse(href).scheme]
             assert {f"{name}.html" for name in CHAPTERS} | {"explorer.html"} <= set(local)
-            assert {f"slides/{name[:2]}.html" for name in CHAPTERS} <= set(local)
             assert "about" in page.inner_text("table"), "the index shows reading times"
             page.screenshot(path=str(SCREENSHOTS / "site_index.png"), full_page=True)
             downloads = [href for href in local if not href.endswith(".html")]
-            assert downloads == ["student.zip"], f"the index links these non-page files: {downloads}"
-            student_zip = page.request.get(urljoin(site, "student.zip"))  # a download, not a page to visit
-            assert student_zip.ok and student_zip.body()[:2] == b"PK", "student.zip is not a zip file"
+            assert downloads == ["notebooks.zip"], f"the index links these non-page files: {downloads}"
+            notebooks_zip = page.request.get(urljoin(site, "notebooks.zip"))  # a download, not a page to visit
+            assert notebooks_zip.ok and notebooks_zip.body()[:2] == b"PK", "notebooks.zip is not a zip file"
             for href in set(local) - set(downloads):
                 response = page.goto(urljoin(site, href))
                 assert response is not None and response.ok, f"{href} did not load"
@@ -235,10 +234,10 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
 
 
 def _notes(path: Path) -> list[str]:
-    """The first line of each of a chapter's notes cells (slide type "notes"), as text (no markdown marks)."""
+    """The first line of each of a chapter's speaker notes (a cell's `instructor_notes`), as text (no marks)."""
     cells = nbformat.read(path, as_version=4).cells
-    return [re.sub(r"[*`]", "", c.source.split("- ", 1)[1].splitlines()[0]) for c in cells
-            if c.metadata.get("slideshow", {}).get("slide_type") == "notes"]
+    return [re.sub(r"[*`]", "", c.metadata[NOTES_KEY].lstrip("- ").splitlines()[0]) for c in cells
+            if c.metadata.get(NOTES_KEY)]
 
 
 def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, decks, axe_script) -> None:
