@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from importlib.resources import files
 
 import anywidget
@@ -97,6 +98,13 @@ def figure(title: str, panels: Sequence[dict], width: int, height: int, font: in
             "masked": MASKED, "zmax": 1}
 
 
+def shown_height(specs: Collection[dict], font: int) -> int:
+    """The most height in pixels a static view takes: its menus, its tallest figure and its longest caption
+    (wrapped at about two characters per font size of width); a slide deck's pagination reads it."""
+    lines = [math.ceil(len(spec.get("caption", "")) * font * 0.5 / spec["width"]) for spec in specs]
+    return int(2.2 * font + max(spec["height"] for spec in specs) + 1.5 * font * max(lines, default=0))
+
+
 def static_view(states: Mapping[tuple[int, ...], dict], menus: Sequence[tuple[str, Sequence[str]]],
                 start: Sequence[int] | None = None, font: int = 14) -> HTML:
     """The figures `states` (one per choice of every menu: their indices) with their menus, as a page that needs
@@ -111,7 +119,8 @@ def static_view(states: Mapping[tuple[int, ...], dict], menus: Sequence[tuple[st
     data = json.dumps({"|".join(map(str, key)): spec for key, spec in states.items()}).replace("</", "<\\/")
     script = json.dumps(SCRIPT).replace("</", "<\\/")
     return HTML(
-        f"<style>{STYLE}</style><div class='spotlights-static' id='{ident}' style='font-size: {font}px'>"
+        f"<style>{STYLE}</style><div class='spotlights-static' id='{ident}' style='font-size: {font}px' "
+        f"data-height='{shown_height(states.values(), font)}'>"
         f"<div>{pickers}</div><div class='drawing'></div></div><script type='module'>"
         f"const root = document.getElementById('{ident}'), states = {data}, listeners = [];"
         f"const url = URL.createObjectURL(new Blob([{script}], {{type: 'text/javascript'}}));"
