@@ -108,7 +108,7 @@ def word_axis(
     every = every or label_every(n, pixels, slanted)
     # x labels are slanted at 45 degrees, so neighbours sit only sin(45) ~ 0.7 of a word's width apart
     size = max(8, min(_style["font"], int(_spacing(slanted) * pixels * every / n)))
-    # every `every`-th category from the first; plain numbers, so a live figure updates them cheaply
+    # every `every`-th category from the first
     axis = {"tickmode": "linear", "tick0": 0, "dtick": every, "tickfont": {"size": size}}
     note = "" if every == 1 else f"every {_ordinal(every)} word labelled"
     return axis, note
@@ -291,7 +291,7 @@ def grid_shape(heads: int, cols: int = 2, tallest: int | None = None) -> GridSha
 def grid_words(labels: Sequence[str], shape: GridShape) -> tuple[dict, float]:
     """The word labels of a grid of heatmaps as layout settings (every panel's axes, the last row's axis
     titles, the left margin), and how far left of the panels "word that looks" goes (its annotation's
-    xshift): what changes when a live grid shows a sentence of another length."""
+    xshift)."""
     n, heads = len(labels), shape.rows * shape.cols
     every = max(label_every(n, shape.wide), label_every(n, shape.tall, slanted=False))
     columns, note = word_axis(labels, shape.wide, every=every)
@@ -335,7 +335,7 @@ def heads_grid(
     fig.update_xaxes(tickangle=-45)
     fig.update_yaxes(autorange="reversed")
     # the panels share their words: only the left column labels its rows, only the last row its columns (the
-    # axes are not plotly's "matched" ones, which keep every word a live grid ever showed)
+    # axes are not plotly's "matched" ones)
     for h in range(heads):
         row, col = h // shape.cols + 1, h % shape.cols + 1
         fig.update_xaxes(showticklabels=h + shape.cols >= heads, row=row, col=col)

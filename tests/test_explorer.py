@@ -209,13 +209,23 @@ def test_only_unknown_words_are_shown_as_unk_with_a_note(text: str) -> None:
     _assert_shows(ex, STORY)
 
 
-def test_typed_html_is_shown_as_text() -> None:
-    ex = _explorer(sentence="the fox met a <b>bold</b> snowman ☃ on the <script>alert(1)</script> bridge .")
-    assert ex.words[:5] == ["the", "fox", "<unk>", "a", "<unk>"] and "'☃'" in ex.message_lines[0]
-    assert "<b>" not in ex.message.value and "<script>" not in ex.message.value
+def test_some_unknown_words_are_named_once_in_the_note() -> None:
+    """Typed HTML is shown as text; each unknown piece is named once, and a long list is cut short."""
+    ex = _explorer(sentence="the fox met a <b>bold</b> snowman ☃ on the bridge .")
+    assert ex.words[:5] == ["the", "fox", "<unk>", "a", "<unk>"] and "<b>" not in ex.message.value
+    assert all(ex.message_lines[0].count(f"'{w}'") == 1 for w in ("met", "<", "b", ">", "bold", "/", "☃"))
+    ex.sentence.value = "<script>alert(1)</script> " + " ".join(f"x{i}" for i in range(6))
+    assert "<script>" not in ex.message.value and ex.message_lines[0].endswith("and 6 more.")
 
 
-def test_a_long_sentence_is_cut_to_the_context_with_a_note_as_the_notebook_suggests() -> None:
+def test_read_sentence_keeps_the_first_words_of_a_long_text() -> None:
+    reading = read_sentence(_model("four_heads"), " ".join(["fox"] * 127 + ["bridge", "sky"]))
+    assert len(reading.ids) == 128 and reading.words[-1] == "bridge"
+    with pytest.raises(ValueError, match="text"):
+        read_sentence(_model("four_heads"), 42)
+
+
+def test_a_500_word_sentence_is_trimmed_to_the_context_with_a_note() -> None:
     """The explorer notebook's "Things to try" gives a line of code that makes a sentence longer than the
     context: run on the shortest example sentence, it is cut to 128 words, with a note, and still fits."""
     cell = next(c for c in nbformat.read(NOTEBOOKS / "explorer.ipynb", as_version=4).cells if c.get("id") == "b8b00c00")
