@@ -9,6 +9,7 @@ Skipped where `.venv-colab` is missing (failed under CI=true); `make colab-env` 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import subprocess
@@ -32,6 +33,7 @@ DONE = """() => Jupyter.notebook.kernel && Jupyter.notebook.kernel._msg_callback
 
 
 def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chromium: str, tmp_path: Path) -> None:
+    from playwright.sync_api import TimeoutError as Waited
     from playwright.sync_api import sync_playwright
 
     need("the classic-notebook venv .venv-colab (make colab-env)", not (COLAB / "bin" / "jupyter-notebook").exists())
@@ -62,6 +64,11 @@ def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chr
                 page.goto(f"{base}/notebooks/classic.ipynb?token={token}")
                 page.wait_for_function("() => window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel"
                                        " && Jupyter.notebook.kernel.is_connected()")
+                # ipywidgets 7 first restores the kernel's widgets (here it falls back from its control channel,
+                # and says so); a widget opened meanwhile can be built twice, one copy deaf to the kernel, so
+                # cells run once that is done, as a learner's first click comes later anyway
+                with contextlib.suppress(Waited):
+                    page.wait_for_event("console", lambda m: "jupyter.widget.control" in m.text, timeout=15_000)
                 page.evaluate(RUN_ALL)
                 page.wait_for_function(DONE)
                 ex = ".attention-explorer"
