@@ -197,8 +197,7 @@ def severe_violations(page, script: Path, context: object = None) -> list[str]:
 
 def control_problems(page, root: str) -> list[str]:
     """What keyboard and screen-reader users miss in the widgets matching CSS `root`: a menu, text box, slider
-    or group of toggle buttons without an accessible name, toggle buttons that do not say which is pressed,
-    and plotly mode bars (about ten buttons each in the tab order)."""
+    or group of toggle buttons without an accessible name, and toggle buttons that do not say which is pressed."""
     return page.evaluate("""(root) => {
         const problems = [];
         const label = e => e.id && document.querySelector(`label[for="${e.id}"]`);
@@ -211,7 +210,5 @@ def control_problems(page, root: str) -> list[str]:
             if (states.filter(s => s === 'true').length !== 1 || states.some(s => s !== 'true' && s !== 'false'))
                 problems.push(`toggle buttons ${named(group)} say pressed: ${states}`);
         }
-        if (document.querySelectorAll(`${root} .modebar-btn`).length)
-            problems.push("a figure shows plotly's mode bar (its buttons fill the tab order)");
         return problems;
     }""", root)

@@ -133,12 +133,12 @@ def _text(url: str) -> str:
         return html.unescape(re.sub(r"<[^>]+>", "", response.read().decode()))
 
 
-def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
+def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -> None:
     from playwright.sync_api import sync_playwright
 
     SCREENSHOTS.mkdir(exist_ok=True)
     host = urlparse(site).netloc
-    requests, blocked, errors = [], [], []
+    requests, blocked, errors, problems = [], [], [], []
 
     def route(r) -> None:
         requests.append(r.request.url)
@@ -170,11 +170,13 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
             assert downloads == ["notebooks.zip"], f"the index links these non-page files: {downloads}"
             notebooks_zip = page.request.get(urljoin(site, "notebooks.zip"))  # a download, not a page to visit
             assert notebooks_zip.ok and notebooks_zip.body()[:2] == b"PK", "notebooks.zip is not a zip file"
-            for href in set(local) - set(downloads):
+            for href in sorted(set(local) - set(downloads)):  # each page: drawn, named after its chapter, axe
                 response = page.goto(urljoin(site, href))
                 assert response is not None and response.ok, f"{href} did not load"
                 if not href.startswith("slides/"):
                     page.wait_for_function(FIGURES_DRAWN)
+                    assert page.title() == page_title(href[:-5]), f"{href} is titled {page.title()!r}"
+                    problems += [f"{href}: {v}" for v in severe_violations(page, axe_script)]
 
             # A chapter: figures drawn inside the page, math drawn as MathML, no TeX left over.
             page.goto(urljoin(site, f"{CHAPTERS[1]}.html"))
@@ -230,6 +232,7 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
     print(f"{len(requests)} requests, all to {host}" if not blocked else f"blocked: {blocked}")
     assert not blocked, f"pages asked other hosts for: {json.dumps(sorted(set(blocked)), indent=1)}"
     assert not errors, f"script errors on the pages: {errors}"
+    assert not problems, "serious accessibility problems on the pages:\n" + "\n".join(problems)
     assert all(urlparse(url).netloc == host for url in requests)
 
 
@@ -302,23 +305,3 @@ def _check_speaker_view(page, context, first_note: str) -> list[str]:
     finally:
         view.close()
     return []
-
-
-def test_pages_are_named_after_their_chapter_and_pass_axe(chromium: str, site: str, axe_script) -> None:
-    from playwright.sync_api import sync_playwright
-
-    problems = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            page.set_default_timeout(60_000)
-            for path in SITE_SAMPLE:
-                page.goto(urljoin(site, f"{path.stem}.html"))
-                page.wait_for_function(FIGURES_DRAWN)
-                if page.title() != page_title(path.stem):
-                    problems.append(f"{path.stem}.html is titled {page.title()!r}, not {page_title(path.stem)!r}")
-                problems += [f"{path.stem}.html: {v}" for v in severe_violations(page, axe_script)]
-        finally:
-            browser.close()
-    assert not problems, "\n".join(problems)
