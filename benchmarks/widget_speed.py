@@ -1,14 +1,12 @@
-"""How long one update of each chapter widget takes in the kernel: compute, then redraw the figure or HTML.
+"""How long one update of each chapter widget takes in the kernel: compute, then the drawing's data or HTML.
 
     python -m benchmarks.widget_speed                     # the whole machine
     python -m benchmarks.widget_speed --cpu-share 0.5     # half a CPU, as a learner of a full class gets
 
 Drives every widget through its Python update methods (what a slider, button or text box calls), alternating
-between values so that every update is a real change, and writes the medians to assets/widget_speed.json (a
---cpu-share run under "cpu_shares"). Target: median <= 50 ms per update, at half a CPU too. The load average is
-recorded at the start and the end (on a busy machine the figures are slower than on an idle one), and with
---cpu-share the CPU share the benchmark really got (benchmarks.notebook_memory's cpu_share pins it to one core
-beside busy loops, stopped by their PID).
+values so that every update is a real change, serialises what it would send (JSON), and writes the medians to
+assets/widget_speed.json (a --cpu-share run under "cpu_shares"). Target: median <= 50 ms per update, at half a CPU
+too. The load average is recorded at the start and the end, and with --cpu-share the CPU share really got.
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ import statistics
 import time
 from pathlib import Path
 
+import ipywidgets as widgets
 import torch
 
 from benchmarks.bench import machine  # the benchmarks share how they record the machine
@@ -27,6 +26,7 @@ from benchmarks.explorer_speed import REPEATS, time_ms  # the explorer benchmark
 from benchmarks.notebook_memory import add_cpu_share_argument, cpu_share
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
 from helpers.course import COURSE_EXAMPLES
+from helpers.drawing import Drawing
 
 TARGET_MS = 50.0
 OUT = Path(__file__).resolve().parents[1] / "assets" / "widget_speed.json"
@@ -37,28 +37,35 @@ def widgets_and_updates() -> list[tuple[str, str, object]]:
     words = COURSE_EXAMPLES[1].split()
     gen = torch.Generator().manual_seed(0)
     visible = words[: words.index("street") + 1]
-    playground = spotlight_playground(visible, torch.randn(len(visible), 5, generator=gen), list("abcde"),
-                                      visible[1:4])
-    q, k, v = torch.randn(3, len(words), 4, generator=gen)
-    steps = step_through(words, q, k, v)
-    split = split_the_width()
-    heads = (1, 2, 4, 8, 16)
-    one_word = change_one_word()
-    swaps = ("old", "girl")
-    return [
-        ("chapter 1: spotlight playground", "drag one match score",
-         lambda i: playground.set_score(1, float(i % 7))),
-        ("chapter 1: spotlight playground", "move the temperature slider",
-         lambda i: playground.set_temperature((0.5, 2.0)[i % 2])),
-        ("chapter 2: step-through", "Next / Back", lambda i: steps.go_to(i % 6)),
-        ("chapter 2: step-through", "pick another word", lambda i: steps.set_word(i % len(words))),
-        ("chapter 4: split the width", "pick a head count", lambda i: split.set_heads(heads[i % 5])),
-        ("chapter 4: split the width", "show four other heads of 16", lambda i: other_four(split, i)),
-        ("chapter 4: split the width", "untrained or trained layer",
+    play = spotlight_playground(visible, torch.randn(len(visible), 5, generator=gen), list("abcde"), visible[1:4])
+    steps = step_through(words, *torch.randn(3, len(words), 4, generator=gen))
+    split, one_word = split_the_width(), change_one_word()
+    def sixteen(i: int) -> None:
+        if split.heads != 16:
+            split.set_heads(16)
+        split.show_heads_from((0, 4, 8, 12)[i % 4])
+    return [(f"chapter {n}: {name}", action, widget, update) for n, name, action, widget, update in (
+        (1, "spotlight playground", "drag one match score", play, lambda i: play.set_score(1, float(i % 7))),
+        (1, "spotlight playground", "move the temperature slider", play,
+         lambda i: play.set_temperature((0.5, 2.0)[i % 2])),
+        (2, "step-through", "Next / Back", steps, lambda i: steps.go_to(i % 6)),
+        (2, "step-through", "pick another word", steps, lambda i: steps.set_word(i % len(words))),
+        (4, "split the width", "pick a head count", split, lambda i: split.set_heads((1, 2, 4, 8, 16)[i % 5])),
+        (4, "split the width", "show four other heads of 16", split, sixteen),
+        (4, "split the width", "untrained or trained layer", split,
          lambda i: split.set_layer(("untrained layer", "trained four-head checkpoint")[i % 2])),
-        ("chapter 7: change one word", "type a replacement word", lambda i: one_word.set_replacement(swaps[i % 2])),
-        ("chapter 7: change one word", "pick another word", lambda i: one_word.set_position(i % 10)),
-    ]
+        (7, "change one word", "type a replacement word", one_word,
+         lambda i: one_word.set_replacement(("old", "girl")[i % 2])),
+        (7, "change one word", "pick another word", one_word, lambda i: one_word.set_position(i % 10)))]
+
+
+def sent(widget: widgets.Widget) -> None:
+    """Serialise what the widget's drawings and HTML would send (the widget protocol's JSON)."""
+    for child in widget.children:
+        if isinstance(child, Drawing):
+            json.dumps(child.figure)
+        elif isinstance(child, widgets.HTML):
+            json.dumps(child.value)
 
 
 def measure() -> tuple[list[dict], float]:
@@ -66,21 +73,14 @@ def measure() -> tuple[list[dict], float]:
     cpu = resource.getrusage(resource.RUSAGE_SELF)
     cpu_before, wall_before = cpu.ru_utime + cpu.ru_stime, time.perf_counter()
     rows = []
-    for widget, action, update in widgets_and_updates():
-        times = time_ms(update)
-        rows.append({"widget": widget, "update": action, "median_ms": round(statistics.median(times), 2),
+    for name, action, widget, update in widgets_and_updates():
+        times = time_ms(lambda i, update=update, widget=widget: (update(i), sent(widget)))
+        rows.append({"widget": name, "update": action, "median_ms": round(statistics.median(times), 2),
                      "p90_ms": round(statistics.quantiles(times, n=10)[-1], 2)})
-        print(f"{widget:<34}{action:<30} median {rows[-1]['median_ms']:7.2f} ms, 90th percentile "
+        print(f"{name:<34}{action:<30} median {rows[-1]['median_ms']:7.2f} ms, 90th percentile "
               f"{rows[-1]['p90_ms']:7.2f} ms")
     cpu = resource.getrusage(resource.RUSAGE_SELF)
     return rows, (cpu.ru_utime + cpu.ru_stime - cpu_before) / (time.perf_counter() - wall_before)
-
-
-def other_four(split: object, i: int) -> None:
-    """Show the next four of the 16 heads (the first call picks 16 heads)."""
-    if split.heads != 16:
-        split.set_heads(16)
-    split.show_heads_from((0, 4, 8, 12)[i % 4])
 
 
 def main() -> None:
@@ -91,15 +91,10 @@ def main() -> None:
         start = machine()
         rows, got = measure()
         end = machine()
-    run = {
-        "what": "kernel-side time of one chapter-widget update: compute, then update the figure or HTML",
-        "repeats": REPEATS,
-        "target_median_ms": TARGET_MS,
-        "meets_target": all(r["median_ms"] <= TARGET_MS for r in rows),
-        "updates": rows,
-        "machine_at_start": start,
-        "machine_at_end": end,
-    }
+    run = {"what": "kernel-side time of one chapter-widget update: compute, then the drawing's data or HTML as JSON",
+           "repeats": REPEATS, "target_median_ms": TARGET_MS, "updates": rows,
+           "meets_target": all(r["median_ms"] <= TARGET_MS for r in rows), "machine_at_start": start,
+           "machine_at_end": end}
     result = json.loads(OUT.read_text()) if OUT.exists() else {}
     if share == 1:
         result.update(run)

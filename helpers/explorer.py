@@ -5,8 +5,8 @@ heatmap, a focus view (one word's spotlight from every head) and two lines of te
 words what the heatmap shows, and a `message` area for notes (unknown words, trimmed sentences) and bad input.
 The heatmap (or the grid of every head) keeps within the screen below the controls, also on a 1280x720
 projector in presenter mode, whose larger text the controls take too; the controls work from the keyboard.
-A figure is built once per number of heads and then only updated, hidden or shown: switching models or
-views sends new numbers, never a new figure.
+Its figures are helpers.drawing widgets: switching models, views or sentences sends new numbers and words,
+which the browser draws as SVG.
 Every update runs inside the widget's `report()`, so the widget never shows a traceback and the next good
 input simply works. The model menu lists the shipped checkpoints (helpers.registry) and, when `explore` is
 given the folder or card of a learner's own training run, the learner's checkpoints beside them.
@@ -19,22 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
-import plotly.graph_objects as go
 import torch
+from IPython.display import HTML
 
-from helpers.chapter_widgets.base import HIDDEN, SHOWN, TEXT, Widget, control_style, show
+from helpers.chapter_widgets.base import TEXT, Widget, control_style
 from helpers.checkpoints import find_checkpoints
+from helpers.drawing import Drawing
 from helpers.examples import examples_for, text_examples
-from helpers.explorer_figures import (
-    focus_figure,
-    grid_figure,
-    head_figure,
-    short_label,
-    static_figure,
-    update_focus_figure,
-    update_grid_figure,
-    update_head_figure,
-)
+from helpers.explorer_figures import focus_figure, grid_figure, head_figure, short_label, static_figure
 from helpers.model import CourseModel
 from helpers.plots import presenting, quoted, style, word_name
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
@@ -86,14 +78,9 @@ class Explorer(Widget):
                                              layout=widgets.Layout(width=f"{13 * self.font}px"))
         self.summary = widgets.HTML()
         self.tallest = int(style()["tallest"] - CONTROLS * self.font)  # the figures' height below the controls
-        self.heatmap = head_figure(torch.zeros(1, 1), ["..."], "Where each word looks", tallest=self.tallest)
-        self.grids: dict[int, go.FigureWidget] = {}  # number of heads -> its grid, built when first shown
-        self.bars_by_heads: dict[int, go.FigureWidget] = {}  # number of heads -> its focus view
-        self._boxes: dict[int, widgets.Box] = {}  # id of a figure above -> the box that shows or hides it
-        self.heatmap_box = widgets.Box([self.heatmap])
-        self.grid_box = widgets.VBox([], layout=widgets.Layout(**HIDDEN))  # a grid per number of heads
-        self.bars_box = widgets.VBox([])  # a focus view per number of heads, one above the other
-        self._listen_to_clicks(self.heatmap)
+        self.heatmap = Drawing()  # one head's heatmap, or the grid of every head
+        self.bars = Drawing()  # the focus view: one word's spotlight from every head
+        self.heatmap.on_click(self._on_click)
 
         for picker, setter in ((self.sentence, self.set_sentence), (self.example_picker, self._pick_example),
                                (self.model_picker, self.set_model), (self.head_picker, self.set_head),
@@ -104,7 +91,7 @@ class Explorer(Widget):
                                  widgets.HBox([self.focus_picker, self.example_picker])])
         self.add_class("attention-explorer")
         self.children = [control_style("attention-explorer", self.font), self.access, controls, self.message,
-                         self.heatmap_box, self.grid_box, self.summary, self.bars_box]
+                         self.heatmap, self.summary, self.bars]
 
         self.models: dict[str, CourseModel] = {}  # every checkpoint of the menu, read once: switching is instant
         for name in self.menu:
@@ -113,8 +100,6 @@ class Explorer(Widget):
             except Exception:  # reported by set_model when that model is picked
                 continue
         self.examples = {name: examples_for(entry, self._card(name)) for name, entry in self.menu.items()}
-        for heads in sorted({m.config.heads for m in self.models.values()}):  # every figure a switch can show
-            self._figures_for(heads)
         if own:
             opening = own[-1].name  # a learner's folder: its model with the most heads
         else:
@@ -135,7 +120,7 @@ class Explorer(Widget):
         if not static_build():
             return super()._repr_mimebundle_(**kwargs)
         sentences = list(dict.fromkeys([self.sentence.value, *self._text_examples(self.model_name)]))
-        return static_explorer(self.model_name, sentences, loader=self.loader)._repr_mimebundle_(**kwargs)
+        return {"text/html": static_explorer(self.model_name, sentences, loader=self.loader).data}
 
     def _card(self, name: str) -> dict | None:
         """The JSON card of checkpoint `name` if it was read (a learner's holds its examples)."""
@@ -222,9 +207,6 @@ class Explorer(Widget):
             if self.offered_examples != examples:  # the other vocabulary: its own examples
                 shown = self.example_picker.value if self.example_picker.value in examples else PICK[1]
                 self.set_quietly(self.example_picker, shown, options=[PICK, *((text, text) for text in examples)])
-            self._figures_for(heads)
-            for count, bars in self.bars_by_heads.items():
-                show(self._boxes[id(bars)], count == heads)
             if self.words:
                 self.set_sentence(self.sentence.value)
 
@@ -240,41 +222,17 @@ class Explorer(Widget):
 
     # ----- drawing ---------------------------------------------------------------------------------
 
-    @property
-    def bars(self) -> go.FigureWidget:
-        """The focus view on show: one word's spotlight from every head of the model."""
-        return self.bars_by_heads[self.att.shape[0]]
-
-    @property
-    def grid(self) -> go.FigureWidget:
-        """The grid of every head of the model on show."""
-        return self.grids[self.att.shape[0]]
-
-    @property
-    def figure(self) -> go.FigureWidget:
-        """The figure on show: the grid of every head, or one head's heatmap."""
-        return self.grid if self.head == ALL_HEADS else self.heatmap
-
     def _redraw(self) -> None:
-        """Redraw the heatmap (or grid) for the current head and sentence, then the focus view.
-
-        Every figure stays in the page and is hidden or shown, never taken out: a plotly FigureWidget
-        (plotly 7, anywidget) whose view was removed from the page stops the updates of its later views.
-        """
+        """Draw the heatmap (or the grid of every head) for the current head and sentence, then the focus view:
+        new numbers and words in the one drawing, whichever model and view."""
         heads = self.att.shape[0]
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
-        grid = self.head == ALL_HEADS
-        if grid:
-            self._figures_for(heads)
-            update_grid_figure(self.grids[heads], self.att, self.words, f"Every head of the {name}",
-                               self.originals, self.tallest)
+        if self.head == ALL_HEADS:
+            self.heatmap.figure = grid_figure(self.att, self.words, f"Every head of the {name}", self.originals,
+                                              self.tallest)
         else:
-            update_head_figure(self.heatmap, self.att[self.head], self.words, f"Head {self.head} of the {name}",
-                               self.originals, self.tallest)
-        for count, figure in self.grids.items():
-            show(self._boxes[id(figure)], grid and count == heads)
-        show(self.grid_box, grid)
-        show(self.heatmap_box, not grid)
+            self.heatmap.figure = head_figure(self.att[self.head], self.words, f"Head {self.head} of the {name}",
+                                              self.originals, self.tallest)
         self._redraw_focus()
 
     def _redraw_focus(self) -> None:
@@ -283,7 +241,7 @@ class Explorer(Widget):
         word = word_name(unique_labels(self.words)[i], self.words[i], self.originals[i])  # '<unk> = quixotic'
         rows = self.att[:, i, : i + 1]  # [H, i + 1]: word i's weights over the words it can see
         every = ", in every head" if rows.shape[0] > 1 else ""
-        update_focus_figure(self.bars, rows, self.words[: i + 1], f"Where {quoted(word)} looks{every}")
+        self.bars.figure = focus_figure(rows, self.words[: i + 1], f"Where {quoted(word)} looks{every}")
         heads = range(rows.shape[0]) if self.head == ALL_HEADS else [self.head]
         self.summary_lines = [
             f"head {h}, reading {quoted(word)}, looks mostly at: {summarise(rows[h], self.words[: i + 1])}"
@@ -292,32 +250,10 @@ class Explorer(Widget):
         self.summary.value = self.html_lines(self.summary_lines, TEXT)
         self.show_message()
 
-    def _figures_for(self, heads: int) -> None:
-        """Build the focus view and the grid for a model of `heads` heads, once: they stay in the page, hidden
-        until shown, so that switching to such a model later only sends numbers. The explorer builds them for
-        every model of its menu when it opens: the page draws them once, and no switch waits for a new figure."""
-        if heads in self.bars_by_heads:
-            return
-        self.bars_by_heads[heads] = focus_figure(heads)
-        self.bars_box.children = [*self.bars_box.children, self._boxed(self.bars_by_heads[heads], shown=False)]
-        self.grids[heads] = grid_figure(torch.zeros(heads, 1, 1), ["..."], "Every head", tallest=self.tallest)
-        self._listen_to_clicks(self.grids[heads])
-        self.grid_box.children = [*self.grid_box.children, self._boxed(self.grids[heads], shown=False)]
-
-    def _boxed(self, fig: go.FigureWidget, shown: bool) -> widgets.Box:
-        """A box holding `fig`, by which it is hidden or shown (a figure's own `layout` is plotly's)."""
-        self._boxes[id(fig)] = widgets.Box([fig], layout=widgets.Layout(**(SHOWN if shown else HIDDEN)))
-        return self._boxes[id(fig)]
-
-    def _listen_to_clicks(self, fig: Any) -> None:
-        for trace in fig.data:
-            trace.on_click(self._on_click)
-
-    def _on_click(self, trace: Any, points: Any, state: Any) -> None:
+    def _on_click(self, row: int, column: int) -> None:
         """A click on a heatmap cell focuses on that cell's row: the word that looks."""
-        if points.point_inds:
-            cell = points.point_inds[0]  # [row, column] on a heatmap
-            self.set_focus(int(cell[0] if isinstance(cell, (list, tuple)) else cell))
+        self.set_focus(row)
+
 
 def explore(model: str | Path = DEFAULT, sentence: str | None = None) -> Explorer:
     """The attention explorer on checkpoint `model`, opened on `sentence` (or the model's first example).
@@ -334,8 +270,8 @@ def explore(model: str | Path = DEFAULT, sentence: str | None = None) -> Explore
 def static_explorer(
     model: str | Path = DEFAULT, sentences: Sequence[str] | None = None, loader: Loader = load_cached,
     partner: bool = True,
-) -> go.Figure:
-    """A plain plotly figure whose own menus switch sentence and head: it works where no kernel runs.
+) -> HTML:
+    """The explorer's heatmaps behind two menus, sentence and head: a page that works where no kernel runs.
 
     Precomputes the weights of every head for each sentence (default: the model's examples). With `partner`,
     the sentence menu also offers the examples of the same-sized model trained on the other text (story
@@ -355,8 +291,7 @@ def static_explorer(
             labels.append(f"{checkpoint.text}: {short_label(reading.words)}")
     heads = weights[0].shape[0]
     return static_figure(weights, [r.words for r in readings],
-                         title=f"Where each word looks: {heads}-head model"
-                               f"{'s' if len(entries) > 1 else ''}", subtitle="pick a sentence and a head",
+                         title=f"Where each word looks: {heads}-head model{'s' if len(entries) > 1 else ''}",
                          originals=[r.originals for r in readings], labels=labels)
 
 

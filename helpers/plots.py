@@ -7,12 +7,10 @@ FIT_WIDTH pixels wide, so it fits JupyterLab's output area, also on a 1280x720 p
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 import torch
@@ -31,8 +29,9 @@ FIT_WIDTH = 820
 JupyterLab's own Presentation Mode with the left sidebar open it is narrower: the instructor guide says to
 close the sidebar (Ctrl+B) before presenting."""
 FIGURE_CONFIG = {"displayModeBar": False, "displaylogo": False}
-"""How every figure is drawn: without plotly's mode bar, whose ten buttons a class never uses and which
-would fill a keyboard user's tab order (drag to zoom and double-click to reset still work)."""
+"""How every figure is drawn (styled() makes it a `Figure`, which carries this): without plotly's mode bar,
+whose ten buttons a class never uses and which would fill a keyboard user's tab order (drag to zoom and
+double-click to reset still work)."""
 COLOUR_BAR = {"tickformat": ".0%", "ticklabelposition": "outside bottom"}
 """A colour bar of shares: each label under its tick, so "100%" stays clear of the title above the bar."""
 MAX_LABELLED = 40
@@ -43,23 +42,19 @@ whole on the screen (JupyterLab shows about 600 px of notebook at 1280x720)."""
 _style = dict(_READING)
 
 
-def _draw_without_mode_bar() -> None:
-    """Make every renderer that draws figures in a notebook use FIGURE_CONFIG (plotly keeps a config per
-    renderer and sends it with each figure); live figures get it from `figure_widget`."""
-    for name in pio.renderers:
-        renderer = pio.renderers[name]
-        if isinstance(getattr(renderer, "config", None), dict):
-            renderer.config = {**renderer.config, **FIGURE_CONFIG}
+class Figure(go.Figure):
+    """A plotly figure drawn with FIGURE_CONFIG wherever a notebook shows it: the config goes with the figure,
+    so importing this module leaves plotly's renderer settings as they were."""
 
+    def _ipython_display_(self) -> None:
+        if pio.renderers.render_on_display and pio.renderers.default:
+            pio.show(self, config=FIGURE_CONFIG)
+        else:
+            print(repr(self))
 
-_draw_without_mode_bar()
-
-
-def figure_widget(fig: go.Figure) -> go.FigureWidget:
-    """A live (updatable) copy of `fig`, drawn with FIGURE_CONFIG like every other figure."""
-    widget = go.FigureWidget(fig)
-    widget._config = dict(FIGURE_CONFIG)  # the widget's config trait: what its view hands to plotly.js
-    return widget
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None, validate: bool = True,
+                          **kwargs: object) -> dict:
+        return super()._repr_mimebundle_(include, exclude, validate, **{"config": FIGURE_CONFIG, **kwargs})
 
 
 def presenter_mode(on: bool = True) -> None:
@@ -80,17 +75,17 @@ def style() -> dict[str, int]:
     return dict(_style)
 
 
-def styled(fig: go.Figure, width: int = FIT_WIDTH, height: int | None = None) -> go.Figure:
+def styled(fig: go.Figure, width: int = FIT_WIDTH, height: int | None = None) -> Figure:
     """Apply the current text sizes to every piece of text (subplot titles too), cap the width at FIT_WIDTH
     and the height at the tallest figure the screen shows whole (figures are designed to fit; this is the
-    backstop)."""
+    backstop); returns it as a `Figure`, drawn without the mode bar."""
     font = _style["font"]
     fig.update_layout(width=min(int(width), FIT_WIDTH), font={"size": font}, title_font_size=font + 4,
-                      title_subtitle_font_size=font)
+                      title_subtitle_font_size=font, hoverlabel_font_size=font)  # tooltips as large as the text
     if height is not None:
         fig.update_layout(height=min(int(height), _style["tallest"]))
     fig.update_annotations(font_size=font)  # subplot titles are annotations with their own (small) size
-    return fig
+    return fig if isinstance(fig, Figure) else Figure(fig)
 
 
 def hung_title(text: str, subtitle: str) -> dict:
@@ -113,7 +108,7 @@ def word_axis(
     every = every or label_every(n, pixels, slanted)
     # x labels are slanted at 45 degrees, so neighbours sit only sin(45) ~ 0.7 of a word's width apart
     size = max(8, min(_style["font"], int(_spacing(slanted) * pixels * every / n)))
-    # every `every`-th category from the first; plain numbers, so a live figure updates them cheaply
+    # every `every`-th category from the first
     axis = {"tickmode": "linear", "tick0": 0, "dtick": every, "tickfont": {"size": size}}
     note = "" if every == 1 else f"every {_ordinal(every)} word labelled"
     return axis, note
@@ -164,68 +159,17 @@ def quoted(word: str) -> str:
     return f"\u201c{word}\u201d" if "'" in word else f"'{word}'"
 
 
-@functools.lru_cache(maxsize=64)
-def _hover_texts(words: tuple[str, ...], originals: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """hover_texts as [T, T] string arrays, kept for the last sentences: a head change reuses them."""
-    named = [quoted(word_name(label, w, o)) for label, w, o in zip(unique_labels(words), words, originals, strict=True)]
-    seen = np.array([[f"{looks} looks at {seen}" for seen in named] for looks in named], dtype=str)
-    masked = np.array([[f"masked: {looks} cannot see the later word {seen}" for seen in named]
-                       for looks in named], dtype=str)
-    seen.flags.writeable = masked.flags.writeable = False  # shared between calls: nobody may change them
-    return seen, masked
-
-
 def hover_texts(words: Sequence[str], originals: Sequence[str] | None = None) -> tuple[list, list]:
     """The tooltip text of every cell: (visible cells, masked cells), rows looking, columns looked at.
 
     `originals` are the words as typed, where the model read some as '<unk>': the tooltip names them.
     """
-    seen, masked = hover_arrays(words, originals)
-    return seen.tolist(), masked.tolist()
-
-
-def hover_arrays(words: Sequence[str], originals: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """hover_texts as read-only [T, T] numpy string arrays (what a live figure update sends)."""
-    if originals is None:
-        originals = words
+    originals = words if originals is None else originals
     if len(originals) != len(words):
         raise ValueError(f"{len(words)} words need {len(words)} original words, got {len(originals)}")
-    return _hover_texts(tuple(words), tuple(originals))
-
-
-@dataclass(frozen=True)
-class HeatmapCells:
-    """What the two heatmap traces show, as numpy arrays a live figure takes without plotly's slow list checks.
-
-    weights [T, T]: the weights, None over the masked future; future [T, T]: 1 over the future, else None;
-    labels [T]: the axis labels; seen_text, masked_text [T, T]: the tooltips of the two traces.
-    """
-
-    weights: np.ndarray
-    future: np.ndarray
-    labels: list[str]
-    seen_text: np.ndarray
-    masked_text: np.ndarray
-
-
-def heatmap_cells(
-    weights: torch.Tensor | Sequence[Sequence[float]],
-    words: Sequence[str],
-    causal: bool = True,
-    originals: Sequence[str] | None = None,
-) -> HeatmapCells:
-    """The cells of one head's heatmap: weights and grey future as object arrays (None = no cell), tooltips."""
-    grid = _as_grid(weights)  # [T, T] float32
-    n, columns = grid.shape
-    if len(words) != n or columns != n:
-        raise ValueError(f"{len(words)} words need a {len(words)} x {len(words)} grid, "
-                         f"got a [{n}, {columns}] grid ({n} rows, {columns} columns)")
-    future = np.triu(np.ones((n, n), dtype=bool), k=1) if causal else np.zeros((n, n), dtype=bool)
-    shown = grid.numpy().astype(float).astype(object)  # Python floats: None can stand for a masked cell
-    shown[future] = None
-    hidden = np.where(future, 1, None)
-    seen_text, masked_text = hover_arrays(words, originals)
-    return HeatmapCells(shown, hidden, unique_labels(words), seen_text, masked_text)
+    named = [quoted(word_name(label, w, o)) for label, w, o in zip(unique_labels(words), words, originals, strict=True)]
+    return ([[f"{looks} looks at {seen}" for seen in named] for looks in named],
+            [[f"masked: {looks} cannot see the later word {seen}" for seen in named] for looks in named])
 
 
 def heatmap_traces(
@@ -241,16 +185,23 @@ def heatmap_traces(
     Each trace answers the hover only on its own cells (hoverongaps off): a visible cell names both words
     and its weight in percent, a masked cell says it is masked.
     """
-    cells = heatmap_cells(weights, words, causal=causal, originals=originals)
+    grid = _as_grid(weights)  # [T, T]
+    n, columns = grid.shape
+    if len(words) != n or columns != n:
+        raise ValueError(f"{len(words)} words need a {len(words)} x {len(words)} grid, "
+                         f"got a [{n}, {columns}] grid ({n} rows, {columns} columns)")
+    labels, (seen_text, masked_text) = unique_labels(words), hover_texts(words, originals)
+    future = [[causal and c > r for c in range(n)] for r in range(n)]
     shown = go.Heatmap(
-        z=cells.weights.tolist(), x=cells.labels, y=cells.labels, zmin=0, zmax=zmax, colorscale=COLOURS,
-        showscale=show_scale,
+        z=[[None if f else v for v, f in zip(row, hide, strict=True)] for row, hide in zip(grid.tolist(), future,
+                                                                                        strict=True)],
+        x=labels, y=labels, zmin=0, zmax=zmax, colorscale=COLOURS, showscale=show_scale,
         colorbar=COLOUR_BAR | {"title": {"text": "weight", "side": "top"}} if show_scale else None,
-        text=cells.seen_text.tolist(), hoverongaps=False, hovertemplate="%{text}: %{z:.1%}<extra></extra>",
+        text=seen_text, hoverongaps=False, hovertemplate="%{text}: %{z:.1%}<extra></extra>",
     )
     masked = go.Heatmap(
-        z=cells.future.tolist(), x=cells.labels, y=cells.labels, colorscale=[[0, MASKED], [1, MASKED]],
-        showscale=False, text=cells.masked_text.tolist(), hoverongaps=False,
+        z=[[1 if f else None for f in hide] for hide in future], x=labels, y=labels,
+        colorscale=[[0, MASKED], [1, MASKED]], showscale=False, text=masked_text, hoverongaps=False,
         hovertemplate="%{text}<extra></extra>",
     )
     return [shown, masked]
@@ -340,7 +291,7 @@ def grid_shape(heads: int, cols: int = 2, tallest: int | None = None) -> GridSha
 def grid_words(labels: Sequence[str], shape: GridShape) -> tuple[dict, float]:
     """The word labels of a grid of heatmaps as layout settings (every panel's axes, the last row's axis
     titles, the left margin), and how far left of the panels "word that looks" goes (its annotation's
-    xshift): what changes when a live grid shows a sentence of another length."""
+    xshift)."""
     n, heads = len(labels), shape.rows * shape.cols
     every = max(label_every(n, shape.wide), label_every(n, shape.tall, slanted=False))
     columns, note = word_axis(labels, shape.wide, every=every)
@@ -384,7 +335,7 @@ def heads_grid(
     fig.update_xaxes(tickangle=-45)
     fig.update_yaxes(autorange="reversed")
     # the panels share their words: only the left column labels its rows, only the last row its columns (the
-    # axes are not plotly's "matched" ones, which keep every word a live grid ever showed)
+    # axes are not plotly's "matched" ones)
     for h in range(heads):
         row, col = h // shape.cols + 1, h % shape.cols + 1
         fig.update_xaxes(showticklabels=h + shape.cols >= heads, row=row, col=col)

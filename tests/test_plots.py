@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -13,7 +15,6 @@ from helpers.plots import (
     FIT_WIDTH,
     LOOKS,
     attention_heatmap,
-    figure_widget,
     heads_grid,
     heatmap_axes,
     spotlight_bars,
@@ -28,16 +29,13 @@ def _weights(n: int) -> torch.Tensor:
     return torch.tril(torch.ones(n, n)) / torch.arange(1, n + 1)[:, None]  # [T, T], rows sum to 1
 
 
-def test_each_layer_hovers_only_on_its_own_cells() -> None:
+def test_each_layer_hovers_only_on_its_own_cells_and_names_unknown_words() -> None:
     shown, masked = attention_heatmap(_weights(5), WORDS).data
     assert shown.hoverongaps is False and masked.hoverongaps is False
     assert shown.z[1][3] is None and masked.z[1][3] == 1  # 'fox' cannot see the second 'the'
     assert shown.z[3][1] == pytest.approx(0.25) and masked.z[3][1] is None
     assert shown.text[3][1] == "'the (2)' looks at 'fox'" and shown.hovertemplate.startswith("%{text}: %{z:.1%}")
     assert masked.text[1][3] == "masked: 'fox' cannot see the later word 'the (2)'"
-
-
-def test_unknown_words_are_named_in_the_tooltip() -> None:
     shown = attention_heatmap(_weights(3), ["the", "<unk>", "sighs"], originals=["the", "zebra", "sighs"]).data[0]
     assert shown.text[2][1] == "'sighs' looks at '<unk> = zebra'"
     with pytest.raises(ValueError, match="original words"):
@@ -45,27 +43,12 @@ def test_unknown_words_are_named_in_the_tooltip() -> None:
 
 
 @pytest.mark.parametrize("on", [False, True])
-def test_figures_fit_and_presenter_mode_grows_every_text(on: bool) -> None:
+def test_every_figure_shows_whole_on_the_screen_and_presenter_mode_grows_every_text(on: bool) -> None:
+    """No figure is wider than JupyterLab's output area or taller than the screen shows (on a projector at
+    1280x720: 580 px of JupyterLab's 600); every text, tooltips and subplot titles too, at the mode's size."""
     try:
         helpers.presenter_mode(on)
-        font = 22 if on else 14
-        for n in (5, 40, 128):
-            words = [f"w{i}" for i in range(n)]
-            for fig in (attention_heatmap(_weights(n), words), heads_grid(_weights(n).expand(4, n, n), words)):
-                assert fig.layout.width <= FIT_WIDTH and fig.layout.font.size == font
-                assert all(a.font.size == font for a in fig.layout.annotations)  # subplot titles too
-        bars = [spotlight_bars(_weights(5)[4], WORDS), spotlights_side_by_side({"a": _weights(5)[4]}, WORDS)]
-        assert all(fig.layout.width <= FIT_WIDTH for fig in bars)
-    finally:
-        helpers.presenter_mode(False)
-
-
-@pytest.mark.parametrize("on", [False, True])
-def test_every_figure_shows_whole_on_the_screen(on: bool) -> None:
-    """No figure is taller than the screen shows (on a projector at 1280x720: 580 px of JupyterLab's 600)."""
-    try:
-        helpers.presenter_mode(on)
-        tallest = style()["tallest"]
+        tallest, font = style()["tallest"], 22 if on else 14
         assert tallest <= (580 if on else 900)
         for n in (5, 12, 40, 128):
             words = [f"w{i}" for i in range(n)]
@@ -74,21 +57,28 @@ def test_every_figure_shows_whole_on_the_screen(on: bool) -> None:
                         heads_grid(_weights(n).expand(16, n, n), words, cols=4), spotlight_bars(_weights(n)[-1], words),
                         spotlights_side_by_side(spotlights, words)):
                 assert fig.layout.height <= tallest and fig.layout.width <= FIT_WIDTH, (n, fig.layout.title.text)
+                assert fig.layout.font.size == fig.layout.hoverlabel.font.size == font
+                assert all(a.font.size == font for a in fig.layout.annotations)  # subplot titles too
         assert heads_grid(_weights(5).expand(4, 5, 5), WORDS, tallest=400).layout.height <= 400
     finally:
         helpers.presenter_mode(False)
 
 
-def test_figures_are_drawn_without_the_mode_bar() -> None:
-    """Plotly's mode bar would put about ten buttons per figure in a keyboard user's tab order."""
+def test_figures_carry_a_config_without_the_mode_bar_and_importing_changes_no_renderer(monkeypatch) -> None:
+    """Plotly's mode bar would put about ten buttons per figure in a keyboard user's tab order; the figures say
+    so themselves, so importing helpers.plots leaves plotly's renderers as they were."""
     import plotly.io as pio
 
+    monkeypatch.setattr(pio.renderers, "default", "plotly_mimetype")
+    bundle = attention_heatmap(_weights(3), WORDS[:3])._repr_mimebundle_()
+    assert bundle["application/vnd.plotly.v1+json"]["config"] == FIGURE_CONFIG
     assert FIGURE_CONFIG["displayModeBar"] is False
-    for name in ("plotly_mimetype", "notebook", "jupyterlab"):
-        assert pio.renderers[name].config["displayModeBar"] is False, name
-    bundle = pio.renderers["plotly_mimetype"].to_mimebundle(attention_heatmap(_weights(3), WORDS[:3]).to_dict())
-    assert bundle["application/vnd.plotly.v1+json"]["config"]["displayModeBar"] is False
-    assert figure_widget(spotlight_bars(_weights(3)[2], WORDS[:3]))._config == FIGURE_CONFIG
+    code = ("import plotly.io as pio; before = {n: dict(getattr(pio.renderers[n], 'config', {}) or {}) for n in "
+            "pio.renderers}; import helpers.plots; print(before == {n: dict(getattr(pio.renderers[n], 'config', {}) "
+            "or {}) for n in pio.renderers})")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.stdout.strip() == "True", run.stderr
+    assert "displayModeBar" not in (pio.renderers["plotly_mimetype"].config or {})
 
 
 def test_every_word_is_labelled_up_to_forty_and_the_axis_says_which_beyond() -> None:

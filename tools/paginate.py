@@ -69,6 +69,8 @@ def _output_height(output: nbformat.NotebookNode) -> int:
         return int(data[PLOTLY_MIME].get("layout", {}).get("height") or 450) + GAP
     if output.get("output_type") == "stream":
         return _lines_height(output.text, TEXT_WIDTH) + GAP
+    if "text/html" in data and (said := re.search(r"data-height='(\d+)'", data["text/html"])):
+        return int(said[1]) + GAP  # a drawing's static view says how tall it gets (helpers.drawing)
     if "text/html" in data:
         page, folded = data["text/html"], None
         while folded != page:  # a folded fold-out shows its summary line only, innermost first

@@ -8,8 +8,13 @@ its controls change, it
   keys to the control: the arrow keys change a dropdown's value instead of moving to another cell;
 - names each control after its description (slider handles, readouts, dropdowns, text boxes and groups of
   toggle buttons are otherwise announced only as "slider", "combo box" or "button");
+- makes every slider say the value its readout shows (`aria-valuetext`: "10.00", where a log slider's
+  handle says its exponent, and "0.00" where floating point left 8.9e-16);
 - gives every toggle button its pressed state (`aria-pressed`) and lets the arrow keys move the choice
   along a group of toggle buttons, as in a radio group.
+
+ipywidgets marks the pressed toggle button only with its CSS class `mod-active`: no public property says it in
+the page, so that class is read. The same script works with ipywidgets 7 and 8.
 """
 
 from __future__ import annotations
@@ -41,7 +46,12 @@ function fix(root) {
     [box, ...box.querySelectorAll(FOCUSABLE)].forEach(e => e.setAttribute("data-lm-suppress-shortcuts", "true"));
     const name = describe(box);
     box.querySelectorAll("select, input[type=text], input[type=number], textarea").forEach(e => nameIt(e, name));
-    box.querySelectorAll("[role=slider]").forEach(e => nameIt(e, name));
+    const readout = box.querySelector(".widget-readout");
+    const shown = readout && (readout.value !== undefined ? readout.value : readout.textContent).trim();
+    box.querySelectorAll("[role=slider]").forEach(e => {
+      nameIt(e, name);
+      if (shown && e.getAttribute("aria-valuetext") !== shown) e.setAttribute("aria-valuetext", shown);
+    });
     box.querySelectorAll(".widget-readout").forEach(e => {
       e.setAttribute("role", "textbox");
       nameIt(e, name ? `${name}: type a value` : "type a value");
@@ -71,7 +81,8 @@ function attach(root) {
   fix(root);
   root.addEventListener("keydown", moveChoice);
   const watcher = new MutationObserver(() => fix(root));
-  watcher.observe(root, {subtree: true, childList: true, attributes: true, attributeFilter: ["class", "id"]});
+  watcher.observe(root, {subtree: true, childList: true, characterData: true, attributes: true,
+                         attributeFilter: ["class", "id", "aria-valuenow", "aria-valuetext", "value"]});
   return () => { watcher.disconnect(); root.removeEventListener("keydown", moveChoice); };
 }
 

@@ -103,23 +103,6 @@ class ChapterWidget(Widget):
         self.show_message()
 
 
-SHOWN = {"visibility": "visible", "height": None, "overflow": None}
-HIDDEN = {"visibility": "hidden", "height": "0px", "overflow": "hidden"}
-"""Layouts that show or hide a widget while keeping it in the page: a plotly figure whose view was taken out
-stops updating, and a hidden one can still measure its text."""
-
-
-def show(widget: widgets.DOMWidget, shown: bool) -> None:
-    """Show or hide `widget` (not a plotly FigureWidget, whose `layout` is plotly's: put it in a Box) by
-    changing only the layout settings that differ, in one message (the browser restyles it once): a new
-    Layout at every redraw would make the browser build new widget models each time."""
-    with widget.layout.hold_sync():
-        for key, value in (SHOWN if shown else HIDDEN).items():
-            if getattr(widget.layout, key) != value:
-                setattr(widget.layout, key, value)
-
-
-
 def control_style(css_class: str, font: int) -> widgets.HTML:
     """A style sheet (in an HTML widget of no size) for the widget of class `css_class`: its controls' labels,
     menus, boxes and buttons at `font` pixels, and the controls and their labels' column as large as their

@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import ipywidgets as widgets
-import plotly.graph_objects as go
 import torch
-from plotly.subplots import make_subplots
+from IPython.display import HTML
 
 from helpers.block import BlockModel, block_model
 from helpers.chapter_widgets.base import ChapterWidget
-from helpers.plots import FIT_WIDTH, PALETTE, figure_widget, hung_title, style
+from helpers.drawing import Drawing, bars, figure, static_view
+from helpers.plots import FIT_WIDTH, PALETTE, style
 from helpers.reading import unique_labels
 from helpers.static import static_build
 from helpers.stories import example_sentences
@@ -72,21 +72,18 @@ def summary_line(words: Sequence[str], position: int, new: str, attn: Sequence[f
             f"Inside the block it reads x + attention instead, and there it moved at {count(inside)}.")
 
 
-def _figure(labels: Sequence[str]) -> go.Figure:
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, subplot_titles=ROWS, vertical_spacing=0.14)
-    for row, colour in ((1, PALETTE[0]), (2, PALETTE[1])):
-        fig.add_trace(go.Bar(x=list(labels), y=[0.0] * len(labels), marker_color=colour, name=ROWS[row - 1],
-                             hovertemplate="%{x}: moved by %{y:.3f}<extra>" + ROWS[row - 1] + "</extra>"),
-                      row=row, col=1)
+def moved_figure(labels: Sequence[str], attn: Sequence[float], ff: Sequence[float], title: str,
+                 caption: str = "") -> dict:
+    """Two rows of bars, how far each position's output moved after each part, on one scale; short enough that
+    the word picker and the box above it stay on the screen with the whole figure."""
     s = style()
-    # the word picker and the box above it stay on the screen with the whole figure
-    height = min(int(s["size"] * 1.1), s["tallest"] - 3 * s["font"])
-    fig.update_layout(width=min(FIT_WIDTH, s["size"] + 260), height=height, showlegend=False,
-                      font={"size": s["font"]}, margin={"t": 90})
-    fig.update_annotations(font_size=s["font"])
-    fig.update_xaxes(title_text="position (word)", tickangle=-45, row=2, col=1)
-    fig.update_yaxes(title_text="moved by", rangemode="tozero")
-    return fig
+    top = max(max(attn), max(ff), 1e-9) * 1.1
+    panels = [bars(labels, [(row, moved, colour)], title=row, ymax=top, percent=False, tick=s["font"],
+                   xtitle="position (word)", ytitle="moved by", ticks=(0, round(top / 2, 2), round(top, 2)),
+                   ) | {"show_x": row == ROWS[1]}
+              for row, moved, colour in ((ROWS[0], attn, PALETTE[0]), (ROWS[1], ff, PALETTE[1]))]
+    height = min(int(s["size"] * 1.1), s["tallest"] - (7 if caption else 3) * s["font"])  # caption: 2 lines
+    return figure(title, panels, min(FIT_WIDTH, s["size"] + 260), height, s["font"], caption=caption)
 
 
 class ChangeOneWord(ChapterWidget):
@@ -114,7 +111,7 @@ class ChangeOneWord(ChapterWidget):
                                         style={"description_width": "7em"})
         self.word_picker.observe(self.calls(self.set_position), names="value")
         self.replacement.observe(self.calls(self.set_replacement), names="value")
-        self.bars = figure_widget(_figure(labels))
+        self.bars = Drawing()
         self.children = [self.css, self.access, widgets.HBox([self.word_picker, self.replacement]), self.message,
                          self.bars, self.summary]
         self._redraw()
@@ -154,10 +151,8 @@ class ChangeOneWord(ChapterWidget):
         changed = list(self.ids)
         changed[self.position] = self.tokenizer.ids[self.new_word]
         self.attn_moved, self.ff_moved, self.inside_moved = outputs_moved(self.model, self.ids, changed)
-        with self.bars.batch_update():
-            self.bars.data[0].y = self.attn_moved.tolist()
-            self.bars.data[1].y = self.ff_moved.tolist()
-            self.bars.layout.title.text = f"'{self.words[self.position]}' → '{self.new_word}': which outputs move?"
+        self.bars.figure = moved_figure(unique_labels(self.words), self.attn_moved.tolist(), self.ff_moved.tolist(),
+                                        f"'{self.words[self.position]}' → '{self.new_word}': which outputs move?")
         self.say(summary_line(self.words, self.position, self.new_word, self.attn_moved.tolist(),
                               self.ff_moved.tolist(), self.inside_moved.tolist()))
 
@@ -167,7 +162,7 @@ def swap_for(words: Sequence[str], position: int, vocabulary: dict[str, int]) ->
     return next(w for w in SWAPS if w in vocabulary and w != words[position])
 
 
-def change_one_word(sentence: str | None = None, model: BlockModel | None = None) -> ChangeOneWord | go.Figure:
+def change_one_word(sentence: str | None = None, model: BlockModel | None = None) -> ChangeOneWord | HTML:
     """The live widget on `sentence` (default: the first story example) with `model`'s first block.
 
     In a site or slide build (helpers.static.static_build()) it returns the static copy instead.
@@ -177,46 +172,19 @@ def change_one_word(sentence: str | None = None, model: BlockModel | None = None
     return ChangeOneWord(sentence, model)
 
 
-def static_change_one_word(sentence: str | None = None, model: BlockModel | None = None) -> go.Figure:
+def static_change_one_word(sentence: str | None = None, model: BlockModel | None = None) -> HTML:
     """Without a kernel: the same two rows of bars, and a menu that changes each word in turn."""
     model = model if model is not None else default_model()
     enc = model.tokenizer.encode_with_report(sentence if sentence is not None else example_sentences()[0])
     labels = unique_labels(enc.words)
-    fig = go.Figure(_figure(labels))
-    buttons = []
+    states, choices = {}, []
     for i in range(len(enc.words)):
         new = swap_for(enc.words, i, model.tokenizer.ids)
         changed = list(enc.ids)
         changed[i] = model.tokenizer.ids[new]
-        attn, ff, inside = outputs_moved(model, enc.ids, changed)
-        buttons.append({"label": f"{labels[i]} → {new}", "method": "update",
-                        "args": [{"y": [attn.tolist(), ff.tolist()]},
-                                 {"title.text": f"'{enc.words[i]}' → '{new}': which outputs move?",
-                                  "title.subtitle.text": moved_lines(enc.words, attn.tolist(), ff.tolist(),
-                                                                     inside.tolist())}]})
+        attn, ff, inside = (m.tolist() for m in outputs_moved(model, enc.ids, changed))
+        states[(i,)] = moved_figure(labels, attn, ff, f"'{enc.words[i]}' → '{new}': which outputs move?",
+                                    summary_line(enc.words, i, new, attn, ff, inside))
+        choices.append(f"{labels[i]} → {new}")
     start = enc.words.index("wet") if "wet" in enc.words else len(enc.words) // 2
-    fig.update_traces(selector=0, y=buttons[start]["args"][0]["y"][0])
-    fig.data[1].y = buttons[start]["args"][0]["y"][1]
-    s = style()
-    shown = buttons[start]["args"][1]
-    # the menu sits at the title's right, so the title, its three lines and the bars share the screen's height
-    top = int(7.5 * s["font"])
-    height = min(s["tallest"], int(s["size"] * 1.1) + top)
-    plots = height - top - 5 * s["font"]  # about the height of the two rows of bars, in pixels
-    fig.update_layout(title=hung_title(shown["title.text"], shown["title.subtitle.text"]),
-                      margin={"t": top}, height=height,
-                      updatemenus=[{"buttons": buttons, "active": start, "x": 1.0, "y": 1 + (top - 8) / plots,
-                                    "xanchor": "right", "yanchor": "top"}])
-    return fig
-
-
-def moved_lines(words: Sequence[str], attn: Sequence[float], ff: Sequence[float], inside: Sequence[float]) -> str:
-    """Which positions moved after each part, and inside the block, as three lines (a figure's subtitle)."""
-    labels = unique_labels(words)
-    def where(moved: Sequence[float]) -> str:
-        hit = [labels[i] for i, m in enumerate(moved) if m > MOVED]
-        return f"{len(hit)} position{'s' if len(hit) != 1 else ''} ({', '.join(hit) or 'none'})"
-    inside_hit = sum(m > MOVED for m in inside)
-    return (f"attention's output moved at {where(attn)}<br>the feed-forward part's, fed the same word vectors, at "
-            f"{where(ff)}<br>Inside the block it reads x + attention instead, and there it moved at {inside_hit} "
-            f"position{'s' if inside_hit != 1 else ''}")
+    return static_view(states, [("change", choices)], start=[start], font=style()["font"])

@@ -12,11 +12,12 @@ import math
 from collections.abc import Sequence
 
 import ipywidgets as widgets
-import plotly.graph_objects as go
 import torch
+from IPython.display import HTML
 
 from helpers.chapter_widgets.base import ChapterWidget, tensor_table
-from helpers.plots import FIT_WIDTH, figure_widget, hung_title, spotlight_bars, style
+from helpers.drawing import Drawing, bars, figure, static_view
+from helpers.plots import FIT_WIDTH, LOOKED_AT, PALETTE, style
 from helpers.reading import unique_labels
 from helpers.static import static_build
 
@@ -81,10 +82,7 @@ class SpotlightPlayground(ChapterWidget):
         for button in self.preset_buttons:
             button.on_click(lambda b: self.preset(b.description))
 
-        self.bars = figure_widget(spotlight_bars(self.weights, self.words, title=self._title()))
-        # the preset buttons and the sliders above the bars stay on the screen with them
-        height = min(self.bars.layout.height, s["tallest"] - 12.5 * s["font"])
-        self.bars.update_layout(width=min(FIT_WIDTH, s["size"] + 200), height=height, margin={"t": 60, "r": 10})
+        self.bars = Drawing()
         self.average = widgets.HTML()
         scores_title = widgets.HTML(self.html_lines([f"match scores of the words '{self.words[-1]}' can see"]))
         sliders = widgets.GridBox([*self.sliders, self.temperature_slider],  # two columns: fits 1280x720
@@ -141,9 +139,7 @@ class SpotlightPlayground(ChapterWidget):
         scores = torch.tensor(self.scores) / self.temperature  # [T]
         self.weights = torch.softmax(scores, dim=-1)  # [T], adds up to 1
         row = self.weights.tolist()
-        with self.bars.batch_update():
-            self.bars.data[0].update(y=row, text=[f"{w:.0%}" for w in row])
-            self.bars.layout.title.text = self._title()
+        self.bars.figure = bars_figure(self.labels, row, self._title())
         average = self.weights @ self.vectors  # [T] @ [T, F] -> [F]
         self.average.value = (
             self.html_lines([f"the weighted average of the {len(self.words)} word vectors, shape "
@@ -177,7 +173,7 @@ def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequenc
 
 
 def spotlight_playground(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str],
-                         clues: Sequence[str]) -> SpotlightPlayground | go.Figure:
+                         clues: Sequence[str]) -> SpotlightPlayground | HTML:
     """The live playground for the last of `words` looking at all of them (vectors [T, F]).
 
     In a site or slide build (helpers.static.static_build()) it returns the static copy instead.
@@ -187,38 +183,27 @@ def spotlight_playground(words: Sequence[str], vectors: torch.Tensor, features: 
     return SpotlightPlayground(words, vectors, features, clues)
 
 
-def static_playground(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str],
-                      clues: Sequence[str]) -> go.Figure:
-    """The playground without a kernel: buttons pick the preset scores, a slider sets the temperature.
+def bars_figure(labels: Sequence[str], weights: Sequence[float], title: str) -> dict:
+    """The weights as bars labelled in percent, short enough that the preset buttons and the sliders above them
+    stay on a 1280x720 screen with them in presenter mode (four rows of two sliders)."""
+    s = style()
+    height = min(int(s["size"] * 0.8), int(s["tallest"] - 12.5 * s["font"]))
+    panel = bars(labels, [("weight", weights, PALETTE[0])], ymax=1.15, on_bars=True, tick=s["font"],
+                 xtitle=LOOKED_AT)
+    return figure(title, [panel], min(FIT_WIDTH, s["size"] + 200), height, s["font"])
 
-    Each preset owns one bar trace (the buttons switch which is visible); the slider swaps the bars of all
-    three at once, so the two controls never undo each other.
-    """
+
+def static_playground(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str],
+                      clues: Sequence[str]) -> HTML:
+    """The playground without a kernel: one menu picks the preset scores, another the temperature."""
     _check_inputs(words, vectors, features, clues)
     presets = ("plain average", "three clues", "one clue")
-    scores = [torch.tensor(preset_scores(list(words), p, clues)) for p in presets]  # each [T]
-    by_temperature = [[torch.softmax(sc / t, dim=-1).tolist() for sc in scores] for t in STATIC_TEMPERATURES]
-    start = STATIC_TEMPERATURES.index(1.0)
-    fig = go.Figure()
     labels = unique_labels(words)
+    states = {}
     for p, name in enumerate(presets):
-        bars = spotlight_bars(by_temperature[start][p], words).data[0]
-        bars.update(name=name, visible=p == 1)
-        fig.add_trace(bars)
-    s = style()
-    steps = [{"label": f"{t:g}", "method": "restyle",
-              "args": [{"y": rows, "text": [[f"{w:.0%}" for w in row] for row in rows]}]}
-             for t, rows in zip(STATIC_TEMPERATURES, by_temperature, strict=True)]
-    buttons = [{"label": name, "method": "restyle", "args": [{"visible": [q == p for q in range(len(presets))]}]}
-               for p, name in enumerate(presets)]
-    fig.update_layout(
-        title=hung_title(f"Where '{labels[-1]}' looks", "pick the scores, slide the temperature"),
-        width=min(FIT_WIDTH, s["size"] + 200), height=min(int(s["size"] * 0.9) + 80, s["tallest"]),
-        font={"size": s["font"]},
-        xaxis_title="word looked at", yaxis={"title": "weight", "tickformat": ".0%", "range": [0, 1.1]},
-        margin={"t": 150}, showlegend=False,
-        updatemenus=[{"type": "buttons", "direction": "right", "buttons": buttons, "active": 1,
-                      "x": 0.0, "y": 1.04, "xanchor": "left", "yanchor": "bottom"}],
-        sliders=[{"active": start, "steps": steps, "currentvalue": {"prefix": "temperature "}, "pad": {"t": 90}}],
-    )
-    return fig
+        scores = torch.tensor(preset_scores(list(words), name, clues))  # [T]
+        for t, temperature in enumerate(STATIC_TEMPERATURES):
+            weights = torch.softmax(scores / temperature, dim=-1).tolist()
+            states[p, t] = bars_figure(labels, weights, f"Where '{labels[-1]}' looks (temperature {temperature:g})")
+    return static_view(states, [("scores", presets), ("temperature", [f"{t:g}" for t in STATIC_TEMPERATURES])],
+                       start=[1, STATIC_TEMPERATURES.index(1.0)], font=style()["font"])

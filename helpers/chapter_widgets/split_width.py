@@ -10,18 +10,19 @@ built, so a click only swaps what is on show.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import ipywidgets as widgets
-import plotly.graph_objects as go
 import torch
+from IPython.display import HTML
 
 from helpers.attention import MultiHeadAttention
-from helpers.chapter_widgets.base import ChapterWidget, show
+from helpers.chapter_widgets.base import ChapterWidget
+from helpers.drawing import Drawing, static_view
+from helpers.explorer_figures import grid_figure
 from helpers.model import count_parameters, course_model
-from helpers.plots import FIGURE_CONFIG, FIT_WIDTH, PALETTE, heads_grid, heatmap_traces, hung_title, style, styled
+from helpers.plots import FIT_WIDTH, PALETTE, style
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, unique_labels
 from helpers.registry import STORY_WORLD, trained_on
 from helpers.static import static_build
@@ -72,7 +73,7 @@ def split_strip(heads: int, width: int, font: int) -> str:
     cells = "".join(
         f"<div title='head {h}: numbers {h * d} to {(h + 1) * d - 1}' style='flex: {d}; background: "
         f"{PALETTE[h % len(PALETTE)]}; color: white; text-align: center; border-right: 1px solid white; "
-        f"overflow: hidden; white-space: nowrap'>{d if heads > 8 else f'head {h}: {d}'}</div>"
+        f"overflow: hidden; white-space: nowrap'>{d if heads > 4 else f'head {h}: {d}'}</div>"
         for h in range(heads)
     )
     return (f"<div style='font-size: {font}px'>One word's {width} numbers, cut into {heads} slice"
@@ -98,25 +99,15 @@ def head_groups(heads: int) -> list[range]:
     return [range(first, min(first + AT_ONCE, heads)) for first in range(0, heads, AT_ONCE)]
 
 
-def _grid(option: Option, words: Sequence[str], group: range, tallest: int) -> go.Figure:
-    """Some of the option's heads (`group`) as a 2 x 2 grid of heatmaps, at most `tallest` pixels high."""
-    title = (f"{option.heads} untrained head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
-             else "The trained four-head checkpoint")
-    if len(group) < option.heads:
-        title += f": heads {group.start} to {group.stop - 1}"
-    return heads_grid(option.att[group.start : group.stop], words, title=title, first_head=group.start,
-                      tallest=tallest)
-
-
-def _shown_in(fig: go.Figure) -> widgets.Output:
-    """An output area holding a plain plotly figure: drawn once by JupyterLab's plotly renderer and never
-    updated, so ten of them cost the page far less than ten live FigureWidgets."""
-    figure = json.loads(fig.to_json())  # plain JSON: what the plotly renderer reads
-    out = widgets.Output()
-    out.outputs = ({"output_type": "display_data", "metadata": {},
-                    "data": {"application/vnd.plotly.v1+json": {**figure, "config": FIGURE_CONFIG},
-                             "text/plain": f"<plotly figure: {fig.layout.title.text}>"}},)
-    return out
+def _grid(option: Option, words: Sequence[str], group: range, tallest: int | None = None) -> dict:
+    """Some of the option's heads (`group`) as a 2 x 2 grid of heatmaps, at most `tallest` pixels high; the
+    caption says what the split costs."""
+    name = (f"{option.heads} untrained head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
+            else "The trained four-head checkpoint")
+    title = name + (f": heads {group.start} to {group.stop - 1}" if len(group) < option.heads else "")
+    spec = grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest)
+    return spec | {"caption": f"{WIDTH // option.heads} numbers per head; the layer has {option.params_with_proj:,} "
+                              "parameters"}
 
 
 class SplitTheWidth(ChapterWidget):
@@ -141,12 +132,13 @@ class SplitTheWidth(ChapterWidget):
         self.group_picker.observe(self.calls(self.show_heads_from), names="value")
         self.layer_buttons.observe(self.calls(self.set_layer), names="value")
         self.strip, self.table = widgets.HTML(), widgets.HTML()
-        tallest = style()["tallest"] - 4 * self.font  # the two rows of controls stay on the screen above it
+        # the two rows of controls and the split above the grid, its caption under it, stay on the screen with it
+        tallest = style()["tallest"] - 10 * self.font
         self.slots = [(option, group) for option in self.options for group in head_groups(option.heads)]
         self.figures = [_grid(option, self.words, group, tallest) for option, group in self.slots]
-        self.boxes = [widgets.Box([_shown_in(fig)]) for fig in self.figures]
+        self.grid = Drawing()
         self.children = [self.css, self.access, widgets.HBox([self.head_buttons, self.group_picker]),
-                         self.layer_buttons, *self.boxes, self.message, self.strip, self.table, self.summary]
+                         self.layer_buttons, self.strip, self.grid, self.message, self.table, self.summary]
         self._redraw()
 
     @property
@@ -205,8 +197,8 @@ class SplitTheWidth(ChapterWidget):
         self.set_quietly(self.group_picker, self.first)
         if self.group_picker.layout.visibility != (seen := "visible" if len(groups) > 1 else "hidden"):
             self.group_picker.layout.visibility = seen
-        for box, (other, group) in zip(self.boxes, self.slots, strict=True):  # only what changes is sent
-            show(box, other is option and group.start == self.first)
+        self.grid.figure = next(fig for fig, (other, group) in zip(self.figures, self.slots, strict=True)
+                                if other is option and group.start == self.first)
         self.strip.value = split_strip(option.heads, WIDTH, self.font)
         self.table.value = parameter_table(option, WIDTH, self.font)
         self.say(summary_line(option, self.words))
@@ -225,7 +217,7 @@ def summary_line(option: Option, words: Sequence[str]) -> str:
             + ", ".join(f"head {h} → '{labels[j]}'" for h, j in enumerate(favourite)) + ".")
 
 
-def split_the_width(sentence: str | None = None) -> SplitTheWidth | go.Figure:
+def split_the_width(sentence: str | None = None) -> SplitTheWidth | HTML:
     """The live widget, on `sentence` (default: the story-world sentence chapter 4 uses).
 
     In a site or slide build (helpers.static.static_build()) it returns the static copy instead.
@@ -235,55 +227,16 @@ def split_the_width(sentence: str | None = None) -> SplitTheWidth | go.Figure:
     return SplitTheWidth(sentence)
 
 
-def static_split_the_width(sentence: str | None = None, loader: Loader = load_cached) -> go.Figure:
-    """Without a kernel: one 2 x 2 grid of heatmaps and a column of buttons, one per option, beside it.
-
-    Each option owns one heatmap per head, for its first AT_ONCE heads (8 and 16 heads say which are
-    drawn); its button shows those, hides the unused panels, and puts the split and the parameter counts
-    in the title. The figure keeps within the tallest figure the screen shows (the buttons take width,
-    which a projector has to spare, not height).
-    """
+def static_split_the_width(sentence: str | None = None, loader: Loader = load_cached) -> HTML:
+    """Without a kernel: a menu of every option (1 to 16 untrained heads, the trained checkpoint) and one for
+    which four of its heads to draw, over the same 2 x 2 grids as the live widget."""
     words, options = build_options(sentence if sentence is not None else example_sentences()[1], loader)
     s = style()
-    first = options[HEAD_COUNTS.index(4)]
-    fig = heads_grid(first.att, words, tallest=s["tallest"] - 2 * s["font"])  # a subtitle line more at the top
-    fig.data = []
-    titles, looks = list(fig.layout.annotations[:AT_ONCE]), fig.layout.annotations[AT_ONCE]
-    column_title = fig.layout.xaxis3.title.text  # grid_words names the columns under the last row's first panel
-    owner = []  # which option each trace belongs to
-    for n, option in enumerate(options):
-        for h in range(min(option.heads, AT_ONCE)):
-            shown = heatmap_traces(option.att[h], words, show_scale=h == 0)[0]
-            shown.visible = option is first
-            fig.add_trace(shown, row=h // 2 + 1, col=h % 2 + 1)
-            owner.append(n)
-    buttons = []
-    for n, option in enumerate(options):
-        name = (f"{option.heads} head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
-                else "trained, 4 heads")
-        drawn = min(option.heads, AT_ONCE)
-        layout = {"title.text": f"{name}: {WIDTH // option.heads} numbers per head"
-                                + (f" (heads 0 to {drawn - 1} drawn)" if drawn < option.heads else ""),
-                  "title.subtitle.text": (f"{option.params_with_proj:,} parameters ({option.params_without_proj:,} "
-                                          "without the output projection)"),
-                  "annotations": [*titles[:drawn], looks]}
-        bottom = [slot for slot in range(1, drawn + 1) if slot + 2 > drawn]  # the panels with none below them
-        for slot in range(1, AT_ONCE + 1):
-            suffix = "" if slot == 1 else str(slot)
-            layout[f"xaxis{suffix}.visible"] = layout[f"yaxis{suffix}.visible"] = slot <= drawn
-            layout[f"xaxis{suffix}.showticklabels"] = slot in bottom  # they label the columns
-            layout[f"xaxis{suffix}.title.text"] = column_title if slot == bottom[0] else ""
-        buttons.append({"label": name, "method": "update", "args": [{"visible": [o == n for o in owner]}, layout]})
-    menu_font = min(s["font"], 16)
-    menu = int(len(buttons[-1]["label"]) * menu_font * 0.6) + 30  # the buttons' column, in pixels
-    plots = FIT_WIDTH - fig.layout.margin.l - menu - 5 * s["font"]  # the panels' width, beside buttons and scale
-    fig.update_traces(colorbar_x=1 + (menu + 10) / plots, colorbar_xanchor="left", selector={"showscale": True})
-    start = buttons[options.index(first)]["args"][1]
-    fig.update_layout(
-        title=hung_title(start["title.text"], start["title.subtitle.text"]),
-        margin={"t": fig.layout.margin.t + 2 * s["font"], "r": menu + 5 * s["font"]},
-        plot_bgcolor="white",  # unused panels stay blank
-        updatemenus=[{"type": "buttons", "direction": "down", "buttons": buttons, "active": options.index(first),
-                      "x": 1.02, "y": 1.0, "xanchor": "left", "yanchor": "top", "font": {"size": menu_font}}],
-    )
-    return styled(fig, height=fig.layout.height + 2 * s["font"])
+    names = [f"{o.heads} head{'s' if o.heads > 1 else ''}" if o.layer == UNTRAINED else "trained, 4 heads"
+             for o in options]
+    groups = [f"heads {g.start} to {g.stop - 1}" for g in head_groups(max(HEAD_COUNTS))]
+    tallest = s["tallest"] - 10 * s["font"]  # the menus above and the caption below stay on a slide with it
+    states = {(n, g): _grid(option, words, head_groups(option.heads)[min(g, len(head_groups(option.heads)) - 1)],
+                            tallest) for n, option in enumerate(options) for g in range(len(groups))}
+    return static_view(states, [("layer", names), ("draw", groups)], start=[HEAD_COUNTS.index(4), 0],
+                       font=s["font"])

@@ -1,6 +1,7 @@
 """What the browser tests share, beside their fixtures (conftest.py): Debian's chromium flags, skipping or failing
-when a browser piece is missing, a JupyterLab server of their own, running a notebook's cells in it, reading a
-plotly tooltip, and the accessibility checks (axe-core, and the names and states of widget controls)."""
+when a browser piece is missing, a JupyterLab server of their own, running a notebook's cells in it, reading what
+a live view draws (helpers.drawing) and a plotly tooltip, and the accessibility checks (axe-core, and the names
+and states of widget controls)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import pytest
 
 AXE = "axe-core@4.14.1"
 """The npm package and version of the accessibility checker."""
+ROOT = Path(__file__).resolve().parents[2]
 SEVERE = ("serious", "critical")
 """The impacts of an accessibility problem that fail a test (axe's other two are "minor" and "moderate")."""
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -54,7 +56,11 @@ def jupyter_lab(root: Path, home: Path, settings: dict[str, dict] | None = None)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
     port, token = free_port(), secrets.token_hex(16)
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+    # the checkout's labextension (widgets in RISE slides), which an editable install does not put in the venv
+    (home / "data" / "labextensions").mkdir(parents=True, exist_ok=True)
+    (home / "data" / "labextensions" / "several-spotlights-rise").symlink_to(ROOT / "labextension")
+    env = {**os.environ, "JUPYTER_PATH": os.pathsep.join(filter(None, [str(home / "data"), os.environ.get(
+               "JUPYTER_PATH")])), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "JUPYTER_RUNTIME_DIR": str(home / "runtime")}
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
@@ -106,6 +112,35 @@ def hover_text(page, figure: str, trace: int, row: int, column: int) -> str:
     return page.evaluate("(figure) => eval(figure).querySelector('.hoverlayer').textContent", figure)
 
 
+DRAWN = """(root) => Array.from(document.querySelectorAll(`${root} .spotlights-drawing svg`)).map(svg => ({
+    title: svg.querySelector('.title').textContent,
+    panels: Array.from(svg.querySelectorAll('.panel-title'), t => t.textContent),
+    x: Array.from(svg.querySelectorAll('.x-label'), t => t.textContent),
+    y: Array.from(svg.querySelectorAll('.y-label'), t => t.textContent),
+    values: Array.from(svg.querySelectorAll('.value'), t => t.textContent),
+    cells: Array.from(svg.querySelectorAll('rect[data-c]'), r => [r.getAttribute('fill'), +r.getAttribute('height')]),
+}))"""
+"""What each drawing inside the elements matching CSS `root` shows: title, panel titles, axis words, values, cells."""
+
+
+def drawn(page, root: str, title: str = "") -> list[dict]:
+    """The drawings in `root` (DRAWN), once the first one's title starts with `title`."""
+    page.wait_for_function("([root, title]) => { const t = document.querySelector(`${root} .spotlights-drawing "
+                           ".title`); return t && t.textContent.startsWith(title); }", arg=[root, title],
+                           timeout=60_000)
+    return page.evaluate(DRAWN, root)
+
+
+def tooltip(page, root: str, cell: str, drawing: int = 0) -> str:
+    """Hover the cell or bar matching CSS `cell` in the `drawing`-th drawing of `root`; the tooltip it shows."""
+    view = page.locator(f"{root} .spotlights-drawing").nth(drawing)
+    page.mouse.move(0, 0)
+    view.locator(cell).first.hover()
+    shown = view.locator(".spotlights-tooltip")
+    shown.wait_for(state="visible")
+    return shown.inner_text()
+
+
 def run_all_cells(page) -> None:
     """Run every cell through JupyterLab's own command, then wait for the kernel to finish."""
     page.wait_for_function(
@@ -145,10 +180,6 @@ CELL_STATES = """() => {
 }"""
 
 
-def median(values: list[float]) -> float:
-    return sorted(values)[len(values) // 2]
-
-
 def severe_violations(page, script: Path, context: object = None) -> list[str]:
     """Run axe-core in `page` on `context` (a selector, or {"include": [[selector], ...]}; default the whole
     page) and describe its serious and critical violations, one line each with up to three of its elements."""
@@ -166,8 +197,7 @@ def severe_violations(page, script: Path, context: object = None) -> list[str]:
 
 def control_problems(page, root: str) -> list[str]:
     """What keyboard and screen-reader users miss in the widgets matching CSS `root`: a menu, text box, slider
-    or group of toggle buttons without an accessible name, toggle buttons that do not say which is pressed,
-    and plotly mode bars (about ten buttons each in the tab order)."""
+    or group of toggle buttons without an accessible name, and toggle buttons that do not say which is pressed."""
     return page.evaluate("""(root) => {
         const problems = [];
         const label = e => e.id && document.querySelector(`label[for="${e.id}"]`);
@@ -180,7 +210,5 @@ def control_problems(page, root: str) -> list[str]:
             if (states.filter(s => s === 'true').length !== 1 || states.some(s => s !== 'true' && s !== 'false'))
                 problems.push(`toggle buttons ${named(group)} say pressed: ${states}`);
         }
-        if (document.querySelectorAll(`${root} .modebar-btn`).length)
-            problems.push("a figure shows plotly's mode bar (its buttons fill the tab order)");
         return problems;
     }""", root)

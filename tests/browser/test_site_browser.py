@@ -28,7 +28,7 @@ from urllib.parse import urljoin, urlparse
 import nbformat
 import pytest
 
-from tests.browser.support import CHROMIUM_FLAGS, need, severe_violations
+from tests.browser.support import CHROMIUM_FLAGS, drawn, need, severe_violations
 from tools.build_slides import deck_cells, deck_file
 from tools.chapters import SITE_SAMPLE, notebook_paths
 from tools.editions import checked_exercise, is_notes, solution_source, with_notes
@@ -39,20 +39,18 @@ SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 CHAPTERS = [path.stem for path in SITE_SAMPLE if path.stem[:2].isdigit()]  # 2: solutions on slides, 4: math
 FIGURES_DRAWN = """() => {
     const figures = Array.from(document.querySelectorAll('.plotly-graph-div'));
-    return figures.length > 0 && figures.every(f => f._fullLayout && f.querySelector('.main-svg'));
+    const views = Array.from(document.querySelectorAll('.spotlights-static'));
+    return figures.length + views.length > 0 && figures.every(f => f._fullLayout && f.querySelector('.main-svg'))
+        && views.every(v => v.querySelector('.spotlights-drawing svg'));
 }"""
-FIGURE_ON_SLIDE = """() => Array.from(Reveal.getCurrentSlide().querySelectorAll('.plotly-graph-div')).some(f => {
+FIGURE_ON_SLIDE = """() => {
+    const figures = Reveal.getCurrentSlide().querySelectorAll('.plotly-graph-div, .spotlights-drawing');
+    return Array.from(figures).some(f => {
     const step = f.closest('.fragment');
     const box = f.getBoundingClientRect();
-    return (!step || step.classList.contains('visible')) && f.querySelector('.main-svg') && box.width > 100;
-})"""
-STATIC_EXPLORER = "Array.from(document.querySelectorAll('.js-plotly-plot')).find(f => f.layout.updatemenus)"
-SHOWN = f"""() => {{
-    const figure = {STATIC_EXPLORER};
-    const trace = figure._fullData.find(t => t.visible === true);
-    return {{words: Array.from(trace.x), weights: JSON.stringify(trace.z),
-             ticks: Array.from(figure.querySelectorAll('.xtick text'), t => t.textContent)}};
-}}"""
+    return (!step || step.classList.contains('visible')) && f.querySelector('svg') && box.width > 100;
+    });
+}"""
 
 
 PAST_THE_SLIDE = """() => {
@@ -135,12 +133,12 @@ def _text(url: str) -> str:
         return html.unescape(re.sub(r"<[^>]+>", "", response.read().decode()))
 
 
-def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
+def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -> None:
     from playwright.sync_api import sync_playwright
 
     SCREENSHOTS.mkdir(exist_ok=True)
     host = urlparse(site).netloc
-    requests, blocked, errors = [], [], []
+    requests, blocked, errors, problems = [], [], [], []
 
     def route(r) -> None:
         requests.append(r.request.url)
@@ -161,23 +159,24 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
             page.on("response", lambda r: r.ok or errors.append(f"{r.url}: HTTP {r.status}"))
             page.on("requestfailed", lambda r: urlparse(r.url).netloc != host or errors.append(f"{r.url} failed"))
 
-            # The index links every page and deck, and each of them loads.
+            # The index links every page (and the decks when they were built first), and each of them loads.
             page.goto(site)
             links = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
             local = [href for href in links if not urlparse(href).scheme]
             assert {f"{name}.html" for name in CHAPTERS} | {"explorer.html"} <= set(local)
-            assert {f"slides/{name[:2]}.html" for name in CHAPTERS} <= set(local)
             assert "about" in page.inner_text("table"), "the index shows reading times"
             page.screenshot(path=str(SCREENSHOTS / "site_index.png"), full_page=True)
             downloads = [href for href in local if not href.endswith(".html")]
-            assert downloads == ["student.zip"], f"the index links these non-page files: {downloads}"
-            student_zip = page.request.get(urljoin(site, "student.zip"))  # a download, not a page to visit
-            assert student_zip.ok and student_zip.body()[:2] == b"PK", "student.zip is not a zip file"
-            for href in set(local) - set(downloads):
+            assert downloads == ["notebooks.zip"], f"the index links these non-page files: {downloads}"
+            notebooks_zip = page.request.get(urljoin(site, "notebooks.zip"))  # a download, not a page to visit
+            assert notebooks_zip.ok and notebooks_zip.body()[:2] == b"PK", "notebooks.zip is not a zip file"
+            for href in sorted(set(local) - set(downloads)):  # each page: drawn, named after its chapter, axe
                 response = page.goto(urljoin(site, href))
                 assert response is not None and response.ok, f"{href} did not load"
                 if not href.startswith("slides/"):
                     page.wait_for_function(FIGURES_DRAWN)
+                    assert page.title() == page_title(href[:-5]), f"{href} is titled {page.title()!r}"
+                    problems += [f"{href}: {v}" for v in severe_violations(page, axe_script)]
 
             # A chapter: figures drawn inside the page, math drawn as MathML, no TeX left over.
             page.goto(urljoin(site, f"{CHAPTERS[1]}.html"))
@@ -190,25 +189,24 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
             maths.first.scroll_into_view_if_needed()
             page.screenshot(path=str(SCREENSHOTS / "site_math.png"))
 
-            # The static explorer: its menus switch head and sentence with no kernel.
+            # The static explorer: its menus, reached with Tab and changed with the arrow keys, switch head and
+            # sentence with no kernel.
             page.goto(urljoin(site, "explorer.html"))
             page.wait_for_function(FIGURES_DRAWN)
-            explorer = page.locator(".js-plotly-plot", has=page.locator(".updatemenu-header")).first
-            explorer.scroll_into_view_if_needed()
-            first = page.evaluate(SHOWN)
-            assert first["ticks"] == first["words"]
-            gap = page.evaluate(f"() => {{ const f = {STATIC_EXPLORER}; const t = f.querySelector('.g-gtitle');"
-                                f" return t.getBoundingClientRect().top - f.getBoundingClientRect().top; }}")
-            assert gap >= 0, f"the static explorer's title starts {-gap:.0f} px above the figure (cut off)"
-            explorer.locator(".updatemenu-header").nth(1).click()  # the head menu
-            explorer.locator(".updatemenu-dropdown-button", has_text="head 2").click()
-            head_2 = page.evaluate(SHOWN)
-            assert head_2["words"] == first["words"] and head_2["weights"] != first["weights"], "head menu did nothing"
-            explorer.locator(".updatemenu-header").nth(0).click()  # the sentence menu
-            explorer.locator(".updatemenu-dropdown-button").nth(1).click()
-            second = page.evaluate(SHOWN)
-            assert second["words"] != first["words"] and second["ticks"] == second["words"], "sentence menu did nothing"
-            explorer.screenshot(path=str(SCREENSHOTS / "site_explorer.png"))
+            explorer = ".spotlights-static"  # the explorer cell's static copy: sentence and head menus
+            first = drawn(page, explorer)[0]
+            assert len(first["x"]) > 3 and first["x"] == first["y"]
+            head = page.locator(f"{explorer} label", has_text="head").locator("select").first
+            head.focus()
+            page.keyboard.press("ArrowDown")
+            head_1 = drawn(page, explorer, first["title"].replace("head 0", "head 1"))[0]
+            assert head_1["x"] == first["x"] and head_1["cells"] != first["cells"], "the head menu did nothing"
+            page.keyboard.press("Shift+Tab")  # back to the sentence menu
+            page.keyboard.press("ArrowDown")
+            page.wait_for_function("(old) => Array.from(document.querySelector('.spotlights-static')"
+                                   ".querySelectorAll('.x-label'), t => t.textContent).join() !== old",
+                                   arg=",".join(first["x"]))  # the sentence menu shows another sentence
+            page.locator(explorer).first.screenshot(path=str(SCREENSHOTS / "site_explorer.png"))
 
             # A deck on a 1280x720 projector: the keyboard moves it on, and its figures are drawn.
             page.set_viewport_size({"width": 1280, "height": 720})
@@ -234,6 +232,7 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str) -> None:
     print(f"{len(requests)} requests, all to {host}" if not blocked else f"blocked: {blocked}")
     assert not blocked, f"pages asked other hosts for: {json.dumps(sorted(set(blocked)), indent=1)}"
     assert not errors, f"script errors on the pages: {errors}"
+    assert not problems, "serious accessibility problems on the pages:\n" + "\n".join(problems)
     assert all(urlparse(url).netloc == host for url in requests)
 
 
@@ -305,23 +304,3 @@ def _check_speaker_view(page, context, first_note: str) -> list[str]:
     finally:
         view.close()
     return []
-
-
-def test_pages_are_named_after_their_chapter_and_pass_axe(chromium: str, site: str, axe_script) -> None:
-    from playwright.sync_api import sync_playwright
-
-    problems = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            page.set_default_timeout(60_000)
-            for path in SITE_SAMPLE:
-                page.goto(urljoin(site, f"{path.stem}.html"))
-                page.wait_for_function(FIGURES_DRAWN)
-                if page.title() != page_title(path.stem):
-                    problems.append(f"{path.stem}.html is titled {page.title()!r}, not {page_title(path.stem)!r}")
-                problems += [f"{path.stem}.html: {v}" for v in severe_violations(page, axe_script)]
-        finally:
-            browser.close()
-    assert not problems, "\n".join(problems)

@@ -15,6 +15,7 @@ visible and a masked cell of the causal heatmap must show the true tooltip. Prin
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -103,10 +104,11 @@ def test_every_figure_fits_its_output_area(
 
     viewport = VIEWPORTS[mode]
     start = time.monotonic()
-    copies = [executed(name, mode) for name in CHAPTERS]
+    (tmp_path / "executed").mkdir()  # each run keeps its copy in a folder of its own: one folder to serve
+    copies = [Path(shutil.copy(executed(name, mode), tmp_path / "executed")) for name in CHAPTERS]
     ran = time.monotonic()
     outside, counted = [], {}
-    with jupyter_lab(copies[0].parent, tmp_path, ALL_CELLS) as (base, token), sync_playwright() as p:
+    with jupyter_lab(tmp_path / "executed", tmp_path, ALL_CELLS) as (base, token), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
         try:
             page = browser.new_page(viewport=viewport)

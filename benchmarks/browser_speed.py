@@ -1,0 +1,121 @@
+"""How fast the live views answer in a real browser: Chromium, JupyterLab, presenter mode at 1280x720.
+
+    python -m benchmarks.browser_speed
+
+Opens the explorer and chapter 4's widget in a JupyterLab of its own (tests/browser/support.py starts it) and
+times, from a pick in the page to the new drawing's title on screen: a model switch (one head and four heads in
+turn), the first all-heads view after it, a head change, a focus word, and a click on chapter 4's head-count
+buttons (every count twice; the first pass shows each grid for the first time). Prints the medians and the
+first times beside the load average, and writes them to assets/explorer_browser_speed.json (targets: a model
+switch within 300 ms, any other change within 150 ms). Needs Debian's chromium and Playwright for Python.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+from helpers.registry import shipped
+from tests.browser.support import CHROMIUM_FLAGS, jupyter_lab, run_all_cells
+
+OUT = Path(__file__).resolve().parents[1] / "assets" / "explorer_browser_speed.json"
+CELLS = ["import helpers\nfrom helpers.chapter_widgets import split_the_width\nfrom helpers.explorer import explore\n\n"
+         "helpers.presenter_mode(True)", "explore()", "split_the_width()"]
+TIME = """async ([root, control, option, title, drawing]) => {
+    const box = document.querySelector(root);
+    const shows = () => { const t = box.querySelectorAll('.spotlights-drawing .title')[drawing || 0];
+                          return t && t.textContent.startsWith(title); };
+    const start = performance.now();
+    if (control === 'button') {
+        Array.from(box.querySelectorAll('.widget-toggle-button')).find(b => b.textContent === option).click();
+    } else {
+        const select = Array.from(box.querySelectorAll('.widget-dropdown'))
+            .find(d => d.querySelector('label').textContent.trim() === control).querySelector('select');
+        select.value = Array.from(select.options).find(o => o.textContent.replace(/\\u00a0/g, ' ') === option).value;
+        select.dispatchEvent(new Event('change', {bubbles: true}));
+    }
+    while (!shows()) {
+        await new Promise(r => requestAnimationFrame(r));
+        if (performance.now() - start > 30000) throw new Error(`${root} never showed ${title}`);
+    }
+    return performance.now() - start;
+}"""
+"""Pick `option` (a menu's label, or a toggle button's text for control 'button') in the widget `root`;
+milliseconds until the title of its `drawing`-th drawing (default the first) starts with `title`."""
+
+
+def measure(page) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Every timing, and the load average (1, 5, 15 min) as each group of them started."""
+    ex, split = ".attention-explorer", ".split-the-width"
+    times: dict[str, list[float]] = {"model_switch": [], "all_heads_after_switch": [], "head_change": [],
+                                     "focus_change": [], "chapter_4_click": []}
+    load = {"projector": [round(x, 2) for x in os.getloadavg()]}
+    models = [(shipped("one_head").label, "one-head"), (shipped("four_heads").label, "4-head")]
+    for i in range(6):
+        label, heads = models[i % 2]
+        page.evaluate(TIME, [ex, "head", "head 0", "Head 0"])
+        times["model_switch"].append(page.evaluate(TIME, [ex, "model", label, f"Head 0 of the {heads}"]))
+        times["all_heads_after_switch"].append(page.evaluate(TIME, [ex, "head", "all heads", "Every head"]))
+    load["head_change"] = [round(x, 2) for x in os.getloadavg()]
+    for i in range(1, 7):
+        times["head_change"].append(page.evaluate(TIME, [ex, "head", f"head {i % 2}", f"Head {i % 2}"]))
+    words = page.evaluate("() => Array.from(Array.from(document.querySelectorAll('.attention-explorer "
+                          ".widget-dropdown')).find(d => d.querySelector('label').textContent.trim() === 'focus on')"
+                          ".querySelector('select').options, o => o.textContent.replace(/\\u00a0/g, ' '))")
+    for i in range(6):
+        word = words[-1 - i % 2]
+        times["focus_change"].append(page.evaluate(TIME, [ex, "focus on", word, f"Where '{word}'", 1]))
+    load["chapter_4"] = [round(x, 2) for x in os.getloadavg()]
+    titles = {1: "1 untrained head", 2: "2 untrained heads", 4: "4 untrained heads", 8: "8 untrained heads",
+              16: "16 untrained heads"}
+    for _ in range(2):
+        for heads, title in titles.items():
+            times["chapter_4_click"].append(page.evaluate(TIME, [split, "button", str(heads), title]))
+    return times, load
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        raise SystemExit("Debian's chromium is needed: apt-get install -y chromium")
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        root = Path(tmp) / "root"
+        root.mkdir()
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in CELLS])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, root / "speed.ipynb")
+        with jupyter_lab(root, Path(tmp)) as (base, token):
+            browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(f"{base}/lab/tree/speed.ipynb?token={token}")
+            run_all_cells(page)
+            page.wait_for_selector(".split-the-width .spotlights-drawing svg", timeout=120_000)
+            times, load = measure(page)
+            browser.close()
+    result = {f"{name}_median_ms": round(statistics.median(values), 1) for name, values in times.items()}
+    result |= {"model_switch_first_ms": round(times["model_switch"][0], 1),
+               "chapter_4_click_first_ms": round(max(times["chapter_4_click"][:5]), 1),
+               "head_change_to_redraw_ms": result["head_change_median_ms"], "browser": "chromium (headless)",
+               "what": "time from a pick in JupyterLab to the new drawing's title on screen",
+               "projector_note": "presenter mode, 1280x720, medians of 6 (model switch: one head and four heads in "
+                                 "turn; all heads: the first after each switch; chapter 4: 10 clicks, two passes)",
+               "load_average_1_5_15": load}
+    OUT.write_text(json.dumps(result, indent=2) + "\n")
+    groups = {"model_switch": "projector", "all_heads_after_switch": "projector", "head_change": "head_change",
+              "focus_change": "head_change", "chapter_4_click": "chapter_4"}
+    for name, values in times.items():
+        print(f"{name:<24} median {statistics.median(values):6.1f} ms, first {values[0]:6.1f} ms "
+              f"(load average {load[groups[name]]})")
+    print(f"written to {OUT.relative_to(OUT.parents[1])}")
+
+
+if __name__ == "__main__":
+    main()

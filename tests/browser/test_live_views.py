@@ -1,0 +1,247 @@
+"""Every live view in a real browser, as an instructor presents it: JupyterLab at 1280x720 in presenter mode.
+
+One notebook builds the explorer and the four chapter widgets with the chapters' own calls; Chromium runs it,
+then drives each view as a learner would (menus, buttons, keys, typing, a click on a heatmap) and reads back what
+the drawing shows: its title, its axis words, its cells' colours and its tooltips, checked against the weights
+computed here. Each view's controls and what they drive must be on the 1280x720 screen together, with the
+controls' text at the presenter's size; every control has an accessible name (sliders say the value they show)
+and axe-core finds no serious problem. After a page reload with the kernel still running, JupyterLab fetches the
+widgets again and they still work. A second test presents chapter 4's widget in RISE (jupyterlab-rise) and clicks
+it there. Screenshots go to tests/browser/screenshots/.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+from helpers.model import attention_layer_size
+from helpers.reading import attention, load_cached, read_sentence, unique_labels
+from helpers.registry import shipped
+from tests.browser.support import (
+    CELL_STATES,
+    CHROMIUM_FLAGS,
+    control_problems,
+    drawn,
+    jupyter_lab,
+    run_all_cells,
+    severe_violations,
+    tooltip,
+)
+
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+SETUP = """import torch
+
+import helpers
+from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
+from helpers.course import COURSE_EXAMPLES
+from helpers.explorer import explore
+
+helpers.presenter_mode(True)
+words = COURSE_EXAMPLES[1].split()
+visible = words[: words.index("street") + 1]
+gen = torch.Generator().manual_seed(0)
+x = torch.randn(len(visible), 5, generator=gen)
+q, k, v = torch.randn(3, len(words), 4, generator=gen)"""
+VIEWS = {"attention-explorer": "explore()",
+         "spotlight-playground": 'spotlight_playground(visible, x, ["a", "b", "c", "d", "e"], visible[1:4])',
+         "step-through": "step_through(words, q, k, v)", "split-the-width": "split_the_width()",
+         "change-one-word": "change_one_word()"}
+SENTENCE = "sadly , the foxes that cross the old bridge sigh ."
+EX = ".attention-explorer"
+
+
+def notebook(folder: Path, cells: list[str], name: str = "views.ipynb") -> Path:
+    """A notebook of `cells`, each a slide (for RISE)."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in cells])
+    for cell in nb.cells:
+        cell.metadata["slideshow"] = {"slide_type": "slide"}
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, folder / name)
+    return folder / name
+
+
+def pick(page, root: str, menu: str, option: str) -> None:
+    """Choose `option` in the dropdown labelled `menu` of the widget `root`, as a learner does."""
+    box = page.locator(f"{root} .widget-dropdown").filter(has=page.locator("label", has_text=re.compile(f"^{menu}$")))
+    box.locator("select").select_option(label=option)
+
+
+ON_SCREEN = """([css, figure]) => {
+    const w = document.querySelector(css);
+    w.scrollIntoView({block: 'start'});
+    const view = w.closest('.jp-WindowedPanel-outer').getBoundingClientRect();
+    const shown = e => e.getBoundingClientRect().height > 0;
+    const controls = Array.from(w.querySelectorAll('.widget-inline-hbox, .widget-toggle-buttons, button'))
+        .filter(shown);
+    const driven = w.querySelector(figure) || w;
+    const fonts = Array.from(w.querySelectorAll('.widget-label, select, input[type=text], button, .widget-readout'))
+        .filter(shown).map(e => getComputedStyle(e).fontSize);
+    return {top: Math.min(...controls.map(e => e.getBoundingClientRect().top)),
+            bottom: driven.getBoundingClientRect().bottom, view_top: view.top, view_bottom: view.bottom,
+            fonts: Array.from(new Set(fonts))};
+}"""
+
+
+def off_screen(page, css: str) -> list[str]:
+    """The live view `css`: its controls and its drawing (the step-through: all of it) within the 1280x720 screen,
+    the controls' text at the presenter's 22 px."""
+    box = page.evaluate(ON_SCREEN, [f".{css}", ".spotlights-drawing"])
+    problems = [f"{css}: controls' text {box['fonts']}"] if box["fonts"] != ["22px"] else []
+    if box["top"] < box["view_top"] - 1 or box["bottom"] > box["view_bottom"] + 1:
+        problems.append(f"{css}: from its controls at {box['top']:.0f} px to its drawing's end at {box['bottom']:.0f}"
+                        f" px, more than the notebook's {box['view_top']:.0f}-{box['view_bottom']:.0f} px")
+    page.screenshot(path=str(SCREENSHOTS / f"{css}-presenter.png"))
+    return problems
+
+
+def check_explorer(page) -> None:
+    """Switch model and head, type a sentence, hover and click cells: the drawing shows the kernel's weights."""
+    model = load_cached("four_heads")
+    reading = read_sentence(model, SENTENCE)
+    weights = attention(model, reading.ids)  # [H, T, T]
+    pick(page, EX, "head", "all heads")
+    grid = drawn(page, EX, "Every head of the 4-head model")[0]
+    assert grid["panels"] == [f"head {h}" for h in range(4)]
+    pick(page, EX, "model", shipped("one_head").label)
+    assert drawn(page, EX, "Every head of the one-head model")[0]["panels"] == ["head 0"]
+    pick(page, EX, "model", shipped("four_heads").label)
+    pick(page, EX, "head", "head 0")
+    box = page.locator(f"{EX} .widget-text input").first
+    box.fill(SENTENCE)
+    box.press("Enter")
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.attention-explorer .x-label'),"
+                           " t => t.textContent).includes('bridge')", timeout=30_000)
+    head_0 = drawn(page, EX, "Head 0 of the 4-head model")[0]
+    assert head_0["x"] == head_0["y"] == unique_labels(reading.words), "every word labelled, on both axes"
+    pick(page, EX, "head", "head 2")
+    head_2 = drawn(page, EX, "Head 2 of the 4-head model")[0]
+    assert head_2["x"] == head_0["x"] and head_2["cells"] != head_0["cells"], "head 2 drew head 0's weights"
+    cell = tooltip(page, EX, "rect[data-r='3'][data-c='2']")
+    assert cell == f"'foxes' looks at 'the': {weights[2, 3, 2]:.1%}", cell
+    masked = tooltip(page, EX, "rect[data-r='2'][data-c='3']")
+    assert masked == "masked: 'the' cannot see the later word 'foxes'", masked
+    page.locator(f"{EX} .spotlights-drawing rect[data-r='3'][data-c='1']").first.click()  # focus on 'foxes'
+    page.wait_for_function("() => document.querySelector('.attention-explorer').innerText.includes(\"'foxes'\")")
+    # the keyboard: Tab reaches the heatmap, the arrow keys read its cells, JupyterLab keeps the active cell
+    active = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+    cell_index = page.evaluate(active)
+    page.locator(f"{EX} g.panel.heatmap").first.focus()
+    for key in ("ArrowDown", "ArrowDown", "ArrowRight"):
+        page.keyboard.press(key)
+    said = page.locator(f"{EX} .spotlights-said").first.inner_text()
+    assert said == f"'the' looks at ',': {weights[2, 2, 1]:.1%}", said
+    assert page.evaluate(active) == cell_index, "the arrow keys moved JupyterLab to another cell"
+
+
+def check_widgets(page) -> None:
+    """Each chapter widget responds to its controls, and its drawing shows what the kernel computed."""
+    w = ".spotlight-playground"
+    page.locator(f"{w} button", has_text="three clues").click()
+    page.wait_for_function("() => document.querySelector('.spotlight-playground').innerText.includes('animal 33%')")
+    assert drawn(page, w)[0]["values"].count("33.3%") == 3
+    temperature = page.locator(f"{w} .widget-slider", has=page.locator("label", has_text="temperature"))
+    assert temperature.locator("[role=slider]").get_attribute("aria-valuetext") == "1.00"
+    w = ".step-through"
+    page.locator(f"{w} button", has_text="Next").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('.step-through').innerText.includes('step 2 of 6')")
+    w = ".split-the-width"
+    page.locator(f"{w} .widget-toggle-button", has_text="16").click()
+    assert drawn(page, w, "16 untrained heads: heads 0 to 3")[0]["panels"] == [f"head {h}" for h in range(4)]
+    pick(page, w, "show", "heads 12 to 15")
+    assert drawn(page, w, "16 untrained heads: heads 12 to 15")[0]["panels"] == [f"head {h}" for h in range(12, 16)]
+    assert f"{attention_layer_size(128, 16)['attention_params']:,}" in page.locator(w).inner_text()
+    page.locator(f"{w} .widget-toggle-button", has_text="trained four-head checkpoint").click()
+    drawn(page, w, "The trained four-head checkpoint")
+    w = ".change-one-word"
+    page.locator(f"{w} select").select_option(label="fox")
+    box = page.locator(f"{w} input[type=text]")
+    box.fill("girl")
+    box.press("Enter")
+    moved = drawn(page, w, "'fox' → 'girl'")[0]["cells"]
+    attn, ff = moved[: len(moved) // 2], moved[len(moved) // 2 :]
+    assert [a[1] > 0.01 for a in attn] == [i >= 3 for i in range(len(attn))]
+    assert [f[1] > 0.01 for f in ff] == [i == 3 for i in range(len(ff))]
+
+
+def test_live_views_on_a_projector_and_after_a_reload(chromium: str, tmp_path: Path, axe_script) -> None:
+    from playwright.sync_api import sync_playwright
+
+    SCREENSHOTS.mkdir(exist_ok=True)
+    (tmp_path / "root").mkdir()
+    notebook(tmp_path / "root", [SETUP, *VIEWS.values()])
+    with jupyter_lab(tmp_path / "root", tmp_path) as (base, token), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.set_default_timeout(60_000)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            page.goto(f"{base}/lab/tree/views.ipynb?token={token}")
+            run_all_cells(page)
+            for css in VIEWS:
+                page.wait_for_selector(f".{css}", timeout=60_000)
+            problems = [p for css in VIEWS for p in off_screen(page, css)]
+            pick(page, EX, "head", "all heads")
+            drawn(page, EX, "Every head")
+            problems += off_screen(page, "attention-explorer")
+            check_explorer(page)
+            check_widgets(page)
+            problems += control_problems(page, ".spotlights-widget")
+            problems += severe_violations(page, axe_script, ".spotlights-widget")
+            page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")  # as Ctrl+S, or autosave
+            page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
+            page.reload()  # the kernel keeps running: JupyterLab fetches every widget's state again
+            assert drawn(page, EX, "Head 2 of the 4-head model")[0]["x"][3] == "foxes"
+            pick(page, EX, "head", "head 1")
+            drawn(page, EX, "Head 1 of the 4-head model")
+            page.locator(".split-the-width .widget-toggle-button", has_text="untrained layer").click()
+            drawn(page, ".split-the-width", "4 untrained heads")
+            assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()
+        except Exception:
+            page.screenshot(path=str(SCREENSHOTS / "live-views-failure.png"), full_page=True)
+            print("\ncode cells when it failed:", page.evaluate(CELL_STATES), "\npage errors:", errors[-10:])
+            raise
+        finally:
+            browser.close()
+    assert not problems, "live views on a 1280x720 projector:\n" + "\n".join(problems)
+
+
+def test_chapter_4_presents_in_rise_with_its_widget_drawn(chromium: str, tmp_path: Path) -> None:
+    """RISE (jupyterlab-rise) opens its own page on the notebook's running kernel: the widget is drawn on its
+    slide, within 1280x720, and a click on it there redraws it."""
+    from playwright.sync_api import sync_playwright
+
+    (tmp_path / "root").mkdir()
+    notebook(tmp_path / "root", [SETUP.split("\nwords")[0], VIEWS["split-the-width"]], "ch4.ipynb")
+    with jupyter_lab(tmp_path / "root", tmp_path) as (base, token), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.set_default_timeout(60_000)
+        errors = []
+        page.on("console", lambda m: errors.append(m.text[:200]) if m.type == "error" else None)
+        try:
+            page.goto(f"{base}/lab/tree/ch4.ipynb?token={token}")
+            run_all_cells(page)
+            page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")  # RISE opens the file
+            page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
+            page.goto(f"{base}/rise/ch4.ipynb?token={token}")  # on the same kernel, which holds the widgets
+            svg = page.locator(".reveal .split-the-width .spotlights-drawing svg")
+            svg.wait_for(state="attached", timeout=90_000)
+            page.locator(".reveal .controls .navigate-right").click()  # on to the widget's slide
+            page.wait_for_function("() => document.querySelector('.reveal .slides section.present .split-the-width')")
+            page.locator(".reveal .split-the-width .widget-toggle-button", has_text="8").click()
+            drawn(page, ".reveal .split-the-width", "8 untrained heads: heads 0 to 3")
+            bottom = page.evaluate("() => document.querySelector('.reveal .split-the-width .spotlights-drawing svg')"
+                                   ".getBoundingClientRect().bottom")
+            page.screenshot(path=str(SCREENSHOTS / "rise-chapter-4.png"))
+            assert bottom <= 720, f"the widget's grid ends at {bottom:.0f} px, below the 720 px slide"
+        except Exception:
+            page.screenshot(path=str(SCREENSHOTS / "rise-failure.png"))
+            print("\nconsole errors:", errors[-10:])
+            raise
+        finally:
+            browser.close()
