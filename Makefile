@@ -23,6 +23,9 @@ $(BIN)/.installed: pyproject.toml environment.yml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/python -m pip install --quiet -e ".[lab,test]"
+	@# an editable install skips pyproject's data-files: link the RISE widget fix (labextension/) by hand
+	mkdir -p $(VENV)/share/jupyter/labextensions
+	ln -sfn $(CURDIR)/labextension $(VENV)/share/jupyter/labextensions/several-spotlights-rise
 	touch $@
 
 install: $(BIN)/.installed
