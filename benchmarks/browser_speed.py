@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 
 from helpers.registry import shipped
-from tests.browser.support import CHROMIUM_FLAGS, jupyter_lab, run_all_cells
+from tools.lab import CHROMIUM_FLAGS, jupyter_lab, run_all_cells
 
 OUT = Path(__file__).resolve().parents[1] / "assets" / "explorer_browser_speed.json"
 CELLS = ["import helpers\nfrom helpers.chapter_widgets import split_the_width\nfrom helpers.explorer import explore\n\n"

@@ -1,0 +1,119 @@
+"""A JupyterLab server of the maintainers' own on 127.0.0.1, driven in Chromium: for the browser tests
+(tests/browser) and the browser benchmark (benchmarks/browser_speed.py).
+
+`jupyter_lab` starts the server over a folder (free port, random token, settings of its own, this checkout's
+labextension for widgets in RISE) and always stops it; `run_all_cells` runs a notebook through JupyterLab's own
+command and waits for the kernel; CHROMIUM_FLAGS start Debian's chromium headless without background traffic.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tools.chapters import ROOT
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def jupyter_lab(root: Path, home: Path, settings: dict[str, dict] | None = None) -> Iterator[tuple[str, str]]:
+    """A JupyterLab server over the folder `root` (its settings and logs in `home`); yields (base URL, token).
+
+    `settings` maps a settings file (e.g. "@jupyterlab/notebook-extension/tracker") to its values. Always stopped.
+    """
+    files = {"@jupyterlab/apputils-extension/notification": {"fetchNews": "false"},  # no news pop-up over the page
+             **(settings or {})}
+    for name, values in files.items():
+        path = home / "settings" / f"{name}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    port, token = free_port(), secrets.token_hex(16)
+    # the checkout's labextension (widgets in RISE slides), which an editable install does not put in the venv
+    (home / "data" / "labextensions").mkdir(parents=True, exist_ok=True)
+    (home / "data" / "labextensions" / "several-spotlights-rise").symlink_to(ROOT / "labextension")
+    env = {**os.environ, "JUPYTER_PATH": os.pathsep.join(filter(None, [str(home / "data"), os.environ.get(
+               "JUPYTER_PATH")])), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "JUPYTER_RUNTIME_DIR": str(home / "runtime")}
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+           f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
+           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           "--LabApp.extension_manager=readonly", "--allow-root"]
+    log = (home / "lab.log").open("w")
+    server = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
+                    break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"JupyterLab did not start:\n{(home / 'lab.log').read_text()[-3000:]}") from None
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+def run_all_cells(page) -> None:
+    """Run every cell through JupyterLab's own command, then wait for the kernel to finish."""
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        " && window.jupyterapp.shell.currentWidget.sessionContext"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
+        timeout=120_000,  # waits, not timed asserts: a busy machine starts a kernel slowly
+    )
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        """() => {
+            const nb = window.jupyterapp.shell.currentWidget;
+            const cells = nb.content.widgets.filter(c => c.model.type === 'code');
+            const failed = cells.some(c => Array.from({length: c.model.outputs.length},
+                                                      (_, k) => c.model.outputs.get(k).type).includes('error'));
+            return failed || (cells.every(c => c.model.executionCount !== null)
+                              && nb.sessionContext.session.kernel.status === 'idle');
+        }""",
+        timeout=180_000,
+    )
+    states = page.evaluate(CELL_STATES)
+    errors = [o for cell in states for o in cell["outputs"] if o.startswith(("error", "stderr"))]
+    assert not errors, f"a notebook cell failed or warned in JupyterLab: {errors}"
+
+
+CELL_STATES = """() => {
+    const nb = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    if (!nb || !nb.content) return 'no notebook open';
+    return nb.content.widgets.filter(c => c.model.type === 'code').map(c => ({
+        count: c.model.executionCount,
+        outputs: Array.from({length: c.model.outputs.length}, (_, k) => c.model.outputs.get(k).toJSON())
+            .map(o => o.output_type === 'error' ? 'error ' + o.ename + ': ' + o.evalue
+                 : o.output_type === 'stream' ? o.name + ' ' + String(o.text).slice(0, 300) : o.output_type),
+    }));
+}"""
