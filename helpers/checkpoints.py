@@ -16,9 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import textwrap
-from importlib.resources import files
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import torch
 from safetensors import SafetensorError, safe_open
@@ -26,6 +25,7 @@ from safetensors.torch import save_file
 
 from helpers.model import CourseConfig, CourseModel, LanguageModel, count_parameters
 from helpers.registry import (
+    ASSETS,
     CARD,
     DEFAULT,
     OWN_TEXT,
@@ -38,9 +38,6 @@ from helpers.registry import (
 )
 from helpers.tokenizer import UNK, Tokenizer
 
-ASSETS = Path(str(files("helpers.assets")))
-"""The shipped files (the repository's assets/, installed as the package helpers.assets): found the same way in a
-checkout installed with `pip install -e .` and in a regular install from a wheel or git URL."""
 EXAMPLES = 6
 """How many held-out sentences a card written with its held-out text keeps as examples."""
 MOST_UNKNOWN = 2
@@ -73,12 +70,11 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def save_checkpoint(result: Trained, stem: str | Path, command: str, held_out: torch.Tensor | None = None) -> Path:
+def save_checkpoint(result: Trained, stem: str | Path, command: str, **entries: Any) -> Path:
     """Write `stem`.safetensors and `stem`.json for a training result; returns the JSON path.
 
-    held_out: word ids [N] of text the model did not train on; the card keeps up to EXAMPLES of its sentences
-    as the explorer's examples for this model (held_out_examples: fewest <unk> first).
-    The card records the steps taken and, in `best_step`, the step whose weights were kept (0: the last).
+    The card records the steps taken and, in `best_step`, the step whose weights were kept (0: the last), and
+    any further `entries` (a learner's run adds its notes, recipe and held-out example sentences).
     """
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
@@ -106,9 +102,7 @@ def save_checkpoint(result: Trained, stem: str | Path, command: str, held_out: t
         "tokens_per_s": round(result.tokens_per_s),
         "command": command,
         "tokenizer": tokenizer.to_dict(),
-    }
-    if held_out is not None:
-        card["examples"] = held_out_examples(tokenizer, tokenizer.decode(held_out.tolist()).split())
+    } | entries
     path = stem.with_suffix(".json")
     path.write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
     return path

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import torch
 
-from helpers.checkpoints import ASSETS
+from helpers.corpus import Corpus
+from helpers.registry import ASSETS
 from helpers.tokenizer import Tokenizer, read_text_file, split
-from helpers.train import Corpus
 
 NOVELS_FILE = ASSETS / "novels.txt.gz"
 PLAYS_FILE = ASSETS / "plays.txt.gz"

@@ -9,13 +9,13 @@ sits below helpers.train, whose command line prints the notes, puts them in its 
 from __future__ import annotations
 
 import json
-from collections.abc import Sized
 from functools import lru_cache
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 import torch
 
-from helpers.checkpoints import ASSETS
+from helpers.corpus import Corpus
+from helpers.registry import ASSETS
 
 RESULTS_FILE = ASSETS / "real_text.json"
 FEW_WORDS = 50
@@ -25,15 +25,6 @@ on, has several hundred): the text is nearly one pattern repeated, and a perplex
 STRETCH = 8
 """Words in a row that ordinary writing seldom repeats word for word; a text that repeats most of them repeats
 itself."""
-
-
-class Corpus(Protocol):
-    """What the notes read of a helpers.train.Corpus (named here, not imported: helpers.train imports this
-    module)."""
-
-    train_ids: torch.Tensor
-    val_ids: torch.Tensor
-    tokenizer: Sized
 
 
 class Threshold(NamedTuple):

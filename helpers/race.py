@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 import torch
 
+from helpers.corpus import Corpus
 from helpers.evaluate import perplexity
 from helpers.model import LanguageModel
 from helpers.threads import faster_thread_count, keep_threads, on_threads, usable_threads
-from helpers.train import Corpus, train
+from helpers.train import train
 
 RACE_BUDGET_S = 20.0
 """Wall time a live race may take, its own timing included: a cell should finish within 30 s at half a CPU

@@ -4,12 +4,18 @@ Each entry says the checkpoint's file name in `assets/` (without extension), its
 it learned, its partner (the shipped checkpoint of the same size that learned the other text) and where its
 example sentences come from. Its menu label is made from these. A learner's own checkpoints (written by
 `python -m helpers.train --out FOLDER`) get entries of the same kind from `helpers.checkpoints.find_checkpoints`.
-This module only describes; it reads no file and imports nothing.
+`ASSETS` is the folder of the shipped files. This module only describes; it reads no file.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+
+ASSETS = Path(str(files("helpers.assets")))
+"""The shipped files (the repository's assets/, installed as the package helpers.assets): found the same way in a
+checkout installed with `pip install -e .` and in a regular install from a wheel or git URL."""
 
 STORY_WORLD = "story world"
 """The made-up stories of the course (helpers.stories): the text the chapters' models learn."""

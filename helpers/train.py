@@ -19,7 +19,6 @@ import sys
 import textwrap
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -29,74 +28,21 @@ from tqdm.auto import tqdm
 from tqdm.std import tqdm as text_tqdm
 
 from helpers import guards
-from helpers.checkpoints import default_name, save_checkpoint
+from helpers.checkpoints import default_name, held_out_examples, save_checkpoint
+from helpers.corpus import Corpus, story_corpus, text_corpus
 from helpers.evaluate import clue_accuracy, perplexity
 from helpers.model import CourseConfig, LanguageModel, count_parameters, course_model
 from helpers.own_text import own_text_notes, unknown_share
 from helpers.recipes import TEXT_RECIPE
 from helpers.static import static_build
-from helpers.stories import Clue, generate_stories, join_stories
 from helpers.threads import ThreadTrial
-from helpers.tokenizer import Tokenizer, read_text_file, story_tokenizer
 
-TRAIN_STORIES = 12_000
-VAL_STORIES = 600
-CORPUS_SEED = 12345  # the story world's text is the same for every training seed
 BATCH_SIZE = 32
 LEARNING_RATE = 1e-2
 WARMUP_STEPS = 50
 WEIGHT_DECAY = 0.01
 CHECKPOINT_STEPS = 1000  # the recipe of the shipped checkpoints and of the benchmark's table
 EVAL_WORDS = 32_768  # keep_best_every scores the first this many validation words: a fixed, cheap sample
-
-
-@dataclass
-class Corpus:
-    """Token ids for training and validation, the tokenizer, and (story world only) the clue annotations."""
-
-    name: str
-    tokenizer: Tokenizer
-    train_ids: torch.Tensor  # [N_train] long
-    val_ids: torch.Tensor  # [N_val] long
-    val_clues: list[Clue] = field(default_factory=list)  # positions index val_ids
-
-    @property
-    def has_clues(self) -> bool:
-        return bool(self.val_clues)
-
-
-@lru_cache(maxsize=4)
-def _story_ids(n_stories: int, seed: int) -> tuple[torch.Tensor, tuple[Clue, ...]]:
-    stream = join_stories(generate_stories(n_stories, seed=seed))
-    ids = torch.tensor(story_tokenizer().encode(" ".join(stream.words)), dtype=torch.long)
-    return ids, tuple(stream.clues)
-
-
-def story_validation(val_stories: int = VAL_STORIES) -> tuple[torch.Tensor, list[Clue]]:
-    """The story world's validation text: word ids [N] and their clue annotations (cached)."""
-    ids, clues = _story_ids(val_stories, CORPUS_SEED + 1)
-    return ids, list(clues)
-
-
-def story_corpus(train_stories: int = TRAIN_STORIES, val_stories: int = VAL_STORIES) -> Corpus:
-    """The story world, generated from CORPUS_SEED (validation stories from the next seed); cached."""
-    train_ids, _ = _story_ids(train_stories, CORPUS_SEED)
-    val_ids, val_clues = story_validation(val_stories)
-    return Corpus("story world", story_tokenizer(), train_ids, val_ids, val_clues)
-
-
-def text_corpus(path: str | Path, context: int = 128) -> Corpus:
-    """A user's UTF-8 text file: its 1,023 most frequent words, first 90% for training, last 10% to validate."""
-    text = read_text_file(path)
-    tok = Tokenizer.from_text(text, source=str(path))
-    ids = torch.tensor(tok.encode(text), dtype=torch.long)
-    n_val = max(len(ids) // 10, context + 1)
-    if len(ids) - n_val < context + 1:
-        raise ValueError(
-            f"{path}: has {len(ids)} words, too short to train on: it needs at least {2 * (context + 1)} "
-            f"({context + 1} for one training window of {context} words, as many again to validate)"
-        )
-    return Corpus(Path(path).name, tok, ids[:-n_val], ids[-n_val:])  # the file's name: no folders in titles
 
 
 @dataclass
@@ -325,18 +271,18 @@ def _print_notes(notes: list[str], to_stderr: bool) -> None:
         print(textwrap.fill(f"Note: {note}", 100), file=sys.stderr if to_stderr else sys.stdout)
 
 
-def _add_to_card(card: Path, **entries: Any) -> None:
-    """Add entries to a saved checkpoint's JSON card (the weights and their checksum are untouched)."""
-    data = json.loads(card.read_text(encoding="utf-8"))
-    card.write_text(json.dumps(data | entries, indent=1) + "\n", encoding="utf-8")
-
-
-def reproduce_command(heads: int, steps: int, seed: int, out: str | None = None, lr: float | None = None) -> str:
+def reproduce_command(heads: int, steps: int, seed: int, out: str | Path | None = None, lr: float | None = None,
+                      text: str | Path | None = None, name: str | None = None,
+                      max_seconds: float | None = None) -> str:
     """The shell command that trains this model again (with `lr`, the learning rate it trained with: the
     default rate may change when a sweep picks another)."""
-    command = f"python -m helpers.train --heads {heads} --steps {steps} --seed {seed}"
-    command += f" --lr {lr:g}" if lr is not None else ""
-    return command + (f" --out {out}" if out else "")
+    parts = [f"python -m helpers.train --heads {heads} --steps {steps} --seed {seed}"]
+    parts += [f"--lr {lr:g}"] if lr is not None else []
+    parts += [f"--out {out}"] if out else []
+    parts += [f"--text {text}"] if text else []
+    parts += [f"--name {name}"] if name else []
+    parts += [f"--max-seconds {max_seconds:g}"] if max_seconds is not None else []
+    return " ".join(parts)
 
 
 def even_guess_line(vocabulary: int, val_ids: torch.Tensor) -> str:
@@ -438,20 +384,15 @@ def main(argv: list[str] | None = None) -> int:
         summary["notes"] = result.notes
         summary["unknown_share"] = round(unknown_share(corpus.val_ids), 4)  # of the validation words
     if args.out:
-        name = args.name or default_name(args.heads)
-        command = reproduce_command(args.heads, args.steps, args.seed, str(args.out), lr=result.lr)
-        if args.text:
-            command += f" --text {args.text}"
-        if args.name:
-            command += f" --name {args.name}"
-        if args.max_seconds is not None:
-            command += f" --max-seconds {args.max_seconds:g}"
-        card = save_checkpoint(result, args.out / name, command, held_out=corpus.val_ids)
+        command = reproduce_command(args.heads, args.steps, args.seed, args.out, result.lr, args.text, args.name,
+                                    args.max_seconds)
+        examples = held_out_examples(corpus.tokenizer, corpus.tokenizer.decode(corpus.val_ids.tolist()).split())
         # the card repeats the notes (load_model prints them once per session) and the recipe it trained with
-        _add_to_card(card, recipe=summary["recipe"], **({key: summary[key] for key in ("notes", "unknown_share")}
-                                                         if args.text else {}))
+        kept = {key: summary[key] for key in ("notes", "unknown_share") if key in summary}
+        card = save_checkpoint(result, args.out / (args.name or default_name(args.heads)), command,
+                               recipe=summary["recipe"], examples=examples, **kept)
         summary["checkpoint"] = str(card)
-        summary["examples"] = len(json.loads(card.read_text(encoding="utf-8")).get("examples", []))
+        summary["examples"] = len(examples)
     if args.json:
         print(json.dumps(summary))
     else:

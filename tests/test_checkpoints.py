@@ -21,12 +21,13 @@ from helpers.checkpoints import (
     load_model,
     save_checkpoint,
 )
+from helpers.corpus import story_corpus, story_validation, text_corpus
 from helpers.course import COURSE_TABLE
 from helpers.evaluate import perplexity
 from helpers.model import count_parameters
 from helpers.registry import CARD, DEFAULT, SHIPPED, STORY_WORLD, card_names, shipped, shipped_names, trained_on
 from helpers.tokenizer import UNK, Tokenizer
-from helpers.train import main, story_corpus, story_validation, text_corpus, train
+from helpers.train import main, train
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "sample.txt"
 COURSE_PARAMS = {row["heads"]: row["params"] for row in COURSE_TABLE}  # 328,704 and 345,216

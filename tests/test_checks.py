@@ -45,7 +45,7 @@ MEASURED = [{"head": h, "val_ppl": 3.0, "clue_accuracy": dict.fromkeys(CLUE_KIND
 def detectives() -> tuple:
     """What chapter 6's naming check needs besides the learner's function: the trained model and its stories."""
     from helpers.checkpoints import load_model
-    from helpers.train import story_validation
+    from helpers.corpus import story_validation
 
     ids, clues = story_validation(40)
     return load_model("four_heads"), ids, clues

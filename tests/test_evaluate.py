@@ -24,7 +24,7 @@ from helpers.stories import Clue
 
 @pytest.fixture(scope="module")
 def val():
-    from helpers.train import story_validation
+    from helpers.corpus import story_validation
 
     ids, clues = story_validation(val_stories=12)
     return ids, clues
@@ -99,7 +99,7 @@ def test_scoreboard_gives_each_head_a_share_per_clue_kind(val):
 
 def test_trained_heads_specialise():
     from helpers.checkpoints import load_model
-    from helpers.train import story_validation
+    from helpers.corpus import story_validation
 
     ids, clues = story_validation()
     board = attention_on_clues(load_model("four_heads"), ids, clues)

@@ -1,0 +1,70 @@
+"""A text as word ids, split for training and validation, with its tokenizer: the story world or a file.
+
+`story_corpus()` is the story world (generated from CORPUS_SEED, its validation stories from the next seed,
+with the clues each word depends on); `text_corpus(path)` is a learner's UTF-8 file, with a vocabulary of its
+own; helpers.novels cuts the shipped novels the same way. helpers.train trains on any of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import torch
+
+from helpers.stories import Clue, generate_stories, join_stories
+from helpers.tokenizer import Tokenizer, read_text_file, story_tokenizer
+
+TRAIN_STORIES = 12_000
+VAL_STORIES = 600
+CORPUS_SEED = 12345  # the story world's text is the same for every training seed
+
+
+@dataclass
+class Corpus:
+    """Token ids for training and validation, the tokenizer, and (story world only) the clue annotations."""
+
+    name: str
+    tokenizer: Tokenizer
+    train_ids: torch.Tensor  # [N_train] long
+    val_ids: torch.Tensor  # [N_val] long
+    val_clues: list[Clue] = field(default_factory=list)  # positions index val_ids
+
+    @property
+    def has_clues(self) -> bool:
+        return bool(self.val_clues)
+
+
+@lru_cache(maxsize=4)
+def _story_ids(n_stories: int, seed: int) -> tuple[torch.Tensor, tuple[Clue, ...]]:
+    stream = join_stories(generate_stories(n_stories, seed=seed))
+    ids = torch.tensor(story_tokenizer().encode(" ".join(stream.words)), dtype=torch.long)
+    return ids, tuple(stream.clues)
+
+
+def story_validation(val_stories: int = VAL_STORIES) -> tuple[torch.Tensor, list[Clue]]:
+    """The story world's validation text: word ids [N] and their clue annotations (cached)."""
+    ids, clues = _story_ids(val_stories, CORPUS_SEED + 1)
+    return ids, list(clues)
+
+
+def story_corpus(train_stories: int = TRAIN_STORIES, val_stories: int = VAL_STORIES) -> Corpus:
+    """The story world, generated from CORPUS_SEED (validation stories from the next seed); cached."""
+    train_ids, _ = _story_ids(train_stories, CORPUS_SEED)
+    val_ids, val_clues = story_validation(val_stories)
+    return Corpus("story world", story_tokenizer(), train_ids, val_ids, val_clues)
+
+
+def text_corpus(path: str | Path, context: int = 128) -> Corpus:
+    """A user's UTF-8 text file: its 1,023 most frequent words, first 90% for training, last 10% to validate."""
+    text = read_text_file(path)
+    tok = Tokenizer.from_text(text, source=str(path))
+    ids = torch.tensor(tok.encode(text), dtype=torch.long)
+    n_val = max(len(ids) // 10, context + 1)
+    if len(ids) - n_val < context + 1:
+        raise ValueError(
+            f"{path}: has {len(ids)} words, too short to train on: it needs at least {2 * (context + 1)} "
+            f"({context + 1} for one training window of {context} words, as many again to validate)"
+        )
+    return Corpus(Path(path).name, tok, ids[:-n_val], ids[-n_val:])  # the file's name: no folders in titles
