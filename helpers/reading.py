@@ -14,7 +14,7 @@ import torch
 from helpers.checkpoints import load_model
 from helpers.model import LanguageModel
 from helpers.threads import one_thread
-from helpers.tokenizer import UNK
+from helpers.tokenizer import UNK, split
 
 Loader = Callable[[str], LanguageModel]
 """Checkpoint name -> model: how widgets get their models (tests pass small fakes)."""
@@ -55,8 +55,7 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
     if not enc.ids:
         raise ValueError(f"No words found in {text!r}: the model reads words and punctuation.")
     ids, words, notes = list(enc.ids), list(enc.words), []
-    typed = iter(enc.unknown)  # the unknown words as typed, in the order their <unk>s appear
-    originals = [next(typed, w) if w == UNK else w for w in words]
+    originals = split(text)  # the words as typed: an unknown word keeps its text
     if enc.unknown:
         unknown = list(dict.fromkeys(enc.unknown))
         more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""

@@ -105,7 +105,7 @@ class Tokenizer:
         ids, seen, unknown = [], [], []
         for word in split(text):
             i = self.ids.get(word, 0)
-            if i == 0:
+            if i == 0 and word != UNK:  # a typed "<unk>" (an example sentence's lost word) is the entry itself
                 unknown.append(word)
             ids.append(i)
             seen.append(self.words[i])
