@@ -32,7 +32,7 @@ from pathlib import Path
 
 import psutil
 
-from benchmarks.bench import machine
+from benchmarks.measure import machine
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, write_deploy_config
 from benchmarks.student import MB, Browser
 from classroom.hub import LocalHub, SetupError, proxy_command

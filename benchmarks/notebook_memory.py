@@ -25,17 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from fractions import Fraction
 from pathlib import Path
 
 import nbformat
 
+from benchmarks.measure import add_cpu_share_argument, cpu_share
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S
 from tools.chapters import ROOT, WORDS_PER_MINUTE, execute, notebook_paths, reading_minutes, run_seconds, sections
 
@@ -46,8 +41,6 @@ SLOWEST = 3
 LAST = ("import resource, torch; use = resource.getrusage(resource.RUSAGE_SELF); "
         "print('PEAK_KB', use.ru_maxrss, 'CPU_S', use.ru_utime + use.ru_stime, 'THREADS', torch.get_num_threads())")
 """The injected last cell: the kernel's peak memory, the CPU seconds it used, and its torch thread count."""
-BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
-"""A busy loop that ends by itself once the process that started it is gone."""
 
 
 def cell_seconds(nb: nbformat.NotebookNode) -> list[tuple[int, float]]:
@@ -80,60 +73,6 @@ def measure(path: Path) -> dict:
             "slowest_cells": slowest_cells(cell_seconds(nb)), "reading_minutes": reading_minutes(path),
             "sections": sections(nb),
             "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)]}
-
-
-def parse_share(text: str) -> Fraction:
-    """'0.5' -> 1/2: a CPU share of one over a whole number from 1 to 8 (0.33 stands for a third)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    share = Fraction(1, round(1 / value)) if 0.1 < value <= 1 else None
-    if share is None or abs(float(share) - value) > 0.01:
-        raise argparse.ArgumentTypeError(f"must be 1 or one over a whole number up to 8 (0.5, 0.33, 0.25...), "
-                                         f"got {text!r}")
-    return share
-
-
-def add_cpu_share_argument(parser: argparse.ArgumentParser) -> None:
-    """The --cpu-share option every benchmark that can run at a share of one CPU offers (parsed by parse_share)."""
-    parser.add_argument("--cpu-share", type=parse_share, default=Fraction(1),
-                        help="run on 1/k of one CPU (0.5, 0.33, ...): pinned to one core beside k - 1 busy loops")
-
-
-@contextmanager
-def cpu_share(share: Fraction) -> Iterator[None]:
-    """Run the body (and every process it starts) on one core shared with 1/share - 1 busy loops.
-
-    The loops are killed by their PID when the body ends, however it ends (an error, Ctrl-C, SIGTERM), and this
-    process gets back the cores it had.
-    """
-    if share == 1:
-        yield
-        return
-    cores = os.sched_getaffinity(0)
-    core = max(cores)
-    loops: list[subprocess.Popen] = []
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        os.sched_setaffinity(0, {core})
-        for _ in range(share.denominator - 1):  # started after pinning, so they run on `core` too
-            loops.append(subprocess.Popen([sys.executable, "-c", BUSY]))
-        print(f"pinned to core {core} with {len(loops)} busy loop(s) (PID {', '.join(str(p.pid) for p in loops)}): "
-              f"each kernel gets about {float(share):.2g} of a CPU", flush=True)
-        yield
-    finally:
-        for loop in loops:
-            loop.kill()
-            loop.wait()
-        os.sched_setaffinity(0, cores)
-        signal.signal(signal.SIGTERM, previous)
-        if loops:
-            print(f"stopped the busy loop(s) {', '.join(str(p.pid) for p in loops)}", flush=True)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def verdicts(rows: dict[str, dict]) -> list[str]:

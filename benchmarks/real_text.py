@@ -37,7 +37,7 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.bench import machine  # the benchmarks share how they record the machine
+from benchmarks.measure import machine
 from helpers.checkpoints import ASSETS, save_checkpoint
 from helpers.compare import seed_margin
 from helpers.evaluate import perplexity

@@ -18,8 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks.bench import machine  # the benchmarks share how they record the machine
-from benchmarks.notebook_memory import BUSY
+from benchmarks.measure import busy_loops, load, machine
 from helpers.threads import affinity_cpus, cgroup_quota, usable_threads
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,20 +70,15 @@ def run(name: str) -> tuple[float, int]:
 
 def measure(condition: str) -> dict:
     """Every run ROUNDS times, alternating; beside a busy process when condition is "busy"."""
-    busy = subprocess.Popen([sys.executable, "-c", BUSY]) if condition == "busy" else None
-    try:
-        start, runs = os.getloadavg(), {name: [] for name in RUNS}
+    with busy_loops(int(condition == "busy")):
+        start, runs = load(), {name: [] for name in RUNS}
         for _ in range(ROUNDS):
             for name in RUNS:
                 runs[name].append(run(name))
-        end = os.getloadavg()
-    finally:
-        if busy:
-            busy.kill()
-            busy.wait()
+        end = load()
     result = {name: {"tokens_per_s": round(statistics.median(s for s, _ in r)), "threads": [t for _, t in r]}
               for name, r in runs.items()}
-    return result | {"load_average_1_5_15": [[round(x, 2) for x in start], [round(x, 2) for x in end]]}
+    return result | {"load_average_1_5_15": [start, end]}
 
 
 def main() -> None:
