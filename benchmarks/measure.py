@@ -59,8 +59,10 @@ def time_ms(step: Callable[[int], object], repeats: int, warmup: int = 5) -> lis
 
 def markdown_table(header: Iterable[str], align: str, rows: Iterable[Iterable[object]]) -> list[str]:
     """A markdown table's lines; `align` has an "l" or "r" per column."""
-    return [f"| {' | '.join(header)} |", "|" + "".join("---:|" if a == "r" else "---|" for a in align),
-            *(f"| {' | '.join(map(str, row))} |" for row in rows)]
+    def line(cells: Iterable[object]) -> str:
+        return "|" + "|".join(f" {cell} " if cell != "" else " " for cell in cells) + "|"
+
+    return [line(header), "|" + "".join("---:|" if a == "r" else "---|" for a in align), *map(line, rows)]
 
 
 def save(path: Path, share: Fraction, whole: dict, shared: dict) -> None:
