@@ -21,6 +21,7 @@ from pathlib import Path
 
 from benchmarks import bench, real_text, sizing
 from benchmarks.measure import markdown_table
+from benchmarks.notebook_memory import over_targets
 from classroom.lessons import EXPLORER_TITLE, lessons_block, questions_block
 from tools.chapters import CHAPTERS, EXPLORER, ROOT
 
@@ -79,8 +80,7 @@ def timing_block() -> str:
                      + (": other programs shared the machine too, so these times are upper bounds"
                         if min(shares) < 0.45 else "") + ".")
         chapter_s, cell_s = measured.get("chapter_target_s", 90), measured.get("cell_target_s", 30)
-        over = [title for name, title in CHAPTERS.items() if name in half and (half[name]["seconds"] > chapter_s
-                or any(c["seconds"] > cell_s for c in half[name]["slowest_cells"]))]
+        over = [CHAPTERS[name] for name in over_targets(half, chapter_s, cell_s) if name in CHAPTERS]
         notes.append(f"Target at half a CPU: every chapter within {chapter_s} s and every cell within {cell_s} s: "
                      + (f"NOT met by {', '.join(over)}." if over else "met by every chapter measured."))
     notes.append(f"Memory target {measured['target_mb']} MB per chapter. Reading time counts each notebook's words "

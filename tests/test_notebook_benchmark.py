@@ -43,11 +43,12 @@ def test_cell_seconds_counts_every_cell_and_skips_injected_and_untimed_ones() ->
         {"index": 2, "seconds": 31.2}, {"index": 4, "seconds": 3.0}]
 
 
-def test_verdicts_name_each_chapter_and_cell_over_its_target() -> None:
-    rows = {"a.ipynb": {"seconds": 95.0, "slowest_cells": [{"index": 7, "seconds": 31.0}, {"index": 3, "seconds": 9}]},
-            "b.ipynb": {"seconds": 40.0, "slowest_cells": [{"index": 2, "seconds": 12.0}]}}
-    found = bench.verdicts(rows)
-    assert len(found) == 2 and all("a.ipynb" in line for line in found) and "7" in found[1]
+def test_over_targets_names_each_notebook_over_the_chapter_or_the_cell_target() -> None:
+    rows = {"slow.ipynb": {"seconds": 95.0, "slowest_cells": [{"index": 3, "seconds": 9}]},
+            "slow_cell.ipynb": {"seconds": 40.0, "slowest_cells": [{"index": 7, "seconds": 31.0}]},
+            "fine.ipynb": {"seconds": 40.0, "slowest_cells": [{"index": 2, "seconds": 12.0}]}}
+    assert bench.over_targets(rows) == ["slow.ipynb", "slow_cell.ipynb"]
+    assert bench.over_targets(rows, chapter_s=100, cell_s=10) == ["slow_cell.ipynb", "fine.ipynb"]
 
 
 def _busy_loops() -> list[psutil.Process]:
