@@ -23,6 +23,7 @@ from pathlib import Path
 import torch
 
 from benchmarks.measure import add_cpu_share_argument, measured, save, time_ms
+from benchmarks.report import explorer_block
 from helpers.explorer import ALL_HEADS, Explorer, explore
 from helpers.reading import attention
 from helpers.stories import example_sentences
@@ -112,13 +113,7 @@ def main() -> None:
         "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, python {platform.python_version()}",
         **{key: run[key] for key in ("forward_policy_threads_median_ms", "forward_one_thread_median_ms",
                                      "policy_threads", "load_average_1_5_15")}}, run | {"target_ms": SHARED_TARGET_MS})
-    slowest = max(run["updates"], key=lambda row: row["median_ms"])
-    print(f"slowest median: {slowest['median_ms']} ms ({slowest['view']}, {slowest['update']}); every target "
-          f"{'met' if run['meets_target'] else 'NOT met'}; forward pass alone: median "
-          f"{run['forward_policy_threads_median_ms']} ms on {run['policy_threads']} threads, "
-          f"{run['forward_one_thread_median_ms']} ms on one thread; CPU share asked {share}, got "
-          f"{run['cpu_share_measured']}; load average {run['load_average_1_5_15']}")
-
+    print(explorer_block())
 
 if __name__ == "__main__":
     main()

@@ -20,6 +20,7 @@ import ipywidgets as widgets
 import torch
 
 from benchmarks.measure import add_cpu_share_argument, measured, save, time_ms
+from benchmarks.report import widgets_block
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
 from helpers.course import COURSE_EXAMPLES
 from helpers.drawing import Drawing
@@ -87,12 +88,7 @@ def main() -> None:
            "meets_target": all(r["median_ms"] <= TARGET_MS for r in rows), "machine_at_start":
            machine["machine_at_start"], "machine_at_end": machine["machine_at_end"]}
     save(OUT, share, run, run | {"cpu_share_measured": machine["cpu_share_measured"]})
-    slowest = max(rows, key=lambda r: r["median_ms"])
-    print(f"slowest median: {slowest['median_ms']} ms ({slowest['widget']}, {slowest['update']}); target "
-          f"<= {TARGET_MS:.0f} ms: {'met' if run['meets_target'] else 'MISSED'}. CPU share asked {share}, got "
-          f"{machine['cpu_share_measured']:.2f}. Load average {run['machine_at_start']['load_average_1_5_15']} at "
-          f"the start, {run['machine_at_end']['load_average_1_5_15']} at the end")
-
+    print(widgets_block())
 
 if __name__ == "__main__":
     main()
