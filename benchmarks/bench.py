@@ -254,12 +254,11 @@ def _ranges(runs: list[dict]) -> list[str]:
 
 
 def markdown(results: dict) -> str:
-    """The figures of results.json for people, as markdown (a section of docs/measurements.md)."""
+    """The figures of results.json for people, as markdown (a block of docs/measurements.md)."""
     measured, speed = results["table"], results["speed"]
     start, end = results["machine_at_start"], results["machine_at_end"]
     busy = max(start["load_average_1_5_15"][0], end["load_average_1_5_15"][0]) > start["cpus"] / 2
     lines = [
-        "## Measured results", "",
         f"Written by `python -m benchmarks.bench` on {start['date_utc']} UTC: {start['cpus']} CPU cores, "
         f"torch {start['torch']} with {start['torch_threads']} threads. Load average (1, 5, 15 min) "
         f"{start['load_average_1_5_15']} at the start and {end['load_average_1_5_15']} at the end"
@@ -313,7 +312,7 @@ def markdown(results: dict) -> str:
               *markdown_table(["head off", "val perplexity", "clue accuracy"], "rrr",
                      [[r["head"], f"{r['val_ppl']:.3f}", f"{r['clue_accuracy']['all']:.1%}"]
                       for r in results["detectives"]["head_ablation"]])]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

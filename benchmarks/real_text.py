@@ -387,7 +387,6 @@ def markdown(results: dict) -> str:
     busiest = max((max(r["load_average"][0][0], r["load_average"][1][0]) for r in results.get("table", {}).values()),
                   default=0)
     lines = [
-        "### Real text: three public-domain novels", "",
         f"*Pride and Prejudice*, *Moby-Dick* and *War and Peace* (`assets/novels.txt.gz`): {words['train']:,} "
         f"words to train on, {words['validation']:,} of validation text, {words['test']:,} of test text, which "
         f"nothing was chosen on; <unk> share {summary['unknown_share']:.1%} of the validation words, "

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -89,18 +88,10 @@ def timing_block() -> str:
     return "\n".join([*lines, "", " ".join(notes)])
 
 
-def _without_heading(markdown: str) -> str:
-    """A rendered section without its top heading (the page has its own)."""
-    lines = markdown.strip().splitlines()
-    return "\n".join(lines[1:] if lines[0].startswith("#") else lines).strip()
-
-
 def results_block() -> str:
     """assets/results.json as benchmarks/bench.py renders it for people."""
     results = _load("results.json")
-    if results is None:
-        return "Not measured yet: run `python -m benchmarks.bench`."
-    return _without_heading(bench.markdown(results))
+    return "Not measured yet: run `python -m benchmarks.bench`." if results is None else bench.markdown(results)
 
 
 def real_text_block() -> str:
@@ -108,7 +99,7 @@ def real_text_block() -> str:
     results = _load("real_text.json") or {}
     if "summary" not in results:
         return "Not measured yet: run `python -m benchmarks.real_text table`."
-    return _without_heading(real_text.markdown(results))
+    return real_text.markdown(results)
 
 
 def headline_block() -> str:
@@ -116,12 +107,11 @@ def headline_block() -> str:
     lines = []
     results = _load("results.json")
     if results is not None:
-        runs = results["table"]["runs"]
-        ppl, clue = ({h: statistics.mean(score(r) for r in runs if r["heads"] == h) for h in (1, 4)}
-                     for score in (lambda r: r["val_ppl"], lambda r: r["clue_accuracy"]["all"]))
+        one, four = (results["table"]["models"][h] for h in ("1", "4"))
         lines.append(f"- **Story world** ({len(results['table']['seeds'])} seeds, {results['table']['steps']:,} steps "
-                     f"each): validation perplexity {ppl[4]:.3f} with four heads against {ppl[1]:.3f} with one; "
-                     f"clue accuracy {clue[4]:.1%} against {clue[1]:.1%}.")
+                     f"each): validation perplexity {four['val_ppl_mean']:.3f} with four heads against "
+                     f"{one['val_ppl_mean']:.3f} with one; clue accuracy {four['clue_accuracy_mean']['all']:.1%} "
+                     f"against {one['clue_accuracy_mean']['all']:.1%}.")
     summary = (_load("real_text.json") or {}).get("summary", {})
     models, target = summary.get("models", {}), summary.get("target")
     if {"one head", "four heads"} <= set(models):
@@ -145,12 +135,7 @@ def headline_block() -> str:
 
 
 def _browser_load(browser: dict, group: str) -> str:
-    """'; load average (1, 5, 15 min) [...] when measured' for a browser-measured `group`, or "" where the file
-    does not say."""
-    load = browser.get("load_average_1_5_15")
-    if not isinstance(load, dict) or group not in load:
-        return ""
-    return f"; load average (1, 5, 15 min) {load[group]} when measured"
+    return f"; load average (1, 5, 15 min) {browser['load_average_1_5_15'][group]} when measured"
 
 
 def explorer_block() -> str:
@@ -188,15 +173,12 @@ def explorer_block() -> str:
                   f"{run['load_average_1_5_15']}) {'every' if run['meets_target'] else 'not every'} update meets the "
                   f"target of {run['target_ms']:.0f} ms."]
     if browser is not None:
-        lines += ["", f"- In {browser['browser']}, from picking a head to the redrawn heatmap: "
-                  f"{browser['head_change_to_redraw_ms']:.0f} ms (measured by the browser test"
-                  f"{_browser_load(browser, 'head_change')}).",
-                  f"- In presenter mode at 1280x720, from a pick to the new figure on screen (medians): a model "
-                  f"switch {browser['model_switch_median_ms']:.0f} ms, the first all-heads view after it "
-                  f"{browser['all_heads_after_switch_median_ms']:.0f} ms, a head change "
-                  f"{browser['head_change_median_ms']:.0f} ms, a focus word {browser['focus_change_median_ms']:.0f} ms "
-                  "(targets: 300 ms for a model switch, 150 ms for any other change; figures, not timed asserts"
-                  f"{_browser_load(browser, 'projector')})."]
+        lines += ["", "- In Chromium, presenter mode at 1280x720, from a pick to the new figure on screen (medians; "
+                  f"`python -m benchmarks.browser_speed`): a model switch {browser['model_switch_median_ms']:.0f} ms, "
+                  f"the first all-heads view after it {browser['all_heads_after_switch_median_ms']:.0f} ms, a head "
+                  f"change {browser['head_change_median_ms']:.0f} ms, a focus word "
+                  f"{browser['focus_change_median_ms']:.0f} ms (targets: 300 ms for a model switch, 150 ms for any "
+                  f"other change; figures, not timed asserts{_browser_load(browser, 'projector')})."]
     return "\n".join(lines)
 
 
@@ -226,7 +208,7 @@ def widgets_block() -> str:
         rows.append(f"In Chromium (presenter mode, 1280x720), a click on chapter 4's head-count buttons shows its "
                     f"grid in {browser['chapter_4_click_median_ms']:.0f} ms (median), "
                     f"{browser['chapter_4_click_first_ms']:.0f} ms at most the first time each grid shows "
-                    f"(target: 150 ms; measured by the widgets' browser test, not asserted"
+                    "(target: 150 ms; measured by `python -m benchmarks.browser_speed`, not asserted"
                     f"{_browser_load(browser, 'chapter_4')}).")
     rows += [f"At {share} of a CPU (`--cpu-share`, pinned to one core beside a busy loop; it got "
              f"{run['cpu_share_measured']}, load average {run['machine_at_start']['load_average_1_5_15']}) "
