@@ -66,10 +66,11 @@ def markdown_table(header: Iterable[str], align: str, rows: Iterable[Iterable[ob
 
 
 def save(path: Path, share: Fraction, whole: dict, shared: dict) -> None:
-    """Merge one run into the results file `path`: at its top on the whole machine, else under cpu_shares."""
+    """Record one run in the results file `path`: at its top on the whole machine (keeping the shares' runs), else
+    under cpu_shares."""
     result = json.loads(path.read_text()) if path.exists() else {}
     if share == 1:
-        result.update(whole)
+        result = whole | {"cpu_shares": result.get("cpu_shares", {})}
     else:
         result.setdefault("cpu_shares", {})[str(share)] = shared
     path.write_text(json.dumps(result, indent=2) + "\n")
