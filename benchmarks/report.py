@@ -35,11 +35,9 @@ def _load(name: str) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def _loads(rows, fallback: float | None = None) -> str:
+def _loads(rows) -> str:
     """The range of the 1-minute load averages recorded with the rows ("1.2" or "10.4 to 12.5")."""
-    values = [v for r in rows for v in r.get("load_average_1min", [])] or ([fallback] if fallback is not None else [])
-    if not values:
-        return "not recorded"
+    values = [v for r in rows for v in r["load_average_1min"]]
     low, high = min(values), max(values)
     return f"{low:.1f}" if round(low, 1) == round(high, 1) else f"{low:.1f} to {high:.1f}"
 
@@ -52,12 +50,11 @@ def timing_block() -> str:
     rows = []
     for name, title in [*CHAPTERS.items(), (EXPLORER, EXPLORER_TITLE)]:
         m, h = whole.get(name), half.get(name)
-        minutes = next((r["reading_minutes"] for r in (h, m) if r and "reading_minutes" in r), None)
-        cell = h["slowest_cells"][0] if h and h.get("slowest_cells") else None
-        peaks = [r["peak_mb"] for r in (m, h) if r]
-        cells = [f"about {minutes} min" if minutes is not None else None, f"{m['seconds']:.0f} s" if m else None,
-                 f"{h['seconds']:.0f} s" if h else None, f"cell {cell['index']}: {cell['seconds']:.0f} s" if cell
-                 else None, f"{max(peaks):.0f} MB" if peaks else None]
+        cell = h["slowest_cells"][0] if h and h["slowest_cells"] else None
+        cells = [f"about {(h or m)['reading_minutes']} min" if h or m else None,
+                 f"{m['seconds']:.0f} s" if m else None, f"{h['seconds']:.0f} s" if h else None,
+                 f"cell {cell['index']}: {cell['seconds']:.0f} s" if cell else None,
+                 f"{max(r['peak_mb'] for r in (m, h) if r):.0f} MB" if m or h else None]
         rows.append([title, *(c or "not measured yet" for c in cells)])
     lines = markdown_table(["Chapter", "Reading time", "Run top to bottom: whole machine", "at half a CPU",
                             "Slowest cell at half a CPU", "Kernel peak memory"], "llllll", rows)
@@ -65,10 +62,9 @@ def timing_block() -> str:
         return "\n".join(lines)
     cpus, notes = measured["cpus"], []
     if whole:
-        loads = [v for r in whole.values() for v in r.get("load_average_1min", [])]
-        busy = max(loads or [measured.get("load_average_1min", 0)]) > cpus / 2
+        busy = max(v for r in whole.values() for v in r["load_average_1min"]) > cpus / 2
         notes.append(f"Whole machine: measured by `python -m benchmarks.notebook_memory` on {cpus} CPU cores, load "
-                     f"average (1 min) {_loads(whole.values(), measured.get('load_average_1min'))} during the runs"
+                     f"average (1 min) {_loads(whole.values())} during the runs"
                      + (": other programs shared the machine, so these times are upper bounds" if busy else "") + ".")
     if half:
         shares = [r["cpu_share"] for r in half.values()]
@@ -78,13 +74,13 @@ def timing_block() -> str:
                      f"(1 min) {_loads(half.values())}"
                      + (": other programs shared the machine too, so these times are upper bounds"
                         if min(shares) < 0.45 else "") + ".")
-        chapter_s, cell_s = measured.get("chapter_target_s", 90), measured.get("cell_target_s", 30)
+        chapter_s, cell_s = measured["chapter_target_s"], measured["cell_target_s"]
         over = [CHAPTERS[name] for name in over_targets(half, chapter_s, cell_s) if name in CHAPTERS]
         notes.append(f"Target at half a CPU: every chapter within {chapter_s} s and every cell within {cell_s} s: "
                      + (f"NOT met by {', '.join(over)}." if over else "met by every chapter measured."))
     notes.append(f"Memory target {measured['target_mb']} MB per chapter. Reading time counts each notebook's words "
-                 f"at {measured.get('words_per_minute', 180)} a minute; cells are numbered as in the notebook file, "
-                 "counting every cell from 0.")
+                 f"at {measured['words_per_minute']} a minute; cells are numbered as in the notebook file, counting "
+                 "every cell from 0.")
     return "\n".join([*lines, "", " ".join(notes)])
 
 
