@@ -2,18 +2,17 @@
 
     python -m benchmarks.browser_speed
 
-Opens the explorer and chapter 4's widget in a JupyterLab of its own (tests/browser/support.py starts it) and
-times, from a pick in the page to the new drawing's title on screen: a model switch (one head and four heads in
-turn), the first all-heads view after it, a head change, a focus word, and a click on chapter 4's head-count
-buttons (every count twice; the first pass shows each grid for the first time). Prints the medians and the
-first times beside the load average, and writes them to assets/explorer_browser_speed.json (targets: a model
-switch within 300 ms, any other change within 150 ms). Needs Debian's chromium and Playwright for Python.
+Opens the explorer and chapter 4's widget in a JupyterLab of its own (tools/lab.py) and times, from a pick in the
+page to the new drawing's title on screen: a model switch (one head and four heads in turn), the first all-heads
+view after it, a head change, a focus word, and a click on chapter 4's head-count buttons (every count twice; the
+first pass shows each grid for the first time). Writes the medians and first times with the load average to
+assets/explorer_browser_speed.json (targets: a model switch within 300 ms, any other change within 150 ms).
+Needs Debian's chromium and Playwright for Python.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import statistics
 import tempfile
@@ -21,6 +20,8 @@ from pathlib import Path
 
 import nbformat
 
+from benchmarks.measure import load
+from benchmarks.report import explorer_block, widgets_block
 from helpers.registry import shipped
 from tools.lab import CHROMIUM_FLAGS, jupyter_lab, run_all_cells
 
@@ -50,19 +51,19 @@ TIME = """async ([root, control, option, title, drawing]) => {
 milliseconds until the title of its `drawing`-th drawing (default the first) starts with `title`."""
 
 
-def measure(page) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+def time_views(page) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Every timing, and the load average (1, 5, 15 min) as each group of them started."""
     ex, split = ".attention-explorer", ".split-the-width"
     times: dict[str, list[float]] = {"model_switch": [], "all_heads_after_switch": [], "head_change": [],
                                      "focus_change": [], "chapter_4_click": []}
-    load = {"projector": [round(x, 2) for x in os.getloadavg()]}
+    loads = {"projector": load()}
     models = [(shipped("one_head").label, "one-head"), (shipped("four_heads").label, "4-head")]
     for i in range(6):
         label, heads = models[i % 2]
         page.evaluate(TIME, [ex, "head", "head 0", "Head 0"])
         times["model_switch"].append(page.evaluate(TIME, [ex, "model", label, f"Head 0 of the {heads}"]))
         times["all_heads_after_switch"].append(page.evaluate(TIME, [ex, "head", "all heads", "Every head"]))
-    load["head_change"] = [round(x, 2) for x in os.getloadavg()]
+    loads["head_change"] = load()
     for i in range(1, 7):
         times["head_change"].append(page.evaluate(TIME, [ex, "head", f"head {i % 2}", f"Head {i % 2}"]))
     words = page.evaluate("() => Array.from(Array.from(document.querySelectorAll('.attention-explorer "
@@ -71,13 +72,13 @@ def measure(page) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     for i in range(6):
         word = words[-1 - i % 2]
         times["focus_change"].append(page.evaluate(TIME, [ex, "focus on", word, f"Where '{word}'", 1]))
-    load["chapter_4"] = [round(x, 2) for x in os.getloadavg()]
+    loads["chapter_4"] = load()
     titles = {1: "1 untrained head", 2: "2 untrained heads", 4: "4 untrained heads", 8: "8 untrained heads",
               16: "16 untrained heads"}
     for _ in range(2):
         for heads, title in titles.items():
             times["chapter_4_click"].append(page.evaluate(TIME, [split, "button", str(heads), title]))
-    return times, load
+    return times, loads
 
 
 def main() -> None:
@@ -98,23 +99,17 @@ def main() -> None:
             page.goto(f"{base}/lab/tree/speed.ipynb?token={token}")
             run_all_cells(page)
             page.wait_for_selector(".split-the-width .spotlights-drawing svg", timeout=120_000)
-            times, load = measure(page)
+            times, loads = time_views(page)
             browser.close()
     result = {f"{name}_median_ms": round(statistics.median(values), 1) for name, values in times.items()}
     result |= {"model_switch_first_ms": round(times["model_switch"][0], 1),
                "chapter_4_click_first_ms": round(max(times["chapter_4_click"][:5]), 1),
-               "head_change_to_redraw_ms": result["head_change_median_ms"], "browser": "chromium (headless)",
                "what": "time from a pick in JupyterLab to the new drawing's title on screen",
                "projector_note": "presenter mode, 1280x720, medians of 6 (model switch: one head and four heads in "
                                  "turn; all heads: the first after each switch; chapter 4: 10 clicks, two passes)",
-               "load_average_1_5_15": load}
+               "load_average_1_5_15": loads}
     OUT.write_text(json.dumps(result, indent=2) + "\n")
-    groups = {"model_switch": "projector", "all_heads_after_switch": "projector", "head_change": "head_change",
-              "focus_change": "head_change", "chapter_4_click": "chapter_4"}
-    for name, values in times.items():
-        print(f"{name:<24} median {statistics.median(values):6.1f} ms, first {values[0]:6.1f} ms "
-              f"(load average {load[groups[name]]})")
-    print(f"written to {OUT.relative_to(OUT.parents[1])}")
+    print(explorer_block(), widgets_block(), sep="\n\n")
 
 
 if __name__ == "__main__":

@@ -3,18 +3,15 @@
     python -m benchmarks.classroom                                            # the grid: 1, 2, 4, 8 students
     python -m benchmarks.classroom --students 4 --chapters 03,05,07 --out c.json
 
-For each class size a fresh JupyterHub starts on 127.0.0.1 (classroom/hub.py): N students are created through
-its REST API, each gets the learner edition in their own home folder (as a class's hub delivers it on start,
-deploy/deliver.py) and a running server; then every student runs the chosen chapters one after another, all at
-the same moment, through their server's kernel API as their browser would (benchmarks/student.py). Recorded per student
-and chapter: wall time, CPU seconds, the slowest cell, the kernel's peak memory and any error; per student the
-server's peak memory; the hub's and the proxy's. The machine and its load are recorded with the figures. The
-default output, assets/classroom.json, also rewrites deploy/config.yaml (benchmarks/sizing.py); then run
-`python -m benchmarks.report` for the instructor guide's table.
+For each class size a fresh JupyterHub on 127.0.0.1 (classroom/hub.py) gets N students, each with the learner
+edition in their home and a running server; all run the chosen chapters at the same moment through their server's
+kernel API (benchmarks/student.py). Recorded, with the machine's load: per chapter its wall time, CPU seconds,
+slowest cell, kernel peak memory and error; per student the server's peak memory; the hub's and the proxy's.
+The default output, assets/classroom.json, also rewrites deploy/config.yaml (benchmarks/sizing.py).
 
-The last line sums the whole run up: `students=N errors=E slowest_chapter_s=S slowest_cell_s=C`, where N is
-the largest class measured, E the failing chapters over all class sizes and S and C the slowest over all.
-A missing tool (npm, the proxy), a port in use or a bad argument: one line on stderr and exit code 2.
+The last line sums the run up: `students=N errors=E slowest_chapter_s=S slowest_cell_s=C` (the largest class, the
+failing chapters and the slowest over all sizes). A missing tool, a port in use or a bad argument: one line on
+stderr and exit code 2.
 """
 
 from __future__ import annotations
@@ -25,14 +22,13 @@ import contextlib
 import json
 import os
 import re
-import resource
 import sys
 import time
 from pathlib import Path
 
 import psutil
 
-from benchmarks.bench import machine
+from benchmarks.measure import cpu_seconds, load, machine
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, write_deploy_config
 from benchmarks.student import MB, Browser
 from classroom.hub import LocalHub, SetupError, proxy_command
@@ -82,57 +78,46 @@ def summary_line(runs: list[dict]) -> str:
             f"slowest_cell_s={slowest_cell:.1f}")
 
 
-class Peaks:
-    """Peak resident memory of the hub, the proxy and each student's server, sampled while a class runs."""
+async def measure_class(size: int, chapters: list[Path]) -> dict:
+    """Start a hub with `size` students and run `chapters` for all of them at the same time, each chapter in a
+    fresh kernel, while the hub's, the proxy's and each server's peak memory is sampled."""
+    names = [f"student{i + 1}" for i in range(size)]
+    peaks: dict[str, float] = {}
 
-    def __init__(self, hub: LocalHub) -> None:
-        self.hub, self.mb = hub, {}
-
-    def sample(self) -> None:
-        for key, processes in self.hub.processes().items():
+    def sample() -> None:
+        for key, processes in hub.processes().items():
             total = 0
             for process in processes:
                 with contextlib.suppress(psutil.Error):  # a process that just exited
                     total += process.memory_info().rss
-            self.mb[key] = max(self.mb.get(key, 0.0), round(total / MB, 1))
+            peaks[key] = max(peaks.get(key, 0.0), round(total / MB, 1))
 
-    async def run(self) -> None:
+    async def sampling() -> None:
         while True:
-            self.sample()
+            sample()
             await asyncio.sleep(SAMPLE_S)
 
+    async def student(browser: Browser) -> list[dict]:
+        return [await browser.run_chapter(path, "several-spotlights") for path in chapters]
 
-async def one_student(browser: Browser, chapters: list[Path]) -> list[dict]:
-    """A student's chapters, one after another, each in a fresh kernel."""
-    return [await browser.run_chapter(path, "several-spotlights") for path in chapters]
-
-
-async def measure_class(size: int, chapters: list[Path]) -> dict:
-    """Start a hub with `size` students and run `chapters` for all of them at the same time."""
-    names = [f"student{i + 1}" for i in range(size)]
     async with LocalHub() as hub:
         for name in names:
             hub.deliver(name)
         tokens = await hub.add_students(names)
-        peaks = Peaks(hub)
-        sampler = asyncio.create_task(peaks.run())
-        load_start, cpu_start, began = os.getloadavg(), resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        sampler = asyncio.create_task(sampling())
+        load_start, cpu_start, began = load(), cpu_seconds(), time.perf_counter()
         try:
-            done = await asyncio.gather(*(one_student(Browser(hub, name, tokens[name]), chapters) for name in names))
+            done = await asyncio.gather(*(student(Browser(hub, name, tokens[name])) for name in names))
         finally:
             sampler.cancel()
-        seconds, cpu_end = time.perf_counter() - began, resource.getrusage(resource.RUSAGE_SELF)
-        peaks.sample()
-        run = {
-            "class_size": size, "cpus": os.cpu_count(), "cpu_share": round(os.cpu_count() / size, 3),
-            "seconds": round(seconds, 1),
-            "load_average_start": [round(x, 2) for x in load_start],
-            "load_average_end": [round(x, 2) for x in os.getloadavg()],
-            "client_cpu_s": round(cpu_end.ru_utime + cpu_end.ru_stime - cpu_start.ru_utime - cpu_start.ru_stime, 1),
-            "hub_peak_mb": peaks.mb.get("hub", 0.0), "proxy_peak_mb": peaks.mb.get("proxy", 0.0),
-            "students": [{"name": name, "server_peak_mb": peaks.mb.get(f"server:{name}", 0.0), "chapters": rows}
-                         for name, rows in zip(names, done, strict=True)],
-        }
+        seconds, cpu = time.perf_counter() - began, cpu_seconds() - cpu_start
+        sample()
+        run = {"class_size": size, "cpus": os.cpu_count(), "cpu_share": round(os.cpu_count() / size, 3),
+               "seconds": round(seconds, 1), "load_average_start": load_start, "load_average_end": load(),
+               "client_cpu_s": round(cpu, 1), "hub_peak_mb": peaks.get("hub", 0.0),
+               "proxy_peak_mb": peaks.get("proxy", 0.0),
+               "students": [{"name": name, "server_peak_mb": peaks.get(f"server:{name}", 0.0), "chapters": rows}
+                            for name, rows in zip(names, done, strict=True)]}
     left = hub.still_running()
     if left:
         raise RuntimeError(f"processes the hub started are still running after it stopped: {left}")
@@ -141,13 +126,9 @@ async def measure_class(size: int, chapters: list[Path]) -> dict:
 
 async def measure(sizes: list[int], chapters: list[Path]) -> dict:
     """Every class size in turn, each on a fresh hub; the results file's content."""
-    results = {
-        "command": "python -m benchmarks.classroom " + " ".join(sys.argv[1:]),
-        "targets": {"chapter_s": CHAPTER_TARGET_S, "cell_s": CELL_TARGET_S},
-        "chapters": [path.name for path in chapters],
-        "machine": machine(),
-        "runs": [],
-    }
+    results = {"command": "python -m benchmarks.classroom " + " ".join(sys.argv[1:]),
+               "targets": {"chapter_s": CHAPTER_TARGET_S, "cell_s": CELL_TARGET_S},
+               "chapters": [path.name for path in chapters], "machine": machine(), "runs": []}
     for size in sizes:
         run = await measure_class(size, chapters)
         results["runs"].append(run)

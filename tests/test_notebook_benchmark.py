@@ -1,4 +1,4 @@
-"""The notebook benchmark's pieces: CPU shares, per-cell times, verdicts, and busy loops that always stop."""
+"""The notebook benchmark's pieces: CPU shares, per-cell times, targets, busy loops that always stop, the table."""
 
 from __future__ import annotations
 
@@ -11,18 +11,14 @@ import psutil
 import pytest
 
 from benchmarks import notebook_memory as bench
+from benchmarks.measure import cpu_share, parse_share
 
 
-@pytest.mark.parametrize(("text", "share"), [("1", Fraction(1)), ("0.5", Fraction(1, 2)), ("0.33", Fraction(1, 3)),
-                                             ("0.25", Fraction(1, 4))])
-def test_parse_share_reads_one_over_a_whole_number(text: str, share: Fraction) -> None:
-    assert bench.parse_share(text) == share
-
-
-@pytest.mark.parametrize("text", ["0", "0.4", "2", "half", "-0.5", "0.05"])
-def test_parse_share_refuses_other_shares(text: str) -> None:
-    with pytest.raises(argparse.ArgumentTypeError, match="one over a whole number"):
-        bench.parse_share(text)
+def test_parse_share_reads_one_over_a_whole_number_and_refuses_other_shares() -> None:
+    assert [parse_share(t) for t in ("1", "0.5", "0.33", "0.25")] == [1, Fraction(1, 2), Fraction(1, 3), Fraction(1, 4)]
+    for text in ("0", "0.4", "2", "half", "-0.5", "0.05"):
+        with pytest.raises(argparse.ArgumentTypeError, match="one over a whole number"):
+            parse_share(text)
 
 
 def _timed(seconds: float) -> dict:
@@ -43,22 +39,22 @@ def test_cell_seconds_counts_every_cell_and_skips_injected_and_untimed_ones() ->
         {"index": 2, "seconds": 31.2}, {"index": 4, "seconds": 3.0}]
 
 
-def test_verdicts_name_each_chapter_and_cell_over_its_target() -> None:
-    rows = {"a.ipynb": {"seconds": 95.0, "slowest_cells": [{"index": 7, "seconds": 31.0}, {"index": 3, "seconds": 9}]},
-            "b.ipynb": {"seconds": 40.0, "slowest_cells": [{"index": 2, "seconds": 12.0}]}}
-    found = bench.verdicts(rows)
-    assert len(found) == 2 and all("a.ipynb" in line for line in found) and "7" in found[1]
+def test_over_targets_names_each_notebook_over_the_chapter_or_the_cell_target() -> None:
+    rows = {"slow.ipynb": {"seconds": 95.0, "slowest_cells": [{"index": 3, "seconds": 9}]},
+            "slow_cell.ipynb": {"seconds": 40.0, "slowest_cells": [{"index": 7, "seconds": 31.0}]},
+            "fine.ipynb": {"seconds": 40.0, "slowest_cells": [{"index": 2, "seconds": 12.0}]}}
+    assert bench.over_targets(rows) == ["slow.ipynb", "slow_cell.ipynb"]
+    assert bench.over_targets(rows, chapter_s=100, cell_s=10) == ["slow_cell.ipynb", "fine.ipynb"]
 
 
 def _busy_loops() -> list[psutil.Process]:
-    me = psutil.Process()
-    return [child for child in me.children() if "getppid" in " ".join(child.cmdline())]
+    return [child for child in psutil.Process().children() if "getppid" in " ".join(child.cmdline())]
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs Linux CPU affinity")
 def test_cpu_share_pins_to_one_core_and_always_stops_its_busy_loops() -> None:
     cores = os.sched_getaffinity(0)
-    with pytest.raises(RuntimeError, match="inside"), bench.cpu_share(Fraction(1, 3)):
+    with pytest.raises(RuntimeError, match="inside"), cpu_share(Fraction(1, 3)):
         assert len(os.sched_getaffinity(0)) == 1
         loops = _busy_loops()
         assert len(loops) == 2 and all(loop.cpu_affinity() == [max(cores)] for loop in loops)

@@ -1,0 +1,144 @@
+"""What the benchmarks share: the machine and its load, a timing loop, a markdown table, and a share of one CPU.
+
+The machine is shared and noisy, so every figure is measured side by side, with the load average beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from fractions import Fraction
+from pathlib import Path
+
+import torch
+
+BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
+"""A busy loop that ends by itself once the process that started it is gone."""
+
+
+def load() -> list[float]:
+    """The load average over 1, 5 and 15 minutes."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def machine() -> dict:
+    """What the figures were measured on, and how busy it was."""
+    return {"date_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(),
+            "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
+            "python": platform.python_version(), "processor": platform.processor() or platform.machine(),
+            "load_average_1_5_15": load()}
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) this process has used."""
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    return use.ru_utime + use.ru_stime
+
+
+def time_ms(step: Callable[[int], object], repeats: int, warmup: int = 5) -> list[float]:
+    """Milliseconds each call of step(i) took, i = 0 .. repeats - 1, after `warmup` calls."""
+    for i in range(warmup):
+        step(i)
+    times = []
+    for i in range(repeats):
+        start = time.perf_counter()
+        step(i)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def markdown_table(header: Iterable[str], align: str, rows: Iterable[Iterable[object]]) -> list[str]:
+    """A markdown table's lines; `align` has an "l" or "r" per column."""
+    def line(cells: Iterable[object]) -> str:
+        return "|" + "|".join(f" {cell} " if cell != "" else " " for cell in cells) + "|"
+
+    return [line(header), "|" + "".join("---:|" if a == "r" else "---|" for a in align), *map(line, rows)]
+
+
+def save(path: Path, share: Fraction, whole: dict, shared: dict) -> None:
+    """Record one run in the results file `path`: at its top on the whole machine (keeping the shares' runs), else
+    under cpu_shares."""
+    result = json.loads(path.read_text()) if path.exists() else {}
+    if share == 1:
+        result = whole | {"cpu_shares": result.get("cpu_shares", {})}
+    else:
+        result.setdefault("cpu_shares", {})[str(share)] = shared
+    path.write_text(json.dumps(result, indent=2) + "\n")
+
+
+def parse_share(text: str) -> Fraction:
+    """'0.5' -> 1/2: a CPU share of one over a whole number from 1 to 8 (0.33 stands for a third)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    share = Fraction(1, round(1 / value)) if 0.1 < value <= 1 else None
+    if share is None or abs(float(share) - value) > 0.01:
+        raise argparse.ArgumentTypeError(f"must be 1 or one over a whole number up to 8 (0.5, 0.33, 0.25...), "
+                                         f"got {text!r}")
+    return share
+
+
+def add_cpu_share_argument(parser: argparse.ArgumentParser) -> None:
+    """The --cpu-share option of every benchmark that can run at a share of one CPU."""
+    parser.add_argument("--cpu-share", type=parse_share, default=Fraction(1),
+                        help="run on 1/k of one CPU (0.5, 0.33, ...): pinned to one core beside k - 1 busy loops")
+
+
+@contextmanager
+def busy_loops(count: int) -> Iterator[list[subprocess.Popen]]:
+    """`count` busy loops for the body, killed by their PID however it ends (an error, Ctrl-C, SIGTERM)."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    loops: list[subprocess.Popen] = []
+    try:
+        loops += [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(count)]
+        yield loops
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextmanager
+def cpu_share(share: Fraction) -> Iterator[None]:
+    """Run the body (and every process it starts) on one core shared with 1/share - 1 busy loops, so it gets about
+    `share` of a CPU (its torch sees one CPU); afterwards this process gets back the cores it had."""
+    if share == 1:
+        yield
+        return
+    cores = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {max(cores)})
+    try:
+        with busy_loops(share.denominator - 1) as loops:  # started after pinning, so they share the core
+            print(f"pinned to core {max(cores)} beside busy loop(s) {', '.join(str(p.pid) for p in loops)}: "
+                  f"about {float(share):.2g} of a CPU", flush=True)
+            yield
+    finally:
+        os.sched_setaffinity(0, cores)
+
+
+@contextmanager
+def measured(share: Fraction = Fraction(1)) -> Iterator[dict]:
+    """Run the body at `share` of a CPU; the dict it yields then holds the machine at the start and at the end and
+    the CPU share this process really got (CPU seconds over wall time)."""
+    with cpu_share(share):
+        found = {"machine_at_start": machine()}
+        cpu, wall = cpu_seconds(), time.perf_counter()
+        yield found
+        found |= {"machine_at_end": machine(),
+                  "cpu_share_measured": round((cpu_seconds() - cpu) / (time.perf_counter() - wall), 2)}
