@@ -24,6 +24,7 @@ from helpers.plots import FIT_WIDTH, PALETTE, style
 from helpers.reading import unique_labels
 from helpers.static import static_build
 from helpers.stories import example_sentences
+from helpers.threads import one_thread
 from helpers.tokenizer import story_tokenizer
 
 ROWS = ("after attention (words mix)", "after the feed-forward part, fed the same word vectors (each word alone)")
@@ -49,7 +50,7 @@ def outputs_moved(
     block = model.blocks[0]
     if block.ff is None:
         raise ValueError("this block has no feed-forward part: build it with feed_forward=True")
-    with torch.no_grad():
+    with torch.no_grad(), one_thread():  # a few small products: threads would only wait on each other
         x = model.embed(torch.tensor([list(ids), list(changed)]))  # [2, T, C]: as written, with the swap
         y, _ = block.attn(block.ln1(x))  # [2, T, C]: attention's output
         f = block.ff(block.ln2(x))  # [2, T, C]: the feed-forward part's output on the same vectors
