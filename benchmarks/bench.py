@@ -1,7 +1,7 @@
 """Benchmark: one head vs four heads over 3 seeds, training speed against this machine's peak, attention speed.
 
     python -m benchmarks.bench                    # writes assets/results.json
-    python -m benchmarks.bench --only-controls    # reruns just the output-projection control, merged in
+    python -m benchmarks.bench --only-controls    # reruns just the controls (and chapter 7's blocks), merged in
 
 Everything is measured in one run, side by side, with the load average at the start and the end; each target
 says whether it was met, nothing is adjusted to make it pass. `markdown(results)` renders the figures for
@@ -18,6 +18,7 @@ from pathlib import Path
 import torch
 
 from benchmarks.measure import machine, markdown_table, time_ms
+from helpers.block import block_model
 from helpers.checkpoints import ASSETS, load_model
 from helpers.compare import seed_margin
 from helpers.course import COURSE_TABLE
@@ -34,8 +35,12 @@ KINDS = (*CLUE_KINDS, "all")
 CONTROLS = {
     "4-no-proj": {"heads": 4, "out_proj": False, "label": "four heads, no output projection"},
     "1-proj": {"heads": 1, "out_proj": True, "label": "one head with an output projection"},
+    "block-no-ff": {"heads": 4, "feed_forward": False, "label": "a transformer block without its feed-forward part"},
+    "block-ff": {"heads": 4, "feed_forward": True, "label": "a transformer block"},
 }
-"""The control: does four heads' gain come from the heads or from the output projection's parameters?"""
+"""The models trained beside the table with its steps and seeds: the output-projection control (do four heads
+gain from the heads or from the projection's parameters?), and chapter 7's question (what does a block's
+feed-forward part add to four heads?)."""
 MODELS = (("1", "one head"), ("4", "four heads"))
 
 
@@ -88,15 +93,20 @@ def _mean_range(values: list[float], fmt: str) -> str:
     return f"{mean} ({low} to {high})"
 
 
-def _one_run(heads: int, steps: int, seed: int, out_proj: bool | None = None) -> dict:
-    """Train one course model (out_proj=None: the course's default) and return its figures."""
-    model = course_model(heads=heads, seed=seed, out_proj=out_proj)
+def _one_run(heads: int, steps: int, seed: int, out_proj: bool | None = None, feed_forward: bool | None = None,
+             **_: object) -> dict:
+    """Train one course model (out_proj=None: the course's default), or with `feed_forward` a transformer block
+    (helpers.block), and return its figures."""
+    model = (course_model(heads=heads, seed=seed, out_proj=out_proj) if feed_forward is None
+             else block_model(heads=heads, seed=seed, feed_forward=feed_forward))
     result = train(steps=steps, seed=seed, progress=False, model=model)
-    mixes = bool(model.config.out_proj)
-    print(f"  seed {seed}, {heads} head(s), output projection {'yes' if mixes else 'no'}: val perplexity "
+    mixes = bool(getattr(model.config, "out_proj", True))
+    kind = "" if feed_forward is None else f", a block {'with' if feed_forward else 'without'} feed-forward"
+    print(f"  seed {seed}, {heads} head(s){kind}, output projection {'yes' if mixes else 'no'}: val perplexity "
           f"{result.val_ppl:.3f}, clue accuracy {result.clue_accuracy['all']:.1%}, {result.seconds:.1f} s, "
           f"{result.tokens_per_s:,.0f} tokens/s", flush=True)
-    return result.summary() | {"flops_per_token": training_flops_per_token(heads, out_proj=mixes)}
+    flops = {"flops_per_token": training_flops_per_token(heads, out_proj=mixes)} if feed_forward is None else {}
+    return result.summary() | flops
 
 
 def _summary(runs: list[dict]) -> dict:
@@ -130,14 +140,13 @@ def controls(
     replaces one of the same row and seed, so a busy machine can measure a few at a time; each session keeps
     its load average before and after."""
     start = machine()
-    fresh = {key: [_one_run(CONTROLS[key]["heads"], steps, seed, CONTROLS[key]["out_proj"]) for seed in seeds]
-             for key in rows}
+    fresh = {key: [_one_run(steps=steps, seed=seed, **CONTROLS[key]) for seed in seeds] for key in rows}
     session = {"rows": list(rows), "seeds": list(seeds), "machine_at_start": start, "machine_at_end": machine()}
     keep = earlier is not None and earlier["steps"] == steps
     runs = {key: list(earlier["runs"].get(key, [])) if keep else [] for key in CONTROLS}
     for key, new in fresh.items():
         runs[key] = sorted([r for r in runs[key] if r["seed"] not in seeds] + new, key=lambda r: r["seed"])
-    models = {key: _summary(mine) | {"label": CONTROLS[key]["label"], "out_proj": CONTROLS[key]["out_proj"],
+    models = {key: _summary(mine) | {"label": CONTROLS[key]["label"], "out_proj": CONTROLS[key].get("out_proj"),
                                      "seeds": [r["seed"] for r in mine]}
               for key, mine in runs.items() if mine}
     return {"steps": steps, "sessions": [*(earlier["sessions"] if keep else []), session], "runs": runs,

@@ -48,9 +48,9 @@ def test_flops_per_token_counts_the_output_mix_only_for_several_heads():
     assert training_flops_per_token(1, out_proj=True) == training_flops_per_token(4)
 
 
-def _fake_run(heads: int, steps: int, seed: int, out_proj: bool | None = None) -> dict:
-    """What _one_run returns, without training: made-up scores, the real parameter count."""
-    params = {(4, False): 328_704, (1, True): 345_216}[heads, out_proj]
+def _fake_run(heads: int, steps: int, seed: int, out_proj: bool | None = None, **block: object) -> dict:
+    """What _one_run returns, without training: made-up scores, the real parameter count (a block's: any)."""
+    params = {(4, False): 328_704, (1, True): 345_216}.get((heads, out_proj), 500_000)
     return {"heads": heads, "seed": seed, "steps": steps, "params": params, "val_ppl": 2.0 if heads == 4 else 9.0,
             "tokens_per_s": 1, "seconds": 1.0, "clue_accuracy": dict.fromkeys(bench.KINDS, 0.5)}
 
