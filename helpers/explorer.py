@@ -38,6 +38,8 @@ ALL_HEADS = "all heads"
 PICK = ("pick an example…", "")
 """The examples menu's first entry, on show while the sentence is not one of the examples: a menu that says
 what it offers, where an empty one would look like a text box."""
+NAMED = 0.01
+"""The least share of a spotlight a word needs to be named in the summary line after the strongest one."""
 CONTROLS = 7.5
 """The height of the controls and the message area above the heatmap, in font sizes: the heatmap gets the
 rest of the tallest figure the screen shows, so that the controls and the heatmap are on it together."""
@@ -213,9 +215,15 @@ class Explorer(Widget):
     def set_focus(self, position: int) -> None:
         """Focus on the word at `position`: the summary and the bars show where that word looks."""
         with self.report():
-            if not (type(position) is int and 0 <= position < len(self.words)):
+            last = len(self.words) - 1
+            if isinstance(position, str):
+                where = (f" {position!r} is at position {self.words.index(position)}."
+                         if position in self.words else "")
+                raise ValueError(f"set_focus takes a word's position (0 to {last}), not the word {position!r}."
+                                 + where)
+            if not (type(position) is int and 0 <= position <= last):
                 raise ValueError(f"There is no word at position {position!r}: "
-                                 f"the sentence has {len(self.words)} words (0 to {len(self.words) - 1}).")
+                                 f"the sentence has {len(self.words)} words (0 to {last}).")
             self.focus = position
             self.set_quietly(self.focus_picker, position)
             self._redraw_focus()
@@ -244,7 +252,7 @@ class Explorer(Widget):
         self.bars.figure = focus_figure(rows, self.words[: i + 1], f"Where {quoted(word)} looks{every}")
         heads = range(rows.shape[0]) if self.head == ALL_HEADS else [self.head]
         self.summary_lines = [
-            f"head {h}, reading {quoted(word)}, looks mostly at: {summarise(rows[h], self.words[: i + 1])}"
+            f"head {h}, reading {quoted(word)}, looks mostly at: {summarise(rows[h], self.words[: i + 1], least=NAMED)}"
             for h in heads
         ]
         self.summary.value = self.html_lines(self.summary_lines, TEXT)

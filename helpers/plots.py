@@ -393,7 +393,8 @@ def spotlights_side_by_side(
             marker_color=PALETTE[(c - 1) % len(PALETTE)], cliponaxis=False,
             hovertemplate=f"%{{y}}<br>weight: %{{x:.1%}}<extra>{list(rows)[c - 1]}</extra>",
         ), row=1, col=c)
-    fig.update_xaxes(range=[0, 1.45], tickvals=[0, 0.5, 1], showticklabels=False)  # the bars say their weight
+    fig.update_xaxes(range=[0, 1.45], tickvals=[0, 0.5, 1], showticklabels=False,  # the bars say their weight
+                     title_text="weight")
     fig.update_yaxes(autorange="reversed", title_text=LOOKED_AT, col=1)
-    fig.update_layout(title=title, showlegend=False, margin={"t": int(5 * font), "b": font})
-    return styled(fig, height=int((1.5 * len(words) + 6.5) * font))
+    fig.update_layout(title=title, showlegend=False, margin={"t": int(5 * font), "b": int(2.5 * font)})
+    return styled(fig, height=int((1.5 * len(words) + 8) * font))

@@ -97,9 +97,11 @@ def last_word(words: Sequence[str]) -> int:
     return max((i for i, w in enumerate(words) if any(c.isalnum() for c in w)), default=len(words) - 1)
 
 
-def summarise(row: torch.Tensor, words: Sequence[str], top: int = 2) -> str:
-    """The strongest weights of one word's spotlight in words: "animal 61%, street 12%"."""
+def summarise(row: torch.Tensor, words: Sequence[str], top: int = 2, least: float = 0.0) -> str:
+    """The strongest weights of one word's spotlight in words: "animal 61%, street 12%". After the strongest, a
+    word is named only with at least `least` of the weight (the explorer leaves out a "to 0%" that way)."""
     labels = unique_labels(words)
-    k = min(top, row.shape[0])
-    weights, where = row.topk(k)
-    return ", ".join(f"{labels[j]} {w:.0%}" for w, j in zip(weights.tolist(), where.tolist(), strict=True))
+    weights, where = row.topk(min(top, row.shape[0]))
+    pairs = list(zip(weights.tolist(), where.tolist(), strict=True))
+    kept = pairs[:1] + [(w, j) for w, j in pairs[1:] if w >= least]
+    return ", ".join(f"{labels[j]} {w:.0%}" for w, j in kept)

@@ -303,6 +303,17 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("count_block_parameters", lambda w, h: 3 * w * w + 4 * w + ff_of(w), "its output projection"),
     ("count_block_parameters", lambda w, h: h * 3 * w * w + w * w + 5 * w + ff_of(w), "split the width"),
     ("count_block_parameters", lambda w, h: ATT + 512 + ff_of(128), "the width is typed in"),
+    ("softmax", lambda s: (s - s.max(dim=-1, keepdim=True)).exp(), "take .values"),
+    ("softmax", lambda s: (e := (s - s.max()).exp()) / e.sum(dim=-1, keepdim=True), "the whole grid, s.max()"),
+    ("softmax", lambda s: S["softmax"](s.sub_(s.max(dim=-1, keepdim=True).values)), "not s -= ..."),
+    ("scaled_scores", lambda q, k: q @ k.T / math.sqrt(4), "which is sqrt(4)"),
+    ("scaled_scores", lambda q, k: q * k, "multiplies position by position"),
+    ("scaled_scores", lambda q, k: torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1), "not weights"),
+    ("one_head", lambda x, query, key, value: head_with()(x @ query.weight, query, key, value),
+     "nn.Linear keeps its matrix as [D, C]"),
+    ("one_head", lambda x, q, k, v: (lambda y, att: (att @ x, att))(*head_with()(x, q, k, v)), "the word vectors x"),
+    ("clue_share", lambda w, p: w[:, p], "add up the positions, .sum(dim=-1)"),
+    ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "subject": torch.tensor(3)}, "use int(...)"),
 ]
 
 

@@ -85,8 +85,10 @@ class SpotlightPlayground(ChapterWidget):
         self.bars = Drawing()
         self.average = widgets.HTML()
         scores_title = widgets.HTML(self.html_lines([f"match scores of the words '{self.words[-1]}' can see"]))
-        sliders = widgets.GridBox([*self.sliders, self.temperature_slider],  # two columns: fits 1280x720
-                                  layout=widgets.Layout(grid_template_columns="repeat(2, 400px)"))
+        rows = math.ceil((len(self.sliders) + 1) / 2)  # two columns fit 1280x720; filled down, in reading order
+        sliders = widgets.GridBox([*self.sliders, self.temperature_slider], layout=widgets.Layout(
+            grid_template_columns="repeat(2, 400px)", grid_template_rows=f"repeat({rows}, auto)",
+            grid_auto_flow="column"))
         self.children = [self.css, self.access, widgets.HBox(self.preset_buttons), scores_title, sliders, self.message,
                          self.bars, self.summary, self.average]
         self._redraw()

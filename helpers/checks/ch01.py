@@ -31,9 +31,20 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
     """softmax(scores) must turn each row of scores into weights that are >= 0 and add up to 1."""
     name = "softmax"
     scores = torch.tensor([2.0, -1.0, 0.5, 3.0])  # [4], one word's scores
-    done, got = attempt(name, softmax, scores.clone())
+    given = scores.clone()
+    try:
+        done, got = attempt(name, softmax, given)
+    except TypeError as err:  # s - s.max(dim=-1): the largest along a dimension comes as (values, positions)
+        if "return_types" not in str(err):
+            raise
+        raise AssertionError(
+            f"{name} stopped with an error ({err}). .max(dim=...) gives back two things, the largest values and "
+            f"their positions: take .values, as in s.max(dim=-1, keepdim=True).values") from err
     if not done:
         return False
+    expect(torch.equal(given, scores),
+           f"{name} changed the scores it was given: write s = s - ..., not s -= ..., which changes the "
+           f"caller's own scores where they are")
     got = expect_tensor(name, got, (4,))
     expect(bool((got >= 0).all()),
            f"{name} gave a negative weight ({float(got.min()):.3f}): a spotlight never shines a negative "
@@ -61,6 +72,18 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
            f"then is every score at most 0); the weights do not change, because it divides the top and the "
            f"bottom of the fraction by the same number.")
     expect_close(f"{name} of large scores", got, _reference_softmax(big), "the weight")
+
+    far_apart = torch.tensor([[1000.0, 1001.0], [-1000.0, -1001.0]])  # [2, 2], rows far apart
+    got = softmax(far_apart.clone())
+    want = _reference_softmax(far_apart)
+    whole_grid = (isinstance(got, torch.Tensor) and got.shape == want.shape and bool(torch.allclose(got[0], want[0]))
+                  and not bool(torch.isfinite(got[1]).all()))  # what subtracting s.max() gives
+    expect(not whole_grid,
+           f"{name} of the grid [[1000, 1001], [-1000, -1001]] gave NaN in the second row. You subtracted the "
+           f"largest score of the whole grid, s.max(), which is far above every score of the second row, so all "
+           f"its exp() become 0 and 0 / 0 is NaN. Subtract each row's own largest score: "
+           f"s.max(dim=-1, keepdim=True).values")
+    expect_close(f"{name} of a grid of large scores", expect_tensor(name, got, (2, 2)), want, "the weight")
     return passed(name)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import torch
@@ -35,8 +36,15 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
         expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == (d, d)),
                f"{name} returned a {d} x {d} grid, one row and column per number of a query, not per word: "
                "q.T @ k multiplies over the words. Score every query against every key with q @ k.T")
-        got = expect_tensor(f"{name} for {words} words with d = {d}", got, (words, words))
         raw = q @ k.T  # [T, T]
+        expect(not (isinstance(got, torch.Tensor) and any(_close(got, q * k / c) for c in (1, d**0.5, d))),
+               f"{name} returned a {words} x {d} grid, one number per word and per position of its query: q * k "
+               "multiplies position by position. Use @, which multiplies and adds up: q @ k.T scores every query "
+               "against every key")
+        expect(not (isinstance(got, torch.Tensor) and _close(got, torch.softmax(raw / d**0.5, dim=-1))),
+               f"{name} returned weights (each row adds up to 1): return the scores, not weights. The softmax "
+               "comes in exercise 2")
+        got = expect_tensor(f"{name} for {words} words with d = {d}", got, (words, words))
         expect(not _close(got, raw),
                f"{name} returned the plain dot products: divide them by sqrt(d), the square root of the "
                f"query width (here d = {d}), to keep the scores in a sensible range")
@@ -48,6 +56,10 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
         expect(not _close(got, raw.T / d**0.5),
                f"{name} has rows and columns swapped: each row belongs to a word that looks (a query), each "
                f"column to a word looked at (a key), so compute q @ k.T, not k @ q.T")
+        divisor = float((raw * raw).sum() / (raw * got).sum())  # raw / divisor is closest to got
+        expect(not (0 < divisor < math.inf and _close(got, raw / divisor) and abs(divisor - d**0.5) > 1e-3),
+               f"{name} divided the scores by {divisor:.3g}, which is sqrt({divisor**2:.3g}); here d = {d}, so "
+               f"divide by sqrt(d) = {d**0.5:g}: read d from q.shape[-1] rather than typing a number")
         expect_close(f"{name} with d = {d}", got, raw / d**0.5,
                      "the score (if it is right for one d but not another, read d from q.shape[-1])")
     return passed(name)
@@ -135,6 +147,22 @@ def _reference_head(x: torch.Tensor, query: nn.Linear, key: nn.Linear, value: nn
     return head
 
 
+def _explain_untransposed(one_head: Callable[..., object], words: int, width: int, d: int) -> Callable[..., object]:
+    """one_head, but multiplying x [T, C] by a layer's weight [D, C] as it is (no .T) fails with a plain-words
+    explanation instead of torch's "shapes cannot be multiplied"."""
+    def run(*args: object) -> object:
+        try:
+            return one_head(*args)
+        except RuntimeError as err:
+            if f"{words}x{width}" not in str(err) or f"{d}x{width}" not in str(err):
+                raise
+            raise AssertionError(
+                f"one_head stopped with an error ({str(err).rstrip('.')}). nn.Linear keeps its matrix as [D, C], "
+                f"here [{d}, {width}]: call query(x), or write x @ query.weight.T") from err
+
+    return run
+
+
 def check_one_head(
     one_head: Callable[[torch.Tensor, nn.Linear, nn.Linear, nn.Linear], tuple[torch.Tensor, torch.Tensor]],
 ) -> bool:
@@ -149,7 +177,7 @@ def check_one_head(
         for layer, size in ((query, 1.5), (key, 1.0), (value, 1.0)):  # a large query: a forgotten scaling shows
             layer.weight.copy_(torch.randn(d, width, generator=gen) * size)  # [D, C]
         done, result = attempt(
-            name, one_head, x.clone(), query, key, value,
+            name, _explain_untransposed(one_head, words, width, d), x.clone(), query, key, value,
             hint=f"The check runs your head on its own example, {words} words of width {width} with a head width "
                  f"of {d}, not on the notebook's sentence, so a size taken from the notebook's T, C or D does not "
                  "fit it. Read the sizes from the inputs: the mask from the scores, causal_mask(scores.shape[-1]), "
@@ -164,6 +192,8 @@ def check_one_head(
                f"{name} returned (att, y), the weights first: the order is (y, att), the new vectors and then the "
                f"weights, as helpers' AttentionHead returns them. Write return att @ v, att")
         att = expect_tensor(f"{name}'s att", att, (words, words))
+        expect(not (isinstance(y, torch.Tensor) and _close(y, att @ x)),
+               f"{name} averaged the word vectors x, not the values v: the output is att @ v, with v = value(x)")
         y = expect_tensor(f"{name}'s y", y, (words, d))
         want_y, want_att = (t[0] for t in _reference_head(x, query, key, value)(x.unsqueeze(0)))
         q, k, v = query(x), key(x), value(x)  # [T, D] each

@@ -26,6 +26,8 @@ def check_clues_for_smiles(clues_for_smiles: Callable[[list[str]], dict[str, int
     expect(set(got) == set(_WANT_KEYS),
            f"{name} should have exactly the keys {list(_WANT_KEYS)}, got {sorted(got)}")
     for kind in _WANT_KEYS:
+        expect(not isinstance(got[kind], torch.Tensor),
+               f"{name}: the {kind} clue is a tensor, {got[kind]!r}, not a plain position: use int(...) around it")
         expect(isinstance(got[kind], int) and not isinstance(got[kind], bool),
                f"{name}: the {kind} clue should be a position (a whole number), got {got[kind]!r}")
     target = words.index("smiles")
@@ -72,6 +74,9 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
                "Rows are heads, columns are words looked at: use weights[:, positions].")
         expect(False, f"{name} returned one number per clue position ({list(got.shape)}); it should add the "
                       "positions up and give one number per head. Sum over the last dimension.")
+    expect(not (tuple(got.shape) == (weights.shape[0], len(positions)) and torch.allclose(got, weights[:, positions])),
+           f"{name} returned each head's weight on each clue position ({list(got.shape)}): add up the positions, "
+           ".sum(dim=-1), for one number per head")
     expect(tuple(got.shape) != (weights.shape[1],),
            f"{name} returned one number per word ({list(got.shape)}): it added up the heads. Keep the heads "
            "apart and add up the clue positions instead.")
