@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 import tempfile
 import textwrap
@@ -65,10 +66,16 @@ def learning_curves(
             hovertemplate=f"{name}<br>step %{{x}}<br>loss, mean of the last {window} steps %{{y:.3f}}<extra></extra>",
         ))
     fig.update_layout(
-        title=f"{title}<br><sup>thin lines: every step; bold: mean of the last {window} steps</sup>",
+        title=f"{title}<br><sup>thin lines: every step; bold: running mean over {window} steps</sup>",
         xaxis_title="training step", yaxis_title="training loss (lower is better)", legend={"title": "model"},
     )
     return styled(fig, height=int(style()["size"] * 0.9))
+
+
+def _share(value: float) -> str:
+    """A share as the chapter's tables print it, one decimal (12.5%, 3.5%), without a trailing .0 from 10% up."""
+    text = f"{value:.1%}"
+    return text.replace(".0%", "%") if value >= 0.1 else text
 
 
 def _check_board(name: str, board: Mapping[str, Sequence[float]], kinds: Sequence[str]) -> int:
@@ -110,7 +117,7 @@ def scoreboard_heatmap(
         fig.add_trace(go.Heatmap(
             z=z, x=columns, y=list(kinds), zmin=0, zmax=max(0.5, max(max(r) for _, _, g in panels for r in g)),
             colorscale=COLOURS, showscale=col == len(panels),
-            text=[[f"{v:.1%}" if v < 0.1 else f"{v:.0%}" for v in row] for row in z],  # 3.5%, not 3%, beside a printout
+            text=[[_share(v) for v in row] for row in z],
             texttemplate="%{text}", colorbar=COLOUR_BAR | {"title": {"text": "share", "side": "top"}},
             hovertemplate=f"{name}<br>%{{x}}<br>{kind_name}: %{{y}}<br>share of attention: %{{z:.1%}}<extra></extra>",
         ), row=1, col=col)
@@ -147,16 +154,22 @@ def ablation_bars(
         showlegend=False, text=[f"{v:.2f}" for v in perplexities], textposition="outside", cliponaxis=False,
         hovertemplate="%{x}<br>perplexity %{y:.3f}<extra></extra>",
     ), row=1, col=1)
+    every_loss = []
     for i, kind in enumerate(kinds):
         lost = [baseline["clue_accuracy"][kind] - row["clue_accuracy"][kind] for row in rows]
+        every_loss += lost
         fig.add_trace(go.Bar(
-            x=labels, y=lost, name=kind, marker_color=PALETTE[i % len(PALETTE)],
-            hovertemplate=f"%{{x}}<br>{kind} clues: accuracy lost %{{y:.1%}}<extra></extra>",
+            x=labels, y=lost, name=kind, marker_color=PALETTE[i % len(PALETTE)], customdata=[100 * v for v in lost],
+            hovertemplate=f"%{{x}}<br>{kind} clues: accuracy lost %{{customdata:.1f}} points<extra></extra>",
         ), row=1, col=2)
     fig.update_xaxes(tickangle=-45)
     fig.update_yaxes(title_text="validation perplexity", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(range=[0, max(perplexities) * 1.2], row=1, col=1)  # room for the numbers over the bars
-    fig.update_yaxes(title_text="accuracy lost", tickformat=".0%", row=1, col=2)
+    # a difference of two accuracies is in percentage points: ticks say 10, 20, ... rather than 10%
+    step = 0.1 if max(every_loss) - min(every_loss) > 0.3 else 0.05
+    ticks = [step * k for k in range(math.floor(min(0.0, *every_loss) / step), math.ceil(max(every_loss) / step) + 1)]
+    fig.update_yaxes(title_text="accuracy lost (percentage points)", tickvals=ticks,
+                     ticktext=[f"{100 * tick:.0f}" for tick in ticks], row=1, col=2)
     # the clue kinds' key stands beside the panel that uses it (the right one)
     fig.update_layout(title="Switching off one head at a time", barmode="group", margin={"t": 100},
                       legend={"title": {"text": "kind of clue"}})

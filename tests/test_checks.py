@@ -314,6 +314,34 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("one_head", lambda x, q, k, v: (lambda y, att: (att @ x, att))(*head_with()(x, q, k, v)), "the word vectors x"),
     ("clue_share", lambda w, p: w[:, p], "add up the positions, .sum(dim=-1)"),
     ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "subject": torch.tensor(3)}, "use int(...)"),
+    ("count_attention_parameters", lambda w, h: 3 * h * (w // h) ** 2 + w * w + w, "its own D x D matrices"),
+    ("count_attention_parameters", lambda w, h: 4 * w * w + 4 * w, "have no biases"),
+    ("merge_heads", lambda y: y.permute(0, 2, 3, 1).reshape(y.shape[0], y.shape[2], -1), "interleaved"),
+    ("merge_heads", lambda y: S["merge_heads"](y).roll(1, dims=-1), "Where word 0's column 0 belongs"),
+    ("split_heads", lambda x, h: S["split_heads"](x, h).flip(2), "you put word 4's column 0"),
+    ("perplexity_from_losses", lambda x: torch.exp(x.mean().item()), "torch.exp takes a tensor"),
+    ("perplexity_from_losses", lambda x: math.exp(x), "average first, then math.exp"),
+    ("clear_winner", lambda runs: (lambda one, four: NO_CLEAR_WINNER if abs(one.mean() - four.mean()) <= max(
+        one.std(), four.std()) else (FOUR_HEADS if one.mean() > four.mean() else ONE_HEAD))(
+        *(torch.tensor([r["val_ppl"] for r in runs if r["heads"] == h]) for h in (1, 4))), "a standard deviation"),
+    ("clear_winner", lambda runs: (lambda gap, wider: FOUR_HEADS if gap > wider else NO_CLEAR_WINNER)(
+        *(lambda one, four: (one.mean() - four.mean(), max(one.max() - one.min(), four.max() - four.min())))(
+            *(torch.tensor([r["val_ppl"] for r in runs if r["heads"] == h]) for h in (1, 4)))), "compare abs(gap)"),
+    ("clear_winner", lambda runs: (lambda one, four: NO_CLEAR_WINNER if abs(one.mean() - four.mean()) <= (
+        torch.cat([one, four]).max() - torch.cat([one, four]).min()) else FOUR_HEADS)(
+        *(torch.tensor([r["val_ppl"] for r in runs if r["heads"] == h]) for h in (1, 4))), "always covers the gap"),
+    ("name_the_detectives", lambda board: {h: max(board, key=lambda k: board[k][h])
+                                           for h in range(len(board["subject"]))}, "not a clue kind"),
+    ("lifeline", lambda rows, kind: max(rows, key=lambda r: r["val_ppl"])["head"], "the highest perplexity"),
+    ("feed_forward", lambda ff, x: ff(x), "called the whole module"),
+    ("feed_forward", lambda ff, x: ff.down(F.gelu(ff.up(x), approximate="tanh")), "approximate='tanh'"),
+    ("feed_forward", lambda ff, x: F.gelu(ff.down(ff.up(x))), "came after ff.down"),
+    ("block_step", lambda b, x: b.ff(b.ln2(x + attn(b, b.ln1(x)))), "the second add-back is missing"),
+    ("block_step", lambda b, x: (lambda y: y + b.ff(b.ln2(y)))(attn(b, b.ln1(x))), "the first add-back is missing"),
+    ("count_block_parameters", lambda w, h: 4 * w * w + w + 6 * w + ff_of(w), "three layer norms"),
+    ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 8 * w * w + 4 * w, "ff.down has a bias"),
+    ("count_block_parameters", lambda w, h: 4 * w * w + 4 * w + 4 * w + ff_of(w), "have no biases"),
+    ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 4 * w * w + 3 * w, "not 2 x width"),
 ]
 
 

@@ -21,6 +21,26 @@ def _numbered() -> torch.Tensor:
     return (b + t + c).float()
 
 
+def _place(value: float) -> str:
+    """Where a number of `_numbered()` came from, in words: "word 1's column 8" (with its batch when not 0)."""
+    number = int(value)
+    batch, word, column = number // 1000, number % 1000 // 100, number % 100
+    return f"word {word}'s column {column}" + (f" of sentence {batch}" if batch else "")
+
+
+def _misplaced(name: str, got: torch.Tensor, want: torch.Tensor) -> None:
+    """Fail saying which number landed where, when `got` holds numbers of `_numbered()` in the wrong places;
+    otherwise (numbers that are not the example's) show where and by how much, as expect_close does."""
+    wrong, known = (got != want).nonzero(), set(want.flatten().tolist())
+    if len(wrong) and all(value in known for value in got.flatten().tolist()):
+        where = tuple(int(i) for i in wrong[0])
+        raise AssertionError(
+            f"{name}: the numbers are in the wrong places. The check's example holds, at every place, "
+            "sentence*1000 + word*100 + column of the original x (so 108 is word 1's column 8). Where "
+            f"{_place(float(want[where]))} belongs (index {list(where)}), you put {_place(float(got[where]))}.")
+    expect_close(name, got, want, "the number at this place")
+
+
 def _split(x: torch.Tensor, heads: int) -> torch.Tensor:
     B, T, C = x.shape
     return x.view(B, T, heads, C // heads).transpose(1, 2)  # [B, T, C] -> [B, H, T, D]
@@ -70,7 +90,7 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
                f"{name}: head 0 got one number out of every {_H} (columns 0, {_H}, {2 * _H}, ...) instead of "
                f"one slice of neighbours (columns 0..{_D - 1}). Use view(B, T, heads, C // heads): heads first, "
                "then the numbers inside a head.")
-        expect_close(name, got, want, "the number at this place (word and column mixed up?)")
+        _misplaced(name, got, want)
     for heads in (1, _C):
         expect_tensor(f"{name} with heads={heads}", split_heads(x, heads), (_B, heads, _T, _C // heads))
     return passed(name)
@@ -107,7 +127,12 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
         expect(not torch.equal(got, y.reshape(_B, _T, _C)),
                f"{name}: you reshaped [B, H, T, D] straight to [B, T, C] without moving the head dimension "
                "back behind the words. Swap them first with .transpose(1, 2), then .reshape(B, T, H * D).")
-        expect_close(name, got, x, "merging a split tensor should give the original back; the number")
+        expect(not torch.equal(got, y.permute(0, 2, 3, 1).reshape(_B, _T, _C)),
+               f"{name}: the heads ended up interleaved: each word's row takes number 0 of every head, then number "
+               f"1 of every head, and so on (column {_D} of x, head 1's first number, lands at place 1). Keep each "
+               "head's numbers together: .transpose(1, 2) moves only the heads behind the words, giving "
+               "[B, T, H, D], and .reshape(B, T, H * D) then lays the heads side by side.")
+        _misplaced(name, got, x)
     expect(torch.equal(merge_heads(_split(x, 1).contiguous()), x), f"{name}: with a single head it should give x back")
     return passed(name)
 
@@ -138,12 +163,20 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
                "model does that (section 4: one head has nothing to mix), but this exercise counts the layer "
                "helpers.MultiHeadAttention(width, heads) builds, which has its output projection whatever the "
                f"number of heads: add its {width} x {width} weights and {width} biases for heads=1 too.")
+        expect(got != 3 * heads * (width // heads) ** 2 + proj,
+               f"{name}({width}, {heads}): you gave each head its own D x D matrices ({width // heads} x "
+               f"{width // heads}). A head's queries are a D x C slice of the one C x C query matrix: its "
+               f"{width // heads} output numbers each read all {width} input numbers. So query, key and value stay "
+               f"{width} x {width} each, whatever the head count.")
+        expect(got != qkv + 3 * width + proj,
+               f"{name}({width}, {heads}): you gave query, key and value biases, but they have no biases "
+               f"(bias=False in section 1); only the output projection has one, {width} numbers.")
         expect(got != qkv,
                f"{name}({width}, {heads}): you counted query, key and value ({qkv:,}) but forgot the output "
                f"projection that mixes the heads: a {width} x {width} matrix plus {width} biases.")
         expect(got != qkv + width * width,
                f"{name}({width}, {heads}): almost: the output projection also has a bias, one number per "
                f"output column ({width} of them).")
-        expect(False, f"{name}({width}, {heads}) returned {got:,}, expected {want:,}: "
-                      "three projections of width x width, plus width x width + width for the output mix.")
+        expect(False, f"{name}({width}, {heads}) returned {got:,}, expected {want:,}: three projections of width x "
+                      "width without biases, plus width x width + width for the output projection.")
     return passed(name)

@@ -59,15 +59,17 @@ def check_perplexity_from_losses(perplexity_from_losses: Callable[[torch.Tensor]
     name = "perplexity_from_losses"
     gen = torch.Generator().manual_seed(5)
     losses = 0.5 + 3.5 * torch.rand(12, generator=gen)  # [N]: twelve words' losses
-    done, got = attempt(name, perplexity_from_losses, losses.clone())
+    done, got = attempt(name, perplexity_from_losses, losses.clone(), errors=(TypeError, ValueError, RuntimeError),
+                        hint="torch.exp takes a tensor and math.exp one plain number, and .item() turns a one-number "
+                             "tensor into a plain number: average first, then math.exp(losses.mean().item()).")
     if not done:
         return False
     value = _as_number(name, got)
     mean = losses.mean().item()
     want = math.exp(mean)
     mistakes = [
-        (mean, "you returned the average loss itself. Perplexity is e raised to that average: math.exp(...) or "
-               "torch.exp(...)."),
+        (mean, "you returned the average loss itself. Perplexity is e raised to that average: "
+               "math.exp(losses.mean().item())."),
         (losses.exp().mean().item(), "you took the exponential of every loss and then averaged. Average the "
                                      "losses first, then take one exponential of the average."),
         (losses.sum().item(), "you added the losses up. Perplexity uses their average (divide by how many)."),
@@ -105,10 +107,44 @@ _EXAMPLES = (
     ("made-up runs B (one head far lower)", _runs([3.00, 3.10, 3.05], [3.60, 3.50, 3.55])),
     ("made-up runs C (the seeds differ more than the models)", _runs([2.40, 2.50, 2.45], [2.38, 2.47, 2.44])),
     ("made-up runs D (one head's seeds agree, four heads' do not)", _runs([2.40, 2.41, 2.42], [2.20, 2.45, 2.30])),
+    ("made-up runs E (close, and one head's seeds far apart)", _runs([2.40, 2.45, 2.50], [2.35, 2.37, 2.39])),
 )
 
 
-def _judge(name: str, clear_winner: Callable[[Runs], Any], runs: Runs, what: str) -> None:
+def _by(limit: Callable[[list[float], list[float]], float], either_way: bool = True) -> Callable[[Runs], str]:
+    """A rule like the reference but with another yard stick (`limit`), or counting only four heads' lead."""
+    def rule(runs: Runs) -> str:
+        one, four = perplexities(runs, 1), perplexities(runs, 4)
+        gap = statistics.mean(one) - statistics.mean(four)  # > 0: four heads lower
+        if (abs(gap) if either_way else gap) <= limit(one, four):
+            return NO_CLEAR_WINNER
+        return FOUR_HEADS if gap > 0 else ONE_HEAD
+    return rule
+
+
+def _spread(scores: list[float]) -> float:
+    return max(scores) - min(scores)
+
+
+_MATCH = "your answers on all the made-up examples match a rule that "
+_STDEV = (_MATCH + "compares the gap with a standard deviation; the chapter's rule compares it with the range (largest "
+          "minus smallest over the seeds), which is wider")
+_MISREAD = (  # rules a learner may write instead of the chapter's, each with what to say when the answers follow one
+    (_by(lambda one, four: min(_spread(one), _spread(four))),
+     _MATCH + "uses the narrower of the two ranges: compare the gap with the wider one"),
+    (_by(lambda one, four: max(statistics.stdev(one), statistics.stdev(four))), _STDEV),
+    (_by(lambda one, four: max(statistics.pstdev(one), statistics.pstdev(four))), _STDEV),
+    (_by(lambda one, four: max(_spread(one), _spread(four)), either_way=False),
+     _MATCH + "never names one head: a gap counts in either direction, so compare abs(gap) with the range, or "
+     "check one head's lead too"),
+    (lambda runs: NO_CLEAR_WINNER,
+     "It answered 'no clear winner' for every made-up example. A range taken over both models' perplexities "
+     "together always covers the gap between their means, so a rule that uses it never finds a winner"),
+)
+
+
+def _judge(name: str, clear_winner: Callable[[Runs], Any], runs: Runs, what: str, follows: str | None) -> None:
+    """Judge one answer; `follows` is what to add when the learner's answers follow one of the _MISREAD rules."""
     got = clear_winner([dict(run) for run in runs])
     answers = (ONE_HEAD, FOUR_HEADS, NO_CLEAR_WINNER)
     expect(got in answers, f"{name} should return one of {list(answers)}, got {got!r}")
@@ -116,23 +152,18 @@ def _judge(name: str, clear_winner: Callable[[Runs], Any], runs: Runs, what: str
     if got == want:
         return
     one, four = perplexities(runs, 1), perplexities(runs, 4)
-    margin = seed_margin(one, four)
-    gap = f"the gap between the means ({abs(margin.gap):.3f})"
-    narrower = min(max(one) - min(one), max(four) - min(four))
+    gap = f"the gap between the means ({abs(seed_margin(one, four).gap):.3f})"
+    ranges = f"one head's {_spread(one):.3f}, four heads' {_spread(four):.3f}"
+    why = f" {follows[0].upper()}{follows[1:]}." if follows else ""
     if want == NO_CLEAR_WINNER:
-        expect(abs(margin.gap) <= narrower,
-               f"{name} named {got!r} for {what}, where {gap} beats the narrower range over the seeds "
-               f"({narrower:.3f}) and not the wider one ({margin.range:.3f}): compare the gap with the wider of "
-               f"the two ranges, which makes the answer {NO_CLEAR_WINNER!r}.")
-        expect(False, f"{name} named {got!r} for {what}, although {gap} is no larger than the range over the "
-                      f"seeds ({margin.range:.3f}): a gap the seeds alone could make is no win, so the answer is "
-                      f"{NO_CLEAR_WINNER!r}.")
+        expect(False, f"{name} named {got!r} for {what}, although {gap} is no larger than the range over the seeds "
+                      f"({ranges}; the rule takes the wider): a gap the seeds alone could make is no win, so the "
+                      f"answer is {NO_CLEAR_WINNER!r}.{why}")
     expect(got == NO_CLEAR_WINNER,
            f"{name} named {got!r} for {what}, whose mean perplexities are {statistics.mean(one):.3f} with one "
            f"head and {statistics.mean(four):.3f} with four: lower perplexity is better, so the answer is {want!r}.")
     expect(False, f"{name} saw no clear winner in {what}, where {gap} is larger than each model's own range over "
-                  f"the seeds (the wider is {margin.range:.3f}), so the answer is {want!r}; a range taken over both "
-                  "models' perplexities together would always cover the gap.")
+                  f"the seeds ({ranges}), so the answer is {want!r}.{why}")
 
 
 def check_clear_winner(clear_winner: Callable[[Runs], Any], runs: Sequence[Mapping[str, Any]] | None = None) -> bool:
@@ -141,8 +172,10 @@ def check_clear_winner(clear_winner: Callable[[Runs], Any], runs: Sequence[Mappi
     done, _ = attempt(name, clear_winner, [dict(run) for run in _EXAMPLES[0][1]])
     if not done:
         return False
+    yours = [clear_winner([dict(run) for run in example]) for _, example in _EXAMPLES]
+    follows = next((say for rule, say in _MISREAD if yours == [rule(example) for _, example in _EXAMPLES]), None)
     for what, example in _EXAMPLES:
-        _judge(name, clear_winner, example, what)
+        _judge(name, clear_winner, example, what, follows)
     if runs is not None:
-        _judge(name, clear_winner, [dict(run) for run in runs], "the benchmark's runs")
+        _judge(name, clear_winner, [dict(run) for run in runs], "the benchmark's runs", follows)
     return passed(name)

@@ -33,9 +33,10 @@ def lifeline_of(rows: Sequence[Mapping[str, Any]], kind: str) -> int:
 
 _HEADS_HINT = ("board[kind] holds one share per head, so the head count is len(board['subject']); len(board) counts "
                "the kinds of clue and 'chance', and a typed-in range(4) fits only a four-head model")
-_THREE_HEADS: Board = {"chance": [0.03, 0.04, 0.02, 0.02], "subject": [0.05, 0.30, 0.10],
-                       "previous": [0.40, 0.05, 0.02], "mood": [0.01, 0.02, 0.05], "sense": [0.30, 0.10, 0.60]}
-"""A made-up scoreboard of a three-head model ('chance' first), on which a typed-in head count shows."""
+_THREE_HEADS: Board = {"chance": [0.03, 0.06, 0.02, 0.02], "subject": [0.05, 0.04, 0.10],
+                       "previous": [0.40, 0.05, 0.02], "mood": [0.01, 0.02, 0.05], "sense": [0.30, 0.03, 0.60]}
+"""A made-up scoreboard of a three-head model ('chance' first), on which a typed-in head count shows; head 1 looks
+mostly elsewhere, so its largest share (5%) is below board["chance"][1] and a maximum that includes 'chance' shows."""
 
 
 def _named(name: str, got: Any, board: Mapping[str, Sequence[float]], heads: int) -> None:
@@ -120,7 +121,14 @@ def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kin
     expect(got != least,
            f"{name}({kind!r}) gave head {got}: switching it off leaves the HIGHEST {kind} accuracy "
            f"({accuracy[got]:.0%}), so it is the head the model misses least. Look for the lowest accuracy.")
-    expect(not (example and got == where.index(want)),
+    answers = [lifeline(_copy(rows), other) for other in CLUE_KINDS]
+    for pick, which in ((max, "highest"), (min, "lowest")):
+        by_ppl = pick(rows, key=lambda row: row["val_ppl"])["head"]
+        expect(answers != [by_ppl] * len(CLUE_KINDS),
+               f"{name} gave head {by_ppl} for every kind of clue: the row with the {which} perplexity. Perplexity "
+               f"counts every word, not one kind of clue: choose by row['clue_accuracy'][kind] instead (for "
+               f"{kind!r} the lowest accuracy is with head {want} off).")
+    expect(not (example and answers == [where.index(lifeline_of(rows, other)) for other in CLUE_KINDS]),
            f"{name}({kind!r}) gave {got}, the position of the right row in the list, but the rows are not in head "
            f"order here: return the row's own head number, row['head'] (it is {want}).")
     expect(False, f"{name}({kind!r}) gave head {got} (with it off, {kind} accuracy is {accuracy[got]:.1%}), but with "

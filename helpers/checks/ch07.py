@@ -27,9 +27,19 @@ def _example() -> torch.Tensor:
     return torch.randn(_B, _T, _C, generator=torch.Generator().manual_seed(7))  # [B, T, C]
 
 
-def _feed_forward() -> FeedForward:
+class _Watched(FeedForward):
+    """A FeedForward that notes when it is run as a whole: the exercise is to write its forward from its parts."""
+
+    called = False
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.called = True
+        return super().forward(x)
+
+
+def _feed_forward() -> _Watched:
     torch.manual_seed(7)
-    return FeedForward(_C)
+    return _Watched(_C)
 
 
 def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch.Tensor]) -> bool:
@@ -61,10 +71,18 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
                    "than one linear layer; the bend in the middle (F.gelu) is what lets them compute something new.")
             expect(not torch.allclose(got, ff.down(F.relu(hidden)), atol=1e-5),
                    f"{name}: you used ReLU. It is a close cousin, but this block uses GELU: F.gelu.")
+            expect(not torch.allclose(got, ff.down(F.gelu(hidden, approximate="tanh")), atol=1e-5),
+                   f"{name}: you used approximate='tanh', a quicker approximation of GELU. This block uses the "
+                   "exact one, F.gelu's default: F.gelu(h).")
+            expect(not torch.allclose(got, F.gelu(ff.down(hidden)), atol=1e-5),
+                   f"{name}: the GELU came after ff.down. The bend goes between the two layers: ff.up, then "
+                   "F.gelu, then ff.down.")
             expect(not torch.allclose(got, x + want, atol=1e-5),
                    f"{name}: you added x back. Return only the feed-forward part's output; adding back is the "
                    "block's job (x = x + ff(ln2(x))).")
             expect_close(name, got, want, "the output")
+    expect(not ff.called, f"{name}: you called the whole module, ff(x): that runs the forward pass the exercise "
+                          "asks you to write. Write it from the parts: ff.up, then F.gelu, then ff.down.")
     return passed(name)
 
 
@@ -106,9 +124,14 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
         normed = ln1(x) + attn(ln1(x))  # the running x replaced by its normalised version
         plain = x + attn(x)  # no layer norm at all
         swapped = x + attn(ln2(x))  # ln2 where ln1 belongs
+        found = attn(ln1(x))  # attention's output alone, without x
         mistakes = [
-            (ff(ln2(attn(ln1(x)))), "nothing is added back. Keep x and add each part's output onto it: "
-                                    "x = x + attn(ln1(x)), then x = x + ff(ln2(x))."),
+            (ff(ln2(found)), "nothing is added back. Keep x and add each part's output onto it: "
+                             "x = x + attn(ln1(x)), then x = x + ff(ln2(x))."),
+            (ff(ln2(mid)), "the second add-back is missing: after attention, x = x + ff(ln2(x)), not ff(ln2(x)) "
+                           "alone, which drops the x that attention's findings were added to."),
+            (found + ff(ln2(found)), "the first add-back is missing: x = x + attn(ln1(x)), not attention's output "
+                                     "alone, which drops each word's own vector."),
             (mid, "the feed-forward step is missing: after attention, x = x + block.ff(block.ln2(x))."),
             (x + ff(ln2(x)), "the attention step is missing: first x = x + block.attn(block.ln1(x))[0]."),
             (mid + ff(ln2(x)), "the feed-forward part read the old x. It should see x after attention's findings "
@@ -159,6 +182,18 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
         expect(got != attention + norms + 8 * w * w,
                f"{name}({width}, {heads}): the feed-forward layers have biases too: {4 * width} for the first, "
                f"{width} for the second.")
+        expect(got != attention + 6 * w + ff,
+               f"{name}({width}, {heads}): you counted three layer norms. A block has two, ln1 and ln2; the last "
+               "one before the output layer (ln_f) belongs to the model around the blocks, not to a block.")
+        expect(got != attention + norms + 8 * w * w + 4 * w,
+               f"{name}({width}, {heads}): ff.down has a bias too: {width} numbers, one per output.")
+        expect(got != attention + norms + 8 * w * w + w,
+               f"{name}({width}, {heads}): ff.up has a bias too: {4 * width} numbers, one per output.")
+        expect(got != attention + 3 * w + norms + ff,
+               f"{name}({width}, {heads}): query, key and value have no biases; only the output projection has "
+               f"one ({width} numbers).")
+        expect(got != attention + norms + 4 * w * w + 3 * w,
+               f"{name}({width}, {heads}): the feed-forward part widens to 4 x width = {4 * width}, not 2 x width.")
         expect(got != attention + norms + 2 * w * w + 2 * w,
                f"{name}({width}, {heads}): the feed-forward part widens to 4 x width = {4 * width} in the middle, "
                f"so its layers are {width} x {4 * width} and {4 * width} x {width}.")
