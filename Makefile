@@ -38,11 +38,12 @@ lab: install
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
 # make test: one pytest-xdist worker per CPU (a notebook's cells stay on one worker), one torch thread per worker
-# and kernel; make check: everything, on one process (CI). Both from the repository root, as `python -m pytest`.
+# and kernel; make check: everything, on one process (CI), with .venv-colab built first for the classic-notebook
+# browser test. Both from the repository root, as `python -m pytest`.
 test: install
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest --ignore=tests/browser --ignore=tests/system -n auto
 
-check: install
+check: install colab-env
 	$(BIN)/python -m pytest
 
 # Colab's versions of what a learner's kernel there uses (.ci/colab-versions.txt), in .venv-colab; the

@@ -9,6 +9,7 @@ of the pages (`built_site`) and the browser tests one of every deck beside them 
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -71,7 +72,9 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Built:
 
 
 @pytest.fixture(scope="session")
-def built_decks(built_site: Built) -> Built:
-    """Every notebook's deck (SPOTLIGHTS_CHAPTERS narrows them), built once by tools.build_slides into the
-    site's folder."""
-    return _build(["tools.build_slides"], built_site.folder, notebook_paths())
+def built_decks(built_site: Built, tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """Every notebook's deck (SPOTLIGHTS_CHAPTERS narrows them), built once by tools.build_slides into a copy
+    of the site's folder (the site tests measure the pages alone, whichever test asks first)."""
+    folder = tmp_path_factory.mktemp("decks") / "site"
+    shutil.copytree(built_site.folder, folder)
+    return _build(["tools.build_slides"], folder, notebook_paths())
