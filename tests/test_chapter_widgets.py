@@ -165,7 +165,9 @@ def test_split_counts_parameters_from_the_model_code(split) -> None:
         assert (split.option.params_with_proj, split.option.params_without_proj) == (with_proj, without)
         assert split.option.att.shape[0] == heads
         assert split.strip.value.count("title='head") == heads
-        assert f"{128 // heads} numbers each" in split.summary_text and f"{with_proj:,}" in split.table.value
+        assert f"{128 // heads} numbers each" in split.summary_text
+        caption = split.grid.figure["caption"]
+        assert f"{without:,} + output projection {with_proj - without:,} = {with_proj:,}" in caption
         assert [p["title"] for p in split.grid.figure["panels"]] == [f"head {h}" for h in range(min(heads, AT_ONCE))]
         assert len(split.group_picker.options) == max(1, heads // AT_ONCE)
         assert (split.group_picker.layout.visibility == "visible") == (heads > AT_ONCE)

@@ -1,8 +1,8 @@
 """Chapter 4's "split the width": pick a head count for width 128 and see what each head gets and costs.
 
 For 1, 2, 4, 8 or 16 heads it shows how the 128 numbers of each word are cut into slices, the width per
-head, the attention layer's parameters counted from a real `MultiHeadAttention` (with and without the
-output projection), and the heatmaps of an untrained course model's heads on one sentence, four heads at a
+head, the attention layer's parameters counted from a real `MultiHeadAttention` (query, key and value, plus
+the output projection), and the heatmaps of an untrained course model's heads on one sentence, four heads at a
 time (a picker shows the others), so that each heatmap's words stay readable on a projector. A second switch
 shows the trained four-head checkpoint on the same sentence. Everything is computed when the widget is
 built, so a click only swaps what is on show.
@@ -81,19 +81,6 @@ def split_strip(heads: int, width: int, font: int) -> str:
             f"max-width: {FIT_WIDTH}px'>{cells}</div>")
 
 
-def parameter_table(option: Option, width: int, font: int) -> str:
-    """HTML: the layer's parameter counts, with and without the output projection."""
-    d = width // option.heads
-    rows = [("heads", f"{option.heads}"), ("numbers per head", f"{d}"),
-            ("query, key, value (3 x 128 x 128)", f"{option.params_without_proj:,}"),
-            ("output projection (128 x 128 + 128)", f"{option.params_with_proj - option.params_without_proj:,}"),
-            ("attention layer with the projection", f"{option.params_with_proj:,}"),
-            ("attention layer without it", f"{option.params_without_proj:,}")]
-    body = "".join(f"<tr><td style='padding-right: 1em'>{a}</td><td style='text-align: right'>{b}</td></tr>"
-                   for a, b in rows)
-    return f"<table style='font-size: {font}px'>{body}</table>"
-
-
 def head_groups(heads: int) -> list[range]:
     """The heads drawn together: all of them up to AT_ONCE, else AT_ONCE at a time (16 heads: 0-3, ..., 12-15)."""
     return [range(first, min(first + AT_ONCE, heads)) for first in range(0, heads, AT_ONCE)]
@@ -101,17 +88,18 @@ def head_groups(heads: int) -> list[range]:
 
 def _grid(option: Option, words: Sequence[str], group: range, tallest: int | None = None) -> dict:
     """Some of the option's heads (`group`) as a 2 x 2 grid of heatmaps, at most `tallest` pixels high; the
-    caption says what the split costs."""
+    caption counts what the layer costs, part by part."""
     name = (f"{option.heads} untrained head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
             else "The trained four-head checkpoint")
     title = name + (f": heads {group.start} to {group.stop - 1}" if len(group) < option.heads else "")
     spec = grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest)
-    return spec | {"caption": f"{WIDTH // option.heads} numbers per head; the layer has {option.params_with_proj:,} "
-                              "parameters"}
+    qkv, proj = option.params_without_proj, option.params_with_proj - option.params_without_proj
+    return spec | {"caption": f"{WIDTH // option.heads} numbers per head; parameters: query, key, value {qkv:,} "
+                              f"+ output projection {proj:,} = {option.params_with_proj:,}"}
 
 
 class SplitTheWidth(ChapterWidget):
-    """Head-count buttons, an untrained/trained switch, the split, the counts and the heads' heatmaps."""
+    """Head-count buttons, an untrained/trained switch, the split and the heads' heatmaps over their count."""
 
     css_class = "split-the-width"
 
@@ -131,14 +119,14 @@ class SplitTheWidth(ChapterWidget):
         self.head_buttons.observe(self.calls(self.set_heads), names="value")
         self.group_picker.observe(self.calls(self.show_heads_from), names="value")
         self.layer_buttons.observe(self.calls(self.set_layer), names="value")
-        self.strip, self.table = widgets.HTML(), widgets.HTML()
+        self.strip = widgets.HTML()
         # the two rows of controls and the split above the grid, its caption under it, stay on the screen with it
-        tallest = style()["tallest"] - 10 * self.font
+        tallest = style()["tallest"] - 11 * self.font
         self.slots = [(option, group) for option in self.options for group in head_groups(option.heads)]
         self.figures = [_grid(option, self.words, group, tallest) for option, group in self.slots]
         self.grid = Drawing()
         self.children = [self.css, self.access, widgets.HBox([self.head_buttons, self.group_picker]),
-                         self.layer_buttons, self.strip, self.grid, self.message, self.table, self.summary]
+                         self.layer_buttons, self.strip, self.grid, self.message, self.summary]
         self._redraw()
 
     @property
@@ -200,7 +188,6 @@ class SplitTheWidth(ChapterWidget):
         self.grid.figure = next(fig for fig, (other, group) in zip(self.figures, self.slots, strict=True)
                                 if other is option and group.start == self.first)
         self.strip.value = split_strip(option.heads, WIDTH, self.font)
-        self.table.value = parameter_table(option, WIDTH, self.font)
         self.say(summary_line(option, self.words))
 
 
@@ -235,7 +222,7 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
     names = [f"{o.heads} head{'s' if o.heads > 1 else ''}" if o.layer == UNTRAINED else "trained, 4 heads"
              for o in options]
     groups = [f"heads {g.start} to {g.stop - 1}" for g in head_groups(max(HEAD_COUNTS))]
-    tallest = s["tallest"] - 10 * s["font"]  # the menus above and the caption below stay on a slide with it
+    tallest = s["tallest"] - 11 * s["font"]  # the menus above and the caption below stay on a slide with it
     states = {(n, g): _grid(option, words, head_groups(option.heads)[min(g, len(head_groups(option.heads)) - 1)],
                             tallest) for n, option in enumerate(options) for g in range(len(groups))}
     return static_view(states, [("layer", names), ("draw", groups)], start=[HEAD_COUNTS.index(4), 0],

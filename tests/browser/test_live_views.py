@@ -30,6 +30,7 @@ from tests.browser.support import (
     severe_violations,
     tooltip,
 )
+from tools.chapters import NOTEBOOKS
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 SETUP = """import torch
@@ -54,11 +55,11 @@ EX = ".attention-explorer"
 
 
 def notebook(folder: Path, cells: list[str], name: str = "views.ipynb") -> Path:
-    """A notebook of `cells`, each a slide (for RISE)."""
+    """A notebook of `cells`, each a slide (for RISE), with the chapters' own notebook metadata."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in cells])
     for cell in nb.cells:
         cell.metadata["slideshow"] = {"slide_type": "slide"}
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata = nbformat.read(NOTEBOOKS / "04_multi_head_attention.ipynb", as_version=4).metadata
     nbformat.write(nb, folder / name)
     return folder / name
 
@@ -212,11 +213,13 @@ def test_live_views_on_a_projector_and_after_a_reload(chromium: str, tmp_path: P
 
 def test_chapter_4_presents_in_rise_with_its_widget_drawn(chromium: str, tmp_path: Path) -> None:
     """RISE (jupyterlab-rise) opens its own page on the notebook's running kernel: the widget is drawn on its
-    slide, within 1280x720, and a click on it there redraws it."""
+    slide, within 1280x720, and a click on it there redraws it; a slide taller than the screen (a long printout)
+    scrolls, as the chapters' metadata asks."""
     from playwright.sync_api import sync_playwright
 
     (tmp_path / "root").mkdir()
-    notebook(tmp_path / "root", [SETUP.split("\nwords")[0], VIEWS["split-the-width"]], "ch4.ipynb")
+    notebook(tmp_path / "root", [SETUP.split("\nwords")[0], VIEWS["split-the-width"], "print(*range(60), sep='\\n')"],
+             "ch4.ipynb")
     with jupyter_lab(tmp_path / "root", tmp_path) as (base, token), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
@@ -239,6 +242,9 @@ def test_chapter_4_presents_in_rise_with_its_widget_drawn(chromium: str, tmp_pat
                                    ".getBoundingClientRect().bottom")
             page.screenshot(path=str(SCREENSHOTS / "rise-chapter-4.png"))
             assert bottom <= 720, f"the widget's grid ends at {bottom:.0f} px, below the 720 px slide"
+            page.locator(".reveal .controls .navigate-right").click()  # on to the long printout
+            page.wait_for_function("() => Array.from(document.querySelectorAll('.reveal section.present section'))"
+                                   ".some(s => s.style.overflowY === 'scroll')", timeout=30_000)
         except Exception:
             page.screenshot(path=str(SCREENSHOTS / "rise-failure.png"))
             print("\nconsole errors:", errors[-10:])
