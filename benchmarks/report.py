@@ -1,9 +1,10 @@
 """Render every measurement for people: the generated blocks of docs/measurements.md, README.md and the guides.
 
 Each benchmark writes one results file in assets/; this module is the one place that turns them into text, in
-the pages' blocks between `<!-- NAME:start -->` and `<!-- NAME:end -->`. Rendering reads the results files,
-docs/lessons.toml and the chapters' code and speaker notes, never the notebooks' prose: editing a chapter's prose
-never makes a page stale.
+the pages' blocks between `<!-- NAME:start -->` and `<!-- NAME:end -->`, and it renders the chapter tables
+(README and chapter 0's markdown) from the one chapter list, tools.chapters.CHAPTERS. Rendering reads the results
+files, docs/lessons.toml, the chapter list and the chapters' code and speaker notes, never the notebooks' prose:
+editing a chapter's prose never makes a page stale.
 
     python -m benchmarks.report           # rewrite the blocks
     python -m benchmarks.report --check   # exit 1 if anything is out of date (the tests run this)
@@ -18,14 +19,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import nbformat
+
 from benchmarks import bench, real_text, sizing
 from benchmarks.measure import markdown_table
 from benchmarks.notebook_memory import over_targets
 from classroom.lessons import EXPLORER_TITLE, lessons_block, questions_block
-from tools.chapters import CHAPTERS, EXPLORER, ROOT
+from tools.chapters import CHAPTERS, EXPLORER, NOTEBOOKS, ROOT, TITLES
 
 ASSETS = ROOT / "assets"
 MEASUREMENTS = ROOT / "docs" / "measurements.md"
+START_HERE = NOTEBOOKS / "00_start_here.ipynb"
 HALF = "0.5"
 """The CPU share the timing table shows beside the whole machine: four learners on two cores."""
 
@@ -48,7 +52,7 @@ def timing_block() -> str:
     measured = _load("notebooks.json") or {"notebooks": {}}
     whole, half = measured["notebooks"], measured.get("cpu_shares", {}).get(HALF, {}).get("notebooks", {})
     rows = []
-    for name, title in [*CHAPTERS.items(), (EXPLORER, EXPLORER_TITLE)]:
+    for name, title in [*TITLES.items(), (EXPLORER, EXPLORER_TITLE)]:
         m, h = whole.get(name), half.get(name)
         cell = h["slowest_cells"][0] if h and h["slowest_cells"] else None
         cells = [f"about {(h or m)['reading_minutes']} min" if h or m else None,
@@ -75,7 +79,7 @@ def timing_block() -> str:
                      + (": other programs shared the machine too, so these times are upper bounds"
                         if min(shares) < 0.45 else "") + ".")
         chapter_s, cell_s = measured["chapter_target_s"], measured["cell_target_s"]
-        over = [CHAPTERS[name] for name in over_targets(half, chapter_s, cell_s) if name in CHAPTERS]
+        over = [TITLES[name] for name in over_targets(half, chapter_s, cell_s) if name in CHAPTERS]
         notes.append(f"Target at half a CPU: every chapter within {chapter_s} s and every cell within {cell_s} s: "
                      + (f"NOT met by {', '.join(over)}." if over else "met by every chapter measured."))
     notes.append(f"Memory target {measured['target_mb']} MB per chapter. Reading time counts each notebook's words "
@@ -241,8 +245,16 @@ def classroom_block() -> str:
     return sizing.markdown(results, list(CHAPTERS))
 
 
+def chapters_block(folder: str, first: int = 0) -> str:
+    """The chapter table from the chapter list, from chapter `first` on, each title a link into `folder`."""
+    rows = [[int(name[:2]), f"[{chapter.title}]({folder}{name})", chapter.idea]
+            for name, chapter in list(CHAPTERS.items())[first:]]
+    return "\n".join(markdown_table(["#", "Notebook", "The one idea"], "lll", rows))
+
+
 BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
-    ROOT / "README.md": {"headline": headline_block},
+    ROOT / "README.md": {"headline": headline_block, "chapters": lambda: chapters_block("notebooks/")},
+    START_HERE: {"chapters": lambda: chapters_block("", first=1)},
     MEASUREMENTS: {"results": results_block, "real_text": real_text_block, "timing": timing_block,
                    "threads": threads_block, "explorer": explorer_block, "widgets": widgets_block},
     ROOT / "docs" / "recipe.md": {f"recipe_{name}": lambda make=make: make(_load("real_text.json") or {})
@@ -250,8 +262,8 @@ BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
                                                      ("transfer", real_text.transfer_markdown))},
     ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block,
                                       "classroom": classroom_block,
-                                      "lessons": lambda: lessons_block(_load("notebooks.json"), CHAPTERS),
-                                      "questions": lambda: questions_block(CHAPTERS)},
+                                      "lessons": lambda: lessons_block(_load("notebooks.json"), TITLES),
+                                      "questions": lambda: questions_block(TITLES)},
 }
 """The generated blocks of the hand-written pages, by page and block name."""
 
@@ -266,9 +278,21 @@ def render(text: str, blocks: dict[str, Callable[[], str]]) -> str:
     return text
 
 
+def render_notebook(text: str, blocks: dict[str, Callable[[], str]]) -> str:
+    """A notebook's text with its blocks rendered, each in the markdown cell that holds its markers."""
+    nb = nbformat.reads(text, as_version=4)
+    for name, make in blocks.items():
+        cells = [cell for cell in nb.cells if cell.cell_type == "markdown" and f"<!-- {name}:start -->" in cell.source]
+        if not cells:
+            raise ValueError(f"missing block markers for {name!r}")
+        cells[0].source = render(cells[0].source, {name: make})
+    return nbformat.writes(nb) + "\n"
+
+
 def rendered() -> dict[Path, str]:
     """Every generated page as it should read now, by path."""
-    return {path: render(path.read_text(encoding="utf-8"), blocks) for path, blocks in BLOCKS.items()}
+    return {path: (render_notebook if path.suffix == ".ipynb" else render)(path.read_text(encoding="utf-8"), blocks)
+            for path, blocks in BLOCKS.items()}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,7 @@ import pytest
 
 from classroom import lessons
 from classroom.lessons import EXERCISE_MINUTES, LESSONS, PLAN_FACTOR, SWITCH_MINUTES, lesson_minutes, segment_minutes
-from tools.chapters import CHAPTERS, EXPLORER, ROOT, WORDS_PER_MINUTE, sections
+from tools.chapters import CHAPTERS, EXPLORER, ROOT, TITLES, WORDS_PER_MINUTE, sections
 
 MEASURED = json.loads((ROOT / "assets" / "notebooks.json").read_text())
 
@@ -71,12 +71,12 @@ def test_the_cells_to_run_first_and_the_questions_come_from_the_chapter(monkeypa
 
 
 def test_the_guide_block_prints_each_lesson_with_its_estimate_cells_and_questions() -> None:
-    block = lessons.lessons_block(MEASURED, CHAPTERS)
+    block = lessons.lessons_block(MEASURED, TITLES)
     for lesson in LESSONS:
         assert f"about {lesson_minutes(lesson, MEASURED)} of {lesson.slot} minutes (fits)" in block
         for segment in lesson.segments:
             assert all(ask in block for ask in lessons.questions(segment))
-    assert lessons.lessons_block(None, CHAPTERS).startswith("Not measured yet")
+    assert lessons.lessons_block(None, TITLES).startswith("Not measured yet")
 
 
 def test_sections_split_at_level_two_headings_with_their_words_and_run_times() -> None:

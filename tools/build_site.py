@@ -25,7 +25,7 @@ import nbformat
 from nbclient.exceptions import CellExecutionError
 
 from tools.build_slides import deck_file, ship_reveal, write_deck
-from tools.chapters import CHAPTERS, notebook_paths, reading_minutes
+from tools.chapters import TITLES, notebook_paths, reading_minutes
 from tools.editions import build, with_folded_solutions, with_notes
 from tools.pages import PLOTLY_JS, READABLE_CSS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
 
@@ -65,7 +65,7 @@ def write_page(nb: nbformat.NotebookNode, name: str, out_dir: Path) -> Path:
 
 def chapter_title(name: str) -> str:
     """The chapter's title as the README and instructor guide give it."""
-    return CHAPTERS.get(f"{name}.ipynb", "The attention explorer" if name == "explorer" else name)
+    return TITLES.get(f"{name}.ipynb", "The attention explorer" if name == "explorer" else name)
 
 
 def write_index(pages: Sequence[tuple[Path, Path]], out_dir: Path) -> Path:

@@ -1,6 +1,6 @@
 """The chapter list and the one notebook runner, shared by the tools, the benchmarks and the tests.
 
-`CHAPTERS` gives every chapter's file and title in reading order (tests/test_project_files.py fails when a
+`CHAPTERS` gives every chapter's file, title and one idea in reading order (tests/test_project_files.py fails when a
 numbered notebook is missing from it). `execute` runs a notebook top to bottom in a fresh kernel, as
 "Restart and Run All" does, and returns it with its outputs. `reading_minutes` and `sections` measure how long
 a notebook takes to read and to run, part by part (benchmarks/notebook_memory.py stores them for the docs).
@@ -12,6 +12,7 @@ import copy
 import os
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 from nbclient import NotebookClient
@@ -19,16 +20,30 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 EXPLORER = "explorer.ipynb"
+
+
+class Chapter(NamedTuple):
+    title: str
+    idea: str
+    """the chapter's one idea, as the chapter tables (README, chapter 0) give it"""
+
+
 CHAPTERS = {
-    "00_start_here.ipynb": "Start here",
-    "01_one_spotlight.ipynb": "One spotlight",
-    "02_queries_keys_values.ipynb": "Queries, keys and values",
-    "03_one_spotlight_is_not_enough.ipynb": "One spotlight is not enough",
-    "04_multi_head_attention.ipynb": "Multi-head attention",
-    "05_train_and_compare.ipynb": "Train and compare",
-    "06_meet_the_detectives.ipynb": "Meet the detectives",
-    "07_the_transformer_block.ipynb": "The transformer block",
+    "00_start_here.ipynb": Chapter("Start here", "check your set-up, meet the course model, count its parameters"),
+    "01_one_spotlight.ipynb": Chapter("One spotlight",
+                                      "attention is a weighted average, and softmax makes the weights"),
+    "02_queries_keys_values.ipynb": Chapter("Queries, keys and values",
+                                            "one head, built from scratch, that may not peek at later words"),
+    "03_one_spotlight_is_not_enough.ipynb": Chapter("One spotlight is not enough",
+                                                    "a word often needs several clues at once"),
+    "04_multi_head_attention.ipynb": Chapter("Multi-head attention",
+                                             "split the width between heads, then mix their findings"),
+    "05_train_and_compare.ipynb": Chapter("Train and compare", "one head against four, measured"),
+    "06_meet_the_detectives.ipynb": Chapter("Meet the detectives", "what each trained head actually follows"),
+    "07_the_transformer_block.ipynb": Chapter("The transformer block", "where attention sits in the bigger machine"),
 }
+"""Every chapter in reading order: the one list a new chapter joins (the chapter tables are rendered from it)."""
+TITLES = {name: chapter.title for name, chapter in CHAPTERS.items()}
 SITE_SAMPLE = (NOTEBOOKS / "02_queries_keys_values.ipynb", NOTEBOOKS / "04_multi_head_attention.ipynb",
                NOTEBOOKS / EXPLORER)
 """What the site tests build: chapter 2 has solution cells (left out of slides), chapter 4 math, and the explorer."""

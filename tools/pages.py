@@ -25,7 +25,7 @@ from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 from helpers.plots import FIGURE_CONFIG
 from helpers.static import STATIC_ENV
-from tools.chapters import CHAPTERS, EXPLORER, ROOT, execute
+from tools.chapters import EXPLORER, ROOT, TITLES, execute
 
 SITE = ROOT / "site"
 PLOTLY_JS = "plotly.min.js"
@@ -65,7 +65,7 @@ def page_title(name: str) -> str:
     """A page's or deck's title (its browser tab): the chapter's number and title, or the explorer's name."""
     if f"{name}.ipynb" == EXPLORER:
         return f"The attention explorer - {SITE_NAME}"
-    title = CHAPTERS.get(f"{name}.ipynb", name)
+    title = TITLES.get(f"{name}.ipynb", name)
     return f"Chapter {int(name[:2])}: {title} - {SITE_NAME}" if name[:2].isdigit() else f"{title} - {SITE_NAME}"
 
 
