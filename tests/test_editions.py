@@ -47,6 +47,15 @@ def test_the_learner_edition_carries_only_the_learners_path(name: str) -> None:
     assert not [cell for cell in nb.cells if SOLUTION in tags(cell)]
 
 
+def test_a_class_gets_the_learner_edition_without_the_notes_in_its_metadata(tmp_path: Path) -> None:
+    """What postBuild puts on a hub: the chapter's cells as they are, outputs cleared, no speaker notes."""
+    source = nbformat.read(NOTEBOOKS / "01_one_spotlight.ipynb", as_version=4)
+    nb = nbformat.read(build("learner", tmp_path, [NOTEBOOKS / "01_one_spotlight.ipynb"])[0], as_version=4)
+    assert any(NOTES_KEY in cell.metadata for cell in source.cells)
+    assert not [cell.id for cell in nb.cells if NOTES_KEY in cell.metadata]
+    assert [cell.source for cell in nb.cells] == [cell.source for cell in source.cells]
+
+
 def test_every_exercise_has_a_stub_a_check_and_a_solution() -> None:
     checked = [name for nb in LEARNER.values() for cell in nb.cells if (name := checked_exercise(cell))]
     assert sorted(checked) == sorted(SOLUTIONS), "each solution belongs to one exercise checked in a chapter"

@@ -1,7 +1,7 @@
 """The editions of the series, each built from the one source: the chapters in notebooks/.
 
     python -m tools.editions instructor                # into instructor/: speaker notes and solutions shown
-    python -m tools.editions learner --out DIR         # the learner's notebooks, outputs cleared (a class's)
+    python -m tools.editions learner --out DIR         # the learner's notebooks, outputs and notes cleared (a class's)
 
 notebooks/ is the learner edition itself: what `make lab`, Binder, Colab, a class's hub and the site open.
 It carries only the learner's path; what the other audiences need rides along where a learner does not see
@@ -100,6 +100,14 @@ def with_folded_solutions(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return _after(nb, lambda cell: [folded_solution_cell(name)] if (name := checked_exercise(cell)) else [])
 
 
+def without_notes(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy without the speaker notes in the cells' metadata (in a graded class they would be hints)."""
+    out = copy.deepcopy(nb)
+    for cell in out.cells:
+        cell.metadata.pop(NOTES_KEY, None)
+    return out
+
+
 def cleared(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy with no outputs, execution counts, timings or widget state."""
     out = copy.deepcopy(nb)
@@ -112,7 +120,7 @@ def cleared(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 EDITIONS: dict[str, Callable[[nbformat.NotebookNode], nbformat.NotebookNode]] = {
-    "learner": cleared,
+    "learner": lambda nb: cleared(without_notes(nb)),
     "instructor": lambda nb: cleared(with_solutions(with_notes(nb))),
 }
 
