@@ -48,6 +48,8 @@ def test_unknown_words_are_reported_not_hidden():
     assert encoding.words == ["the", "fox", "quietly", "hums", "a", UNK, UNK]
     assert encoding.ids[-2:] == [0, 0]
     assert len(encoding.ids) == len(encoding.words)
+    typed = tok.encode_with_report(f"the fox hums a {UNK} .")  # an example sentence's lost word, typed back
+    assert typed.unknown == [] and typed.ids[4] == 0
     with pytest.raises(ValueError, match="outside the vocabulary"):
         tok.decode([3, 1024])
 
