@@ -47,6 +47,13 @@ def test_the_learner_edition_carries_only_the_learners_path(name: str) -> None:
     assert not [cell for cell in nb.cells if SOLUTION in tags(cell)]
 
 
+def test_every_chapter_is_one_sitting_of_prose() -> None:
+    """At most 3,500 words of markdown per notebook: past that a chapter holds more than one idea."""
+    words = {name: sum(len(cell.source.split()) for cell in nb.cells if cell.cell_type == "markdown")
+             for name, nb in LEARNER.items()}
+    assert not {name: n for name, n in words.items() if n > 3500}, words
+
+
 def test_a_class_gets_the_learner_edition_without_the_notes_in_its_metadata(tmp_path: Path) -> None:
     """What postBuild puts on a hub: the chapter's cells as they are, outputs cleared, no speaker notes."""
     source = nbformat.read(NOTEBOOKS / "01_one_spotlight.ipynb", as_version=4)
