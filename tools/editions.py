@@ -29,7 +29,6 @@ from pathlib import Path
 
 import nbformat
 
-from helpers.checks.solutions import SOLUTIONS
 from tools.chapters import ROOT, notebook_paths
 
 NOTES_KEY = "instructor_notes"
@@ -62,6 +61,10 @@ def notes_cell(text: str) -> nbformat.NotebookNode:
 
 def solution_source(name: str) -> str:
     """The solution to exercise `name`, as helpers.checks.solutions holds it."""
+    # imported here: postBuild builds the learner edition from the repository's root, where `helpers` is the
+    # source folder without its assets (the installed package has them), and that edition needs no solution
+    from helpers.checks.solutions import SOLUTIONS
+
     return inspect.getsource(SOLUTIONS[name]).rstrip()
 
 
