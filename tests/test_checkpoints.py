@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -51,60 +50,6 @@ def test_four_heads_beat_one_head_in_the_shipped_checkpoints():
     one, four = (load_model(trained_on(STORY_WORLD, heads).name).card for heads in (1, 4))
     assert four["val_ppl"] < one["val_ppl"]
     assert four["clue_accuracy"]["all"] > one["clue_accuracy"]["all"]
-
-
-@pytest.fixture
-def copy(tmp_path):
-    for suffix in (".json", ".safetensors"):
-        shutil.copy(ASSETS / f"four_heads{suffix}", tmp_path / f"four_heads{suffix}")
-    return tmp_path / "four_heads"
-
-
-def _edit_card(stem, **changes):
-    path = stem.with_suffix(".json")
-    card = json.loads(path.read_text())
-    for key, value in changes.items():
-        if key == "config":
-            card["config"].update(value)
-        else:
-            card[key] = value
-    path.write_text(json.dumps(card))
-
-
-def test_corrupt_weights_are_refused(copy):
-    assert load_model(copy.with_suffix(".safetensors")).config.heads == 4  # the copy loads from its path
-    weights = copy.with_suffix(".safetensors")
-    data = bytearray(weights.read_bytes())
-    data[-100] ^= 0xFF
-    weights.write_bytes(bytes(data))
-    with pytest.raises(CheckpointError, match=r"four_heads\.safetensors: the file is corrupt or was changed"):
-        load_model(copy.with_suffix(".json"))
-
-
-def test_truncated_weights_are_refused(copy):
-    weights = copy.with_suffix(".safetensors")
-    weights.write_bytes(weights.read_bytes()[:5000])
-    _edit_card(copy, sha256=hashlib.sha256(weights.read_bytes()).hexdigest())
-    with pytest.raises(CheckpointError, match=r"four_heads\.safetensors: cannot be read as safetensors"):
-        load_model(copy)
-
-
-def test_card_that_does_not_match_the_weights_is_refused(copy):
-    _edit_card(copy, config={"heads": 1, "out_proj": False})
-    with pytest.raises(CheckpointError, match=r"four_heads\.safetensors: tensors do not match .*attn\.proj"):
-        load_model(copy)
-    _edit_card(copy, config={"heads": 4, "out_proj": True, "vocab_size": 512})
-    with pytest.raises(CheckpointError, match=r"tok_emb\.weight is \[1024, 128\] .* needs \[512, 128\]"):
-        load_model(copy)
-
-
-def test_broken_card_is_refused(copy):
-    copy.with_suffix(".json").write_text("{not json")
-    with pytest.raises(CheckpointError, match=r"four_heads\.json: is not a readable JSON"):
-        load_model(copy)
-    copy.with_suffix(".json").unlink()
-    with pytest.raises(CheckpointError, match="not found"):
-        load_model(copy.with_suffix(".safetensors"))
 
 
 def test_save_and_load_round_trip(tmp_path):
