@@ -25,13 +25,9 @@ def test_feed_forward_parameters(width: int, hidden: int | None) -> None:
     assert count_parameters(FeedForward(width, hidden)) == feed_forward_size(width, hidden or 4 * width)
 
 
-def test_block_without_feed_forward_is_attention_plus_one_norm() -> None:
+def test_block_model_sizes_against_the_course_model_and_a_block_without_feed_forward() -> None:
     block = TransformerBlock(128, 4, feed_forward=False)
-    assert block.ff is None and block.ln2 is None
-    assert count_parameters(block) == attention_size(128) + 2 * 128
-
-
-def test_block_model_sizes_against_the_course_model() -> None:
+    assert block.ff is None and block.ln2 is None and count_parameters(block) == attention_size(128) + 2 * 128
     embeddings = 1024 * 128 + 128 * 128
     output = 128 * 1024 + 1024
     without = embeddings + attention_size(128) + 256 + 256 + output  # block's ln1, final ln_f
@@ -69,7 +65,6 @@ def test_return_attention_gives_the_first_blocks_weights() -> None:
     ids = torch.randint(0, 1024, (2, 12))
     logits, att = model(ids, return_attention=True)
     assert logits.shape == (2, 12, 1024) and att.shape == (2, 4, 12, 12)
-    assert torch.allclose(att.sum(-1), torch.ones(2, 4, 12), atol=1e-5)
     x = model.tok_emb(ids) + model.pos_emb(torch.arange(12))
     assert torch.allclose(att, model.blocks[0].attn(model.blocks[0].ln1(x))[1], atol=1e-6)
     assert torch.allclose(model(ids), logits, atol=1e-5)
@@ -87,9 +82,7 @@ def test_same_seed_same_model() -> None:
     [
         (lambda: BlockConfig(layers=0), "layers must be a whole number >= 1"),
         (lambda: BlockConfig(feed_forward="yes"), "feed_forward must be True or False"),
-        (lambda: BlockConfig(heads=3), "not divisible by 3 heads"),
         (lambda: BlockModel(CourseConfig(heads=4)), "needs a BlockConfig"),
-        (lambda: TransformerBlock(128, 5), "not divisible by 5 heads"),
         (lambda: TransformerBlock(0, 1), "whole number >= 1"),
         (lambda: FeedForward(0), "width must be a whole number >= 1"),
         (lambda: FeedForward(16, hidden=0), "hidden must be a whole number >= 1"),

@@ -75,15 +75,20 @@ def mine(tmp_path_factory):
     return folder
 
 
-def test_a_card_written_with_out_keeps_sentences_of_the_held_out_text(mine):
+def test_a_card_written_with_out_keeps_held_out_sentences_the_rate_the_kept_step_and_the_unknown_share(mine):
     corpus = text_corpus(SAMPLE)
     held_out = corpus.tokenizer.decode(corpus.val_ids.tolist())
-    examples = json.loads((mine / "four_heads.json").read_text())["examples"]
+    card = json.loads((mine / "four_heads.json").read_text())
+    examples = card["examples"]
     assert 1 <= len(examples) <= EXAMPLES
     for sentence in examples:
         assert f" {sentence}" in held_out, f"not a whole sentence of the held-out text: {sentence!r}"
     unknown = [corpus.tokenizer.encode(sentence).count(0) for sentence in examples]
     assert unknown == sorted(unknown) and max(unknown) <= MOST_UNKNOWN  # fewest <unk> first
+    assert card["lr"] == card["recipe"]["lr"] > 0 and 0 <= card["best_step"] <= card["steps"]
+    assert card["unknown_share"] == pytest.approx(float((corpus.val_ids == 0).float().mean()), abs=1e-4)
+    assert f"--lr {card['lr']:g}" in card["command"]
+    assert {"warmup", "weight_decay", "batch_size", "keep_best_every"} <= set(card["recipe"])
 
 
 def test_held_out_examples_take_sentences_with_few_unknown_words_and_else_pieces_of_text():
@@ -99,14 +104,6 @@ def test_held_out_examples_take_sentences_with_few_unknown_words_and_else_pieces
                                      "it slept and the cat sat").split())  # no sentence end: pieces of text
     assert pieces and all(len(piece.split()) == PIECE_WORDS for piece in pieces)
     assert len(set(pieces)) == len(pieces)  # a text that repeats itself offers each piece once
-
-
-def test_a_card_written_with_out_records_the_rate_the_kept_step_the_recipe_and_the_unknown_share(mine):
-    card = json.loads((mine / "four_heads.json").read_text())
-    assert card["lr"] == card["recipe"]["lr"] > 0 and 0 <= card["best_step"] <= card["steps"]
-    assert card["unknown_share"] == pytest.approx(float((text_corpus(SAMPLE).val_ids == 0).float().mean()), abs=1e-4)
-    assert f"--lr {card['lr']:g}" in card["command"]
-    assert {"warmup", "weight_decay", "batch_size", "keep_best_every"} <= set(card["recipe"])
 
 
 def test_the_explorer_shows_the_notes_of_a_learners_card(mine):

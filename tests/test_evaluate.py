@@ -8,12 +8,15 @@ import pytest
 import torch
 
 from helpers.block import block_model
+from helpers.checkpoints import load_model
+from helpers.corpus import story_validation
 from helpers.evaluate import (
     attention_on_clues,
     clue_accuracy,
     evaluating,
     head_ablation,
     head_removed,
+    next_word_guesses,
     perplexity,
     scorable_clues,
     scored_words,
@@ -24,10 +27,7 @@ from helpers.stories import Clue
 
 @pytest.fixture(scope="module")
 def val():
-    from helpers.corpus import story_validation
-
-    ids, clues = story_validation(val_stories=12)
-    return ids, clues
+    return story_validation(val_stories=12)
 
 
 def test_a_model_that_knows_nothing_has_perplexity_1024(val):
@@ -88,9 +88,6 @@ def test_scoreboard_gives_each_head_a_share_per_clue_kind_over_the_windows_asked
 
 
 def test_trained_heads_specialise():
-    from helpers.checkpoints import load_model
-    from helpers.corpus import story_validation
-
     ids, clues = story_validation()
     board = attention_on_clues(load_model("four_heads"), ids, clues)
     chance = dict(zip(("subject", "previous", "mood", "sense"), board["chance"], strict=True))
@@ -117,9 +114,6 @@ def test_removing_a_head_changes_the_output_and_is_undone_and_ablation_reports_e
 
 
 def test_next_word_guesses_lists_the_most_likely_words_in_order() -> None:
-    from helpers.checkpoints import load_model
-    from helpers.evaluate import next_word_guesses
-
     model = load_model("four_heads")
     ids = model.tokenizer.encode("eagerly , the fox that crosses the wet streets smiles .")
     text = next_word_guesses(model, ids, 8, k=3)

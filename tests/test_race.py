@@ -6,7 +6,6 @@ import pytest
 import torch
 
 import helpers.race as race
-from helpers.compare import late_checks
 from helpers.model import course_model
 from helpers.race import MIN_STEPS, plan_race, steps_that_fit
 from helpers.threads import apply_thread_policy, faster_thread_count
@@ -118,10 +117,6 @@ def test_steps_that_fit_on_a_slow_machine_is_shorter_and_says_so_in_one_line(mon
     out = capsys.readouterr().out
     assert _text(out) == ("a shorter race for this CPU (one step of every model together takes 0.50 s here): "
                           f"each trains {steps} of 60 steps")
-
-
-def test_a_race_checks_as_often_as_late_checks_says() -> None:
-    assert len(late_checks(60)) == len(late_checks(MIN_STEPS)) == race.CHECKS
 
 
 def test_steps_that_fit_needs_a_model(tiny) -> None:
