@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -53,60 +52,6 @@ def test_four_heads_beat_one_head_in_the_shipped_checkpoints():
     assert four["clue_accuracy"]["all"] > one["clue_accuracy"]["all"]
 
 
-@pytest.fixture
-def copy(tmp_path):
-    for suffix in (".json", ".safetensors"):
-        shutil.copy(ASSETS / f"four_heads{suffix}", tmp_path / f"four_heads{suffix}")
-    return tmp_path / "four_heads"
-
-
-def _edit_card(stem, **changes):
-    path = stem.with_suffix(".json")
-    card = json.loads(path.read_text())
-    for key, value in changes.items():
-        if key == "config":
-            card["config"].update(value)
-        else:
-            card[key] = value
-    path.write_text(json.dumps(card))
-
-
-def test_corrupt_weights_are_refused(copy):
-    assert load_model(copy.with_suffix(".safetensors")).config.heads == 4  # the copy loads from its path
-    weights = copy.with_suffix(".safetensors")
-    data = bytearray(weights.read_bytes())
-    data[-100] ^= 0xFF
-    weights.write_bytes(bytes(data))
-    with pytest.raises(CheckpointError, match=r"four_heads\.safetensors: the file is corrupt or was changed"):
-        load_model(copy.with_suffix(".json"))
-
-
-def test_truncated_weights_are_refused(copy):
-    weights = copy.with_suffix(".safetensors")
-    weights.write_bytes(weights.read_bytes()[:5000])
-    _edit_card(copy, sha256=hashlib.sha256(weights.read_bytes()).hexdigest())
-    with pytest.raises(CheckpointError, match=r"four_heads\.safetensors: cannot be read as safetensors"):
-        load_model(copy)
-
-
-def test_card_that_does_not_match_the_weights_is_refused(copy):
-    _edit_card(copy, config={"heads": 1, "out_proj": False})
-    with pytest.raises(CheckpointError, match=r"four_heads\.safetensors: tensors do not match .*attn\.proj"):
-        load_model(copy)
-    _edit_card(copy, config={"heads": 4, "out_proj": True, "vocab_size": 512})
-    with pytest.raises(CheckpointError, match=r"tok_emb\.weight is \[1024, 128\] .* needs \[512, 128\]"):
-        load_model(copy)
-
-
-def test_broken_card_is_refused(copy):
-    copy.with_suffix(".json").write_text("{not json")
-    with pytest.raises(CheckpointError, match=r"four_heads\.json: is not a readable JSON"):
-        load_model(copy)
-    copy.with_suffix(".json").unlink()
-    with pytest.raises(CheckpointError, match="not found"):
-        load_model(copy.with_suffix(".safetensors"))
-
-
 def test_save_and_load_round_trip(tmp_path):
     corpus = story_corpus(train_stories=30, val_stories=4)
     result = train(heads=4, steps=2, seed=0, corpus=corpus, batch_size=4, progress=False)
@@ -130,15 +75,20 @@ def mine(tmp_path_factory):
     return folder
 
 
-def test_a_card_written_with_out_keeps_sentences_of_the_held_out_text(mine):
+def test_a_card_written_with_out_keeps_held_out_sentences_the_rate_the_kept_step_and_the_unknown_share(mine):
     corpus = text_corpus(SAMPLE)
     held_out = corpus.tokenizer.decode(corpus.val_ids.tolist())
-    examples = json.loads((mine / "four_heads.json").read_text())["examples"]
+    card = json.loads((mine / "four_heads.json").read_text())
+    examples = card["examples"]
     assert 1 <= len(examples) <= EXAMPLES
     for sentence in examples:
         assert f" {sentence}" in held_out, f"not a whole sentence of the held-out text: {sentence!r}"
     unknown = [corpus.tokenizer.encode(sentence).count(0) for sentence in examples]
     assert unknown == sorted(unknown) and max(unknown) <= MOST_UNKNOWN  # fewest <unk> first
+    assert card["lr"] == card["recipe"]["lr"] > 0 and 0 <= card["best_step"] <= card["steps"]
+    assert card["unknown_share"] == pytest.approx(float((corpus.val_ids == 0).float().mean()), abs=1e-4)
+    assert f"--lr {card['lr']:g}" in card["command"]
+    assert {"warmup", "weight_decay", "batch_size", "keep_best_every"} <= set(card["recipe"])
 
 
 def test_held_out_examples_take_sentences_with_few_unknown_words_and_else_pieces_of_text():
@@ -154,14 +104,6 @@ def test_held_out_examples_take_sentences_with_few_unknown_words_and_else_pieces
                                      "it slept and the cat sat").split())  # no sentence end: pieces of text
     assert pieces and all(len(piece.split()) == PIECE_WORDS for piece in pieces)
     assert len(set(pieces)) == len(pieces)  # a text that repeats itself offers each piece once
-
-
-def test_a_card_written_with_out_records_the_rate_the_kept_step_the_recipe_and_the_unknown_share(mine):
-    card = json.loads((mine / "four_heads.json").read_text())
-    assert card["lr"] == card["recipe"]["lr"] > 0 and 0 <= card["best_step"] <= card["steps"]
-    assert card["unknown_share"] == pytest.approx(float((text_corpus(SAMPLE).val_ids == 0).float().mean()), abs=1e-4)
-    assert f"--lr {card['lr']:g}" in card["command"]
-    assert {"warmup", "weight_decay", "batch_size", "keep_best_every"} <= set(card["recipe"])
 
 
 def test_the_explorer_shows_the_notes_of_a_learners_card(mine):

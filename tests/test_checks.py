@@ -1,10 +1,6 @@
-"""The exercise checks (helpers/checks) and how a chapter calls them.
-
-Every solution passes its check and every stub is "not attempted" (found by name in helpers/checks: a new
-chapter's exercises join without editing this file); every wrong answer in WRONG fails with a message that names
-its mistake; yours_or_reference keeps a right answer, hands the solution on after a wrong, unfinished or crashing
-one without touching the learner's function, and never raises; solution() prints a solution and never runs it.
-"""
+"""The exercise checks (helpers/checks, found by name) and how a chapter calls them: solutions pass, stubs are
+"not attempted", every wrong answer in WRONG gets a message naming its mistake; yours_or_reference keeps a right
+answer, else hands on the solution, leaving the learner's function alone, and never raises."""
 
 from __future__ import annotations
 
@@ -27,6 +23,8 @@ from helpers.checks.ch03 import SMILES_SENTENCE
 from helpers.checks.ch05 import FOUR_HEADS, NO_CLEAR_WINNER, ONE_HEAD, winner
 from helpers.checks.ch06 import watched_most
 from helpers.checks.solutions import SOLUTIONS
+from helpers.evaluate import attention_on_clues
+from helpers.model import course_model
 from helpers.stories import CLUE_KINDS
 
 CHECKS = {
@@ -36,9 +34,8 @@ CHECKS = {
     if name.startswith("check_") and fn.__module__ == f"helpers.checks.{module.name}"
 }
 S = SOLUTIONS  # short, for the table below
-MEASURED = [{"head": h, "val_ppl": 3.0, "clue_accuracy": dict.fromkeys(CLUE_KINDS, acc)}
+MEASURED = [{"head": h, "val_ppl": 3.0, "clue_accuracy": dict.fromkeys(CLUE_KINDS, acc)}  # chapter 6's ablation rows
             for h, acc in enumerate((0.6, 0.5, 0.3, 0.7))]
-"""Ablation rows as chapter 6 measures them (in head order), for check_lifeline's second part."""
 
 
 @lru_cache(maxsize=1)
@@ -55,8 +52,8 @@ def benchmark_runs() -> list[dict]:
     return json.loads((ASSETS / "results.json").read_text())["table"]["runs"]
 
 
+# the extra arguments a chapter hands a check (only name_the_detectives cannot do without them)
 ARGS = {"name_the_detectives": detectives, "lifeline": lambda: (MEASURED,), "clear_winner": lambda: (benchmark_runs(),)}
-"""The extra arguments a chapter hands a check (only name_the_detectives cannot do without them)."""
 
 
 def args(name: str) -> tuple:
@@ -73,8 +70,8 @@ def printed(capsys: pytest.CaptureFixture[str]) -> tuple[str, list[str]]:
     return " ".join(out.split()), out.splitlines()
 
 
-def test_every_exercise_has_one_solution_and_one_check_that_returns_bool() -> None:
-    assert set(SOLUTIONS) == set(CHECKS)
+def test_every_exercise_has_one_solution_one_check_that_returns_bool_and_wrong_answers_in_the_table() -> None:
+    assert set(SOLUTIONS) == set(CHECKS) == {name for name, _, _ in WRONG}
     assert all(inspect.signature(check).return_annotation in (bool, "bool") for check in CHECKS.values())
 
 
@@ -100,11 +97,6 @@ def head_with(scores=lambda q, k: q @ k.T / q.shape[-1] ** 0.5, weights=S["maske
     return one_head
 
 
-def shifted_by_the_smallest(s):
-    e = (s - s.min(dim=-1, keepdim=True).values).exp()
-    return e / e.sum(dim=-1, keepdim=True)
-
-
 def causal(scores, mask=None, dim=-1):
     return torch.softmax(scores.masked_fill(~(causal_mask(len(scores)) if mask is None else mask), -math.inf), dim=dim)
 
@@ -117,37 +109,12 @@ def attn(b, h):
     return b.attn(h)[0]
 
 
-def post_norm(b, x):
-    x = b.ln1(x + attn(b, x))
-    return b.ln2(x + b.ff(x))
-
-
-def swapped_norms(b, x):
-    x = x + attn(b, b.ln2(x))
-    return x + b.ff(b.ln1(x))
-
-
-def normalised_stream(b, x):
-    x = b.ln1(x)
-    x = x + attn(b, x)
-    return x + b.ff(b.ln2(x))
-
-
-def no_norms(b, x):
-    x = x + attn(b, x)
-    return x + b.ff(x)
-
-
 RIGHT_CLUES = S["clues_for_smiles"](SMILES_SENTENCE.split())
 ATT = 4 * 128 * 128 + 128  # chapter 7: attention with its output mix, at width 128
 
 
 def ff_of(w):
     return 8 * w * w + 5 * w
-
-
-def reversed_winner(runs):
-    return {FOUR_HEADS: ONE_HEAD, ONE_HEAD: FOUR_HEADS}.get(S["clear_winner"](runs), NO_CLEAR_WINNER)
 
 
 def lower_mean(runs):  # clear_winner without the range
@@ -163,11 +130,6 @@ def narrower_range(runs):
     return FOUR_HEADS if gap > 0 else ONE_HEAD
 
 
-def by_lift(board):
-    return {h: max(CLUE_KINDS, key=lambda k: board[k][h] / board["chance"][CLUE_KINDS.index(k)])
-            for h in range(len(board["subject"]))}
-
-
 WRONG = [  # (exercise, a wrong answer, the words of the check's message that name the mistake)
     ("weighted_average", lambda w, v: w[:, None] * v, "did not add the words up"),
     ("weighted_average", lambda w, v: v.mean(dim=0), "plain average"),
@@ -180,7 +142,8 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("softmax", lambda s: s.exp(), "divide each exp(score) by the total"),
     ("softmax", lambda s: s.exp() / s.exp().sum(), "each row must add up to 1"),
     ("softmax", lambda s: s.exp() / s.exp().sum(dim=-1, keepdim=True), "Subtract the LARGEST score"),
-    ("softmax", shifted_by_the_smallest, "not the smallest or the mean"),
+    ("softmax", lambda s: (e := (s - s.min(dim=-1, keepdim=True).values).exp()) / e.sum(dim=-1, keepdim=True),
+     "not the smallest or the mean"),
     ("softmax", lambda s: torch.softmax(s, dim=0), "the softmax ran over dim=0"),
     ("softmax", lambda s: s.exp() / s.exp().sum(dim=-1), "Add keepdim=True"),
     ("softmax", lambda s: s.tolist(), "should return a torch tensor"),
@@ -255,7 +218,9 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("perplexity_from_losses", lambda x: x.mean().exp(), "the task asks for a number"),
     ("perplexity_from_losses", lambda x: str(math.exp(x.mean().item())), "should return a number"),
     ("perplexity_from_losses", lambda x: math.exp(x.mean().item()) if len(x) > 6 else 3.0, "a perplexity of 4"),
-    ("clear_winner", reversed_winner, "lower perplexity is better"),
+    ("clear_winner", lambda runs: {FOUR_HEADS: ONE_HEAD, ONE_HEAD: FOUR_HEADS}.get(S["clear_winner"](runs),
+                                                                                   NO_CLEAR_WINNER),
+     "lower perplexity is better"),
     ("clear_winner", lower_mean, "no larger than the range over the seeds"),
     ("clear_winner", narrower_range, "compare the gap with the wider"),
     ("clear_winner", lambda runs: NO_CLEAR_WINNER, "larger than each model's own range"),
@@ -270,7 +235,8 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("name_the_detectives", lambda board: {**watched_most(board), 1: "grammar"}, "choose one of"),
     ("name_the_detectives", lambda board: {h: min(CLUE_KINDS, key=lambda k: board[k][h])
                                            for h in range(len(board["subject"]))}, "the largest share in its column"),
-    ("name_the_detectives", by_lift, "divided by chance"),
+    ("name_the_detectives", lambda board: {h: max(CLUE_KINDS, key=lambda k: board[k][h] / board["chance"][
+        CLUE_KINDS.index(k)]) for h in range(len(board["subject"]))}, "divided by chance"),
     ("lifeline", lambda rows, kind: max(rows, key=lambda r: r["clue_accuracy"][kind])["head"], "HIGHEST"),
     ("lifeline", lambda rows, kind: min(rows, key=lambda r: r["clue_accuracy"][kind]), "returned a whole row"),
     ("lifeline", lambda rows, kind: min(r["clue_accuracy"][kind] for r in rows), "an accuracy"),
@@ -290,10 +256,11 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("block_step", lambda b, x: x + attn(b, b.ln1(x)), "the feed-forward step is missing"),
     ("block_step", lambda b, x: x + b.ff(b.ln2(x)), "the attention step is missing"),
     ("block_step", lambda b, x: x + attn(b, b.ln1(x)) + b.ff(b.ln2(x)), "read the old x"),
-    ("block_step", normalised_stream, "replaced by its normalised version"),
-    ("block_step", post_norm, "post-norm order"),
-    ("block_step", no_norms, "the layer norms are missing"),
-    ("block_step", swapped_norms, "ln1 and ln2 are swapped"),
+    ("block_step", lambda b, x: (y := (n := b.ln1(x)) + attn(b, n)) + b.ff(b.ln2(y)),
+     "replaced by its normalised version"),
+    ("block_step", lambda b, x: b.ln2((y := b.ln1(x + attn(b, x))) + b.ff(y)), "post-norm order"),
+    ("block_step", lambda b, x: (y := x + attn(b, x)) + b.ff(y), "the layer norms are missing"),
+    ("block_step", lambda b, x: (y := x + attn(b, b.ln2(x))) + b.ff(b.ln1(y)), "ln1 and ln2 are swapped"),
     ("block_step", lambda b, x: b(x), "returned a pair"),
     ("block_step", lambda b, x: x + b.attn(b.ln1(x)), "returns a pair (y, att)"),
     ("count_block_parameters", lambda w, h: 4 * w * w + w + ff_of(w), "left out the two layer norms"),
@@ -359,11 +326,7 @@ def test_a_wrong_answer_gets_a_message_that_names_its_mistake(name, wrong, names
         OUTCOMES[name].feedback.split())
 
 
-def test_the_table_tries_every_exercise() -> None:
-    assert {name for name, _, _ in WRONG} == set(CHECKS)
-
-
-def test_a_passing_answer_is_kept_and_a_solution_cell_says_it_is_in_use(capsys) -> None:
+def test_a_passing_answer_is_kept_and_a_solution_cell_says_it_is_in_use_or_what_is_wrong(capsys) -> None:
     def weighted_average(weights, values):
         return weights @ values
 
@@ -372,9 +335,6 @@ def test_a_passing_answer_is_kept_and_a_solution_cell_says_it_is_in_use(capsys) 
     assert OUTCOMES["weighted_average"] == (True, "weighted_average: correct")
     assert yours_or_reference(CHECKS["weighted_average"], weighted_average, solution=True) is weighted_average
     assert capsys.readouterr().out == solution_in_use("weighted_average") + "\n", "no praise for work not done"
-
-
-def test_a_wrong_solution_cell_still_says_what_is_wrong(capsys) -> None:
     yours_or_reference(CHECKS["softmax"], lambda s: torch.softmax(s, dim=0), solution=True)
     out = capsys.readouterr().out
     assert "dim=-1" in out and solution_in_use("softmax") not in out and not OUTCOMES["softmax"].passed
@@ -423,9 +383,6 @@ def test_feedback_wraps_between_words_never_inside_code() -> None:
 
 
 def test_the_detectives_are_judged_by_the_model_not_by_a_stored_answer() -> None:
-    from helpers.evaluate import attention_on_clues
-    from helpers.model import course_model
-
     model, ids, clues = detectives()
     answer = watched_most(attention_on_clues(model, ids, clues, max_windows=len(ids)))
     blank = course_model(heads=4, seed=0)

@@ -104,7 +104,10 @@ def test_uploaded_file_refuses_what_is_not_an_upload(value, tmp_path: Path) -> N
     assert not any(tmp_path.iterdir())
 
 
-def test_late_checks_spread_over_the_last_third() -> None:
+def test_late_checks_spread_over_the_last_third_as_often_as_a_race_checks() -> None:
+    from helpers.race import CHECKS, MIN_STEPS
+
+    assert len(late_checks(60)) == len(late_checks(MIN_STEPS)) == CHECKS
     assert late_checks(60) == (40, 50, 60)
     assert late_checks(100) == (67, 83, 100)
     assert late_checks(3) == (2, 3)

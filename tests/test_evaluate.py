@@ -8,12 +8,15 @@ import pytest
 import torch
 
 from helpers.block import block_model
+from helpers.checkpoints import load_model
+from helpers.corpus import story_validation
 from helpers.evaluate import (
     attention_on_clues,
     clue_accuracy,
     evaluating,
     head_ablation,
     head_removed,
+    next_word_guesses,
     perplexity,
     scorable_clues,
     scored_words,
@@ -24,10 +27,7 @@ from helpers.stories import Clue
 
 @pytest.fixture(scope="module")
 def val():
-    from helpers.corpus import story_validation
-
-    ids, clues = story_validation(val_stories=12)
-    return ids, clues
+    return story_validation(val_stories=12)
 
 
 def test_a_model_that_knows_nothing_has_perplexity_1024(val):
@@ -37,17 +37,12 @@ def test_a_model_that_knows_nothing_has_perplexity_1024(val):
     assert perplexity(model, val[0]) == pytest.approx(1024, rel=1e-4)
 
 
-def test_clues_outside_the_window_are_not_scored():
-    clues = [Clue(5, "mood", (2,)), Clue(130, "mood", (100,)), Clue(130, "sense", (120, 127)),
-             Clue(140, "mood", (128, 131)), Clue(300, "mood", (250,))]
-    kept = scorable_clues(clues, n_words=257, context=128)
-    assert [(c.target, w, i) for c, w, i in kept] == [(5, 0, 4), (140, 1, 11)]
-
-
 def test_the_scored_words_are_those_with_a_clue_in_their_own_window_each_counted_once():
-    """Chapter 3 prints this one count beside its clue accuracy."""
+    """Chapter 3 prints this one count beside its clue accuracy; a clue outside its word's window is not scored."""
     clues = [Clue(5, "mood", (2,)), Clue(5, "subject", (3,)), Clue(130, "mood", (100,)),
              Clue(130, "sense", (120, 127)), Clue(140, "mood", (128, 131)), Clue(300, "mood", (250,))]
+    kept = scorable_clues(clues, n_words=257, context=128)
+    assert [(c.target, w, i) for c, w, i in kept] == [(5, 0, 4), (5, 0, 4), (140, 1, 11)]
     assert scored_words(clues, n_words=257, context=128) == 2  # word 5 (two kinds, once) and word 140
 
 
@@ -78,29 +73,21 @@ class Oracle(LanguageModel):
         return torch.nn.functional.one_hot(self.ids[rows[:, None] * T + torch.arange(T) + 1], 1024).float()
 
 
-def test_scoreboard_of_every_window_covers_the_words_clue_accuracy_scores(val):
+def test_scoreboard_gives_each_head_a_share_per_clue_kind_over_the_windows_asked_for(val):
     """max_windows=None scores every window; a count below 1 is refused with a message."""
     ids, clues = val
-    model = course_model(heads=2)
+    model = course_model(heads=4)
     every = attention_on_clues(model, ids, clues, max_windows=None)
     assert every == attention_on_clues(model, ids, clues, max_windows=len(ids))
     assert every != attention_on_clues(model, ids, clues, max_windows=1)
+    assert set(every) == {"subject", "previous", "mood", "sense", "chance"}
+    for kind in ("subject", "previous", "mood", "sense"):
+        assert len(every[kind]) == 4 and all(0 <= v <= 1 for v in every[kind])
     with pytest.raises(ValueError, match="max_windows must be a whole number >= 1, got 0"):
         attention_on_clues(model, ids, clues, max_windows=0)
 
 
-def test_scoreboard_gives_each_head_a_share_per_clue_kind(val):
-    ids, clues = val
-    board = attention_on_clues(course_model(heads=4), ids, clues, max_windows=4)
-    assert set(board) == {"subject", "previous", "mood", "sense", "chance"}
-    for kind in ("subject", "previous", "mood", "sense"):
-        assert len(board[kind]) == 4 and all(0 <= v <= 1 for v in board[kind])
-
-
 def test_trained_heads_specialise():
-    from helpers.checkpoints import load_model
-    from helpers.corpus import story_validation
-
     ids, clues = story_validation()
     board = attention_on_clues(load_model("four_heads"), ids, clues)
     chance = dict(zip(("subject", "previous", "mood", "sense"), board["chance"], strict=True))
@@ -108,30 +95,25 @@ def test_trained_heads_specialise():
         assert max(board[kind]) > 2 * chance[kind], (kind, board[kind], chance[kind])
 
 
-def test_removing_a_head_changes_the_output_and_is_undone(val):
-    model = course_model(heads=4)
-    x = val[0][:50]
+@pytest.mark.parametrize("make", [lambda: course_model(heads=4), lambda: block_model(heads=4, layers=2).eval()],
+                         ids=["course model", "block model"])
+def test_removing_a_head_changes_the_output_and_is_undone_and_ablation_reports_every_head(val, make):
+    ids, clues = val
+    model, x = make(), ids[:50]
     before = model(x)
     with head_removed(model, 2):
-        during = model(x)
-    assert not torch.allclose(before, during)
+        assert not torch.allclose(model(x), before)
     assert torch.equal(model(x), before)
-    with pytest.raises(ValueError, match=r"0\.\.3"):
+    with pytest.raises(ValueError, match=r"head must be one of 0\.\.3 for this 4-head model, got 4"):
         with head_removed(model, 4):
             pass
-
-
-def test_head_ablation_reports_every_head(val):
-    ids, clues = val
-    rows = head_ablation(course_model(heads=4), ids, clues)
+    rows = head_ablation(model, ids, clues)
     assert [r["head"] for r in rows] == [0, 1, 2, 3]
     assert all(math.isfinite(r["val_ppl"]) and "all" in r["clue_accuracy"] for r in rows)
+    assert set(attention_on_clues(model, ids, clues, max_windows=2)) >= {"chance"}
 
 
 def test_next_word_guesses_lists_the_most_likely_words_in_order() -> None:
-    from helpers.checkpoints import load_model
-    from helpers.evaluate import next_word_guesses
-
     model = load_model("four_heads")
     ids = model.tokenizer.encode("eagerly , the fox that crosses the wet streets smiles .")
     text = next_word_guesses(model, ids, 8, k=3)
@@ -148,7 +130,7 @@ def test_next_word_guesses_lists_the_most_likely_words_in_order() -> None:
         next_word_guesses(course_model(heads=4), ids, 2)
 
 
-def test_evaluating_restores_the_mode_even_after_an_error() -> None:
+def test_evaluating_restores_the_mode_even_after_an_error_so_scores_leave_a_training_model_training(val) -> None:
     model = course_model(heads=1).train()
     with pytest.raises(RuntimeError, match="stop"), evaluating(model):
         assert not model.training
@@ -157,30 +139,12 @@ def test_evaluating_restores_the_mode_even_after_an_error() -> None:
     with evaluating(model.eval()):
         pass
     assert not model.training
-
-
-def test_scores_leave_a_training_model_training(val):
     ids, clues = val
     model = course_model(heads=4).train()
     perplexity(model, ids)
     clue_accuracy(model, ids, clues)
     attention_on_clues(model, ids, clues, max_windows=2)
     assert model.training
-
-
-def test_the_block_model_is_scored_and_its_heads_switched_off_like_the_course_model(val):
-    ids, clues = val
-    model = block_model(heads=4, layers=2).eval()
-    x = ids[:20]
-    before = model(x)
-    with head_removed(model, 1):
-        assert not torch.allclose(model(x), before)
-    assert torch.equal(model(x), before)
-    assert [row["head"] for row in head_ablation(model, ids[:300])] == [0, 1, 2, 3]
-    assert set(attention_on_clues(model, ids, clues, max_windows=2)) >= {"chance"}
-    with pytest.raises(ValueError, match=r"head must be one of 0\.\.3 for this 4-head model, got 4"):
-        with head_removed(model, 4):
-            pass
 
 
 @pytest.mark.parametrize("score", [perplexity, lambda m, ids: head_removed(m, 0).__enter__()])

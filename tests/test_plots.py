@@ -29,7 +29,7 @@ def _weights(n: int) -> torch.Tensor:
     return torch.tril(torch.ones(n, n)) / torch.arange(1, n + 1)[:, None]  # [T, T], rows sum to 1
 
 
-def test_each_layer_hovers_only_on_its_own_cells_and_names_unknown_words() -> None:
+def test_each_layer_hovers_only_on_its_own_cells_names_unknown_words_and_labels_its_colour_bar() -> None:
     shown, masked = attention_heatmap(_weights(5), WORDS).data
     assert shown.hoverongaps is False and masked.hoverongaps is False
     assert shown.z[1][3] is None and masked.z[1][3] == 1  # 'fox' cannot see the second 'the'
@@ -40,6 +40,8 @@ def test_each_layer_hovers_only_on_its_own_cells_and_names_unknown_words() -> No
     assert shown.text[2][1] == "'sighs' looks at '<unk> = zebra'"
     with pytest.raises(ValueError, match="original words"):
         attention_heatmap(_weights(3), ["the", "<unk>", "sighs"], originals=["the"])
+    bar = shown.colorbar  # its labels sit under their ticks, so the top one clears the title
+    assert bar.title.side == "top" and bar.ticklabelposition == "outside bottom"
 
 
 @pytest.mark.parametrize("on", [False, True])
@@ -130,11 +132,6 @@ def test_slanted_word_labels_do_not_overlap_in_presenter_mode() -> None:
             assert axis["tickfont"]["size"] <= max(8, gap), (n, axis["tickfont"]["size"], gap)
     finally:
         presenter_mode(False)
-
-
-def test_colour_bar_labels_sit_under_their_ticks_so_the_top_one_clears_the_title() -> None:
-    bar = attention_heatmap(torch.full((3, 3), 1 / 3), ["a", "b", "c"]).data[0].colorbar
-    assert bar.title.side == "top" and bar.ticklabelposition == "outside bottom"
 
 
 def test_a_short_wide_heatmap_sizes_its_row_labels_by_its_height() -> None:

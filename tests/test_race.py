@@ -6,9 +6,8 @@ import pytest
 import torch
 
 import helpers.race as race
-from helpers.compare import late_checks
 from helpers.model import course_model
-from helpers.race import MIN_STEPS, RACE_BUDGET_S, plan_race, steps_that_fit
+from helpers.race import MIN_STEPS, plan_race, steps_that_fit
 from helpers.threads import apply_thread_policy, faster_thread_count
 from helpers.train import story_corpus
 
@@ -27,45 +26,30 @@ def _text(note: str) -> str:
     return " ".join(note.split())
 
 
-def test_a_fast_machine_runs_the_full_race_and_says_nothing() -> None:
-    plan = plan_race(full_steps=60, step_s=0.05, score_s=0.2, scores=5)
-    assert plan.steps == 60 and not plan.shrunk
-    assert plan.note() == ""
-    assert plan.seconds == pytest.approx(60 * 0.05 + 5 * 0.2)
+PLANS = [  # plan_race's arguments; the steps it plans; how its note ends (none when the race is not shorter)
+    ({"full_steps": 60, "step_s": 0.05, "score_s": 0.2, "scores": 5}, 60, ""),  # a fast machine: the full race
+    ({"full_steps": 100, "step_s": 0.5, "score_s": 1.0, "scores": 5, "spent_s": 3.0, "budget_s": 20.0}, 24,
+     "a shorter race for this CPU (one step of every model together takes 0.50 s here): each trains 24 of 100 steps"),
+    ({"full_steps": 60, "step_s": 0.25, "score_s": 0.0, "scores": 5, "budget_s": 15.0}, 60, ""),  # just fits
+    ({"full_steps": 60, "step_s": 0.25, "score_s": 0.0, "scores": 5, "budget_s": 14.9}, 59, "trains 59 of 60 steps"),
+    ({"full_steps": 60, "step_s": 0.4, "score_s": 1.0, "scores": 2, "models": 1}, 45,  # a live run says it of itself
+     "a shorter run for this CPU (one training step takes 0.40 s here): it trains 45 of 60 steps"),
+    ({"full_steps": 60, "step_s": 2.0, "score_s": 3.0, "scores": 5, "spent_s": 10.0}, MIN_STEPS,  # still the minimum
+     f"each trains {MIN_STEPS} of 60 steps, the fewest a race may have"),
+    ({"full_steps": 10, "step_s": 5.0, "score_s": 1.0, "scores": 5, "minimum": 20}, 10, ""),  # never lengthened
+]
 
 
-def test_a_slow_machine_gets_the_steps_that_fit_what_scoring_and_measuring_leave() -> None:
-    plan = plan_race(full_steps=100, step_s=0.5, score_s=1.0, scores=5, spent_s=3.0, budget_s=20.0)
-    assert plan.steps == 24  # (20 - 3 - 5 * 1.0) / 0.5
-    assert plan.shrunk and plan.seconds <= 20.0
-    note = plan.note()
-    assert note == ("a shorter race for this CPU (one step of every model together takes 0.50 s here): each "
-                    "trains 24 of\n  100 steps")
-    assert all(len(line) <= 100 for line in note.splitlines())
-
-
-def test_steps_that_just_fit_are_not_cut() -> None:
-    assert plan_race(full_steps=60, step_s=0.25, score_s=0.0, scores=5, budget_s=15.0).steps == 60
-    assert plan_race(full_steps=60, step_s=0.25, score_s=0.0, scores=5, budget_s=14.9).steps == 59
-
-
-def test_a_single_live_run_is_shortened_the_same_way_and_says_it_of_itself() -> None:
-    plan = plan_race(full_steps=60, step_s=0.4, score_s=1.0, scores=2, models=1)
-    assert plan.steps == 45
-    assert plan.note() == "a shorter run for this CPU (one training step takes 0.40 s here): it trains 45 of 60 steps"
-
-
-def test_a_very_slow_machine_still_races_the_minimum_and_says_it_takes_longer() -> None:
-    plan = plan_race(full_steps=60, step_s=2.0, score_s=3.0, scores=5, spent_s=10.0)
-    assert plan.steps == MIN_STEPS
-    assert plan.seconds > RACE_BUDGET_S
-    assert _text(plan.note()).endswith(f"each trains {MIN_STEPS} of 60 steps, the fewest a race may have")
-    assert " s)" not in plan.note().replace("s here)", "")  # no estimate of the race's length: it was far off
+@pytest.mark.parametrize(("arguments", "steps", "says"), PLANS)
+def test_a_race_trains_the_steps_that_fit_what_scoring_and_measuring_leave_and_says_so(arguments, steps, says):
+    plan = plan_race(**arguments)
+    assert plan.steps == steps and plan.shrunk == bool(says)
+    assert _text(plan.note()).endswith(says) if says else plan.note() == ""
     assert all(len(line) <= 100 for line in plan.note().splitlines())
-
-
-def test_the_minimum_never_lengthens_a_race_shorter_than_it() -> None:
-    assert plan_race(full_steps=10, step_s=5.0, score_s=1.0, scores=5, minimum=20).steps == 10
+    assert " s)" not in plan.note().replace("s here)", "")  # no estimate of the race's length: it was far off
+    a = arguments
+    assert plan.seconds == pytest.approx(a.get("spent_s", 0.0) + a["scores"] * a["score_s"] + steps * a["step_s"])
+    assert plan.seconds <= plan.budget_s or steps == min(a.get("minimum", MIN_STEPS), a["full_steps"])
 
 
 @pytest.mark.parametrize("bad", [
@@ -108,12 +92,20 @@ def _fake(monkeypatch: pytest.MonkeyPatch, step_s: dict[int, float], score_s: fl
     monkeypatch.setattr(race, "_score_seconds", lambda model, corpus: score_s)
 
 
-def test_steps_that_fit_on_a_fast_machine_is_the_full_race_on_the_policy_threads(monkeypatch, tiny, capsys) -> None:
-    torch.set_num_threads(2)
-    _fake(monkeypatch, {1: 0.02, 2: 0.01}, 0.01)
+@pytest.mark.parametrize(("start", "step_s", "kept"), [
+    (2, {1: 0.02, 2: 0.01}, 2),  # the policy's threads are the faster: nothing to say
+    (1, {1: 0.04, 2: 0.02}, 2),  # back to more threads when they are faster
+    (2, {1: 0.01, 2: 0.04}, 1),  # one thread when it is faster
+])
+def test_steps_that_fit_on_a_fast_machine_is_the_full_race_on_the_faster_threads(start, step_s, kept, monkeypatch,
+                                                                                 tiny, capsys) -> None:
+    torch.set_num_threads(start)
+    _fake(monkeypatch, step_s, 0.01)
     assert steps_that_fit(MAKERS, full_steps=60, corpus=tiny, batch_size=4) == 60
-    assert torch.get_num_threads() == 2
-    assert capsys.readouterr().out == ""
+    assert torch.get_num_threads() == kept
+    said = (f"training on {kept} thread{'s' * (kept > 1)} from here on: a step took {step_s[1]:.2f} s on 1 and "
+            f"{step_s[2]:.2f} s on 2 here\n")
+    assert capsys.readouterr().out == ("" if kept == start else said)
 
 
 def test_steps_that_fit_on_a_slow_machine_is_shorter_and_says_so_in_one_line(monkeypatch, tiny, capsys) -> None:
@@ -125,10 +117,6 @@ def test_steps_that_fit_on_a_slow_machine_is_shorter_and_says_so_in_one_line(mon
     out = capsys.readouterr().out
     assert _text(out) == ("a shorter race for this CPU (one step of every model together takes 0.50 s here): "
                           f"each trains {steps} of 60 steps")
-
-
-def test_a_race_checks_as_often_as_late_checks_says() -> None:
-    assert len(late_checks(60)) == len(late_checks(MIN_STEPS)) == race.CHECKS
 
 
 def test_steps_that_fit_needs_a_model(tiny) -> None:
@@ -144,24 +132,6 @@ def test_steps_that_fit_counts_the_checks_only_of_checked_runs(monkeypatch, tiny
     checked = steps_that_fit(one, full_steps=1000, corpus=tiny, batch_size=4)
     unchecked = steps_that_fit(one, full_steps=1000, corpus=tiny, batch_size=4, checked=False)
     assert abs(unchecked - checked - 30) <= 1  # 3 checks of 1.0 s = 30 steps; the real measuring time may round
-
-
-def test_steps_that_fit_goes_back_to_more_threads_when_they_are_faster(monkeypatch, tiny, capsys) -> None:
-    torch.set_num_threads(1)  # as the policy leaves it when the machine was busy
-    _fake(monkeypatch, {1: 0.04, 2: 0.02}, 0.01)
-    assert steps_that_fit(MAKERS, full_steps=60, corpus=tiny, batch_size=4) == 60
-    assert torch.get_num_threads() == 2
-    out = capsys.readouterr().out
-    assert out == "training on 2 threads from here on: a step took 0.04 s on 1 and 0.02 s on 2 here\n"
-
-
-def test_steps_that_fit_keeps_one_thread_when_it_is_faster(monkeypatch, tiny, capsys) -> None:
-    torch.set_num_threads(2)
-    _fake(monkeypatch, {1: 0.01, 2: 0.04}, 0.01)
-    assert steps_that_fit(MAKERS, full_steps=60, corpus=tiny, batch_size=4) == 60
-    assert torch.get_num_threads() == 1
-    out = capsys.readouterr().out
-    assert out == "training on 1 thread from here on: a step took 0.01 s on 1 and 0.04 s on 2 here\n"
 
 
 def test_steps_that_fit_times_real_steps(tiny) -> None:

@@ -115,7 +115,3 @@ def test_example_stories_and_sentences_use_story_words():
         assert encoding.unknown == [], sentence
         assert set(encoding.words) <= vocabulary
 
-
-def test_bad_story_count_is_refused():
-    with pytest.raises(ValueError, match="n_stories"):
-        generate_stories(0)

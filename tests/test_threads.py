@@ -14,13 +14,6 @@ from helpers.chapter_widgets.base import Widget
 from helpers.train import story_corpus, train
 
 
-def _cgroup(tmp_path: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text + "\n")
-    return tmp_path
-
-
 @pytest.mark.parametrize(("files", "quota"), [
     ({"cpu.max": "100000 100000"}, 1.0),  # cgroup v2, one CPU (Binder)
     ({"cpu.max": "250000 100000"}, 2.5),
@@ -32,7 +25,10 @@ def _cgroup(tmp_path: Path, files: dict[str, str]) -> Path:
     ({}, None),  # no cgroup files at all (macOS, or not mounted)
 ])
 def test_cgroup_quota_reads_v1_and_v2(tmp_path: Path, files: dict[str, str], quota: float | None) -> None:
-    assert threads.cgroup_quota(_cgroup(tmp_path, files)) == quota
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text + "\n")
+    assert threads.cgroup_quota(tmp_path) == quota
 
 
 @pytest.mark.parametrize(("affinity", "quota", "expected"), [
