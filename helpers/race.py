@@ -7,8 +7,8 @@ first times a few real training steps of the first model on one thread and on th
 (keeping the faster, as helpers.threads.faster_thread_count decides), then of the other models, and the
 validation scoring the run will do. It returns the number of steps, the same for every model so that a race
 stays fair, that fits RACE_BUDGET_S of wall time: never more than the chapter's full run, never fewer than
-MIN_STEPS. When it shortens the run or changes the thread count it prints one line saying so, with what it
-measured."""
+MIN_STEPS. When it shortens the run it prints one line saying so, with what it measured; a change of thread
+count goes unsaid (training decides its own count again, helpers.threads.ThreadTrial)."""
 
 from __future__ import annotations
 
@@ -131,7 +131,7 @@ def steps_that_fit(makers: Mapping[str, Callable[[], LanguageModel]], full_steps
     training (eval_at=late_checks(steps), as a race does for its verdict). Times PROBE_STEPS training steps of
     the first model on one thread and on the threads this process may use (helpers.threads.usable_threads),
     keeps the faster count for this process, times the other models on it and the scoring, and plans with
-    `plan_race`; prints a line when it shrinks the race or changes the thread count.
+    `plan_race`; prints a line when it shrinks the race.
     """
     if not makers:
         raise ValueError("need at least one model to train: makers maps a name to a function that makes it")
@@ -145,8 +145,6 @@ def steps_that_fit(makers: Mapping[str, Callable[[], LanguageModel]], full_steps
     chosen = faster_thread_count(on_first)
     if chosen != torch.get_num_threads():
         keep_threads(chosen)
-        timed = " and ".join(f"{on_first[count]:.2f} s on {count}" for count in counts)
-        print(f"training on {chosen} thread{'s' * (chosen > 1)} from here on: a step took {timed} here")
     step_s = on_first[chosen] + sum(step_seconds(model, corpus, batch_size) for model in others)
     models = [first, *others]
     score_s = sum(_score_seconds(model, corpus) for model in models)
