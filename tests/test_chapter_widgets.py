@@ -25,17 +25,8 @@ WORDS = "the animal that crossed the wet street".split()
 FEATURES = ["living", "place", "action", "describes", "grammar"]
 CLUES = ["animal", "crossed", "wet"]
 SENTENCE = [*WORDS, "was", "tired"]
-
-
-@pytest.fixture
-def vectors() -> torch.Tensor:
-    return torch.randn(len(WORDS), len(FEATURES), generator=torch.Generator().manual_seed(0))
-
-
-@pytest.fixture
-def qkv() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    q, k, v = torch.randn(3, 9, 4, generator=torch.Generator().manual_seed(0))
-    return q, k, v
+VECTORS = torch.randn(len(WORDS), len(FEATURES), generator=torch.Generator().manual_seed(0))
+Q, K, V = torch.randn(3, len(SENTENCE), 4, generator=torch.Generator().manual_seed(0))
 
 
 @pytest.fixture(scope="module")
@@ -43,15 +34,12 @@ def split() -> object:
     return split_the_width()
 
 
-# ----- chapter 1: the spotlight playground -------------------------------------------------------------
-
-
-def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clues_a_third(vectors) -> None:
-    p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
+def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clues_a_third() -> None:
+    p = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES)
     p.set_score("animal", 4.0)
     assert math.isclose(float(p.weights.sum()), 1.0, rel_tol=1e-6) and int(p.weights.argmax()) == 1
     assert p.bars.figure["panels"][0]["series"][0]["y"] == pytest.approx(p.weights.tolist(), abs=1e-6)
-    assert f"{(p.weights @ vectors)[0]:.2f}" in p.average.value  # the weighted average of the vectors
+    assert f"{(p.weights @ VECTORS)[0]:.2f}" in p.average.value  # the weighted average of the vectors
     p.preset("plain average")
     assert f"{1 / len(WORDS):.0%}" in p.summary_text and "animal" not in p.summary_text.split("(all weights")[0]
     p.preset("three clues")
@@ -72,8 +60,8 @@ def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clue
 @pytest.mark.parametrize("call", [lambda p: p.set_temperature(0), lambda p: p.set_temperature(float("nan")),
                                   lambda p: p.set_score("zebra", 1.0), lambda p: p.set_score(0, float("inf")),
                                   lambda p: p.preset("four clues")])
-def test_playground_bad_values_get_a_message_and_keep_the_widget(vectors: torch.Tensor, call) -> None:
-    p = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
+def test_playground_bad_values_get_a_message_and_keep_the_widget(call) -> None:
+    p = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES)
     p.preset("three clues")
     before = p.weights.clone()
     call(p)
@@ -83,9 +71,9 @@ def test_playground_bad_values_get_a_message_and_keep_the_widget(vectors: torch.
     assert p.problem == "" and p.message.value == ""
 
 
-def test_playground_refuses_clues_that_are_not_in_the_sentence(vectors: torch.Tensor) -> None:
+def test_playground_refuses_clues_that_are_not_in_the_sentence() -> None:
     with pytest.raises(ValueError, match="zebra"):
-        spotlight_playground(WORDS, vectors, FEATURES, ["animal", "crossed", "zebra"])
+        spotlight_playground(WORDS, VECTORS, FEATURES, ["animal", "crossed", "zebra"])
 
 
 def _states(page: HTML) -> dict:
@@ -93,8 +81,8 @@ def _states(page: HTML) -> dict:
     return json.loads(re.search(r"states = (\{.*?\}), listeners", page.data, re.S)[1].replace("<\\/", "</"))
 
 
-def test_playground_static_copy_has_presets_and_temperatures(vectors: torch.Tensor) -> None:
-    page = static_playground(WORDS, vectors, FEATURES, CLUES)
+def test_playground_static_copy_has_presets_and_temperatures() -> None:
+    page = static_playground(WORDS, VECTORS, FEATURES, CLUES)
     states = _states(page)
     assert len(states) == 3 * 6 and "<option value='1' selected>three clues</option>" in page.data
     for spec in states.values():
@@ -103,27 +91,23 @@ def test_playground_static_copy_has_presets_and_temperatures(vectors: torch.Tens
     assert sharp > soft
 
 
-# ----- chapter 2: the step-through ----------------------------------------------------------------------
-
-
-def test_step_through_shows_every_step_with_its_shape_and_computes_it_right(qkv) -> None:
-    q, k, v = qkv
-    s = step_through(SENTENCE, q, k, v)
+def test_step_through_shows_every_step_with_its_shape_and_computes_it_right() -> None:
+    s = step_through(SENTENCE, Q, K, V)
     for n, shape in enumerate([[4], [9], [9], [9], [9], [4]]):
         s.go_to(n)
         assert list(s.tensors[n].shape) == shape and f"has shape <b>{shape}</b>" in s.view.value
     s.set_word(3)
     _, raw, scaled, masked, weights, y = s.tensors
-    assert torch.allclose(raw, k @ q[3]) and torch.allclose(scaled, raw / 2)  # sqrt(D) = 2
+    assert torch.allclose(raw, K @ Q[3]) and torch.allclose(scaled, raw / 2)  # sqrt(D) = 2
     assert torch.isinf(masked[4:]).all() and not torch.isinf(masked[:4]).any()
     assert float(weights[4:].sum()) == 0 and math.isclose(float(weights.sum()), 1, rel_tol=1e-6)
-    assert torch.allclose(y, weights @ v)
+    assert torch.allclose(y, weights @ V)
     s.set_scale(False)
     assert torch.allclose(s.tensors[2], raw)
 
 
-def test_step_through_buttons_and_slider_move_between_steps(qkv) -> None:
-    s = step_through(SENTENCE, *qkv)
+def test_step_through_buttons_and_slider_move_between_steps() -> None:
+    s = step_through(SENTENCE, Q, K, V)
     assert s.back.disabled and not s.next.disabled
     s.next.click()
     s.next.click()
@@ -138,23 +122,11 @@ def test_step_through_buttons_and_slider_move_between_steps(qkv) -> None:
     assert "42" in s.message.value and s.position == 8
 
 
-def test_step_through_static_copy_has_every_word_and_step(qkv) -> None:
-    words = SENTENCE
-    page = static_step_through(words, *qkv)
-    assert isinstance(page, HTML)
-    assert page.data.count("<details") == len(words) * (1 + len(STEPS))  # a fold-out per word, one per step
-    assert page.data.count("has shape") == len(words) * len(STEPS)
-    assert page.data.count("<details open>") == 1 + len(STEPS), "at reading sizes the last word's steps are open"
-    assert "<script" not in page.data
-    presenter_mode(True)
-    try:
-        folded = static_step_through(words, *qkv)
-    finally:
-        presenter_mode(False)
-    assert "<details open" not in folded.data, "on a projector every fold-out starts closed, so the slide fits"
-
-
-# ----- chapter 4: split the width -----------------------------------------------------------------------
+def test_step_through_static_copy_has_every_word_and_step() -> None:
+    page = static_step_through(SENTENCE, Q, K, V).data
+    assert page.count("<details") == len(SENTENCE) * (1 + len(STEPS))  # a fold-out per word, one per step
+    assert page.count("has shape") == len(SENTENCE) * len(STEPS) and "<script" not in page
+    assert page.count("<details open>") == 1 + len(STEPS), "at reading sizes the last word's steps are open"
 
 
 def test_split_counts_parameters_from_the_model_code(split) -> None:
@@ -163,8 +135,7 @@ def test_split_counts_parameters_from_the_model_code(split) -> None:
         with_proj = attention_layer_size(128, heads, out_proj=True)["attention_params"]
         without = attention_layer_size(128, heads, out_proj=False)["attention_params"]
         assert (split.option.params_with_proj, split.option.params_without_proj) == (with_proj, without)
-        assert split.option.att.shape[0] == heads
-        assert split.strip.value.count("title='head") == heads
+        assert split.option.att.shape[0] == heads == split.strip.value.count("title='head")
         assert f"{128 // heads} numbers each" in split.summary_text
         caption = split.grid.figure["caption"]
         assert f"{without:,} + output projection {with_proj - without:,} = {with_proj:,}" in caption
@@ -209,12 +180,8 @@ def test_split_static_copy_has_every_option_and_four_heads_at_a_time() -> None:
         assert f"{128 // heads} numbers per head" in states[f"{n}|0"]["caption"]  # and what the layer costs
 
 
-# ----- chapter 7: change one word -----------------------------------------------------------------------
-
-
 def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own() -> None:
-    """Fed the same word vectors, the feed-forward part moves at the changed word only; inside the block it
-    reads x + attention, so it moves wherever attention did, and the summary says both."""
+    """The feed-forward part alone moves at the changed word only; inside the block wherever attention moved."""
     w = change_one_word()
     for position in (2, w.words.index("wet")):
         w.set_position(position)
@@ -246,25 +213,22 @@ def test_change_one_word_static_copy_changes_each_word() -> None:
     assert "at 8 positions" in states["3"]["caption"]
 
 
-# ----- all of them ----------------------------------------------------------------------------------------
-
-
-def test_static_build_returns_static_copies(monkeypatch, vectors, qkv) -> None:
+def test_static_build_returns_static_copies(monkeypatch) -> None:
     monkeypatch.setenv(STATIC_ENV, "1")
-    for copy in (spotlight_playground(WORDS, vectors, FEATURES, CLUES), step_through(SENTENCE, *qkv),
+    for copy in (spotlight_playground(WORDS, VECTORS, FEATURES, CLUES), step_through(SENTENCE, Q, K, V),
                  split_the_width(), change_one_word()):
         assert isinstance(copy, HTML) and ("<select" in copy.data or "<details" in copy.data)
 
 
-def test_presenter_mode_enlarges_and_fits_the_output_area(vectors, qkv) -> None:
+def test_presenter_mode_enlarges_and_fits_the_output_area() -> None:
     presenter_mode(True)
     try:
-        big = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
-        one = change_one_word()
-        step = step_through(SENTENCE, *qkv)
+        big, one = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES), change_one_word()
+        step, folded = step_through(SENTENCE, Q, K, V), static_step_through(SENTENCE, Q, K, V)
     finally:
         presenter_mode(False)
-    small = spotlight_playground(WORDS, vectors, FEATURES, CLUES)
+    assert "<details open" not in folded.data, "on a projector every fold-out starts closed, so the slide fits"
+    small = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES)
     assert big.font > small.font and "font-size: 22px" in big.css.value and "font-size: 22px" in step.view.value
     assert big.bars.figure["font"] > small.bars.figure["font"]
     for drawing in (big.bars, one.bars):
