@@ -48,7 +48,6 @@ def updates(explorer: Explorer, sentences: list[str]) -> list[tuple[str, str, in
 
 
 def measure(share: Fraction) -> dict:
-    """Every update's times (within the CPU share already set up)."""
     explorer = explore("four_heads")
     tokenizer = explorer.model.tokenizer
     sentences = [" ".join((tokenizer.split(text) * WORDS)[:WORDS]) for text in example_sentences()[2:4]]

