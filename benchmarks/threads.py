@@ -5,8 +5,7 @@
 Fresh processes train the four-head model for STEPS steps: helpers.train.train (its first steps time one thread
 against the usable count), the same with OMP_NUM_THREADS=1, and PLAIN, the same model, batches and optimizer in a
 bare loop; alternating, ROUNDS times, then again beside a busy process. Writes the median words per second with
-the load to assets/threads.json. Targets: idle, at least TARGET_RATIO of the plain loop; busy, no slower than one
-thread.
+the load to assets/threads.json. Targets: idle, TARGET_RATIO of the plain loop; busy, no slower than one thread.
 """
 
 from __future__ import annotations
