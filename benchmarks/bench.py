@@ -88,8 +88,7 @@ def attention_speed(heads: int, batch: int = BATCH_SIZE) -> dict:
 
 def _one_run(heads: int, steps: int, seed: int, out_proj: bool | None = None, feed_forward: bool | None = None,
              **_: object) -> dict:
-    """Train one course model (out_proj=None: the course's default), or with `feed_forward` a transformer block
-    (helpers.block), and return its figures."""
+    """The figures of one course model (out_proj None: the course's default) or, with `feed_forward`, a block."""
     model = (course_model(heads=heads, seed=seed, out_proj=out_proj) if feed_forward is None
              else block_model(heads=heads, seed=seed, feed_forward=feed_forward))
     result = train(steps=steps, seed=seed, progress=False, model=model)
@@ -125,9 +124,8 @@ def compare(steps: int, seeds: tuple[int, ...]) -> dict:
 
 def controls(steps: int, seeds: tuple[int, ...], rows: tuple[str, ...] = tuple(CONTROLS),
              earlier: dict | None = None) -> dict:
-    """Train the control `rows` for every seed, merged into `earlier` results of the same step count: a new run
-    replaces one of the same row and seed, so a busy machine can measure a few at a time; each session keeps
-    its load average before and after."""
+    """Train the control `rows` for every seed, merged into `earlier` results of the same step count (a new run
+    replaces one of the same row and seed); each session keeps its load average before and after."""
     start = machine()
     fresh = {key: [_one_run(steps=steps, seed=seed, **CONTROLS[key]) for seed in seeds] for key in rows}
     session = {"rows": list(rows), "seeds": list(seeds), "machine_at_start": start, "machine_at_end": machine()}

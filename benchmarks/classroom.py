@@ -40,8 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "assets" / "classroom.json"
 GRID = (1, 2, 4, 8)
 SAMPLE_S = 0.5
-CELL_TIMEOUT_S = 600
-"""A cell still running after this long counts as an error, and the chapter stops there."""
+CELL_TIMEOUT_S = 600  # a cell still running after this long counts as an error, and the chapter stops there
 KERNEL_SAMPLE_S = 0.25
 MB = 2**20
 
@@ -90,9 +89,8 @@ class Browser:
         return None
 
     async def run_chapter(self, notebook: Path, folder: str) -> dict:
-        """Run `notebook`'s code cells in a new kernel started in the student's `folder` (relative to home), then
-        shut it down as a learner closing the chapter would: wall time, kernel start time, CPU seconds, the slowest
-        cell, the kernel's peak memory and the first error."""
+        """Run `notebook`'s code cells in a new kernel started in `folder` (relative to home), then shut it down as
+        a learner closing the chapter would; its figures and first error."""
         cells, began = code_cells(notebook), time.perf_counter()
         result = {"chapter": notebook.name, "cells": len(cells), "error": None, "kernel_start_s": None,
                   "slowest_cell": None, "cpu_s": None}
@@ -205,8 +203,7 @@ def summary_line(runs: list[dict]) -> str:
 
 
 async def measure_class(size: int, chapters: list[Path]) -> dict:
-    """Start a hub with `size` students and run `chapters` for all of them at the same time, each chapter in a
-    fresh kernel, while the hub's, the proxy's and each server's peak memory is sampled."""
+    """`size` students on a fresh hub, all running `chapters` at once, while every process's memory is sampled."""
     names = [f"student{i + 1}" for i in range(size)]
     peaks: dict[str, float] = {}
 

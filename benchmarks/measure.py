@@ -63,8 +63,7 @@ def markdown_table(header: Iterable[str], align: str, rows: Iterable[Iterable[ob
 
 
 def save(path: Path, share: Fraction, whole: dict, shared: dict) -> None:
-    """Record one run in the results file `path`: at its top on the whole machine (keeping the shares' runs), else
-    under cpu_shares."""
+    """Record one run in `path`: at the top on the whole machine (keeping the shares' runs), else in cpu_shares."""
     result = json.loads(path.read_text()) if path.exists() else {}
     if share == 1:
         result = whole | {"cpu_shares": result.get("cpu_shares", {})}
@@ -130,8 +129,7 @@ def cpu_share(share: Fraction) -> Iterator[None]:
 
 @contextmanager
 def measured(share: Fraction = Fraction(1)) -> Iterator[dict]:
-    """Run the body at `share` of a CPU; the dict it yields then holds the machine at the start and at the end and
-    the CPU share this process really got (CPU seconds over wall time)."""
+    """Run the body at `share` of a CPU; the dict it yields gets the machine at both ends and the share really got."""
     with cpu_share(share):
         found = {"machine_at_start": machine()}
         cpu, wall = cpu_seconds(), time.perf_counter()

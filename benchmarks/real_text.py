@@ -30,6 +30,7 @@ import torch
 from benchmarks.measure import load, machine, markdown_table
 from helpers.checkpoints import ASSETS, save_checkpoint
 from helpers.compare import seed_margin
+from helpers.corpus import Corpus
 from helpers.evaluate import perplexity
 from helpers.model import course_model
 from helpers.novels import novel_corpus, novel_examples, novel_words, sweep_corpus, unknown_share
@@ -55,8 +56,7 @@ LEARNING_RATES = tuple(sorted({lr for grid in GRIDS.values() for lr in grid}))
 SEEDS = (0, 1, 2)
 MODELS = {"one head": (1, None), "four heads": (4, None), "four heads, no output projection": (4, False)}
 PAIR = tuple(NAME.values())
-SHARES = (0.01, 0.03, 0.06, 0.125, 0.25)
-"""Amounts of training text beside the table's 100% (about 10k, 29k, 58k, 120k and 240k words)."""
+SHARES = (0.01, 0.03, 0.06, 0.125, 0.25)  # beside the table's 100%: about 10k, 29k, 58k, 120k and 240k words
 TARGET_SECONDS = 180  # a 1 MB text, one model, on 2 idle cores (the issue's target)
 CHECKPOINTS = {"one head": "novel_one_head", "four heads": "novel_four_heads"}
 RULE = ("in each size class, the learning rate whose worst ratio of validation perplexity to the best any rate "
@@ -69,8 +69,7 @@ def sweep_plan() -> list[dict]:
 
 
 def choose_recipe(sweep: dict) -> dict | None:
-    """The rule applied to a finished sweep: in each size class, the learning rate with the smallest worst ratio
-    over that class's texts (None while runs are missing)."""
+    """RULE applied to a finished sweep, in each size class (None while runs are missing)."""
     sweep = current_sweep(sweep)
     if any(r["id"] not in sweep for r in sweep_plan()):
         return None
@@ -104,11 +103,14 @@ def _record(section: str, record: dict) -> None:
     _merge(lambda results: results.setdefault(section, {}).__setitem__(record["id"], record))
 
 
-def _trained(run: dict, load_before: list[float], result: TrainResult, words: int) -> dict:
-    return run | {"steps": result.steps, "best_step": result.best_step, "train_words": words,
-                  "val_ppl": round(result.val_ppl, 4), "seconds": round(result.seconds, 1),
-                  "cpu_seconds": round(result.cpu_seconds, 1), "threads": torch.get_num_threads(),
-                  "load_average": [load_before, load()]}
+def _train(run: dict, corpus: Corpus, **options: object) -> tuple[TrainResult, dict]:
+    """Train one run: the result, and the run's record with its time beside the load before and after."""
+    load_before = load()
+    result = train(corpus=corpus, progress=False, **options)
+    return result, run | {"steps": result.steps, "best_step": result.best_step, "train_words": len(corpus.train_ids),
+                          "val_ppl": round(result.val_ppl, 4), "seconds": round(result.seconds, 1),
+                          "cpu_seconds": round(result.cpu_seconds, 1), "threads": torch.get_num_threads(),
+                          "load_average": [load_before, load()]}
 
 
 def run_sweep(files: dict) -> None:
@@ -125,14 +127,11 @@ def run_sweep(files: dict) -> None:
         corpus = corpora.setdefault(run["text"], sweep_corpus(run["text"], files.get(run["text"])))
         words = len(corpus.train_ids)
         options = replace(TEXT_RECIPE, lr=run["lr"], long_lr=run["lr"]).train_options(words)
-        load_before = load()
-        result = train(heads=run["heads"], seed=0, corpus=corpus, progress=False, **options)
-        record = _trained(run, load_before, result, words) | {
-            "fixed": fixed_settings(TEXT_RECIPE), "size_class": TEXT_RECIPE.size_class(words),
-            "val_curve": result.val_curve}
-        _record("sweep", record)
+        result, record = _train(run, corpus, heads=run["heads"], seed=0, **options)
+        _record("sweep", record | {"fixed": fixed_settings(TEXT_RECIPE), "size_class": TEXT_RECIPE.size_class(words),
+                                   "val_curve": result.val_curve})
         print(f"sweep {run['id']}: validation perplexity {result.val_ppl:.2f} (best step {result.best_step} of "
-              f"{result.steps}) in {result.seconds:.0f} s, load {load_before[0]:.1f}", flush=True)
+              f"{result.steps}) in {result.seconds:.0f} s, load {record['load_average'][0][0]:.1f}", flush=True)
 
 
 def transfer_runs(train_words: int) -> list[dict]:
@@ -208,18 +207,16 @@ def _run_key(run: dict) -> tuple:
     return run["model"], run["seed"], run["share"]
 
 
-def _trained_alike(run: dict, recipe: Recipe) -> bool:
-    """Whether `recipe` trains this table run's text exactly as the run was trained (a change to one size class's
-    rate leaves the runs of the other class standing)."""
-    return set(run["recipe"]) == set(recipe.to_dict()) and (
-        Recipe(**run["recipe"]).train_options(run["train_words"]) == recipe.train_options(run["train_words"]))
-
-
 def _set_aside_other_recipes(recipe: Recipe) -> None:
-    """Move table runs that `recipe` would train otherwise to "earlier_tables" (kept, not summarised)."""
+    """Move table runs that `recipe` would train otherwise to "earlier_tables" (kept, not summarised); a change to
+    one size class's rate leaves the runs of the other class standing."""
+    def alike(run: dict) -> bool:
+        return set(run["recipe"]) == set(recipe.to_dict()) and (
+            Recipe(**run["recipe"]).train_options(run["train_words"]) == recipe.train_options(run["train_words"]))
+
     def move(results: dict) -> None:
         table = results.get("table", {})
-        for run_id, run in [(k, r) for k, r in table.items() if not _trained_alike(r, recipe)]:
+        for run_id, run in [(k, r) for k, r in table.items() if not alike(r)]:
             key = " ".join(f"{k}={v:g}" for k, v in run["recipe"].items())
             results.setdefault("earlier_tables", {}).setdefault(key, {})[run_id] = table.pop(run_id)
 
@@ -227,8 +224,7 @@ def _set_aside_other_recipes(recipe: Recipe) -> None:
 
 
 def run_table(recipe: Recipe, amounts_only: bool = False) -> None:
-    """Train the table's runs not recorded yet for this recipe, one at a time, each for the recipe's length for
-    its amount of text, keeping its best weights."""
+    """Train the table's runs not recorded yet for this recipe, one at a time, each recorded at once."""
     _set_aside_other_recipes(recipe)
     done = {_run_key(run) for run in _load().get("table", {}).values()}
     test_ids = novel_corpus(evaluate_on="test").val_ids
@@ -238,18 +234,16 @@ def run_table(recipe: Recipe, amounts_only: bool = False) -> None:
         corpus = novel_corpus(share=run["share"])
         words = len(corpus.train_ids)
         print(f"run {number} of {len(plan)}: {run['id']}, {recipe.steps_for(words):,} steps", flush=True)
-        load_before = load()
-        result = train(seed=run["seed"], corpus=corpus, progress=False, **recipe.train_options(words),
-                       model=course_model(heads=heads, seed=run["seed"], out_proj=out_proj))
-        record = _trained(run, load_before, result, words) | {
-            "heads": heads, "params": result.params, "test_ppl": round(perplexity(result.model, test_ids), 4),
-            "tokens_per_s": round(result.tokens_per_s)}
+        result, record = _train(run, corpus, seed=run["seed"], **recipe.train_options(words),
+                                model=course_model(heads=heads, seed=run["seed"], out_proj=out_proj))
+        record |= {"heads": heads, "params": result.params, "test_ppl": round(perplexity(result.model, test_ids), 4),
+                   "tokens_per_s": round(result.tokens_per_s)}
         if run["seed"] == 0 and run["share"] == 1.0 and run["model"] in CHECKPOINTS:
             command = f"python -m benchmarks.real_text table  # the run '{run['id']}'"
             record["checkpoint"] = str(save_checkpoint(result, ASSETS / CHECKPOINTS[run["model"]], command).name)
         _record("table", record)
         print(f"{run['id']}: test perplexity {record['test_ppl']:.2f}, validation {record['val_ppl']:.2f}, "
-              f"{result.seconds:.0f} s, load {load_before[0]:.1f}", flush=True)
+              f"{result.seconds:.0f} s, load {record['load_average'][0][0]:.1f}", flush=True)
 
 
 def summarize(results: dict) -> dict:
@@ -283,9 +277,8 @@ def summarize(results: dict) -> dict:
 
 
 def _gap_by_words(results: dict) -> list[dict]:
-    """For each amount of training text measured over two seeds or more of both models: each model's test
-    perplexities, the gap between the means (one head minus four heads), the wider range over the seeds, and
-    whether the gap beats it (exercise 2's rule, helpers.compare.seed_margin)."""
+    """For each amount of text measured over two seeds or more of both models: the gap between the means (one head
+    minus four heads) against the wider range over the seeds (exercise 2's rule, helpers.compare.seed_margin)."""
     rows = []
     for share in (*SHARES, 1.0):
         runs = {name: sorted((r for r in results.get("table", {}).values()

@@ -22,8 +22,7 @@ from classroom.lessons import EXPLORER_TITLE, lessons_block, questions_block
 from tools.chapters import CHAPTERS, EXPLORER, ROOT
 
 ASSETS = ROOT / "assets"
-HALF = "0.5"
-"""The CPU share the timing table shows beside the whole machine: four learners on two cores."""
+HALF = "0.5"  # the CPU share shown beside the whole machine: four learners on two cores
 
 
 def _load(name: str) -> dict | None:
@@ -250,15 +249,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="report stale pages instead of rewriting them")
     args = parser.parse_args(argv)
-    stale = []
-    for path, text in rendered().items():
-        if text != path.read_text(encoding="utf-8"):
-            stale.append(path.relative_to(ROOT).as_posix())
-            if not args.check:
-                path.write_text(text, encoding="utf-8")
+    stale = {path: text for path, text in rendered().items() if text != path.read_text(encoding="utf-8")}
     if args.check and stale:
-        print(f"out of date: {', '.join(stale)}; run python -m benchmarks.report", file=sys.stderr)
+        names = ", ".join(path.relative_to(ROOT).as_posix() for path in stale)
+        print(f"out of date: {names}; run python -m benchmarks.report", file=sys.stderr)
         return 1
+    for path, text in stale.items():
+        path.write_text(text, encoding="utf-8")
     return 0
 
 

@@ -26,8 +26,7 @@ DEPLOY_CONFIG = ROOT / "deploy" / "config.yaml"
 CHAPTER_TARGET_S = 90
 CELL_TARGET_S = 30
 CLASS_SIZES = (10, 30, 100)
-OPEN_CHAPTERS = 3
-"""The guide asks learners to keep at most this many chapters open (shut down the kernels of finished ones)."""
+OPEN_CHAPTERS = 3  # the guide asks learners to keep at most this many chapters open
 CULL_IDLE_S = 3600
 CULL_EVERY_S = 300
 

@@ -82,14 +82,12 @@ def measure(condition: str) -> dict:
 
 def main() -> None:
     before = machine()
-    result = {
-        "what": f"words per second of {STEPS} four-head training steps (median of {ROUNDS} alternating fresh runs): "
-                "helpers.train with its thread policy, with OMP_NUM_THREADS=1, and a plain PyTorch loop; on the "
-                "machine as it was (idle) and beside one busy process (busy)",
-        "steps": STEPS, "rounds": ROUNDS, "target_ratio": TARGET_RATIO, "usable_threads": usable_threads(),
-        "affinity_cpus": affinity_cpus(), "cgroup_quota_cpus": cgroup_quota(),
-        "idle": measure("idle"), "busy": measure("busy"), "machine_start": before, "machine_end": machine(),
-    }
+    result = {"what": f"words per second of {STEPS} four-head training steps (median of {ROUNDS} alternating fresh "
+                      "runs): helpers.train with its thread policy, with OMP_NUM_THREADS=1, and a plain PyTorch loop; "
+                      "on the machine as it was (idle) and beside one busy process (busy)",
+              "steps": STEPS, "rounds": ROUNDS, "target_ratio": TARGET_RATIO, "usable_threads": usable_threads(),
+              "affinity_cpus": affinity_cpus(), "cgroup_quota_cpus": cgroup_quota(), "idle": measure("idle"),
+              "busy": measure("busy"), "machine_start": before, "machine_end": machine()}
     OUT.write_text(json.dumps(result, indent=2) + "\n")
     print(threads_block())
 
