@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
@@ -74,15 +74,11 @@ def save(path: Path, share: Fraction, whole: dict, shared: dict) -> None:
 
 def parse_share(text: str) -> Fraction:
     """'0.5' -> 1/2: a CPU share of one over a whole number from 1 to 8 (0.33 stands for a third)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    share = Fraction(1, round(1 / value)) if 0.1 < value <= 1 else None
-    if share is None or abs(float(share) - value) > 0.01:
-        raise argparse.ArgumentTypeError(f"must be 1 or one over a whole number up to 8 (0.5, 0.33, 0.25...), "
-                                         f"got {text!r}")
-    return share
+    with suppress(ValueError):
+        for k in range(1, 9):
+            if abs(float(text) - 1 / k) <= 0.01:
+                return Fraction(1, k)
+    raise argparse.ArgumentTypeError(f"must be 1 or one over a whole number up to 8 (0.5, 0.33, 0.25...), got {text!r}")
 
 
 def add_cpu_share_argument(parser: argparse.ArgumentParser) -> None:
