@@ -148,6 +148,8 @@ def run_transfer(name: str, path: str) -> None:
     --text PATH --json` (the learner's path), recording each with its time and load."""
     corpus = text_corpus(path)
     words = len(corpus.train_ids)
+    text = {"text": HELD_OUT.get(name, name), "train_words": words, "size_class": TEXT_RECIPE.size_class(words),
+            "steps": TEXT_RECIPE.steps_for(words), "unknown_share": round(unknown_share(corpus.val_ids), 4)}
     for run in transfer_runs(words):
         lr = run["lr"] or TEXT_RECIPE.lr_for(words)
         if _load().get("transfer", {}).get(name, {}).get("runs", {}).get(run["id"], {}).get("lr") == lr:
@@ -163,9 +165,7 @@ def run_transfer(name: str, path: str) -> None:
 
         def add(results: dict, record: dict = record) -> None:
             entry = results.setdefault("transfer", {}).setdefault(name, {})
-            entry |= {"text": HELD_OUT.get(name, name), "train_words": words,
-                      "size_class": TEXT_RECIPE.size_class(words), "steps": TEXT_RECIPE.steps_for(words),
-                      "unknown_share": round(unknown_share(corpus.val_ids), 4)}
+            entry |= text
             entry.setdefault("runs", {})[record["id"]] = record
             entry["verdict"] = transfer_verdict(entry)
 
