@@ -4,8 +4,7 @@
     python -m benchmarks.bench --only-controls    # reruns just the controls (and chapter 7's blocks), merged in
 
 Everything is measured in one run, side by side, with the load average at the start and the end; each target
-says whether it was met, nothing is adjusted to make it pass. `markdown(results)` renders the figures for
-benchmarks/report.py. Training speed against a plain PyTorch loop: benchmarks/threads.py.
+says whether it was met, nothing is adjusted to make it pass. Training speed against a plain loop: threads.py.
 """
 
 from __future__ import annotations
@@ -87,16 +86,9 @@ def attention_speed(heads: int, batch: int = BATCH_SIZE) -> dict:
             "train_ratio": round(series_train / fused_train, 2)}
 
 
-def _mean_range(values: list[float], fmt: str) -> str:
-    """'mean (lowest to highest)', each value written with format `fmt`."""
-    mean, low, high = (format(v, fmt) for v in (statistics.mean(values), min(values), max(values)))
-    return f"{mean} ({low} to {high})"
-
-
 def _one_run(heads: int, steps: int, seed: int, out_proj: bool | None = None, feed_forward: bool | None = None,
              **_: object) -> dict:
-    """Train one course model (out_proj=None: the course's default), or with `feed_forward` a transformer block
-    (helpers.block), and return its figures."""
+    """The figures of one course model (out_proj None: the course's default) or, with `feed_forward`, a block."""
     model = (course_model(heads=heads, seed=seed, out_proj=out_proj) if feed_forward is None
              else block_model(heads=heads, seed=seed, feed_forward=feed_forward))
     result = train(steps=steps, seed=seed, progress=False, model=model)
@@ -115,30 +107,25 @@ def _summary(runs: list[dict]) -> dict:
         return round(max(values) - min(values), 4)
 
     ppl = [r["val_ppl"] for r in runs]
-    return {
-        "heads": runs[0]["heads"], "params": runs[0]["params"],
-        "val_ppl_mean": round(statistics.mean(ppl), 4), "val_ppl_spread": spread(ppl),
-        "clue_accuracy_mean": {k: round(statistics.mean(r["clue_accuracy"][k] for r in runs), 4) for k in KINDS},
-        "clue_accuracy_spread": {k: spread([r["clue_accuracy"][k] for r in runs]) for k in KINDS},
-        "seconds_mean": round(statistics.mean(r["seconds"] for r in runs), 1),
-        "seconds_max": round(max(r["seconds"] for r in runs), 1),
-        "tokens_per_s_mean": round(statistics.mean(r["tokens_per_s"] for r in runs)),
-    }
+    return {"heads": runs[0]["heads"], "params": runs[0]["params"],
+            "val_ppl_mean": round(statistics.mean(ppl), 4), "val_ppl_spread": spread(ppl),
+            "clue_accuracy_mean": {k: round(statistics.mean(r["clue_accuracy"][k] for r in runs), 4) for k in KINDS},
+            "clue_accuracy_spread": {k: spread([r["clue_accuracy"][k] for r in runs]) for k in KINDS},
+            "seconds_mean": round(statistics.mean(r["seconds"] for r in runs), 1),
+            "seconds_max": round(max(r["seconds"] for r in runs), 1),
+            "tokens_per_s_mean": round(statistics.mean(r["tokens_per_s"] for r in runs))}
 
 
 def compare(steps: int, seeds: tuple[int, ...]) -> dict:
-    """Train one head and four heads for every seed; collect per-run figures and per-model summaries."""
     runs = [_one_run(heads, steps, seed) for seed in seeds for heads in (1, 4)]
     models = {str(heads): _summary([r for r in runs if r["heads"] == heads]) for heads in (1, 4)}
     return {"steps": steps, "seeds": list(seeds), "runs": runs, "models": models}
 
 
-def controls(
-    steps: int, seeds: tuple[int, ...], rows: tuple[str, ...] = tuple(CONTROLS), earlier: dict | None = None
-) -> dict:
-    """Train the control `rows` for every seed, merged into `earlier` results of the same step count: a new run
-    replaces one of the same row and seed, so a busy machine can measure a few at a time; each session keeps
-    its load average before and after."""
+def controls(steps: int, seeds: tuple[int, ...], rows: tuple[str, ...] = tuple(CONTROLS),
+             earlier: dict | None = None) -> dict:
+    """Train the control `rows` for every seed, merged into `earlier` results of the same step count (a new run
+    replaces one of the same row and seed); each session keeps its load average before and after."""
     start = machine()
     fresh = {key: [_one_run(steps=steps, seed=seed, **CONTROLS[key]) for seed in seeds] for key in rows}
     session = {"rows": list(rows), "seeds": list(seeds), "machine_at_start": start, "machine_at_end": machine()}
@@ -154,7 +141,6 @@ def controls(
 
 
 def targets(table: dict) -> list[dict]:
-    """Each target of the series, with the measured figure and whether it was met."""
     by_seed = {(r["seed"], r["heads"]): r for r in table["runs"]}
     seeds, rows = table["seeds"], []
     rule = "and the gap between the two means is larger than the wider of their ranges over seeds"
@@ -194,7 +180,6 @@ def checkpoint_check(table: dict) -> list[dict]:
 
 
 def run(steps: int, seeds: tuple[int, ...]) -> dict:
-    """The whole benchmark; returns the results (also what results.json holds)."""
     start = machine()
     print(f"machine: {start}", flush=True)
     corpus = story_corpus()  # generate the text before any timing
@@ -217,7 +202,6 @@ def run(steps: int, seeds: tuple[int, ...]) -> dict:
 
 
 def control_markdown(table: dict, control: dict) -> list[str]:
-    """The output-projection control beside the two course models, with per-seed verdicts."""
     one, four = table["models"]["1"], table["models"]["4"]
     rows = [("one head", "no", [r for r in table["runs"] if r["heads"] == 1]),
             (CONTROLS["4-no-proj"]["label"], "no", control["runs"]["4-no-proj"]),
@@ -258,12 +242,11 @@ def _control_row(label: str, mixes: str, runs: list[dict]) -> list[str]:
 
 def _ranges(runs: list[dict]) -> list[str]:
     """Validation perplexity and clue accuracy over the seeds of `runs`, each as 'mean (lowest to highest)'."""
-    return [_mean_range([r["val_ppl"] for r in runs], ".3f"),
-            _mean_range([r["clue_accuracy"]["all"] for r in runs], ".1%")]
+    return [f"{statistics.mean(values):{fmt}} ({min(values):{fmt}} to {max(values):{fmt}})" for values, fmt in
+            (([r["val_ppl"] for r in runs], ".3f"), ([r["clue_accuracy"]["all"] for r in runs], ".1%"))]
 
 
 def markdown(results: dict) -> str:
-    """The figures of results.json for people, as markdown (a block of docs/measurements.md)."""
     measured, speed = results["table"], results["speed"]
     start, end = results["machine_at_start"], results["machine_at_end"]
     busy = max(start["load_average_1_5_15"][0], end["load_average_1_5_15"][0]) > start["cpus"] / 2

@@ -6,8 +6,7 @@ Opens the explorer and chapter 4's widget in a JupyterLab of its own (tools/lab.
 page to the new drawing's title on screen: a model switch (one head and four heads in turn), the first all-heads
 view after it, a head change, a focus word, and a click on chapter 4's head-count buttons (every count twice; the
 first pass shows each grid for the first time). Writes the medians and first times with the load average to
-assets/explorer_browser_speed.json (targets: a model switch within 300 ms, any other change within 150 ms).
-Needs Debian's chromium and Playwright for Python.
+assets/explorer_browser_speed.json. Needs Debian's chromium and Playwright for Python.
 """
 
 from __future__ import annotations
@@ -73,10 +72,9 @@ def time_views(page) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
         word = words[-1 - i % 2]
         times["focus_change"].append(page.evaluate(TIME, [ex, "focus on", word, f"Where '{word}'", 1]))
     loads["chapter_4"] = load()
-    titles = {1: "1 untrained head", 2: "2 untrained heads", 4: "4 untrained heads", 8: "8 untrained heads",
-              16: "16 untrained heads"}
     for _ in range(2):
-        for heads, title in titles.items():
+        for heads in (1, 2, 4, 8, 16):
+            title = f"{heads} untrained head{'s' if heads > 1 else ''}"
             times["chapter_4_click"].append(page.evaluate(TIME, [split, "button", str(heads), title]))
     return times, loads
 

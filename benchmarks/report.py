@@ -1,10 +1,7 @@
-"""Render every measurement for people: the generated blocks of docs/measurements.md, README.md and the guides.
-
-Each benchmark writes one results file in assets/; this module is the one place that turns them into text, in
-the pages' blocks between `<!-- NAME:start -->` and `<!-- NAME:end -->`, and it renders the chapter tables
-(README and chapter 0's markdown) from the one chapter list, tools.chapters.CHAPTERS. Rendering reads the results
-files, docs/lessons.toml, the chapter list and the chapters' code and speaker notes, never the notebooks' prose:
-editing a chapter's prose never makes a page stale.
+"""Render every measurement for people: the blocks between `<!-- NAME:start -->` and `<!-- NAME:end -->` of
+README.md, docs/ and chapter 0, from the results files the benchmarks write in assets/, docs/lessons.toml, the
+chapter list (tools.chapters.CHAPTERS: the chapter tables) and the chapters' code and speaker notes, never their
+prose (editing a chapter's prose never makes a page stale).
 
     python -m benchmarks.report           # rewrite the blocks
     python -m benchmarks.report --check   # exit 1 if anything is out of date (the tests run this)
@@ -28,15 +25,23 @@ from classroom.lessons import EXPLORER_TITLE, lessons_block, questions_block
 from tools.chapters import CHAPTERS, EXPLORER, NOTEBOOKS, ROOT, TITLES
 
 ASSETS = ROOT / "assets"
-MEASUREMENTS = ROOT / "docs" / "measurements.md"
 START_HERE = NOTEBOOKS / "00_start_here.ipynb"
-HALF = "0.5"
-"""The CPU share the timing table shows beside the whole machine: four learners on two cores."""
+HALF = "0.5"  # the CPU share shown beside the whole machine: four learners on two cores
 
 
 def _load(name: str) -> dict | None:
     path = ASSETS / name
     return json.loads(path.read_text()) if path.exists() else None
+
+
+def _measured(name: str, command: str, make: Callable[[dict], str], needs: str | None = None) -> Callable[[], str]:
+    """A block that `make` renders from the results file `name`; until it exists, the command that writes it."""
+    def block() -> str:
+        results = _load(name)
+        if results is None or (needs is not None and needs not in results):
+            return f"Not measured yet: run `python -m benchmarks.{command}`."
+        return make(results)
+    return block
 
 
 def _loads(rows) -> str:
@@ -47,8 +52,6 @@ def _loads(rows) -> str:
 
 
 def timing_block() -> str:
-    """Each chapter's reading time, run time on the whole machine and at half a CPU, slowest cell at half a CPU
-    and peak memory, as the notebook benchmark recorded them, with the load each was measured under."""
     measured = _load("notebooks.json") or {"notebooks": {}}
     whole, half = measured["notebooks"], measured.get("cpu_shares", {}).get(HALF, {}).get("notebooks", {})
     rows = []
@@ -88,22 +91,7 @@ def timing_block() -> str:
     return "\n".join([*lines, "", " ".join(notes)])
 
 
-def results_block() -> str:
-    """assets/results.json as benchmarks/bench.py renders it for people."""
-    results = _load("results.json")
-    return "Not measured yet: run `python -m benchmarks.bench`." if results is None else bench.markdown(results)
-
-
-def real_text_block() -> str:
-    """assets/real_text.json as benchmarks/real_text.py renders it: one head against four on real text."""
-    results = _load("real_text.json") or {}
-    if "summary" not in results:
-        return "Not measured yet: run `python -m benchmarks.real_text table`."
-    return real_text.markdown(results)
-
-
 def headline_block() -> str:
-    """The README's lines: the story world's and the novels' verdicts, the run time, and where everything else is."""
     lines = []
     results = _load("results.json")
     if results is not None:
@@ -138,11 +126,9 @@ def _browser_load(browser: dict, group: str) -> str:
     return f"; load average (1, 5, 15 min) {browser['load_average_1_5_15'][group]} when measured"
 
 
-def explorer_block() -> str:
-    """The explorer's measured update times, in the kernel and in a browser."""
-    kernel, browser = _load("explorer_speed.json"), _load("explorer_browser_speed.json")
-    if kernel is None:
-        return "Not measured yet: run `python -m benchmarks.explorer_speed`."
+def _explorer(kernel: dict) -> str:
+    """The explorer's update times, in the kernel and (assets/explorer_browser_speed.json) in a browser."""
+    browser = _load("explorer_browser_speed.json")
     shares = kernel.get("cpu_shares", {})
     runs = {"Whole machine": kernel, **{f"{share} of a CPU": run for share, run in shares.items()}}
     cells = {(r["view"], r["update"], name): r for name, run in runs.items() for r in run["updates"]}
@@ -176,11 +162,7 @@ def explorer_block() -> str:
     return "\n".join(lines)
 
 
-def widgets_block() -> str:
-    """The chapter widgets' measured update times, and how busy the machine was."""
-    speed = _load("widget_speed.json")
-    if speed is None:
-        return "Not measured yet: run `python -m benchmarks.widget_speed`."
+def _widgets(speed: dict) -> str:
     start, end = speed["machine_at_start"], speed["machine_at_end"]
     shares = speed.get("cpu_shares", {})
     shared = {(x["widget"], x["update"], share): x for share, run in shares.items() for x in run["updates"]}
@@ -194,9 +176,8 @@ def widgets_block() -> str:
              f"{speed['target_median_ms']:.0f} ms. Measured by `python -m benchmarks.widget_speed` on "
              f"{start['date_utc']} UTC: {start['cpus']} CPU cores, {start['torch_threads']} torch threads, load "
              f"average (1, 5, 15 min) {start['load_average_1_5_15']} at the start and {end['load_average_1_5_15']} at "
-             "the end"
-             + (": other programs shared the machine, so these times are slower than on an idle one." if busy
-                else ".")]
+             "the end" + (": other programs shared the machine, so these times are slower than on an idle one."
+                          if busy else ".")]
     browser = _load("explorer_browser_speed.json") or {}
     if "chapter_4_click_median_ms" in browser:
         rows.append(f"In Chromium (presenter mode, 1280x720), a click on chapter 4's head-count buttons shows its "
@@ -211,11 +192,7 @@ def widgets_block() -> str:
     return "\n".join(rows)
 
 
-def threads_block() -> str:
-    """helpers.train's speed with its thread policy, on one thread, and a plain PyTorch loop; idle and busy."""
-    measured = _load("threads.json")
-    if measured is None:
-        return "Not measured yet: run `python -m benchmarks.threads`."
+def _threads(measured: dict) -> str:
     quota = measured["cgroup_quota_cpus"]
     lines = [f"- This process may run on {measured['affinity_cpus']} CPUs with "
              f"{'no CPU quota' if quota is None else f'a CPU quota of {quota:g}'}, so a training run times 1 and "
@@ -237,14 +214,6 @@ def threads_block() -> str:
     return "\n".join(lines)
 
 
-def classroom_block() -> str:
-    """A class on a JupyterHub, as benchmarks/classroom.py measured it, and what larger classes need."""
-    results = _load("classroom.json")
-    if results is None:
-        return "Not measured yet: run `python -m benchmarks.classroom`."
-    return sizing.markdown(results, list(CHAPTERS))
-
-
 def chapters_block(folder: str, first: int = 0) -> str:
     """The chapter table from the chapter list, from chapter `first` on, each title a link into `folder`."""
     rows = [[int(name[:2]), f"[{chapter.title}]({folder}{name})", chapter.idea]
@@ -252,18 +221,24 @@ def chapters_block(folder: str, first: int = 0) -> str:
     return "\n".join(markdown_table(["#", "Notebook", "The one idea"], "lll", rows))
 
 
+explorer_block = _measured("explorer_speed.json", "explorer_speed", _explorer)
+widgets_block = _measured("widget_speed.json", "widget_speed", _widgets)
+threads_block = _measured("threads.json", "threads", _threads)
 BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
     ROOT / "README.md": {"headline": headline_block, "chapters": lambda: chapters_block("notebooks/")},
     START_HERE: {"chapters": lambda: chapters_block("", first=1)},
-    MEASUREMENTS: {"results": results_block, "real_text": real_text_block, "timing": timing_block,
-                   "threads": threads_block, "explorer": explorer_block, "widgets": widgets_block},
-    ROOT / "docs" / "recipe.md": {f"recipe_{name}": lambda make=make: make(_load("real_text.json") or {})
-                                  for name, make in (("sweep", real_text.sweep_markdown),
-                                                     ("transfer", real_text.transfer_markdown))},
-    ROOT / "docs" / "instructor.md": {"timing": timing_block, "widgets": widgets_block,
-                                      "classroom": classroom_block,
-                                      "lessons": lambda: lessons_block(_load("notebooks.json"), TITLES),
-                                      "questions": lambda: questions_block(TITLES)},
+    ROOT / "docs" / "measurements.md": {
+        "results": _measured("results.json", "bench", bench.markdown),
+        "real_text": _measured("real_text.json", "real_text table", real_text.markdown, needs="summary"),
+        "timing": timing_block, "threads": threads_block, "explorer": explorer_block, "widgets": widgets_block},
+    ROOT / "docs" / "recipe.md": {
+        "recipe_sweep": lambda: real_text.sweep_markdown(_load("real_text.json") or {}),
+        "recipe_transfer": lambda: real_text.transfer_markdown(_load("real_text.json") or {})},
+    ROOT / "docs" / "instructor.md": {
+        "timing": timing_block, "widgets": widgets_block,
+        "classroom": _measured("classroom.json", "classroom", lambda results: sizing.markdown(results, list(CHAPTERS))),
+        "lessons": lambda: lessons_block(_load("notebooks.json"), TITLES),
+        "questions": lambda: questions_block(TITLES)},
 }
 """The generated blocks of the hand-written pages, by page and block name."""
 
@@ -290,7 +265,6 @@ def render_notebook(text: str, blocks: dict[str, Callable[[], str]]) -> str:
 
 
 def rendered() -> dict[Path, str]:
-    """Every generated page as it should read now, by path."""
     return {path: (render_notebook if path.suffix == ".ipynb" else render)(path.read_text(encoding="utf-8"), blocks)
             for path, blocks in BLOCKS.items()}
 
@@ -299,15 +273,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="report stale pages instead of rewriting them")
     args = parser.parse_args(argv)
-    stale = []
-    for path, text in rendered().items():
-        if text != path.read_text(encoding="utf-8"):
-            stale.append(path.relative_to(ROOT).as_posix())
-            if not args.check:
-                path.write_text(text, encoding="utf-8")
+    stale = {path: text for path, text in rendered().items() if text != path.read_text(encoding="utf-8")}
     if args.check and stale:
-        print(f"out of date: {', '.join(stale)}; run python -m benchmarks.report", file=sys.stderr)
+        names = ", ".join(path.relative_to(ROOT).as_posix() for path in stale)
+        print(f"out of date: {names}; run python -m benchmarks.report", file=sys.stderr)
         return 1
+    for path, text in stale.items():
+        path.write_text(text, encoding="utf-8")
     return 0
 
 

@@ -1,7 +1,6 @@
 """Sizing a class from the classroom benchmark: per-learner CPU and memory, what 10, 30 and 100 learners need.
 
-    python -m benchmarks.sizing            # rewrite deploy/config.yaml from assets/classroom.json
-    python -m benchmarks.sizing --check    # exit 1 if deploy/config.yaml is out of date
+    python -m benchmarks.sizing    # rewrite deploy/config.yaml from assets/classroom.json (a test compares the two)
 
 The assumptions, stated with the numbers in the guide and the config: every learner may run a chapter at the same
 moment, so each needs the CPU share of the most crowded measured class in which every chapter ran within
@@ -27,64 +26,49 @@ DEPLOY_CONFIG = ROOT / "deploy" / "config.yaml"
 CHAPTER_TARGET_S = 90
 CELL_TARGET_S = 30
 CLASS_SIZES = (10, 30, 100)
-OPEN_CHAPTERS = 3
-"""The guide asks learners to keep at most this many chapters open (shut down the kernels of finished ones)."""
+OPEN_CHAPTERS = 3  # the guide asks learners to keep at most this many chapters open
 CULL_IDLE_S = 3600
 CULL_EVERY_S = 300
 
 
 def run_figures(run: dict) -> dict:
-    """One measured class size: each learner's share of the CPU, their peak memory, the slowest chapter and cell,
-    the failing chapters, and whether all of it met the targets."""
     chapters = [c for s in run["students"] for c in s["chapters"]]
     slowest = max(chapters, key=lambda c: c["seconds"])
     cells = [c for c in chapters if c.get("slowest_cell")]
     cell = max(cells, key=lambda c: c["slowest_cell"]["seconds"]) if cells else None
     errors = sum(c["error"] is not None for c in chapters)
     running_s, cell_s = sum(c["seconds"] for c in chapters), cell["slowest_cell"]["seconds"] if cell else 0.0
-    return {
-        "class_size": run["class_size"], "cpu_share": run["cpu_share"], "errors": errors,
-        "memory_mb": max(s["server_peak_mb"] + max((c["kernel_peak_mb"] or 0.0) for c in s["chapters"])
-                         for s in run["students"]),
-        "cpu_used": sum(c["cpu_s"] or 0.0 for c in chapters) / running_s if running_s else 0.0,
-        "slowest_chapter": slowest["chapter"], "slowest_chapter_s": slowest["seconds"],
-        "slowest_cell_chapter": cell["chapter"] if cell else None,
-        "slowest_cell_index": cell["slowest_cell"]["index"] if cell else None,
-        "slowest_cell_s": cell_s, "hub_mb": run["hub_peak_mb"] + run["proxy_peak_mb"],
-        "load_average_start": run["load_average_start"][0],
-        "meets": errors == 0 and slowest["seconds"] <= CHAPTER_TARGET_S and cell_s <= CELL_TARGET_S,
-    }
+    return {"class_size": run["class_size"], "cpu_share": run["cpu_share"], "errors": errors,
+            "memory_mb": max(s["server_peak_mb"] + max((c["kernel_peak_mb"] or 0.0) for c in s["chapters"])
+                             for s in run["students"]),
+            "cpu_used": sum(c["cpu_s"] or 0.0 for c in chapters) / running_s if running_s else 0.0,
+            "slowest_chapter": slowest["chapter"], "slowest_chapter_s": slowest["seconds"],
+            "slowest_cell_chapter": cell["chapter"] if cell else None,
+            "slowest_cell_index": cell["slowest_cell"]["index"] if cell else None, "slowest_cell_s": cell_s,
+            "hub_mb": run["hub_peak_mb"] + run["proxy_peak_mb"], "load_average_start": run["load_average_start"][0],
+            "meets": errors == 0 and slowest["seconds"] <= CHAPTER_TARGET_S and cell_s <= CELL_TARGET_S}
 
 
 def learner(results: dict) -> dict:
-    """What one learner needs, from every measured class size (see the module's assumptions).
-
-    cpu_share: the smallest measured share that met the targets (None if none did); cpu_limit: the most CPU one
-    learner's kernel used (CPU seconds over wall seconds), rounded up to whole cores; memory_mb: server plus one
-    chapter's kernel; memory_limit_mb: server plus OPEN_CHAPTERS kernels; hub_mb: hub and proxy."""
+    """What one learner needs, from every measured class size (see the module's assumptions): cpu_share is None
+    when no measured share met the targets; cpu_limit is the most CPU one kernel used, in whole cores."""
     runs = [run_figures(run) for run in results["runs"]]
     chapters = [c for run in results["runs"] for s in run["students"] for c in s["chapters"]]
     server = max(s["server_peak_mb"] for run in results["runs"] for s in run["students"])
     kernel = max((c["kernel_peak_mb"] or 0.0) for c in chapters)
     used = max(((c["cpu_s"] or 0.0) / c["seconds"] for c in chapters if c["seconds"]), default=1.0)
     met = [run["cpu_share"] for run in runs if run["meets"]]
-    return {
-        "cpu_share": min(met) if met else None,
-        "cpu_limit": max(1, math.ceil(round(used, 2))),
-        "server_mb": server, "kernel_mb": kernel,
-        "memory_mb": math.ceil(server + kernel),
-        "memory_limit_mb": math.ceil(server + OPEN_CHAPTERS * kernel),
-        "hub_mb": math.ceil(max(run["hub_mb"] for run in runs)),
-    }
+    return {"cpu_share": min(met) if met else None, "cpu_limit": max(1, math.ceil(round(used, 2))),
+            "server_mb": server, "kernel_mb": kernel, "memory_mb": math.ceil(server + kernel),
+            "memory_limit_mb": math.ceil(server + OPEN_CHAPTERS * kernel),
+            "hub_mb": math.ceil(max(run["hub_mb"] for run in runs))}
 
 
-def _gb(mb: float) -> float:
-    """MB -> GB, rounded up to a tenth."""
+def _gb(mb: float) -> float:  # rounded up to a tenth
     return math.ceil(mb / 1024 * 10) / 10
 
 
 def class_needs(students: int, each: dict) -> dict:
-    """Cores and GB for `students` learners: each learner's share and memory, plus the hub and proxy once."""
     cores = None if each["cpu_share"] is None else math.ceil(round(students * each["cpu_share"], 6))
     return {"students": students, "cores": cores,
             "memory_gb": _gb(each["hub_mb"] + students * each["memory_mb"]),
@@ -96,7 +80,6 @@ def _cores(share: float) -> str:
 
 
 def markdown(results: dict, every_chapter: list[str]) -> str:
-    """The instructor guide's block: the measured class sizes, then what classes of CLASS_SIZES need."""
     start = results["machine"]
     measured = results["chapters"]
     runs = [run_figures(run) for run in results["runs"]]
@@ -117,21 +100,19 @@ def markdown(results: dict, every_chapter: list[str]) -> str:
     lines += ["", f"Targets: every chapter within {CHAPTER_TARGET_S} s and every cell within {CELL_TARGET_S} s, "
               "with no error. *CPU each* is the machine's cores shared by the students; *CPU used* is what a "
               "student's kernel used while its chapter ran (CPU seconds over wall seconds); a cell is numbered as "
-              "in the notebook file, counting every cell from 0; *Memory each* is a "
-              "student's server plus their largest chapter kernel, at their peaks; the hub and its proxy took "
-              f"{each['hub_mb']} MB together. *Load before* is the 1-minute load average as the class started"
+              "in the notebook file, counting every cell from 0; *Memory each* is a student's server plus their "
+              f"largest chapter kernel, at their peaks; the hub and its proxy took {each['hub_mb']} MB together. "
+              "*Load before* is the 1-minute load average as the class started"
               + (": above half the cores, other programs shared the machine, so these times are slower than on "
                  "an idle one." if busy else ".")]
     if measured != every_chapter:
         lines += ["", f"**Only chapters {', '.join(n[:2] for n in measured)} were measured**, so the figures below "
                   "leave out the heavier chapters: run the whole grid (`python -m benchmarks.classroom`) before "
                   "sizing a real class."]
-    if each["cpu_share"] is None:
-        share_text = (f"no measured class size met the targets, so a learner needs more than "
-                      f"{_cores(max(r['cpu_share'] for r in runs))} and the core counts below are unknown")
-    else:
-        share_text = (f"each learner needs the CPU of the most crowded measured class that still met the targets: "
-                      f"{_cores(each['cpu_share'])}")
+    share_text = (f"each learner needs the CPU of the most crowded measured class that still met the targets: "
+                  f"{_cores(each['cpu_share'])}" if each["cpu_share"] is not None else
+                  "no measured class size met the targets, so a learner needs more than "
+                  f"{_cores(max(r['cpu_share'] for r in runs))} and the core counts below are unknown")
     lines += ["", f"**What a class needs.** Assumptions: every learner may run a chapter at the same moment (as when "
               f"the class is told to run all), so {share_text}; memory grows in proportion to learners: "
               f"{each['memory_mb']} MB each (a server and one chapter's kernel), {each['memory_limit_mb']} MB each "
@@ -159,7 +140,6 @@ def _cpu_guarantee(each: dict) -> float:
 
 
 def z2jh_config(results: dict) -> str:
-    """deploy/config.yaml for Zero to JupyterHub, its numbers from the measurement."""
     each = learner(results)
     start = results["machine"]
     chapters = ", ".join(name[:2] for name in results["chapters"])
@@ -204,23 +184,14 @@ cull:
 
 
 def write_deploy_config(results: dict) -> Path:
-    """Rewrite deploy/config.yaml from `results`; returns its path."""
     DEPLOY_CONFIG.parent.mkdir(exist_ok=True)
     DEPLOY_CONFIG.write_text(z2jh_config(results))
     return DEPLOY_CONFIG
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if deploy/config.yaml is out of date")
-    args = parser.parse_args()
-    results = json.loads(RESULTS.read_text())
-    if args.check:
-        if not DEPLOY_CONFIG.exists() or DEPLOY_CONFIG.read_text() != z2jh_config(results):
-            print(f"{DEPLOY_CONFIG} is out of date: run python -m benchmarks.sizing", file=sys.stderr)
-            return 1
-        return 0
-    print(f"wrote {write_deploy_config(results)}")
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # only --help
+    print(f"wrote {write_deploy_config(json.loads(RESULTS.read_text()))}")
     return 0
 
 

@@ -5,8 +5,7 @@
 Fresh processes train the four-head model for STEPS steps: helpers.train.train (its first steps time one thread
 against the usable count), the same with OMP_NUM_THREADS=1, and PLAIN, the same model, batches and optimizer in a
 bare loop; alternating, ROUNDS times, then again beside a busy process. Writes the median words per second with
-the load to assets/threads.json. Targets: idle, at least TARGET_RATIO of the plain loop; busy, no slower than one
-thread.
+the load to assets/threads.json. Targets: idle, TARGET_RATIO of the plain loop; busy, no slower than one thread.
 """
 
 from __future__ import annotations
@@ -70,7 +69,6 @@ def run(name: str) -> tuple[float, int]:
 
 
 def measure(condition: str) -> dict:
-    """Every run ROUNDS times, alternating; beside a busy process when condition is "busy"."""
     with busy_loops(int(condition == "busy")):
         start, runs = load(), {name: [] for name in RUNS}
         for _ in range(ROUNDS):
@@ -84,14 +82,12 @@ def measure(condition: str) -> dict:
 
 def main() -> None:
     before = machine()
-    result = {
-        "what": f"words per second of {STEPS} four-head training steps (median of {ROUNDS} alternating fresh runs): "
-                "helpers.train with its thread policy, with OMP_NUM_THREADS=1, and a plain PyTorch loop; on the "
-                "machine as it was (idle) and beside one busy process (busy)",
-        "steps": STEPS, "rounds": ROUNDS, "target_ratio": TARGET_RATIO, "usable_threads": usable_threads(),
-        "affinity_cpus": affinity_cpus(), "cgroup_quota_cpus": cgroup_quota(),
-        "idle": measure("idle"), "busy": measure("busy"), "machine_start": before, "machine_end": machine(),
-    }
+    result = {"what": f"words per second of {STEPS} four-head training steps (median of {ROUNDS} alternating fresh "
+                      "runs): helpers.train with its thread policy, with OMP_NUM_THREADS=1, and a plain PyTorch loop; "
+                      "on the machine as it was (idle) and beside one busy process (busy)",
+              "steps": STEPS, "rounds": ROUNDS, "target_ratio": TARGET_RATIO, "usable_threads": usable_threads(),
+              "affinity_cpus": affinity_cpus(), "cgroup_quota_cpus": cgroup_quota(), "idle": measure("idle"),
+              "busy": measure("busy"), "machine_start": before, "machine_end": machine()}
     OUT.write_text(json.dumps(result, indent=2) + "\n")
     print(threads_block())
 

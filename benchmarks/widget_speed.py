@@ -4,9 +4,8 @@
     python -m benchmarks.widget_speed --cpu-share 0.5     # half a CPU, as a learner of a full class gets
 
 Drives every widget through its Python update methods (what a slider, button or text box calls), alternating
-values so that every update is a real change, serialises what it would send (JSON), and writes the medians to
-assets/widget_speed.json (a --cpu-share run under "cpu_shares"). Target: median <= 50 ms per update, at half a CPU
-too. The load average is recorded at the start and the end, and with --cpu-share the CPU share really got.
+values so that every update is a real change, serialises what it would send (JSON), and writes the medians with
+the load average to assets/widget_speed.json. Target: median <= 50 ms per update, at half a CPU too.
 """
 
 from __future__ import annotations
@@ -66,7 +65,6 @@ def sent(widget: widgets.Widget) -> None:
 
 
 def measure() -> list[dict]:
-    """Every update's median and 90th percentile."""
     rows = []
     for name, action, widget, update in widgets_and_updates():
         times = time_ms(lambda i, update=update, widget=widget: (update(i), sent(widget)), REPEATS)

@@ -12,7 +12,7 @@ import pytest
 from jupyter_server.services.kernels.connection.base import serialize_binary_message
 
 from benchmarks import classroom, sizing
-from benchmarks.student import Browser
+from benchmarks.classroom import Browser
 from classroom import hub
 from tools.chapters import CHAPTERS, ROOT
 
