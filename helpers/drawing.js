@@ -52,8 +52,10 @@ function layout(spec) {
   return {font, cols, rows, tick, left, top, plotW, plotH, gapX, gapY, bottom};
 }
 
-function axisWords(words, every) {
-  return words.map((w, i) => (i % (every || 1) === 0 ? w : null));
+// every k-th word; a focus word always, its neighbours left out where they would crowd it
+function axisWords(words, every, focus) {
+  const k = every || 1, near = i => focus != null && i !== focus && Math.abs(i - focus) < k;
+  return words.map((w, i) => (i === focus || (i % k === 0 && !near(i)) ? w : null));
 }
 
 function heatmap(p, k, x0, y0, w, h, L, spec) {
@@ -68,8 +70,9 @@ function heatmap(p, k, x0, y0, w, h, L, spec) {
   }));
   out += `<rect class="cursor" x="0" y="0" width="${cw}" height="${ch}" fill="none" stroke="#d55e00"`
     + ` stroke-width="3" visibility="hidden" pointer-events="none"/></g>`;
-  if (p.show_y !== false) axisWords(p.y, p.every).forEach((word, r) => {
-    if (word !== null) out += text(x0 - 6, y0 + (r + 0.5) * ch, word, p.tick, 'class="y-label" text-anchor="end" dominant-baseline="middle"');
+  if (p.show_y !== false) axisWords(p.y, p.every, p.focus).forEach((word, r) => {
+    const cls = r === p.focus ? 'y-label focus" font-weight="bold' : "y-label";
+    if (word !== null) out += text(x0 - 6, y0 + (r + 0.5) * ch, word, p.tick, `class="${cls}" text-anchor="end" dominant-baseline="middle"`);
   });
   if (p.show_x !== false) axisWords(p.x, p.every).forEach((word, c) => {
     const x = x0 + (c + 0.5) * cw, y = y0 + h + 6;

@@ -226,7 +226,7 @@ class Explorer(Widget):
                                  f"the sentence has {len(self.words)} words (0 to {last}).")
             self.focus = position
             self.set_quietly(self.focus_picker, position)
-            self._redraw_focus()
+            self._redraw()  # the heatmap labels the focus row, whatever words it leaves out
 
     # ----- drawing ---------------------------------------------------------------------------------
 
@@ -237,10 +237,10 @@ class Explorer(Widget):
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
         if self.head == ALL_HEADS:
             self.heatmap.figure = grid_figure(self.att, self.words, f"Every head of the {name}", self.originals,
-                                              self.tallest)
+                                              self.tallest, focus=self.focus)
         else:
             self.heatmap.figure = head_figure(self.att[self.head], self.words, f"Head {self.head} of the {name}",
-                                              self.originals, self.tallest)
+                                              self.originals, self.tallest, focus=self.focus)
         self._redraw_focus()
 
     def _redraw_focus(self) -> None:

@@ -48,26 +48,27 @@ def _labelling(n: int, wide: float, tall: float) -> tuple[int, int, str]:
 
 
 def head_figure(weights: torch.Tensor, words: Sequence[str], title: str, originals: Sequence[str] | None = None,
-                tallest: int | None = None) -> dict:
-    """One head's [T, T] weights as a heatmap (rows: the word that looks), at most `tallest` pixels high."""
+                tallest: int | None = None, focus: int | None = None) -> dict:
+    """One head's [T, T] weights as a heatmap (rows: the word that looks), at most `tallest` pixels high; the
+    `focus` row always labelled."""
     wide, tall = heatmap_size(len(words), tallest)
     every, tick, xtitle = _labelling(len(words), wide, tall)
     panel = heatmap(weights, unique_labels(words), word_names(words, originals), every=every, tick=tick,
-                    xtitle=xtitle)
+                    xtitle=xtitle, focus=focus)
     return figure(title, [panel], min(FIT_WIDTH, wide + HEATMAP_FRAME[0]), tall + HEATMAP_FRAME[1], style()["font"],
                   scale="weight")
 
 
 def grid_figure(weights: torch.Tensor, words: Sequence[str], title: str, originals: Sequence[str] | None = None,
-                tallest: int | None = None, first_head: int = 0, cols: int = 2) -> dict:
+                tallest: int | None = None, first_head: int = 0, cols: int = 2, focus: int | None = None) -> dict:
     """[H, T, T] weights as a grid of heatmaps `cols` to a row (four heads: 2 x 2), one colour scale, at most
-    `tallest` pixels high; the left column labels the rows, the last row the columns."""
+    `tallest` pixels high; the left column labels the rows (the `focus` row always), the last row the columns."""
     heads = weights.shape[0]
     shape = grid_shape(heads, cols, tallest)
     every, tick, xtitle = _labelling(len(words), shape.wide, shape.tall)
     labels, names = unique_labels(words), word_names(words, originals)
     panels = [heatmap(weights[h], labels, names, title=f"head {first_head + h}", every=every, tick=tick,
-                      show_x=h + shape.cols >= heads, show_y=h % shape.cols == 0, xtitle=xtitle)
+                      show_x=h + shape.cols >= heads, show_y=h % shape.cols == 0, xtitle=xtitle, focus=focus)
               for h in range(heads)]
     height = shape.plots + shape.frame["top"] + shape.frame["bottom"]
     return figure(title, panels, FIT_WIDTH, height, style()["font"], cols=shape.cols, scale="weight")

@@ -114,6 +114,7 @@ def test_all_heads_shows_a_grid_with_one_colour_scale_and_a_click_focuses_on_a_r
     assert len(ex.summary_lines) == 4
     ex.heatmap.click(3, 1)  # what the browser's click on row 3 ('foxes'), column 1 sends
     assert ex.focus == 3 and ex.focus_picker.value == 3 and "reading 'foxes'" in ex.summary_lines[0]
+    assert [p["focus"] for p in ex.heatmap.figure["panels"]] == [3] * 4, "the grid labels the focus row"
     ex.head_picker.value = 1
     _assert_shows(ex, STORY, head=1)
 

@@ -4,6 +4,7 @@ too tall for any slide."""
 from __future__ import annotations
 
 import nbformat
+import pytest
 
 from tools.pages import PLOTLY_MIME
 from tools.paginate import CODE_LINE, ROOM, paginate
@@ -26,11 +27,22 @@ def _types(nb: nbformat.NotebookNode) -> list[str]:
     return [cell.metadata["slideshow"]["slide_type"] for cell in nb.cells]
 
 
-def test_a_figure_under_a_long_text_moves_to_a_slide_of_its_own() -> None:
-    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section\n\n" + "\n".join([PROSE] * 8), "slide"),
-                                         _cell("code", "figure()", "fragment", figure=580)])
-    assert _types(paginate(nb)) == ["slide", "subslide"]
-    assert _types(nb) == ["slide", "fragment"], "the notebook itself is left as it was"
+TABLE = "| a | b |\n|---|---|\n" + "\n".join(f"| {i} | {i} |" for i in range(12))
+
+
+@pytest.mark.parametrize("cells", [
+    [_cell("markdown", "## A section\n\n" + "\n".join([PROSE] * 8), "slide"),
+     _cell("code", "figure()", "fragment", figure=580)],  # a figure under a long text
+    [_cell("markdown", "## A section\n\n" + "\n".join([PROSE] * 10), "slide"),
+     _cell("markdown", TABLE, "fragment")],  # a markdown table
+    [_cell("markdown", "## A section", "slide"), _cell("code", "figure()", "-", figure=580),
+     _cell("markdown", "\n\n".join([PROSE] * 3), "fragment")],  # prose under a figure
+], ids=["figure", "table", "prose"])
+def test_what_would_run_off_starts_a_slide(cells: list) -> None:
+    nb = nbformat.v4.new_notebook(cells=cells)
+    before = _types(nb)
+    assert _types(paginate(nb)) == [*before[:-1], "subslide"]
+    assert _types(nb) == before, "the notebook itself is left as it was"
 
 
 def test_what_fits_stays_together() -> None:
@@ -53,20 +65,6 @@ def test_a_cell_too_tall_for_any_slide_shows_its_code_then_its_output() -> None:
     source, output = paged.cells[1:]
     assert source.source == code and not source.outputs
     assert output.metadata["transient"] == {"remove_source": True} and output.outputs == nb.cells[1].outputs
-
-
-def test_a_markdown_table_that_would_run_off_starts_a_slide() -> None:
-    table = "| a | b |\n|---|---|\n" + "\n".join(f"| {i} | {i} |" for i in range(12))
-    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section\n\n" + "\n".join([PROSE] * 10), "slide"),
-                                         _cell("markdown", table, "fragment")])
-    assert _types(paginate(nb)) == ["slide", "subslide"]
-
-
-def test_prose_that_would_run_off_starts_a_slide() -> None:
-    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
-                                         _cell("code", "figure()", "-", figure=580),
-                                         _cell("markdown", "\n\n".join([PROSE] * 3), "fragment")])
-    assert _types(paginate(nb)) == ["slide", "-", "subslide"]
 
 
 def test_a_long_printout_is_cut_between_lines_onto_slides_of_its_own() -> None:

@@ -99,8 +99,7 @@ def test_progress_is_plain_text_on_stdout_in_static_builds(monkeypatch: pytest.M
     assert "1 head: 100%" in printed.getvalue() and "3/3" in printed.getvalue(), printed.getvalue()
 
 
-def test_every_notebooks_math_converts_to_mathml(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(ROOT / "tools"))  # the builder imports its neighbours as scripts do
+def test_every_notebooks_math_converts_to_mathml() -> None:
     from tools.pages import mathml
 
     for path in notebook_paths(""):
@@ -120,8 +119,7 @@ def test_live_only_controls_name_themselves_in_static_builds(monkeypatch: pytest
     assert "An upload button" in shown._repr_html_() and "JupyterLab" in shown._repr_html_()
 
 
-def test_a_text_progress_bar_shows_its_last_state_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(ROOT / "tools"))
+def test_a_text_progress_bar_shows_its_last_state_only() -> None:
     from tools.pages import prepare
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("train()")])

@@ -135,6 +135,9 @@ def check_explorer(page) -> None:
     said = page.locator(f"{EX} .spotlights-said").first.inner_text()
     assert said == f"'the' looks at ',': {weights[2, 2, 1]:.1%}", said
     assert page.evaluate(active) == cell_index, "the arrow keys moved JupyterLab to another cell"
+    pick(page, EX, "head", "all heads")  # every 2nd row labelled, and the focus row whatever its place
+    assert "foxes" in drawn(page, EX, "Every head")[0]["y"]
+    pick(page, EX, "head", "head 2")
 
 
 def check_widgets(page) -> None:
