@@ -1,13 +1,6 @@
-"""Every live view in a real browser, as an instructor presents it: JupyterLab at 1280x720 in presenter mode.
-
-One notebook builds the explorer and the four chapter widgets with the chapters' own calls; Chromium runs it,
-then drives each view as a learner would (menus, buttons, keys, typing, a click on a heatmap) and reads back what
-the drawing shows: its title, its axis words, its cells' colours and its tooltips, checked against the weights
-computed here. Each view's controls and what they drive must be on the 1280x720 screen together, with the
-controls' text at the presenter's size; every control has an accessible name (sliders say the value they show)
-and axe-core finds no serious problem. After a page reload with the kernel still running, JupyterLab fetches the
-widgets again and they still work. A second test presents chapter 4's widget in RISE (jupyterlab-rise) and clicks
-it there. Screenshots go to tests/browser/screenshots/.
+"""Every live view in JupyterLab at 1280x720 in presenter mode, driven in Chromium as a learner would, what it
+draws read back against the weights computed here; then after a page reload with the kernel running, and chapter
+4's widget in RISE. Screenshots go to tests/browser/screenshots/.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
-"""The offline site in a real browser, with every request recorded and any to another host blocked.
-
-Chapters 2 and 4, the explorer and their slide decks, built once by tools/build_site.py for every site test
-(tests/conftest.py), served from 127.0.0.1 and opened in headless Chromium, as a reader with no kernel and no
-internet would: every page loads with no script error, figures render, the static explorer's menus switch head
-and sentence, the math is drawn, a deck advances with the keyboard, every page's title names its chapter, and
-axe-core finds no serious or critical problem on a page and a deck. Every chapter's deck and the explorer's
-(tools/build_slides.py, narrowed by SPOTLIGHTS_CHAPTERS) is walked step by step at 1280x720: no element (figure,
-table, printout, code or prose) runs past the slide's bottom or right edge or is cut at the right, every deck
-carries the notebook's speaker notes, and the speaker view (S) shows them.
-Screenshots go to tests/browser/screenshots/.
+"""The offline site and every deck in headless Chromium, as a reader with no kernel and no internet: served from
+127.0.0.1, every request to another host blocked; each deck walked step by step at 1280x720 (nothing past the
+slide's edges, speaker notes in the speaker view). Screenshots go to tests/browser/screenshots/.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""What a learner and an instructor see in JupyterLab: every figure inside its output area and on the screen,
-true tooltips, no toolbar buttons in the tab order, no serious accessibility problem.
-
-Each chapter's reading copy is nbval's run of it, and its presenter copy one more run with presenter mode
-switched on by an injected first cell (tests/conftest.py); JupyterLab then opens the executed copies, which
-draws their saved plotly figures without running anything. At 1400x1000 (reading) and 1280x720 (presenter
-mode) every plotly figure's box must lie inside its output area, and its title inside the figure; in presenter
-mode also with JupyterLab's own Presentation Mode on and the left sidebar closed (as the instructor guide
-says to present), and every figure must be at most 620 px tall and 1,240 px wide (a 1280x720 projector shows it whole),
-every printed line at most 100 characters, and axe-core must find no serious or critical problem in what the
-chapter shows (its outputs and text; JupyterLab's own editor and toolbars are JupyterLab's). No figure has
-plotly's mode bar (ten buttons each in the keyboard's tab order). In the reading copy of chapter 2, hovering a
-visible and a masked cell of the causal heatmap must show the true tooltip. Prints how long each part took.
+"""What a learner and an instructor see in JupyterLab, on the executed copies of every chapter (reading at
+1400x1000, presenter mode at 1280x720, also with Presentation Mode on and the sidebar closed): every figure inside
+its output area and at most 620 x 1,240 px, no plotly mode bar, no printed line over 100 characters, true tooltips
+on chapter 2's causal heatmap, no serious accessibility problem in what the chapter shows. Prints its timings.
 """
 
 from __future__ import annotations
