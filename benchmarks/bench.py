@@ -206,12 +206,14 @@ def control_markdown(table: dict, control: dict) -> list[str]:
     rows = [("one head", "no", [r for r in table["runs"] if r["heads"] == 1]),
             (CONTROLS["4-no-proj"]["label"], "no", control["runs"]["4-no-proj"]),
             (CONTROLS["1-proj"]["label"], "yes", control["runs"]["1-proj"]),
-            ("four heads", "yes", [r for r in table["runs"] if r["heads"] == 4])]
+            ("four heads", "yes", [r for r in table["runs"] if r["heads"] == 4]),
+            *((CONTROLS[key]["label"], "yes", control["runs"].get(key, [])) for key in ("block-no-ff", "block-ff"))]
     lines = [
         f"### Heads or parameters? The output-projection control ({control['steps']} training steps each)", "",
         f"Four heads have {four['params'] - one['params']:,} more parameters than one head: the output projection "
         "that mixes the heads. The control swaps it: four heads without it (one head's parameter count) and one "
-        "head with it (four heads' count), each from the seeds listed. Trained in these sessions (load average "
+        "head with it (four heads' count), each from the seeds listed; the last two rows are chapter 7's question, "
+        "a transformer block without and with its feed-forward part. Trained in these sessions (load average "
         "over 1, 5 and 15 min at the start and at the end; a load far above the number of cores means the "
         "machine was shared, which slows training but does not change what it learns):", "",
         *(f"- {s['machine_at_start']['date_utc']} UTC, {', '.join(s['rows'])}, seeds {s['seeds']}: load "

@@ -6,6 +6,7 @@
 - `late_checks` and `race_verdict`: score two equally long live runs; say whether one is clearly ahead;
 - `seed_margin`: the gap between two models' means over seeds against the range over those seeds;
 - `print_course_table`: the benchmark's story-world table (means and ranges over seeds) beside the course's;
+- `print_measured_pair`: two of the benchmark's other models over their seeds, and chapter 5's rule on them;
 - `uploaded_file`: the file a learner gave an ipywidgets FileUpload, saved so `text_corpus` can read it.
 """
 
@@ -205,6 +206,28 @@ def seed_margin(first: Sequence[float], second: Sequence[float]) -> Margin:
         raise ValueError(f"need at least one score per model, got {len(first)} and {len(second)}")
     wider = max(max(first) - min(first), max(second) - min(second))
     return Margin(gap=statistics.mean(first) - statistics.mean(second), range=wider)
+
+
+def print_measured_pair(results: Mapping[str, Any], first: str, second: str) -> None:
+    """Two models the benchmark trained beside its table (`results["controls"]`, `assets/results.json`) with the
+    table's steps and seeds: each one's mean validation perplexity and range, then chapter 5's rule on the gap."""
+    controls = results["controls"]
+    missing = [name for name in (first, second) if name not in controls["runs"]]
+    if missing:
+        raise ValueError(f"results.json has no runs of {missing}: python -m benchmarks.bench --only-controls --control "
+                         f"{' '.join(missing)} trains them")
+    ppl = {name: [run["val_ppl"] for run in controls["runs"][name]] for name in (first, second)}
+    print(f"{'model':<52}{'parameters':>11}{'val perplexity, mean (range)':>31}")
+    for name in (first, second):
+        row, values = controls["models"][name], ppl[name]
+        spread = f"{statistics.mean(values):.3f} ({min(values):.3f} to {max(values):.3f})"
+        print(f"{row['label']:<52}{row['params']:>11,}{spread:>31}")
+    margin = seed_margin(ppl[first], ppl[second])
+    ahead = controls["models"][second if margin.gap > 0 else first]["label"]
+    print(f"{controls['steps']:,} steps each, seeds {', '.join(map(str, sorted(controls['models'][first]['seeds'])))}")
+    print(f"the gap between the means: {abs(margin.gap):.3f}; the wider range over the seeds: {margin.range:.3f}")
+    print(f"{ahead} is ahead by more than the seeds move either" if margin.beats_range
+          else "too close to call: the gap is inside what the seeds alone move")
 
 
 def print_course_table(results: Mapping[str, Any]) -> None:

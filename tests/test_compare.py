@@ -11,6 +11,7 @@ from helpers.compare import (
     ablation_bars,
     late_checks,
     learning_curves,
+    print_measured_pair,
     race_verdict,
     scoreboard_heatmap,
     seed_margin,
@@ -189,3 +190,14 @@ def test_comparison_figures_fit_850_pixels_and_grow_their_text_for_a_projector()
                 assert all(a.font.size == fig.layout.font.size for a in fig.layout.annotations)
     finally:
         helpers.presenter_mode(False)
+
+
+@pytest.mark.parametrize(("second", "verdict"), [([2.00, 2.01, 2.02], "ahead"), ([2.05, 2.06, 2.20], "too close")])
+def test_a_measured_pair_is_called_by_chapter_5s_rule(second: list[float], verdict: str, capsys) -> None:
+    runs = {"a": [{"val_ppl": v} for v in (2.10, 2.11, 2.12)], "b": [{"val_ppl": v} for v in second]}
+    models = {name: {"label": f"model {name}", "params": 10, "seeds": [0, 1, 2]} for name in runs}
+    print_measured_pair({"controls": {"steps": 1000, "runs": runs, "models": models}}, "a", "b")
+    said = capsys.readouterr().out
+    assert verdict in said and ("model b is ahead" in said) == (verdict == "ahead")
+    with pytest.raises(ValueError, match="no runs of"):
+        print_measured_pair({"controls": {"steps": 1000, "runs": runs, "models": models}}, "a", "c")
