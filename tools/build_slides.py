@@ -80,8 +80,8 @@ body .reveal .jp-RenderedHTMLCommon :is(a:link, a:visited) { text-decoration: un
 <script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>
 <script>
 Reveal.initialize({controls: true, progress: true, history: true, center: false, transition: "none",
-                   slideNumber: "c/t", width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }},
-                   plugins: [RevealNotes]});
+                   navigationMode: "linear", slideNumber: "c/t",
+                   width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}, plugins: [RevealNotes]});
 // a figure drawn while its slide was hidden takes its size once the slide shows
 Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-plotly-plot")
     .forEach((figure) => Plotly.Plots.resize(figure)));
