@@ -159,15 +159,22 @@ function render({ model, el }) {
   said.setAttribute("aria-live", "polite");
   said.className = "spotlights-said";
   el.append(box, said);
-  let spec = null, cursor = null;
+  let spec = null, cursor = null, pointing = false;
   const draw = () => {
     spec = model.get("figure");
     if (!spec || !spec.panels) return;
+    const kept = cursor && box.contains(document.activeElement) ? cursor : null;  // a keyboard user's place
+    cursor = null;
     box.innerHTML = svg(spec) + (spec.caption ? `<p class="caption" style="font-size: ${spec.font}px; max-width: `
       + `${spec.width}px">${esc(spec.caption)}</p>` : "");
     box.append(tip);
     tip.style.cssText = `display: none; font-size: ${spec.font}px`;
-    if (cursor) show(cursor.k, cursor.r, cursor.c);
+    const group = kept && box.querySelector(`g.panel[data-panel="${kept.k}"]`);
+    if (group) {  // the redraw (Enter focused a row) keeps the keyboard in the heatmap, on the same cell
+      cursor = kept;
+      group.focus({preventScroll: true});
+      show(kept.k, kept.r, kept.c);
+    }
   };
   const place = (target, body) => {
     const outer = box.getBoundingClientRect(), r = target.getBoundingClientRect();
@@ -194,12 +201,14 @@ function render({ model, el }) {
     place(event.target, describe(spec, +d.panel, +d.r, +d.c, +(d.s || 0)));
   });
   box.addEventListener("pointerleave", () => { tip.style.display = "none"; });
+  box.addEventListener("pointerdown", () => { pointing = true; });  // a click focuses a panel: no keyboard cursor
   box.addEventListener("click", event => {
     const d = event.target.dataset || {};
     if (d.r !== undefined) model.send({event: "click", row: +d.r, column: +d.c});
   });
   box.addEventListener("keydown", event => {
     const group = event.target.closest && event.target.closest("g.panel.heatmap");
+    pointing = false;
     if (!group || !spec) return;
     const k = +group.dataset.panel, p = spec.panels[k], at = cursor && cursor.k === k ? cursor : {r: 0, c: 0};
     const moves = {ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1]};
@@ -214,9 +223,14 @@ function render({ model, el }) {
   });
   box.addEventListener("focusin", event => {
     const group = event.target.closest && event.target.closest("g.panel.heatmap");
-    if (group && !(cursor && cursor.k === +group.dataset.panel)) show(+group.dataset.panel, 0, 0);
+    if (group && !pointing && !(cursor && cursor.k === +group.dataset.panel)) show(+group.dataset.panel, 0, 0);
+    pointing = false;
   });
-  box.addEventListener("focusout", () => { tip.style.display = "none"; });
+  box.addEventListener("focusout", () => {
+    tip.style.display = "none";
+    cursor = null;
+    box.querySelectorAll(".cursor").forEach(mark => mark.setAttribute("visibility", "hidden"));
+  });
   model.on("change:figure", draw);
   draw();
   return () => model.off("change:figure", draw);

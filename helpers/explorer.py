@@ -237,7 +237,7 @@ class Explorer(Widget):
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
         if self.head == ALL_HEADS:
             self.heatmap.figure = grid_figure(self.att, self.words, f"Every head of the {name}", self.originals,
-                                              self.tallest, focus=self.focus)
+                                              self.tallest, cols=4, focus=self.focus)
         else:
             self.heatmap.figure = head_figure(self.att[self.head], self.words, f"Head {self.head} of the {name}",
                                               self.originals, self.tallest, focus=self.focus)

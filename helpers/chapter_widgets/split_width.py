@@ -46,6 +46,8 @@ class Option:
     params_with_proj: int
     params_without_proj: int
     att: torch.Tensor
+    params: int
+    """the drawn layer's own count (the course gives one head no output projection)"""
 
 
 def layer_parameters(width: int, heads: int) -> tuple[int, int]:
@@ -60,10 +62,11 @@ def build_options(sentence: str, loader: Loader) -> tuple[list[str], list[Option
     options = []
     for heads in HEAD_COUNTS:
         untrained = course_model(heads=heads, seed=0, width=WIDTH)
-        options.append(Option(UNTRAINED, heads, *layer_parameters(WIDTH, heads), attention(untrained, reading.ids)))
+        options.append(Option(UNTRAINED, heads, *layer_parameters(WIDTH, heads), attention(untrained, reading.ids),
+                              count_parameters(untrained.attn)))
     heads = trained.config.heads
     options.append(Option(TRAINED, heads, *layer_parameters(trained.config.width, heads),
-                          attention(trained, reading.ids)))
+                          attention(trained, reading.ids), count_parameters(trained.attn)))
     return reading.words, options
 
 
@@ -92,10 +95,12 @@ def _grid(option: Option, words: Sequence[str], group: range, tallest: int | Non
     name = (f"{option.heads} untrained head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
             else "The trained four-head checkpoint")
     title = name + (f": heads {group.start} to {group.stop - 1}" if len(group) < option.heads else "")
-    spec = grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest)
-    qkv, proj = option.params_without_proj, option.params_with_proj - option.params_without_proj
+    spec = grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest,
+                       cols=AT_ONCE)
+    qkv, proj = option.params_without_proj, option.params - option.params_without_proj
+    mix = f"+ output projection {proj:,}" if proj else "and no output projection (one head has nothing to mix)"
     return spec | {"caption": f"{WIDTH // option.heads} numbers per head; parameters: query, key, value {qkv:,} "
-                              f"+ output projection {proj:,} = {option.params_with_proj:,}"}
+                              f"{mix} = {option.params:,}"}
 
 
 class SplitTheWidth(ChapterWidget):

@@ -119,6 +119,10 @@ def check_explorer(page) -> None:
     assert masked == "masked: 'the' cannot see the later word 'foxes'", masked
     page.locator(f"{EX} .spotlights-drawing rect[data-r='3'][data-c='1']").first.click()  # focus on 'foxes'
     page.wait_for_function("() => document.querySelector('.attention-explorer').innerText.includes(\"'foxes'\")")
+    assert not page.locator(f"{EX} .cursor[visibility=visible]").count(), "a click left the keyboard's cursor"
+    pick(page, EX, "head", "all heads")  # every 2nd row labelled, and the focus row whatever its place
+    assert "foxes" in drawn(page, EX, "Every head")[0]["y"]
+    pick(page, EX, "head", "head 2")
     # the keyboard: Tab reaches the heatmap, the arrow keys read its cells, JupyterLab keeps the active cell
     active = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
     cell_index = page.evaluate(active)
@@ -128,9 +132,10 @@ def check_explorer(page) -> None:
     said = page.locator(f"{EX} .spotlights-said").first.inner_text()
     assert said == f"'the' looks at ',': {weights[2, 2, 1]:.1%}", said
     assert page.evaluate(active) == cell_index, "the arrow keys moved JupyterLab to another cell"
-    pick(page, EX, "head", "all heads")  # every 2nd row labelled, and the focus row whatever its place
-    assert "foxes" in drawn(page, EX, "Every head")[0]["y"]
-    pick(page, EX, "head", "head 2")
+    page.keyboard.press("Enter")  # focus on that row: the heatmap redraws and keeps the keyboard on the same cell
+    page.wait_for_function("() => document.querySelector('.attention-explorer').innerText.includes(\"reading 'the'\")")
+    assert page.locator(f"{EX} .spotlights-said").first.inner_text() == said
+    assert page.evaluate("() => !!document.activeElement.closest('.attention-explorer g.panel.heatmap')")
 
 
 def check_widgets(page) -> None:
