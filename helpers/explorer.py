@@ -26,7 +26,7 @@ from helpers.chapter_widgets.base import TEXT, Widget, control_style
 from helpers.checkpoints import find_checkpoints
 from helpers.drawing import Drawing
 from helpers.examples import examples_for, text_examples
-from helpers.explorer_figures import focus_figure, grid_figure, head_figure, short_label, static_figure
+from helpers.explorer_figures import focus_figure, grid_figure, head_figure, short_label, static_figure, word_names
 from helpers.model import CourseModel
 from helpers.plots import presenting, quoted, style, word_name
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
@@ -250,11 +250,10 @@ class Explorer(Widget):
         rows = self.att[:, i, : i + 1]  # [H, i + 1]: word i's weights over the words it can see
         every = ", in every head" if rows.shape[0] > 1 else ""
         self.bars.figure = focus_figure(rows, self.words[: i + 1], f"Where {quoted(word)} looks{every}")
+        names = word_names(self.words[: i + 1], self.originals[: i + 1])  # quoted, '<unk> = typed'
         heads = range(rows.shape[0]) if self.head == ALL_HEADS else [self.head]
-        self.summary_lines = [
-            f"head {h}, reading {quoted(word)}, looks mostly at: {summarise(rows[h], self.words[: i + 1], least=NAMED)}"
-            for h in heads
-        ]
+        self.summary_lines = [f"head {h}, reading {quoted(word)}, looks mostly at: "
+                              + summarise(rows[h], self.words[: i + 1], least=NAMED, names=names) for h in heads]
         self.summary.value = self.html_lines(self.summary_lines, TEXT)
         self.show_message()
 

@@ -97,10 +97,12 @@ def last_word(words: Sequence[str]) -> int:
     return max((i for i, w in enumerate(words) if any(c.isalnum() for c in w)), default=len(words) - 1)
 
 
-def summarise(row: torch.Tensor, words: Sequence[str], top: int = 2, least: float = 0.0) -> str:
+def summarise(row: torch.Tensor, words: Sequence[str], top: int = 2, least: float = 0.0,
+              names: Sequence[str] | None = None) -> str:
     """The strongest weights of one word's spotlight in words: "animal 61%, street 12%". After the strongest, a
-    word is named only with at least `least` of the weight (the explorer leaves out a "to 0%" that way)."""
-    labels = unique_labels(words)
+    word is named only with at least `least` of the weight (the explorer leaves out a "to 0%" that way); `names`,
+    if given, say the words instead (the explorer's: quoted, an unknown word with what was typed)."""
+    labels = list(names) if names is not None else unique_labels(words)
     weights, where = row.topk(min(top, row.shape[0]))
     pairs = list(zip(weights.tolist(), where.tolist(), strict=True))
     kept = pairs[:1] + [(w, j) for w, j in pairs[1:] if w >= least]
