@@ -52,9 +52,9 @@ function layout(spec) {
   return {font, cols, rows, tick, left, top, plotW, plotH, gapX, gapY, bottom};
 }
 
-// every k-th word; a focus word always, its neighbours left out where they would crowd it
+// every k-th word; a focus word always, the labelled words closer than half the spacing left out
 function axisWords(words, every, focus) {
-  const k = every || 1, near = i => focus != null && i !== focus && Math.abs(i - focus) < k;
+  const k = every || 1, near = i => focus != null && i !== focus && Math.abs(i - focus) < Math.ceil(k / 2);
   return words.map((w, i) => (i === focus || (i % k === 0 && !near(i)) ? w : null));
 }
 
@@ -97,7 +97,7 @@ function bars(p, k, x0, y0, w, h, L, spec) {
     if (p.labels) out += text(x + bw / 2, y(v) - 4, number(v, p.format), L.tick, 'class="value" text-anchor="middle"');
   }));
   out += `<line x1="${x0}" x2="${x0 + w}" y1="${y0 + h}" y2="${y0 + h}" stroke="#444"/>`;
-  if (p.show_x !== false) axisWords(p.x, p.every).forEach((word, c) => {
+  if (p.show_x !== false) axisWords(p.x, p.every, p.focus).forEach((word, c) => {
     const x = x0 + (c + 0.5) * slot, yy = y0 + h + 6;
     if (word !== null) out += text(x, yy, word, p.tick || L.tick, `class="x-label" text-anchor="end" transform="rotate(-45 ${x} ${yy})"`);
   });

@@ -78,13 +78,14 @@ def heatmap(weights: torch.Tensor, labels: Sequence[str], names: Sequence[str], 
 
 def bars(labels: Sequence[str], series: Sequence[tuple[str, Sequence[float], str]], title: str = "",
          ymax: float | None = 1.0, percent: bool = True, on_bars: bool = False, every: int = 1, tick: int = 14,
-         xtitle: str = LOOKED_AT, ytitle: str = "weight", ticks: Sequence[float] = (0, 0.5, 1)) -> dict:
+         xtitle: str = LOOKED_AT, ytitle: str = "weight", ticks: Sequence[float] = (0, 0.5, 1),
+         focus: int | None = None) -> dict:
     """A bar panel: one bar per label for each (name, values, colour) series, side by side; `on_bars` writes
-    each bar's value on it; `ticks`: the horizontal lines of the value axis."""
+    each bar's value on it; `ticks`: the horizontal lines of the value axis; bar `focus` is always labelled."""
     return {"type": "bars", "title": title, "x": list(labels), "every": every, "tick": tick, "ymax": ymax,
             "series": [{"name": n, "y": [round(float(v), 6) for v in values], "colour": c} for n, values, c in series],
             "format": "percent" if percent else "number", "labels": on_bars, "ticks": list(ticks),
-            "xtitle": xtitle, "ytitle": ytitle}
+            "xtitle": xtitle, "ytitle": ytitle, "focus": focus}
 
 
 def figure(title: str, panels: Sequence[dict], width: int, height: int, font: int, cols: int = 1,

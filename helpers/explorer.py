@@ -236,7 +236,8 @@ class Explorer(Widget):
         heads = self.att.shape[0]
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
         if self.head == ALL_HEADS:
-            self.heatmap.figure = grid_figure(self.att, self.words, f"Every head of the {name}", self.originals,
+            whole = f"Every head of the {name}" if heads > 1 else f"The {name}"
+            self.heatmap.figure = grid_figure(self.att, self.words, whole, self.originals,
                                               self.tallest, cols=4, focus=self.focus)
         else:
             self.heatmap.figure = head_figure(self.att[self.head], self.words, f"Head {self.head} of the {name}",

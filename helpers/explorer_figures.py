@@ -80,7 +80,7 @@ def focus_figure(rows: torch.Tensor, words: Sequence[str], title: str) -> dict:
     every, tick, xtitle = _labelling(len(labels), FIT_WIDTH - 250, FIT_WIDTH)
     heads = rows.shape[0]
     series = [(f"head {h}", rows[h].tolist(), PALETTE[h % len(PALETTE)]) for h in range(heads)]
-    panel = bars(labels, series, every=every, tick=tick, xtitle=xtitle)
+    panel = bars(labels, series, every=every, tick=tick, xtitle=xtitle, focus=len(labels) - 1)  # the word that looks
     return figure(title, [panel], FIT_WIDTH, int(style()["size"] * 0.75), font, legend=heads > 1)
 
 

@@ -295,7 +295,7 @@ def test_long_sentences_label_every_kth_word_and_say_so() -> None:
         assert {p["every"] for p in ex.heatmap.figure["panels"]} == {every}
         assert _panel(ex)["xtitle"].endswith(f"(every {every}{'nd' if every == 2 else 'th'} word labelled)")
         ex.set_focus(59)
-        assert ex.bars.figure["panels"][0]["every"] == 2
+        assert ex.bars.figure["panels"][0]["every"] == 2 and ex.bars.figure["panels"][0]["focus"] == 59
         ex.sentence.value = STORY
         assert _panel(ex)["every"] == short and ex.bars.figure["panels"][0]["every"] == 1
         assert (_panel(ex)["xtitle"] == "word looked at") == (short == 1)

@@ -100,7 +100,7 @@ def check_explorer(page) -> None:
     grid = drawn(page, EX, "Every head of the 4-head model")[0]
     assert grid["panels"] == [f"head {h}" for h in range(4)]
     pick(page, EX, "model", shipped("one_head").label)
-    assert drawn(page, EX, "Every head of the one-head model")[0]["panels"] == ["head 0"]
+    assert drawn(page, EX, "The one-head model")[0]["panels"] == ["head 0"]
     pick(page, EX, "model", shipped("four_heads").label)
     pick(page, EX, "head", "head 0")
     box = page.locator(f"{EX} .widget-text input").first
@@ -123,6 +123,7 @@ def check_explorer(page) -> None:
     pick(page, EX, "head", "all heads")  # every 2nd row labelled, and the focus row whatever its place
     assert "foxes" in drawn(page, EX, "Every head")[0]["y"]
     pick(page, EX, "head", "head 2")
+    drawn(page, EX, "Head 2 of the 4-head model")
     # the keyboard: Tab reaches the heatmap, the arrow keys read its cells, JupyterLab keeps the active cell
     active = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
     cell_index = page.evaluate(active)
