@@ -107,8 +107,8 @@ def markdown(results: dict, every_chapter: list[str]) -> str:
                  "an idle one." if busy else ".")]
     if measured != every_chapter:
         lines += ["", f"**Only chapters {', '.join(n[:2] for n in measured)} were measured**, so the figures below "
-                  "leave out the heavier chapters: run the whole grid (`python -m benchmarks.classroom`) before "
-                  "sizing a real class."]
+                  "leave out the others, which may need more: run the whole grid (`python -m benchmarks.classroom`) "
+                  "before sizing a real class."]
     share_text = (f"each learner needs the CPU of the most crowded measured class that still met the targets: "
                   f"{_cores(each['cpu_share'])}" if each["cpu_share"] is not None else
                   "no measured class size met the targets, so a learner needs more than "
@@ -147,7 +147,7 @@ def z2jh_config(results: dict) -> str:
            f"{CHAPTER_TARGET_S} s and every cell within {CELL_TARGET_S} s" if each["cpu_share"] is not None
            else "NO measured share met the targets; this is the limit")
     partial = ("" if set(results["chapters"]) >= set(CHAPTERS) else
-               "# PROVISIONAL: only some chapters were measured, so heavier chapters may need more memory and CPU;\n"
+               "# PROVISIONAL: only some chapters were measured, and the others may need more memory and CPU;\n"
                "# run the whole grid (python -m benchmarks.classroom) before sizing a class with these numbers.\n")
     return f"""\
 # Zero to JupyterHub (https://z2jh.jupyter.org) values for a class on Several Spotlights: deploy/README.md.
