@@ -28,7 +28,7 @@ from helpers.drawing import Drawing
 from helpers.examples import examples_for, text_examples
 from helpers.explorer_figures import focus_figure, grid_figure, head_figure, short_label, static_figure, word_names
 from helpers.model import CourseModel
-from helpers.plots import presenting, quoted, style, word_name
+from helpers.plots import presenting, style, word_name
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, SHIPPED, Checkpoint, shipped
 from helpers.static import static_build
@@ -237,8 +237,8 @@ class Explorer(Widget):
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
         if self.head == ALL_HEADS:
             whole = f"Every head of the {name}" if heads > 1 else f"The {name}"
-            self.heatmap.figure = grid_figure(self.att, self.words, whole, self.originals,
-                                              self.tallest, cols=4, focus=self.focus)
+            self.heatmap.figure = grid_figure(self.att, self.words, whole, self.originals, self.tallest,
+                                              focus=self.focus)
         else:
             self.heatmap.figure = head_figure(self.att[self.head], self.words, f"Head {self.head} of the {name}",
                                               self.originals, self.tallest, focus=self.focus)
@@ -247,13 +247,12 @@ class Explorer(Widget):
     def _redraw_focus(self) -> None:
         """The bars and the summary line for the focus word."""
         i = self.focus
-        word = word_name(unique_labels(self.words)[i], self.words[i], self.originals[i])  # '<unk> = quixotic'
+        names = word_names(self.words[: i + 1], self.originals[: i + 1])  # quoted: "'<unk> = quixotic'"
         rows = self.att[:, i, : i + 1]  # [H, i + 1]: word i's weights over the words it can see
         every = ", in every head" if rows.shape[0] > 1 else ""
-        self.bars.figure = focus_figure(rows, self.words[: i + 1], f"Where {quoted(word)} looks{every}")
-        names = word_names(self.words[: i + 1], self.originals[: i + 1])  # quoted, '<unk> = typed'
+        self.bars.figure = focus_figure(rows, self.words[: i + 1], f"Where {names[i]} looks{every}")
         heads = range(rows.shape[0]) if self.head == ALL_HEADS else [self.head]
-        self.summary_lines = [f"head {h}, reading {quoted(word)}, looks mostly at: "
+        self.summary_lines = [f"head {h}, reading {names[i]}, looks mostly at: "
                               + summarise(rows[h], self.words[: i + 1], least=NAMED, names=names) for h in heads]
         self.summary.value = self.html_lines(self.summary_lines, TEXT)
         self.show_message()

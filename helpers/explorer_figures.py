@@ -60,9 +60,10 @@ def head_figure(weights: torch.Tensor, words: Sequence[str], title: str, origina
 
 
 def grid_figure(weights: torch.Tensor, words: Sequence[str], title: str, originals: Sequence[str] | None = None,
-                tallest: int | None = None, first_head: int = 0, cols: int = 2, focus: int | None = None) -> dict:
-    """[H, T, T] weights as a grid of heatmaps `cols` to a row (four heads: 2 x 2), one colour scale, at most
-    `tallest` pixels high; the left column labels the rows (the `focus` row always), the last row the columns."""
+                tallest: int | None = None, first_head: int = 0, cols: int = 4, focus: int | None = None) -> dict:
+    """[H, T, T] weights as a grid of heatmaps `cols` to a row (four heads: one row of square panels, which show
+    a pattern better than a flat 2 x 2 on a wide screen), one colour scale, at most `tallest` pixels high; the
+    left column labels the rows (the `focus` row always), the last row the columns."""
     heads = weights.shape[0]
     shape = grid_shape(heads, cols, tallest)
     every, tick, xtitle = _labelling(len(words), shape.wide, shape.tall)

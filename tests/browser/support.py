@@ -1,15 +1,18 @@
-"""What the browser tests share, beside their fixtures (conftest.py): Debian's chromium flags, skipping or failing
-when a browser piece is missing, a JupyterLab server of their own, running a notebook's cells in it, reading what
-a live view draws (helpers.drawing) and a plotly tooltip, and the accessibility checks (axe-core, and the names
-and states of widget controls)."""
+"""What the browser tests share, beside their fixtures (conftest.py): Debian's chromium on a page, skipping or
+failing when a browser piece is missing, a JupyterLab server of their own, a notebook of given cells and running
+them in it, picking from a widget's menu, reading what a live view draws (helpers.drawing) and a plotly tooltip,
+and the accessibility checks (axe-core, and the names and states of widget controls)."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
+import nbformat
 import pytest
 
+from tools.chapters import NOTEBOOKS
 from tools.lab import CELL_STATES, CHROMIUM_FLAGS, free_port, jupyter_lab, run_all_cells  # noqa: F401
 
 AXE = "axe-core@4.14.1"
@@ -17,6 +20,20 @@ AXE = "axe-core@4.14.1"
 ROOT = Path(__file__).resolve().parents[2]
 SEVERE = ("serious", "critical")
 """The impacts of an accessibility problem that fail a test (axe's other two are "minor" and "moderate")."""
+
+
+def open_page(p, chromium: str, width: int, height: int, timeout_ms: int) -> tuple:
+    """(browser, page, errors): Debian's chromium on one page of width x height, each wait `timeout_ms` at most;
+    `errors` collects the page's uncaught errors and console errors, to print when a test fails."""
+    browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(timeout_ms)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)[:300]))
+    page.on("console", lambda m: errors.append(m.text[:300]) if m.type == "error" else None)
+    return browser, page, errors
+
+
 def need(what: str, missing: bool) -> None:
     """Skip when a browser piece is missing, except in CI, where the browser test must run."""
     if missing:
@@ -108,3 +125,19 @@ def control_problems(page, root: str) -> list[str]:
         }
         return problems;
     }""", root)
+
+
+def notebook(folder: Path, cells: list[str], name: str = "views.ipynb") -> Path:
+    """A notebook of `cells`, each a slide (for RISE), with the chapters' own notebook metadata."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in cells])
+    for cell in nb.cells:
+        cell.metadata["slideshow"] = {"slide_type": "slide"}
+    nb.metadata = nbformat.read(NOTEBOOKS / "04_multi_head_attention.ipynb", as_version=4).metadata
+    nbformat.write(nb, folder / name)
+    return folder / name
+
+
+def pick(page, root: str, menu: str, option: str) -> None:
+    """Choose `option` in the dropdown labelled `menu` of the widget `root`, as a learner does."""
+    box = page.locator(f"{root} .widget-dropdown").filter(has=page.locator("label", has_text=re.compile(f"^{menu}$")))
+    box.locator("select").select_option(label=option)

@@ -18,8 +18,7 @@ import urllib.request
 from pathlib import Path
 
 from helpers.registry import shipped
-from tests.browser.support import CHROMIUM_FLAGS, ROOT, drawn, free_port, need, tooltip
-from tests.browser.test_live_views import notebook, pick
+from tests.browser.support import ROOT, drawn, free_port, need, notebook, open_page, pick, tooltip
 
 COLAB = ROOT / ".venv-colab"
 CELLS = ["import torch\nfrom helpers.chapter_widgets import spotlight_playground\nfrom helpers.explorer import explore",
@@ -55,11 +54,7 @@ def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chr
                 assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "notebook.log").read_text()
                 time.sleep(0.5)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.set_default_timeout(120_000)
-            errors = []
-            page.on("console", lambda m: errors.append(m.text[:300]) if m.type == "error" else None)
+            browser, page, errors = open_page(p, chromium, 1280, 900, 120_000)
             try:
                 page.goto(f"{base}/notebooks/classic.ipynb?token={token}")
                 page.wait_for_function("() => window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel"

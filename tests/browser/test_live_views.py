@@ -5,25 +5,23 @@ draws read back against the weights computed here; then after a page reload with
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-
-import nbformat
 
 from helpers.model import attention_layer_size
 from helpers.reading import attention, load_cached, read_sentence, unique_labels
 from helpers.registry import shipped
 from tests.browser.support import (
     CELL_STATES,
-    CHROMIUM_FLAGS,
     control_problems,
     drawn,
     jupyter_lab,
+    notebook,
+    open_page,
+    pick,
     run_all_cells,
     severe_violations,
     tooltip,
 )
-from tools.chapters import NOTEBOOKS
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 SETUP = """import torch
@@ -45,22 +43,6 @@ VIEWS = {"attention-explorer": "explore()",
          "change-one-word": "change_one_word()"}
 SENTENCE = "sadly , the foxes that cross the old bridge sigh ."
 EX = ".attention-explorer"
-
-
-def notebook(folder: Path, cells: list[str], name: str = "views.ipynb") -> Path:
-    """A notebook of `cells`, each a slide (for RISE), with the chapters' own notebook metadata."""
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in cells])
-    for cell in nb.cells:
-        cell.metadata["slideshow"] = {"slide_type": "slide"}
-    nb.metadata = nbformat.read(NOTEBOOKS / "04_multi_head_attention.ipynb", as_version=4).metadata
-    nbformat.write(nb, folder / name)
-    return folder / name
-
-
-def pick(page, root: str, menu: str, option: str) -> None:
-    """Choose `option` in the dropdown labelled `menu` of the widget `root`, as a learner does."""
-    box = page.locator(f"{root} .widget-dropdown").filter(has=page.locator("label", has_text=re.compile(f"^{menu}$")))
-    box.locator("select").select_option(label=option)
 
 
 ON_SCREEN = """([css, figure]) => {
@@ -177,11 +159,7 @@ def test_live_views_on_a_projector_and_after_a_reload(chromium: str, tmp_path: P
     (tmp_path / "root").mkdir()
     notebook(tmp_path / "root", [SETUP, *VIEWS.values()])
     with jupyter_lab(tmp_path / "root", tmp_path) as (base, token), sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.set_default_timeout(60_000)
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        browser, page, errors = open_page(p, chromium, 1280, 720, 60_000)
         try:
             page.goto(f"{base}/lab/tree/views.ipynb?token={token}")
             run_all_cells(page)
@@ -223,11 +201,7 @@ def test_chapter_4_presents_in_rise_with_its_widget_drawn(chromium: str, tmp_pat
     notebook(tmp_path / "root", [SETUP.split("\nwords")[0], VIEWS["split-the-width"], "print(*range(60), sep='\\n')"],
              "ch4.ipynb")
     with jupyter_lab(tmp_path / "root", tmp_path) as (base, token), sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.set_default_timeout(60_000)
-        errors = []
-        page.on("console", lambda m: errors.append(m.text[:200]) if m.type == "error" else None)
+        browser, page, errors = open_page(p, chromium, 1280, 720, 60_000)
         try:
             page.goto(f"{base}/lab/tree/ch4.ipynb?token={token}")
             run_all_cells(page)
