@@ -52,9 +52,11 @@ function layout(spec) {
   return {font, cols, rows, tick, left, top, plotW, plotH, gapX, gapY, bottom};
 }
 
-// every k-th word; a focus word always, the labelled words closer than half the spacing left out
+// every k-th word; a focus word always, the labelled words that would touch it left out (within half the
+// spacing, at least the next row)
 function axisWords(words, every, focus) {
-  const k = every || 1, near = i => focus != null && i !== focus && Math.abs(i - focus) < Math.ceil(k / 2);
+  const k = every || 1, gap = k > 1 ? Math.max(2, Math.ceil(k / 2)) : 1;
+  const near = i => focus != null && i !== focus && Math.abs(i - focus) < gap;
   return words.map((w, i) => (i === focus || (i % k === 0 && !near(i)) ? w : null));
 }
 

@@ -134,12 +134,14 @@ def test_split_counts_parameters_from_the_model_code(split) -> None:
         split.set_heads(heads)
         with_proj = attention_layer_size(128, heads, out_proj=True)["attention_params"]
         without = attention_layer_size(128, heads, out_proj=False)["attention_params"]
-        assert (split.option.params_with_proj, split.option.params_without_proj) == (with_proj, without)
-        assert split.option.att.shape[0] == heads == split.strip.value.count("title='head")
-        assert f"{128 // heads} numbers each" in split.summary_text
-        caption = split.grid.figure["caption"]
         drawn = with_proj if heads > 1 else without  # the course's one head has no output projection
+        assert (split.option.params, split.option.qkv_params) == (drawn, without)
+        assert split.option.att.shape[0] == heads == split.strip.value.count("title='head")
+        said = split.summary_text
+        assert f"{128 // heads} numbers each" in said and f"has {drawn:,} parameters" in said
+        caption = split.grid.figure["caption"]
         assert f"value {without:,} " in caption and caption.endswith(f"= {drawn:,}")
+        assert split.grid.figure["panels"][0]["focus"] == len(split.words) - 2, "the row of 'sigh', before the '.'"
         assert ("no output projection" in caption) == (heads == 1)
         assert [p["title"] for p in split.grid.figure["panels"]] == [f"head {h}" for h in range(min(heads, AT_ONCE))]
         assert len(split.group_picker.options) == max(1, heads // AT_ONCE)

@@ -17,11 +17,10 @@ import ipywidgets as widgets
 import torch
 from IPython.display import HTML
 
-from helpers.attention import MultiHeadAttention
 from helpers.chapter_widgets.base import ChapterWidget
 from helpers.drawing import Drawing, static_view
 from helpers.explorer_figures import grid_figure
-from helpers.model import count_parameters, course_model
+from helpers.model import CourseModel, count_parameters, course_model
 from helpers.plots import FIT_WIDTH, PALETTE, style
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, unique_labels
 from helpers.registry import STORY_WORLD, trained_on
@@ -34,25 +33,26 @@ UNTRAINED, TRAINED = "untrained layer", "trained four-head checkpoint"
 TRAINED_CHECKPOINT = trained_on(STORY_WORLD, heads=4).name
 """The checkpoint the "trained" switch shows: the four-head model of the story world (helpers.registry)."""
 AT_ONCE = 4
-"""Heads drawn at once: a 2 x 2 grid keeps every heatmap's words readable, also on a projector."""
+"""Heads drawn at once: one row of four square heatmaps keeps their patterns readable, also on a projector."""
 
 
 @dataclass(frozen=True)
 class Option:
-    """One thing the widget can show: a layer's head count, its parameter counts and its weights [H, T, T]."""
+    """One thing the widget can show: a layer's head count, its parameters counted from the model code (all of
+    them, and those of query, key and value), and its weights [H, T, T]."""
 
     layer: str
     heads: int
-    params_with_proj: int
-    params_without_proj: int
-    att: torch.Tensor
     params: int
-    """the drawn layer's own count (the course gives one head no output projection)"""
+    """the drawn layer's count (the course gives one head no output projection)"""
+    qkv_params: int
+    att: torch.Tensor
 
 
-def layer_parameters(width: int, heads: int) -> tuple[int, int]:
-    """Parameters of one MultiHeadAttention layer, counted from the model code: (with, without) projection."""
-    return tuple(count_parameters(MultiHeadAttention(width, heads, out_proj=proj)) for proj in (True, False))
+def _counts(model: CourseModel) -> tuple[int, int]:
+    """(all, query-key-value) parameters of `model`'s attention layer."""
+    layer = model.attn
+    return count_parameters(layer), sum(count_parameters(part) for part in (layer.query, layer.key, layer.value))
 
 
 def build_options(sentence: str, loader: Loader) -> tuple[list[str], list[Option]]:
@@ -62,11 +62,8 @@ def build_options(sentence: str, loader: Loader) -> tuple[list[str], list[Option
     options = []
     for heads in HEAD_COUNTS:
         untrained = course_model(heads=heads, seed=0, width=WIDTH)
-        options.append(Option(UNTRAINED, heads, *layer_parameters(WIDTH, heads), attention(untrained, reading.ids),
-                              count_parameters(untrained.attn)))
-    heads = trained.config.heads
-    options.append(Option(TRAINED, heads, *layer_parameters(trained.config.width, heads),
-                          attention(trained, reading.ids), count_parameters(trained.attn)))
+        options.append(Option(UNTRAINED, heads, *_counts(untrained), attention(untrained, reading.ids)))
+    options.append(Option(TRAINED, trained.config.heads, *_counts(trained), attention(trained, reading.ids)))
     return reading.words, options
 
 
@@ -90,13 +87,15 @@ def head_groups(heads: int) -> list[range]:
 
 
 def _grid(option: Option, words: Sequence[str], group: range, tallest: int | None = None) -> dict:
-    """Some of the option's heads (`group`) as a 2 x 2 grid of heatmaps, at most `tallest` pixels high; the
+    """Some of the option's heads (`group`) as one row of heatmaps, at most `tallest` pixels high, the row of the
+    word the summary reads (the last) always labelled; the
     caption counts what the layer costs, part by part."""
     name = (f"{option.heads} untrained head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
             else "The trained four-head checkpoint")
     title = name + (f": heads {group.start} to {group.stop - 1}" if len(group) < option.heads else "")
-    spec = grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest)
-    qkv, proj = option.params_without_proj, option.params - option.params_without_proj
+    spec = grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest,
+                       focus=last_word(words))
+    qkv, proj = option.qkv_params, option.params - option.qkv_params
     mix = f"+ output projection {proj:,}" if proj else "and no output projection (one head has nothing to mix)"
     return spec | {"caption": f"{WIDTH // option.heads} numbers per head; parameters: query, key, value {qkv:,} "
                               f"{mix} = {option.params:,}"}
@@ -202,8 +201,8 @@ def summary_line(option: Option, words: Sequence[str]) -> str:
     favourite = option.att[:, last].argmax(dim=-1).tolist()  # [H]: where the last word looks hardest, per head
     which = "trained" if option.layer == TRAINED else "untrained"
     return (f"Width {WIDTH} split between {option.heads} head{'s' if option.heads > 1 else ''}: "
-            f"{WIDTH // option.heads} numbers each. The layer has {option.params_with_proj:,} parameters with the "
-            f"output projection, {option.params_without_proj:,} without. In the {which} layer, "
+            f"{WIDTH // option.heads} numbers each. The layer has {option.params:,} parameters, "
+            f"{option.qkv_params:,} of them in query, key and value. In the {which} layer, "
             f"'{labels[last]}' looks hardest at: "
             + ", ".join(f"head {h} → '{labels[j]}'" for h, j in enumerate(favourite)) + ".")
 
@@ -220,7 +219,7 @@ def split_the_width(sentence: str | None = None) -> SplitTheWidth | HTML:
 
 def static_split_the_width(sentence: str | None = None, loader: Loader = load_cached) -> HTML:
     """Without a kernel: a menu of every option (1 to 16 untrained heads, the trained checkpoint) and one for
-    which four of its heads to draw, over the same 2 x 2 grids as the live widget."""
+    which four of its heads to draw, over the same rows of heatmaps as the live widget."""
     words, options = build_options(sentence if sentence is not None else example_sentences()[1], loader)
     s = style()
     names = [f"{o.heads} head{'s' if o.heads > 1 else ''}" if o.layer == UNTRAINED else "trained, 4 heads"
