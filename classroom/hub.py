@@ -1,10 +1,7 @@
 """A real JupyterHub on 127.0.0.1 for the classroom benchmark and the system tests: start it, add students, stop it.
 
-JupyterHub from pip, its proxy (configurable-http-proxy) from npm, installed once into build/npm as the slides'
-reveal.js is. The dummy authenticator and JupyterHub's SimpleLocalProcessSpawner: every student's single-user
-server runs as the current user, with a home folder of its own. Database, config and log live in a temporary
-folder, on free ports. `async with LocalHub() as hub:` starts it; leaving (normally, on an error or on Ctrl-C)
-stops the students' servers through the hub, then the hub, then, by PID, anything the hub started that still runs.
+Its proxy comes from npm (into build/npm, as reveal.js does); the dummy authenticator and the local process
+spawner run every student's server as the current user, each with a home of its own in a temporary folder.
 """
 
 from __future__ import annotations
@@ -25,10 +22,10 @@ from pathlib import Path
 import psutil
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
+from tools.build_slides import NPM_DIR, npm_package
+from tools.chapters import ROOT
 from tools.editions import build
 
-ROOT = Path(__file__).resolve().parents[1]
-NPM_DIR = ROOT / "build" / "npm"  # git-ignored; tools/build_slides.py keeps reveal.js here too
 PROXY = "configurable-http-proxy@5.3.0"
 SERVICE = "classroom-benchmark"
 """The hub service whose token creates students, starts their servers and reads their files (classroom/collect.py)."""
@@ -41,15 +38,10 @@ class SetupError(RuntimeError):
 
 def proxy_command() -> list[str]:
     """configurable-http-proxy from build/npm, installed with npm the first time."""
-    manifest = NPM_DIR / "node_modules" / "configurable-http-proxy" / "package.json"
-    if not manifest.exists() or json.loads(manifest.read_text())["version"] != PROXY.rsplit("@", 1)[1]:
-        if shutil.which("npm") is None:
-            raise SetupError(f"JupyterHub's proxy is {PROXY} from npm, installed once into {NPM_DIR}: install "
-                             "Node.js with npm (e.g. apt-get install npm) and run this again")
-        done = subprocess.run(["npm", "install", "--prefix", str(NPM_DIR), "--no-audit", "--no-fund", PROXY],
-                              capture_output=True, text=True)
-        if done.returncode != 0 or not manifest.exists():
-            raise SetupError(f"npm could not install {PROXY} into {NPM_DIR}: {done.stderr.strip()[-300:]}")
+    try:
+        npm_package(PROXY, "JupyterHub and the classroom benchmark")
+    except (SystemExit, subprocess.CalledProcessError) as missing:
+        raise SetupError(f"installing {PROXY} into {NPM_DIR}: {missing}") from None
     return [str(NPM_DIR / "node_modules" / ".bin" / "configurable-http-proxy")]
 
 
