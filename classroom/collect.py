@@ -3,11 +3,8 @@
     python -m classroom.collect https://hub.example.org --token-file admin.token --chapter 01 --out collected
     python -m classroom.grade collected --chapter 01 --out grades
 
-Through the hub's REST API (the learners) and each learner's own server's contents API, with one token: an
-admin's (made at <hub>/hub/token) or a service's with the scopes list:users, read:users, access:servers and,
-for --start, admin:servers. The notebooks are read from the folder the hub delivered them to
-(~/several-spotlights, deploy/deliver.py). A learner whose server is not running is listed and skipped, unless
---start starts it for the copy and stops it again. Only reads: nothing in a learner's home changes.
+Through the hub's REST API and each learner's server's contents API, with an admin's token (or a service's with
+list:users, read:users, access:servers and, for --start, admin:servers). Only reads. See docs/instructor.md.
 """
 
 from __future__ import annotations
@@ -24,8 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-FOLDER = "several-spotlights"
-"""The folder in each learner's home that holds their notebooks (deploy/deliver.py)."""
+FOLDER = "several-spotlights"  # in each learner's home: where deploy/deliver.py puts the notebooks
 START_TIMEOUT_S = 300
 
 
@@ -56,15 +52,15 @@ class Hub:
                 raise TimeoutError(f"{name}'s server did not start within {START_TIMEOUT_S} s")
             time.sleep(1)
 
-    def notebooks(self, name: str, folder: str) -> dict[str, dict]:
-        """file name -> notebook (as JSON) of every .ipynb in `folder` of a learner's home."""
-        base = f"/user/{urllib.parse.quote(name)}/api/contents/{urllib.parse.quote(folder)}"
+    def notebooks(self, name: str) -> dict[str, dict]:
+        """file name -> notebook (as JSON) of every .ipynb in ~/several-spotlights of a learner's home."""
+        base = f"/user/{urllib.parse.quote(name)}/api/contents/{FOLDER}"
         listing = self.request("GET", f"{base}?content=1")["content"]
         return {item["name"]: self.request("GET", f"{base}/{urllib.parse.quote(item['name'])}?content=1&type=notebook")
                 ["content"] for item in listing if item["type"] == "notebook"}
 
 
-def collect(hub: Hub, out: Path, chapter: str | None = None, start: bool = False, folder: str = FOLDER) -> dict:
+def collect(hub: Hub, out: Path, chapter: str | None = None, start: bool = False) -> dict:
     """Copy every learner's notebooks into out/<learner>/; what happened to each learner, in one line."""
     report = {}
     for user in hub.request("GET", "/hub/api/users"):
@@ -77,12 +73,12 @@ def collect(hub: Hub, out: Path, chapter: str | None = None, start: bool = False
                     continue
                 hub.start(name)
                 started = True
-            found = {file: nb for file, nb in hub.notebooks(name, folder).items()
+            found = {file: nb for file, nb in hub.notebooks(name).items()
                      if chapter is None or file.startswith(chapter)}
             (out / name).mkdir(parents=True, exist_ok=True)
             for file, nb in found.items():
                 (out / name / file).write_text(nbformat.writes(nbformat.from_dict(nb)), encoding="utf-8")
-            report[name] = f"{len(found)} notebook(s)" if found else f"no notebook in ~/{folder}"
+            report[name] = f"{len(found)} notebook(s)" if found else f"no notebook in ~/{FOLDER}"
         except (urllib.error.URLError, TimeoutError, KeyError) as problem:
             report[name] = f"not collected: {problem}"
         finally:
@@ -98,12 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("collected"), help="folder to write <learner>/<notebook> into")
     parser.add_argument("--chapter", help="only this chapter's notebook (e.g. 01)")
     parser.add_argument("--start", action="store_true", help="start stopped servers for the copy, then stop them")
-    parser.add_argument("--folder", default=FOLDER, help=f"the folder in each home (default {FOLDER})")
     args = parser.parse_args(argv)
     try:
         token = args.token_file.read_text().strip()
-        report = collect(Hub(args.hub, token), args.out, args.chapter and args.chapter.zfill(2), args.start,
-                         args.folder)
+        report = collect(Hub(args.hub, token), args.out, args.chapter and args.chapter.zfill(2), args.start)
     except (OSError, urllib.error.URLError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
