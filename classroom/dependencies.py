@@ -1,10 +1,7 @@
 """Which earlier cells of a notebook some cells need: for every name they use, the latest earlier cell binding it.
 
-A static reading (Python's symtable and ast): a cell *binds* what it assigns, imports or defines at its top level,
-and what it changes in place there (`x[i] = ...`, `x.a = ...`); it *uses* every global name it reads, inside its
-functions too (they run later, when called). What this cannot see: a change made by a method call
-(`rows.append(...)`) or names made with exec or globals(). The lesson plans (classroom/lessons.py) and the grader
-(classroom/grade.py) run what `needed` returns in a fresh kernel or process, so a miss shows there as a NameError.
+A static reading (ast and symtable) for the lesson plans and the grader. It cannot see a change made by a method
+call (`rows.append(...)`) or names made with exec or globals(): a miss shows as a NameError where they run it.
 """
 
 from __future__ import annotations

@@ -4,16 +4,9 @@
     python -m classroom.grade submissions/ --chapter 02 --roster roster.csv --points points.toml --workers 4
     python -m classroom.grade /autograder/submission --chapter 01 --gradescope /autograder/results/results.json
 
-A submission is never run as a whole. Its exercise code (classroom/submission.py) runs in a fresh process per
-submission (classroom/grade_run.py) that imports helpers itself and runs, from the course's own copy of the chapter,
-the cells the checks need (classroom/dependencies.py), the learner's code in place of each exercise, and the check
-cells. Threat model (the guide has it in full): redefined checks, edited outcomes, solutions imported, assigned
-or wrapped, and monkeypatched helpers or torch are flagged and not scored, from a static look at the code and
-checks at run time; a flag in an exercise zeroes it, anywhere else the notebook. It is not a sandbox: the code
-runs with your permissions and a determined author can hide from both looks; a solution copied by hand is not
-detected (switch `solution()` off for a graded class). Every notebook gets a row in summary.csv with a status
-that says why (graded, flagged, corrupt, empty, wrong chapter, unknown chapter, no exercises, error; "missing" for
-a roster entry without one), and one per exercise in grades.csv. Points: 1 per exercise unless a CSV or TOML says.
+Each submission's exercise code (classroom/submission.py) runs with the course's cells its checks need
+(classroom/dependencies.py) in a fresh process (classroom/grade_run.py). What it runs, what it flags, the
+threat model and the statuses: docs/instructor.md, "Grading a class".
 """
 
 from __future__ import annotations
@@ -49,10 +42,8 @@ from classroom.submission import (
     read,
 )
 
-TIMEOUT = 60
-"""Seconds one exercise (its code, then its check) may take."""
-SETUP_S = 300
-"""Seconds the chapter's own cells may take in all, on a busy machine."""
+TIMEOUT = 60  # seconds one exercise (its code, then its check) may take
+SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy machine
 
 
 @dataclass
@@ -166,25 +157,29 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     began = time.perf_counter()
     named = chapter_in_name(path)
     wanted = chapter or named
+
+    def refused(status: str, why: str, which: str | None = wanted) -> Graded:
+        return Graded(shown, student, which, status, why, _zero(which, points, status, why))
+
     try:
         nb = read(path)
     except UnreadableError as problem:
-        return Graded(shown, student, wanted, problem.status, str(problem), _zero(wanted, points, problem.status,
-                                                                                 str(problem)))
+        return refused(problem.status, str(problem))
     coded = chapter_in_code(nb)
     if wanted and coded and wanted != coded:
         said = f"the assignment is chapter {chapter}" if chapter else f"its file name says chapter {named}"
-        why = f"wrong chapter: {said}, but its code is chapter {coded}'s"
-        return Graded(shown, student, wanted, "wrong chapter", why, _zero(wanted, points, "wrong chapter", why))
+        return refused("wrong chapter", f"wrong chapter: {said}, but its code is chapter {coded}'s")
     chapter = wanted or coded
     if chapter is None and path.stem.lower().startswith("explorer"):
-        return Graded(shown, student, None, "no exercises", "the explorer has no exercises to grade")
+        return refused("no exercises", "the explorer has no exercises to grade")
     if chapter is None:
-        return Graded(shown, student, None, "unknown chapter", "cannot tell its chapter from its name or its code: "
-                      "name the file after its chapter (01_one_spotlight.ipynb) or give --chapter")
+        return refused("unknown chapter", "cannot tell its chapter from its name or its code: name the file after "
+                       "its chapter (01_one_spotlight.ipynb) or give --chapter")
     if not course(chapter)[1]:
-        return Graded(shown, student, chapter, "no exercises", f"chapter {chapter} has no exercises to grade")
+        return refused("no exercises", f"chapter {chapter} has no exercises to grade", chapter)
     elsewhere = foreign_flags(nb, chapter)
+    if elsewhere:  # not run at all: the whole notebook is zeroed
+        return refused("flagged", "not scored, flagged for review: " + "; ".join(elsewhere), chapter)
     lines, stopped, flagged = run_plan(nb, chapter, timeout)
     results = {line["exercise"]: line for line in lines if "exercise" in line}
     error = next((line["error"] for line in lines if "error" in line), None)
@@ -198,10 +193,6 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         feedback = result["feedback"] if status != "flagged" else (
             f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}")
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
-    if elsewhere:
-        why = "not scored, flagged for review: " + "; ".join(elsewhere)
-        return Graded(shown, student, chapter, "flagged", why, [Score(s.exercise, 0, s.max_points, "flagged", why)
-                                                               for s in scores], time.perf_counter() - began)
     marked = [s.exercise for s in scores if s.status == "flagged"]
     note = f"flagged for review: {', '.join(marked)}" if marked else error or stopped
     status = "flagged" if marked else "error" if any(s.status == "error" for s in scores) else "graded"

@@ -2,14 +2,8 @@
 
     python -m classroom.grade_run PLAN.json RESULTS.jsonl   (started by classroom/grade.py, one process per submission)
 
-The plan's steps (classroom/grade.py makes them from the course's copy of the chapter) run in order in one namespace:
-the course's cells the checks need, each exercise's code as the learner wrote it, each exercise's check cell.
-A check cell calls yours_or_reference, whose outcome is read from the OUTCOMES dictionary held before any learner
-code ran; one JSON line per exercise goes to RESULTS. An exercise is flagged when, after its code or check ran,
-a function, class or table of helpers (checks and solutions included), torch, torch.Tensor, torch.nn.functional
-or math is another object than before; when the function checked is a course solution (imported, wrapped,
-its code object copied); or when the learner's code called a solution, a check or yours_or_reference. A step
-over the time limit is stopped (SIGALRM); classroom/grade.py kills the process past its own limit.
+The plan's steps run in order in one namespace; one JSON line per exercise goes to RESULTS. The run-time flags
+(helpers, the checks or torch changed; a solution checked or called): docs/instructor.md, "Grading a class".
 """
 
 from __future__ import annotations

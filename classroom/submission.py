@@ -1,17 +1,6 @@
-"""What a submitted notebook holds, read without running it: its chapter, each exercise's code, and what is suspect.
-
-- **Chapter**: from the file name (a chapter's file name in it, or its two digits alone: `01.ipynb`), and from the
-  code (the chapter whose exercises it defines, else whose checks it imports); classroom/grade.py compares the two.
-- **An exercise's code** is the cell holding the last top-level definition of its function (`def softmax`, or
-  `softmax = ...`, or an import of it) other than the chapter's check line: the cell tagged `exercise`, or the
-  cell a learner moved the definition to. Of that cell the grader runs the imports, definitions and assignments;
-  expressions (a learner's test call, a print) and check lines are left out.
-- **Flags**, from a static look: an exercise cell that uses the checks' machinery (OUTCOMES, SOLUTIONS, the
-  solutions module), redefines a check, yours_or_reference or todo, reaches into functions (`__globals__`,
-  `__code__`, ...), runs code the grader cannot read (exec, eval, compile, __import__, globals, vars,
-  setattr, delattr, importlib, gc, ctypes, inspect, builtins, sys.modules) or assigns to an attribute of a
-  module (monkeypatching); any other cell the chapter does not have that uses OUTCOMES or SOLUTIONS or the
-  solutions module, redefines a check, or monkeypatches a module.
+"""What a submitted notebook holds, read without running it: its chapter (from its file name and from its code),
+each exercise's code (the cell holding the last top-level definition of its function, less its expressions and
+check line), and what is suspect in it (`flags`). What is flagged and why: docs/instructor.md, "Grading a class".
 """
 
 from __future__ import annotations
@@ -34,9 +23,7 @@ INTROSPECTION = {"__globals__", "__code__", "__closure__", "__dict__", "__builti
                  "f_back", "modules"}
 DYNAMIC = {"exec", "eval", "compile", "__import__", "globals", "vars", "setattr", "delattr"}
 HIDDEN_IMPORTS = {"importlib", "gc", "ctypes", "inspect", "builtins"}
-MODULES = {"torch", "F", "nn", "math", "helpers", "np", "numpy"}
-"""Names that are modules in every chapter (with what the cell itself imports): assigning an attribute of one
-is monkeypatching."""
+MODULES = {"torch", "F", "nn", "math", "helpers", "np", "numpy"}  # in every chapter; an attribute set: patching
 
 
 class UnreadableError(Exception):
@@ -159,7 +146,8 @@ def _dotted(node: ast.AST) -> str:
 
 
 def flags(source: str, exercise: bool) -> list[str]:
-    """What is suspect in one cell (see the module's docstring); an exercise cell is looked at more closely."""
+    """What is suspect in one cell: the checks' machinery used or redefined, monkeypatching; in an exercise
+    cell also reaching into functions and code the grader cannot read (exec, importlib, ...)."""
     tree = _parse(source)
     if tree is None:
         return []
