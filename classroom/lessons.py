@@ -1,13 +1,8 @@
 """Lesson plans that fit a class slot: which sections to show, what to skip, the live demo and the exercise.
 
-The choices are written in docs/lessons.toml, in words, with the assumptions about teaching the minutes rest on;
-nothing else is typed. From the chapter come the cells to run first without showing them (what the shown cells
-use from skipped sections: classroom/dependencies.py) and the questions (the "*Ask:*" lines of the shown sections'
-speaker notes). The minutes are estimates: PLAN_FACTOR times the reading minutes of the sections shown, plus the
-seconds their cells ran (both measured by benchmarks/notebook_memory.py into assets/notebooks.json), plus
-EXERCISE_MINUTES per exercise done in class; a lesson adds SWITCH_MINUTES per change of notebook.
-`lessons_block` renders the plans for the guide (benchmarks/report.py); tests/test_lessons.py checks that each
-fits its slot, and tests/system/test_lesson_segments.py runs each segment as the guide says, in a fresh kernel.
+The choices are written in docs/lessons.toml; the chapters give the cells to run first (what the shown cells use
+from skipped sections) and the questions (their speaker notes' "*Ask:*" lines); assets/notebooks.json gives the
+measured minutes. `lessons_block` renders the plans for the guide (benchmarks/report.py).
 """
 
 from __future__ import annotations
@@ -33,34 +28,28 @@ EXPLORER_TITLE = "The attention explorer"
 
 @dataclasses.dataclass(frozen=True)
 class Segment:
-    """One notebook's part of a lesson."""
+    """One notebook's part of a lesson (the fields: docs/lessons.toml)."""
 
     notebook: str
     show: tuple[str, ...]
-    """The sections to present, each named by the start of its title as assets/notebooks.json lists it."""
     what: str
     skip: str
     demo: str
     exercise: str
     in_class: int = 0
-    """How many exercises the class does during the lesson (the rest are homework)."""
 
 
 @dataclasses.dataclass(frozen=True)
 class Lesson:
     title: str
-    slot: int
-    """Minutes the class has."""
+    slot: int  # minutes
     segments: tuple[Segment, ...]
 
 
 PLANS = tomllib.loads((ROOT / "docs" / "lessons.toml").read_text(encoding="utf-8"))
-PLAN_FACTOR: float = PLANS["assumptions"]["plan_factor"]
-"""Assumed: presenting a section takes this many times its reading time, for questions and the live demo."""
+PLAN_FACTOR: float = PLANS["assumptions"]["plan_factor"]  # the assumptions: docs/lessons.toml says what each means
 EXERCISE_MINUTES: int = PLANS["assumptions"]["exercise_minutes"]
-"""Assumed: one exercise done in class (in pairs, run against its check) takes this many minutes."""
 SWITCH_MINUTES: int = PLANS["assumptions"]["switch_minutes"]
-"""Assumed: moving to the next notebook (open it, run its first cells) takes this many minutes."""
 
 
 def _segment(key: str) -> Segment:
@@ -86,8 +75,7 @@ def _section(parts: list[dict], start: str, notebook: str) -> dict:
 
 
 def segment_minutes(segment: Segment, measured: Mapping) -> int:
-    """Minutes the segment takes: PLAN_FACTOR x reading time plus run time of the sections shown, rounded up,
-    plus EXERCISE_MINUTES for each exercise done in class."""
+    """Minutes the segment takes (its sections' measured reading and run times, and its exercises in class)."""
     row = measured["notebooks"].get(segment.notebook)
     if row is None or "sections" not in row:
         raise ValueError(f"{segment.notebook} has no sections in assets/notebooks.json: run "
@@ -153,14 +141,19 @@ def questions(segment: Segment) -> list[str]:
     return _asks(_notebook(segment.notebook), shown_cells(segment))
 
 
+def _heading(name: str, titles: Mapping[str, str]) -> str:
+    """A notebook as the guide names it: "1. One spotlight", or the explorer's title."""
+    number = f"{int(name[:2])}. " if name[:2].isdigit() else ""
+    return number + titles.get(name, EXPLORER_TITLE)
+
+
 def questions_block(titles: Mapping[str, str]) -> str:
     """Every chapter's questions, section by section, from its speaker notes (for the guide)."""
     lines = []
     for name in [*titles, EXPLORER]:
         nb = _notebook(name)
         asked = [(title, ask) for title, cells in chapter_parts(nb) for ask in _asks(nb, cells)]
-        number = f"{int(name[:2])}. " if name[:2].isdigit() else ""
-        lines += [f"**{number}{titles.get(name, EXPLORER_TITLE)}**", ""]
+        lines += [f"**{_heading(name, titles)}**", ""]
         lines += [f"- {title}: {ask}" for title, ask in asked] + [""]
     return "\n".join(lines).rstrip()
 
@@ -188,10 +181,8 @@ def _run_first_text(segment: Segment) -> str:
 def _render_segment(segment: Segment, measured: Mapping, titles: Mapping[str, str]) -> list[str]:
     parts = measured["notebooks"][segment.notebook]["sections"]
     shown = [_section(parts, start, segment.notebook)["title"] for start in segment.show]
-    number = f"{int(segment.notebook[:2])}. " if segment.notebook[:2].isdigit() else ""
-    title = titles.get(segment.notebook, EXPLORER_TITLE)
-    asks = questions(segment)
-    return [f"**{number}{title}: about {segment_minutes(segment, measured)} min.** Show: {'; '.join(shown)}.",
+    asks, minutes = questions(segment), segment_minutes(segment, measured)
+    return [f"**{_heading(segment.notebook, titles)}: about {minutes} min.** Show: {'; '.join(shown)}.",
             f"- Run first, without showing (the shown cells use them): {_run_first_text(segment)}.",
             f"- What to show: {segment.what}",
             "- Ask:" + "".join(f"\n  - {ask}" for ask in asks) if asks else "- Ask: (no question in the notes)",
