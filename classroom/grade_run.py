@@ -99,13 +99,6 @@ def run(source: str, label: str, namespace: dict, timeout: float, watch: Watch |
     return None
 
 
-def _feedback(name: str, err: BaseException | None, in_exercise: bool, timeout: float) -> str:
-    if isinstance(err, TimeLimit):
-        return f"{name}: stopped after {timeout:g} s: the time limit"
-    where = "your exercise cell" if in_exercise else "its check"
-    return f"{name}: {where} stopped with {type(err).__name__}: {err}"
-
-
 def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> None:
     """Run the plan's steps; emit one result per check step, or an error line if a course cell fails."""
     import helpers.checks
@@ -146,8 +139,11 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
         tampered = changed(before[name])
         flags[name] |= {f"it called {call}" for call in watch.calls} | {f"it changed {what}" for what in tampered}
         outcome = outcomes.get(name)
-        if err is not None:
-            result = {"passed": False, "feedback": _feedback(name, err, stopped[name] is not None, timeout)}
+        if isinstance(err, TimeLimit):
+            result = {"passed": False, "feedback": f"{name}: stopped after {timeout:g} s: the time limit"}
+        elif err is not None:
+            where = "your exercise cell" if stopped[name] is not None else "its check"
+            result = {"passed": False, "feedback": f"{name}: {where} stopped with {type(err).__name__}: {err}"}
         elif outcome is None:
             flags[name].add("its check recorded no outcome")
             result = {"passed": False, "feedback": f"{name}: its check recorded no outcome"}
