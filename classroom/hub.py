@@ -57,9 +57,7 @@ def hub_config(folder: Path, port: int, hub_port: int, api_port: int, token: str
     settings = {
         "JupyterHub.bind_url": f"http://127.0.0.1:{port}", "JupyterHub.hub_ip": "127.0.0.1",
         "JupyterHub.hub_port": hub_port, "ConfigurableHTTPProxy.api_url": f"http://127.0.0.1:{api_port}",
-        "ConfigurableHTTPProxy.command": proxy_command(), "ConfigurableHTTPProxy.pid_file": str(folder / "proxy.pid"),
-        "JupyterHub.db_url": f"sqlite:///{folder / 'jupyterhub.sqlite'}",
-        "JupyterHub.cookie_secret_file": str(folder / "cookie_secret"), "JupyterHub.pid_file": str(folder / "hub.pid"),
+        "ConfigurableHTTPProxy.command": proxy_command(),  # database, secret, proxy.pid: JupyterHub's cwd, `folder`
         "JupyterHub.authenticator_class": "dummy", "Authenticator.allow_all": True,
         "JupyterHub.spawner_class": "simple",
         "SimpleLocalProcessSpawner.home_dir_template": str(folder / "homes" / "{username}"),
