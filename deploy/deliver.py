@@ -1,8 +1,7 @@
 """Give a learner the series' notebooks: copy the learner edition from the image into ~/several-spotlights.
 
-Run by the hub each time a learner's server starts (deploy/config.yaml's postStart hook), from the folder postBuild
-put it in, beside the learner edition. It copies only what is missing, so a learner's own work is never overwritten
-and a chapter added in a new image arrives; to hand a learner a fresh copy of a chapter, delete theirs.
+Run at each server start (deploy/config.yaml's postStart hook). It copies only what is missing: a learner's work
+is never overwritten, and a chapter added in a new image arrives.
 """
 
 import shutil

@@ -1,8 +1,5 @@
-"""A real JupyterHub on 127.0.0.1: one student running chapter 0 through the kernel API (benchmarks/classroom.py end
-to end), and the class's notebooks collected for the grader (classroom/collect.py, then classroom/grade.py).
-
-Slow (starts a hub, its proxy, servers and kernels; installs the proxy from npm the first time): `make check`
-runs it, `make test` does not. The speed targets are the benchmark's business, not this test's.
+"""A real JupyterHub on 127.0.0.1: one student running chapter 0 (benchmarks/classroom.py end to end), and the class's
+notebooks collected (classroom/collect.py) and graded. Slow: `make check` runs it, `make test` does not.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""A hub's learner: the image's environment as postBuild makes it, an empty home mounted over the image's, the
-notebooks delivered by deploy/config.yaml's postStart hook; chapter 1 runs there in a fresh kernel.
-
-Simulated without docker or Kubernetes: the repository's files (as repo2docker copies them) in one folder, a new
-venv standing in for the image's environment (torch and the package's dependencies, then `bash postBuild`), and
-HOME set to an empty folder, as Zero to JupyterHub mounts a learner's volume over the home repo2docker filled.
-Slow (a venv and its packages): `make check` runs it, `make test` does not.
+"""A hub's learner: the image's environment as postBuild makes it, an empty home, the notebooks delivered by
+deploy/config.yaml's postStart hook; chapter 1 runs there. Simulated without docker: the repository's files in one
+folder (as repo2docker copies them), a new venv for the image's environment, HOME an empty folder (the learner's
+volume). Slow: `make check` runs it, `make test` does not.
 """
 
 from __future__ import annotations

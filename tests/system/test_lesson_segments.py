@@ -1,9 +1,5 @@
-"""Every segment of the guide's lesson plans runs as the guide says, in a fresh kernel: the cells it lists to run
-first (what the shown cells use from skipped sections), then the shown cells, in the chapter's order. No cell
-fails, and each checked cell among them prints what the chapter records (tests/expected_outputs), so a skipped
-cell that changes what a shown one prints is caught too.
-
-Slow (a kernel per distinct segment, about ten): `make check` runs it, `make test` does not.
+"""Every segment of the guide's lesson plans runs as the guide says (its cells to run first, then the shown ones) in a
+fresh kernel, and its checked cells print what the chapter records. Slow: `make check` runs it, `make test` does not.
 """
 
 from __future__ import annotations
