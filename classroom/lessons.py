@@ -92,16 +92,16 @@ def lesson_minutes(lesson: Lesson, measured: Mapping) -> int:
             + SWITCH_MINUTES * (len(lesson.segments) - 1))
 
 
-def chapter_parts(nb: nbformat.NotebookNode) -> list[tuple[str, list[int]]]:
-    """(title, cell indices) of each part of a notebook, split as tools.chapters.sections splits it."""
-    parts: list[tuple[str, list[int]]] = [("Introduction", [])]
+def chapter_parts(nb: nbformat.NotebookNode) -> list[dict]:
+    """The title and cell indices of each part of a notebook, split as tools.chapters.sections splits it."""
+    parts: list[dict] = [{"title": "Introduction", "cells": []}]
     for index, cell in enumerate(nb.cells):
         heading = next((line[3:].strip() for line in cell.source.splitlines() if line.startswith("## ")), None)
         if cell.cell_type == "markdown" and heading is not None:
-            if (parts[-1][1] and any(nb.cells[i].source.split() for i in parts[-1][1])) or len(parts) > 1:
-                parts.append((heading, []))
-            parts[-1] = (heading, parts[-1][1])
-        parts[-1][1].append(index)
+            if any(nb.cells[i].source.split() for i in parts[-1]["cells"]) or len(parts) > 1:
+                parts.append({"title": heading, "cells": []})
+            parts[-1]["title"] = heading
+        parts[-1]["cells"].append(index)
     return parts
 
 
@@ -113,8 +113,7 @@ def _notebook(name: str) -> nbformat.NotebookNode:
 def shown_cells(segment: Segment) -> list[int]:
     """Every cell of the sections the segment shows, in notebook order."""
     parts = chapter_parts(_notebook(segment.notebook))
-    return sorted(i for start in segment.show for i in _section(
-        [{"title": title, "cells": cells} for title, cells in parts], start, segment.notebook)["cells"])
+    return sorted(i for start in segment.show for i in _section(parts, start, segment.notebook)["cells"])
 
 
 def lesson_cells(segment: Segment) -> list[int]:
@@ -152,7 +151,7 @@ def questions_block(titles: Mapping[str, str]) -> str:
     lines = []
     for name in [*titles, EXPLORER]:
         nb = _notebook(name)
-        asked = [(title, ask) for title, cells in chapter_parts(nb) for ask in _asks(nb, cells)]
+        asked = [(part["title"], ask) for part in chapter_parts(nb) for ask in _asks(nb, part["cells"])]
         lines += [f"**{_heading(name, titles)}**", ""]
         lines += [f"- {title}: {ask}" for title, ask in asked] + [""]
     return "\n".join(lines).rstrip()
@@ -162,7 +161,7 @@ def _cell_name(nb: nbformat.NotebookNode, index: int) -> str:
     """How an instructor finds a cell: the set-up cell, or its section and first line."""
     if "setup" in nb.cells[index].metadata.get("tags", []):
         return "the set-up cell"
-    title = next(title for title, cells in chapter_parts(nb) if index in cells)
+    title = next(part["title"] for part in chapter_parts(nb) if index in part["cells"])
     line = nb.cells[index].source.strip().splitlines()[0]
     return f"{title.split(' ')[0] if title[0].isdigit() else title}: `{line[:60]}{'...' if len(line) > 60 else ''}`"
 
@@ -173,7 +172,7 @@ def _run_first_text(segment: Segment) -> str:
     groups: dict[str, list[str]] = {}
     for index in run_first(segment):
         following = next((i for i in shown if i > index), None)
-        title = next(title for title, cells in chapter_parts(nb) if following in cells) if following else "the end"
+        title = next(p["title"] for p in chapter_parts(nb) if following in p["cells"]) if following else "the end"
         groups.setdefault(title, []).append(_cell_name(nb, index))
     return "; ".join(f"before {title}: {', '.join(names)}" for title, names in groups.items()) or "nothing"
 

@@ -18,11 +18,6 @@ from tools.chapters import CHAPTERS, EXPLORER, ROOT, TITLES, WORDS_PER_MINUTE, s
 MEASURED = json.loads((ROOT / "assets" / "notebooks.json").read_text())
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: f"{lesson.slot} min: {lesson.title[-40:]}")
-def test_every_lesson_fits_its_slot(lesson) -> None:
-    assert lesson_minutes(lesson, MEASURED) <= lesson.slot
-
-
 def test_one_90_minute_lesson_and_three_50_minute_lessons_cover_the_chapters_in_order() -> None:
     (ninety,) = [lesson for lesson in LESSONS if lesson.slot == 90]
     assert [s.notebook for s in ninety.segments] == [*list(CHAPTERS)[1:5], EXPLORER]
@@ -70,9 +65,10 @@ def test_the_cells_to_run_first_and_the_questions_come_from_the_chapter(monkeypa
     assert lessons.questions(segment) == ["what does it print?"]
 
 
-def test_the_guide_block_prints_each_lesson_with_its_estimate_cells_and_questions() -> None:
+def test_every_lesson_fits_its_slot_and_the_guide_prints_its_estimate_cells_and_questions() -> None:
     block = lessons.lessons_block(MEASURED, TITLES)
     for lesson in LESSONS:
+        assert lesson_minutes(lesson, MEASURED) <= lesson.slot, lesson.title
         assert f"about {lesson_minutes(lesson, MEASURED)} of {lesson.slot} minutes (fits)" in block
         for segment in lesson.segments:
             assert all(ask in block for ask in lessons.questions(segment))
@@ -96,6 +92,6 @@ def test_sections_split_at_level_two_headings_with_their_words_and_run_times() -
     ]
     parts = sections(nb)
     assert [p["title"] for p in parts] == ["Introduction", "1. First", "2. Second"]
-    assert [title for title, _ in lessons.chapter_parts(nb)] == [p["title"] for p in parts]
+    assert [p["title"] for p in lessons.chapter_parts(nb)] == [p["title"] for p in parts]
     assert parts[0]["reading_minutes"] == pytest.approx(1 + 2 / WORDS_PER_MINUTE, abs=0.01)
     assert [p["run_seconds"] for p in parts] == [0.0, 2.5, 4.0], "an injected cell is not the chapter's"
