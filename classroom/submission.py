@@ -98,13 +98,17 @@ def _is_check_line(node: ast.stmt) -> bool:
     return any(isinstance(n, ast.Name) and n.id == "yours_or_reference" for n in ast.walk(node))
 
 
+def _targets(node: ast.AST) -> list[ast.AST]:
+    """What an assignment, a `del`, a loop or a comprehension writes to."""
+    return getattr(node, "targets", [node.target] if hasattr(node, "target") else [])
+
+
 def _binds(node: ast.stmt, name: str) -> bool:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return node.name == name
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return any((alias.asname or alias.name.split(".")[0]) == name for alias in node.names)
-    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-    return any(isinstance(t, ast.Name) and t.id == name for t in targets)
+    return any(isinstance(t, ast.Name) and t.id == name for t in _targets(node))
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -164,19 +168,15 @@ def flags(source: str, exercise: bool) -> list[str]:
                 found.append("imports the course's solutions")
             if exercise and {m.split(".")[0] for m in imported} & HIDDEN_IMPORTS:
                 found.append(f"imports {', '.join(imported)}")
-        defined = [node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else []
-        defined += [t.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if isinstance(t, ast.Name)]
-        found += [f"redefines {d}" for d in defined if CHECKING.fullmatch(d)]
-        targets = getattr(node, "targets", [getattr(node, "target", None)]) if isinstance(
-            node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)) else []
-        for target in targets:
+        defined = [node.name] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
+        for target in _targets(node):
             root = target
             while isinstance(root, (ast.Attribute, ast.Subscript)):
                 root = root.value
-            if isinstance(target, ast.Attribute) and CHECKING.fullmatch(target.attr):
-                found.append(f"redefines {target.attr}")
-            elif isinstance(target, ast.Attribute) and isinstance(root, ast.Name) and root.id in modules:
+            defined.append(getattr(target, "id", getattr(target, "attr", "")))  # a name, or an attribute
+            if isinstance(target, ast.Attribute) and isinstance(root, ast.Name) and root.id in modules:
                 found.append(f"changes {_dotted(target)} (monkeypatching)")
+        found += [f"redefines {d}" for d in defined if CHECKING.fullmatch(d)]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"setattr", "delattr"}:
             found.append(f"calls {node.func.id}()")
         if exercise and named in INTROSPECTION:
