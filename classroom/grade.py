@@ -25,22 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from classroom.dependencies import names, needed
+from classroom.submission import UnreadableError, chapter_in_code, chapter_in_name, course, flags, learner_code, read
 from tools.chapters import CHAPTERS, ROOT
 
 try:
     import tomllib
 except ImportError:  # Python 3.10
     import tomli as tomllib
-
-from classroom.submission import (
-    UnreadableError,
-    chapter_in_code,
-    chapter_in_name,
-    course,
-    flags,
-    learner_code,
-    read,
-)
 
 TIMEOUT = 60  # seconds one exercise (its code, then its check) may take
 SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy machine
@@ -51,8 +42,7 @@ class Score:
     exercise: str
     points: float
     max_points: float
-    status: str
-    """passed, failed, not attempted, flagged, time limit, error."""
+    status: str  # passed, failed, not attempted, flagged, time limit, error
     feedback: str
 
 
@@ -60,8 +50,7 @@ class Score:
 class Graded:
     """One submission: who, which chapter, its status and why, and a score per exercise."""
 
-    submission: str
-    """The notebook as the instructor named it: relative to the folder given, or the path given."""
+    submission: str  # as the instructor named it: relative to the folder given, or the path given
     student: str
     chapter: str | None
     status: str

@@ -19,8 +19,7 @@ from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-LEARNER = "<your exercise cell>"
-"""The file name the learner's code is compiled under: how a frame or a function is known to be theirs."""
+LEARNER = "<your exercise cell>"  # the file name the learner's code is compiled under: how it is known as theirs
 
 
 class TimeLimit(BaseException):

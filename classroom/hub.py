@@ -27,8 +27,7 @@ from tools.chapters import ROOT
 from tools.editions import build
 
 PROXY = "configurable-http-proxy@5.3.0"
-SERVICE = "classroom-benchmark"
-"""The hub service whose token creates students, starts their servers and reads their files (classroom/collect.py)."""
+SERVICE = "classroom-benchmark"  # the hub service whose token adds students, starts and reads their servers
 START_TIMEOUT_S = 300  # starting 8 servers at once on 2 busy cores takes a while
 
 
@@ -82,8 +81,7 @@ class LocalHub:
         self.homes = self._folder / "homes"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.token = secrets.token_hex(32)
-        """The service's token: an admin's scopes, and access to every student's server."""
+        self.token = secrets.token_hex(32)  # the service's: an admin's scopes, and access to every student's server
         self._hub: psutil.Popen | None = None
         self._seen: dict[int, psutil.Process] = {}
         self._users: list[str] = []

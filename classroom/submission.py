@@ -36,10 +36,8 @@ class UnreadableError(Exception):
 
 class Exercise(NamedTuple):
     name: str
-    stub: int
-    """The course's cell tagged exercise that defines it."""
-    check: int
-    """The course's check cell (`name = yours_or_reference(check_name, name, ...)`)."""
+    stub: int  # the course's cell tagged exercise that defines it
+    check: int  # the course's check cell (`name = yours_or_reference(check_name, name, ...)`)
 
 
 def read(path: Path) -> nbformat.NotebookNode:
@@ -119,11 +117,8 @@ def _parse(source: str) -> ast.Module | None:
 
 
 class Found(NamedTuple):
-    cell: int
-    """Where the learner's definition is, counting the submission's cells from 0."""
-    source: str
-    """What the grader runs: the cell's imports, definitions and assignments (or the whole cell, if it is not
-    Python: running it gives the learner the SyntaxError)."""
+    cell: int  # the submission's cell holding the learner's definition, from 0
+    source: str  # what the grader runs: the cell less its expressions and check line (all of it if not Python)
     whole: str
 
 
