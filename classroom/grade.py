@@ -67,11 +67,6 @@ class Graded:
         return sum(score.max_points for score in self.scores)
 
 
-def _zero(chapter: str | None, points: dict[str, float], status: str, why: str) -> list[Score]:
-    exercises = course(chapter)[1] if chapter else ()
-    return [Score(e.name, 0, points.get(e.name, 1), status, f"{e.name}: {why}") for e in exercises]
-
-
 def _status(result: dict) -> str:
     if result["flags"]:
         return "flagged"
@@ -148,7 +143,10 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     wanted = chapter or named
 
     def refused(status: str, why: str, which: str | None = wanted) -> Graded:
-        return Graded(shown, student, which, status, why, _zero(which, points, status, why))
+        """Not graded: every exercise of `which` scores zero, saying why."""
+        exercises = course(which)[1] if which else ()
+        zeros = [Score(e.name, 0, points.get(e.name, 1), status, f"{e.name}: {why}") for e in exercises]
+        return Graded(shown, student, which, status, why, zeros)
 
     try:
         nb = read(path)
