@@ -20,15 +20,13 @@ from pathlib import Path
 
 import nbformat
 
-from benchmarks.measure import add_cpu_share_argument, cpu_share
+from benchmarks.measure import KERNEL_FIGURES, add_cpu_share_argument, cpu_share, kernel_figures
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S
 from tools.chapters import ROOT, WORDS_PER_MINUTE, execute, notebook_paths, reading_minutes, run_seconds, sections
 
 TARGET_MB = 600
 OUT = ROOT / "assets" / "notebooks.json"
 SLOWEST = 3  # slowest cells kept per chapter
-LAST = ("import resource, torch; use = resource.getrusage(resource.RUSAGE_SELF); "
-        "print('PEAK_KB', use.ru_maxrss, 'CPU_S', use.ru_utime + use.ru_stime, 'THREADS', torch.get_num_threads())")
 
 
 def cell_seconds(nb: nbformat.NotebookNode) -> list[tuple[int, float]]:
@@ -45,15 +43,14 @@ def slowest_cells(times: list[tuple[int, float]], keep: int = SLOWEST) -> list[d
 
 
 def measure(path: Path) -> dict:
-    """Run the notebook in a new kernel (LAST, injected, reports the kernel's peak memory, CPU and threads)."""
+    """Run the notebook in a new kernel (KERNEL_FIGURES, injected, reports its peak memory, CPU and threads)."""
     load_before = os.getloadavg()[0]
     start = time.perf_counter()
-    nb = execute(path, timeout=900, last=LAST)
+    nb = execute(path, timeout=900, last=KERNEL_FIGURES)
     seconds = time.perf_counter() - start
-    words = "".join(o.get("text", "") for o in nb.cells[-1].outputs).split()
-    figures = dict(zip(words[::2], words[1::2], strict=True))
-    return {"peak_mb": round(int(figures["PEAK_KB"]) / 1024, 1), "seconds": round(seconds, 1),
-            "cpu_share": round(float(figures["CPU_S"]) / seconds, 2), "torch_threads": int(figures["THREADS"]),
+    figures = kernel_figures("".join(o.get("text", "") for o in nb.cells[-1].outputs))
+    return {"peak_mb": figures["peak_mb"], "seconds": round(seconds, 1),
+            "cpu_share": round(figures["cpu_s"] / seconds, 2), "torch_threads": figures["torch_threads"],
             "slowest_cells": slowest_cells(cell_seconds(nb)), "reading_minutes": reading_minutes(path),
             "sections": sections(nb),
             "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)]}
