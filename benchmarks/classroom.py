@@ -3,12 +3,9 @@
     python -m benchmarks.classroom                                            # the grid: 1, 2, 4, 8 students
     python -m benchmarks.classroom --students 4 --chapters 03,05,07 --out c.json
 
-For each class size a fresh JupyterHub on 127.0.0.1 (classroom/hub.py) gets N students, each with the learner
-edition in their home; all run the chosen chapters at the same moment through their server's kernel API
-(Browser below), while the hub's, the proxy's and each server's memory is sampled; each kernel reports its own.
-The default output, assets/classroom.json, also rewrites deploy/config.yaml (benchmarks/sizing.py). The last line
-sums the run up (`students=N errors=E slowest_chapter_s=S slowest_cell_s=C`); a missing tool, a port in use or a
-bad argument: one line on stderr and exit code 2.
+A fresh hub per class size (classroom/hub.py); the default output, assets/classroom.json, also rewrites
+deploy/config.yaml (benchmarks/sizing.py). The last line sums the run up; a missing tool, a port in use or a bad
+argument: one line on stderr and exit code 2.
 """
 
 from __future__ import annotations
