@@ -5,9 +5,8 @@ to bottom in a fresh kernel.
     python -m benchmarks.notebook_memory notebooks/06_*.ipynb     # re-measure some, keep the others' rows
     python -m benchmarks.notebook_memory --cpu-share 0.5          # every chapter and the explorer, half a CPU
 
-Targets: <= 600 MB per chapter (Binder restarts a kernel above 2 GB; a learner may keep three open) and, at half a
-CPU (four learners on two cores), every chapter within CHAPTER_TARGET_S and every cell within CELL_TARGET_S. Writes
-assets/notebooks.json (a share's rows under "cpu_shares"), with each section's reading and run time for the guide.
+Targets: TARGET_MB per chapter (Binder restarts a kernel above 2 GB; a learner may keep three open) and, at half a
+CPU, CHAPTER_TARGET_S and CELL_TARGET_S. Writes assets/notebooks.json (a share's rows under "cpu_shares").
 """
 
 from __future__ import annotations
