@@ -2,11 +2,9 @@
 
     python -m benchmarks.browser_speed
 
-Opens the explorer and chapter 4's widget in a JupyterLab of its own (tools/lab.py) and times, from a pick in the
-page to the new drawing's title on screen: a model switch (one head and four heads in turn), the first all-heads
-view after it, a head change, a focus word, and a click on chapter 4's head-count buttons (every count twice; the
-first pass shows each grid for the first time). Writes the medians and first times with the load average to
-assets/explorer_browser_speed.json. Needs Debian's chromium and Playwright for Python.
+Times the explorer's and chapter 4's updates in a JupyterLab of its own (tools/lab.py), from a pick in the page to
+the new drawing's title on screen (time_views). Writes assets/explorer_browser_speed.json. Needs Debian's chromium
+and Playwright for Python.
 """
 
 from __future__ import annotations
@@ -51,7 +49,9 @@ milliseconds until the title of its `drawing`-th drawing (default the first) sta
 
 
 def time_views(page) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
-    """Every timing, and the load average (1, 5, 15 min) as each group of them started."""
+    """Every timing, and the load average (1, 5, 15 min) as each group of them started: a model switch (one head and
+    four heads in turn), the first all-heads view after it, a head change, a focus word, and chapter 4's head-count
+    buttons (every count twice; the first pass shows each grid for the first time)."""
     ex, split = ".attention-explorer", ".split-the-width"
     times: dict[str, list[float]] = {"model_switch": [], "all_heads_after_switch": [], "head_change": [],
                                      "focus_change": [], "chapter_4_click": []}

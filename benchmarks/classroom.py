@@ -3,12 +3,9 @@
     python -m benchmarks.classroom                                            # the grid: 1, 2, 4, 8 students
     python -m benchmarks.classroom --students 4 --chapters 03,05,07 --out c.json
 
-For each class size a fresh JupyterHub on 127.0.0.1 (classroom/hub.py) gets N students, each with the learner
-edition in their home; all run the chosen chapters at the same moment through their server's kernel API
-(Browser below), while the hub's, the proxy's, each server's and each kernel's memory is sampled. The
-default output, assets/classroom.json, also rewrites deploy/config.yaml (benchmarks/sizing.py). The last line
-sums the run up (`students=N errors=E slowest_chapter_s=S slowest_cell_s=C`); a missing tool, a port in use or a
-bad argument: one line on stderr and exit code 2.
+A fresh hub per class size (classroom/hub.py); the default output, assets/classroom.json, also rewrites
+deploy/config.yaml (benchmarks/sizing.py). The last line sums the run up; a missing tool, a port in use or a bad
+argument: one line on stderr and exit code 2.
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ from jupyter_server.services.kernels.connection.base import deserialize_binary_m
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
-from benchmarks.measure import cpu_seconds, load, machine
+from benchmarks.measure import KERNEL_FIGURES, cpu_seconds, kernel_figures, load, machine
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, run_figures, write_deploy_config
 from classroom.hub import START_TIMEOUT_S, LocalHub, SetupError, proxy_command
 from tools.chapters import chapter_paths
@@ -41,7 +38,6 @@ DEFAULT_OUT = ROOT / "assets" / "classroom.json"
 GRID = (1, 2, 4, 8)
 SAMPLE_S = 0.5
 CELL_TIMEOUT_S = 600  # a cell still running after this long counts as an error, and the chapter stops there
-KERNEL_SAMPLE_S = 0.25
 MB = 2**20
 
 
@@ -51,56 +47,27 @@ def code_cells(path: Path) -> list[tuple[int, str]]:
     return [(i, cell.source) for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and cell.source.strip()]
 
 
-def tree_usage(process: psutil.Process) -> tuple[int, float]:
-    """Resident bytes and CPU seconds (user + system, finished children included) of a process and its children."""
-    rss, cpu = 0, 0.0
-    try:
-        tree = [process, *process.children(recursive=True)]
-    except psutil.Error:  # it has exited
-        tree = [process]
-    for p in tree:
-        with contextlib.suppress(psutil.Error):
-            rss += p.memory_info().rss
-            t = p.cpu_times()
-            cpu += t.user + t.system + (t.children_user + t.children_system if p is process else 0)
-    return rss, cpu
-
-
 class Browser:
     """One student's connection to their own server through the hub's proxy, running chapters as JupyterLab does:
     a kernel started with the server's REST API, one `execute_request` per code cell on its websocket (built by
-    jupyter_client's Session), read until the kernel is idle again, while the kernel's memory is sampled."""
+    jupyter_client's Session), read until the kernel is idle again."""
 
     def __init__(self, hub: LocalHub, name: str, token: str) -> None:
         self.hub, self.name, self.token = hub, name, token
         self.base = f"{hub.url}/user/{name}/api"
         self.session = Session(username=name)
 
-    async def _kernel_process(self, kernel_id: str, wait_s: float = 10) -> psutil.Process | None:
-        """The kernel's process under this student's server, found by its id in its command line."""
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            for server in self.hub.processes().get(f"server:{self.name}", [])[:1]:
-                for child in server.children(recursive=True):
-                    with contextlib.suppress(psutil.Error):
-                        if any(kernel_id in part for part in child.cmdline()):
-                            return child
-            await asyncio.sleep(KERNEL_SAMPLE_S)
-        return None
-
     async def run_chapter(self, notebook: Path, folder: str) -> dict:
         """Run `notebook`'s code cells in a new kernel started in `folder` (relative to home), then shut it down as
-        a learner closing the chapter would; its figures and first error."""
+        a learner closing the chapter would; its figures (the kernel's peak memory and CPU time as the kernel
+        itself reports them, measure.KERNEL_FIGURES) and first error."""
         cells, began = code_cells(notebook), time.perf_counter()
         result = {"chapter": notebook.name, "cells": len(cells), "error": None, "kernel_start_s": None,
-                  "slowest_cell": None, "cpu_s": None}
-        kernel, process, peak, sampler = None, None, [0], None
+                  "slowest_cell": None, "cpu_s": None, "kernel_peak_mb": None}
+        kernel = None
         try:
             kernel = await self.hub.request("POST", f"{self.base}/kernels", self.token,
                                             {"name": "python3", "path": folder})
-            process = await self._kernel_process(kernel["id"])
-            if process is not None:
-                sampler = asyncio.create_task(self._sample(process, peak))
             url = f"{self.base}/kernels/{kernel['id']}/channels?session_id={self.session.session}"
             socket = await websocket_connect(
                 HTTPRequest(url.replace("http://", "ws://", 1), headers={"Authorization": f"token {self.token}"},
@@ -111,51 +78,43 @@ class Browser:
             try:
                 for index, source in cells:
                     start = time.perf_counter()
-                    error = await self._execute(socket, source)
+                    error, _ = await self._execute(socket, source)
                     slowest = max(slowest, (index, time.perf_counter() - start), key=lambda pair: pair[1])
                     if error is not None:
                         result["error"] = {"cell": index, **error}
                         break
+                result["slowest_cell"] = {"index": slowest[0], "seconds": round(slowest[1], 2)}
+                figures = kernel_figures((await self._execute(socket, KERNEL_FIGURES))[1])
+                result |= {"cpu_s": round(figures["cpu_s"], 2), "kernel_peak_mb": figures["peak_mb"]}
             finally:
                 socket.close()
-            result["slowest_cell"] = {"index": slowest[0], "seconds": round(slowest[1], 2)}
-            result["cpu_s"] = round(tree_usage(process)[1], 2) if process is not None else None
         except Exception as exc:  # a broken connection or a failed request is this chapter's error, not the run's
             result["error"] = result["error"] or {"cell": None, "ename": type(exc).__name__, "evalue": str(exc)[:300]}
         finally:
             result["seconds"] = round(time.perf_counter() - began, 2)
-            if sampler is not None:
-                sampler.cancel()
-                peak[0] = max(peak[0], tree_usage(process)[0])
-            result["kernel_peak_mb"] = round(peak[0] / MB, 1) if process is not None else None
             if kernel is not None:
                 with contextlib.suppress(Exception):
                     await self.hub.request("DELETE", f"{self.base}/kernels/{kernel['id']}", self.token)
         return result
 
-    @staticmethod
-    async def _sample(process: psutil.Process, peak: list[int]) -> None:
-        while True:
-            peak[0] = max(peak[0], tree_usage(process)[0])
-            await asyncio.sleep(KERNEL_SAMPLE_S)
-
-    async def _execute(self, socket, code: str) -> dict | None:
-        """Send one execute_request; read until its reply and the kernel's idle status. The error, if any."""
+    async def _execute(self, socket, code: str) -> tuple[dict | None, str]:
+        """Send one execute_request; read until its reply and the kernel's idle status. The error, if any, and
+        what the cell printed."""
         request = self.session.msg("execute_request", content={
             "code": code, "silent": False, "store_history": True, "user_expressions": {}, "allow_stdin": False,
             "stop_on_error": True})
         request["channel"] = "shell"
         await socket.write_message(json.dumps(request, default=json_default))
         replied = idle = False
-        error = None
+        error, printed = None, []
         deadline = time.monotonic() + CELL_TIMEOUT_S
         while not (replied and idle):
             left = deadline - time.monotonic()
             if left <= 0:
-                return {"ename": "Timeout", "evalue": f"no reply within {CELL_TIMEOUT_S} s"}
+                return {"ename": "Timeout", "evalue": f"no reply within {CELL_TIMEOUT_S} s"}, "".join(printed)
             raw = await asyncio.wait_for(socket.read_message(), timeout=left)
             if raw is None:
-                return {"ename": "ConnectionClosed", "evalue": "the kernel's websocket closed"}
+                return {"ename": "ConnectionClosed", "evalue": "the kernel's websocket closed"}, "".join(printed)
             # JSON text, or the binary form the server uses for messages with buffers
             message = deserialize_binary_message(raw) if isinstance(raw, bytes) else json.loads(raw)
             if message.get("parent_header", {}).get("msg_id") != request["msg_id"]:
@@ -163,9 +122,11 @@ class Browser:
             kind, content = message["header"]["msg_type"], message["content"]
             if kind == "error" or (kind == "execute_reply" and content.get("status") == "error"):
                 error = error or {"ename": content.get("ename", "Error"), "evalue": str(content.get("evalue"))[:300]}
+            if kind == "stream":
+                printed.append(content.get("text", ""))
             replied |= kind == "execute_reply"
             idle |= kind == "status" and content.get("execution_state") == "idle"
-        return error
+        return error, "".join(printed)
 
 
 class UsageError(ValueError):

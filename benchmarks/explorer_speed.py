@@ -3,9 +3,8 @@
     python -m benchmarks.explorer_speed                    # the whole machine
     python -m benchmarks.explorer_speed --cpu-share 0.5    # half a CPU, as a learner of a full class gets
 
-Alternates between two 20-word sentences with the four-head model (every update a real change) and times every
-kind of update a learner makes, each serialised as the widget protocol sends it (JSON), and the forward pass alone
-on the thread policy's count and on one thread, interleaved. Writes assets/explorer_speed.json.
+Alternates between two 20-word sentences with the four-head model, so every update is a real change; also times
+the forward pass alone on the thread policy's count and on one thread. Writes assets/explorer_speed.json.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.measure import add_cpu_share_argument, measured, save, time_ms
+from benchmarks.measure import add_cpu_share_argument, measured, median_p90, save, time_ms
 from benchmarks.report import explorer_block
 from helpers.explorer import ALL_HEADS, Explorer, explore
 from helpers.reading import attention
@@ -51,7 +50,7 @@ def measure(share: Fraction) -> dict:
     sentences = [" ".join((tokenizer.split(text) * WORDS)[:WORDS]) for text in example_sentences()[2:4]]
     explorer.set_sentence(sentences[0])
 
-    def sent(step: Callable[[int], None], i: int) -> None:
+    def sent(step: Callable[[int], None], i: int) -> None:  # the update, serialised as the widget protocol sends it
         step(i)
         json.dumps(explorer.heatmap.figure), json.dumps(explorer.bars.figure)
 
@@ -63,11 +62,8 @@ def measure(share: Fraction) -> dict:
         times = time_ms(lambda i, step=step: sent(step, i), SWITCHES if switch else REPEATS)
         assert not explorer.problem, explorer.problem
         limit = SWITCH_TARGET_MS if share == 1 and switch else TARGET_MS if share == 1 else SHARED_TARGET_MS
-        rows.append({"view": view, "update": update, "median_ms": round(statistics.median(times), 2),
-                     "p90_ms": round(statistics.quantiles(times, n=10)[-1], 2), "max_ms": round(max(times), 2),
+        rows.append({"view": view, "update": update, **median_p90(times), "max_ms": round(max(times), 2),
                      "target_ms": limit, "meets_target": (max(times) if switch else statistics.median(times)) <= limit})
-        print(f"{view:<10}{update:<26} median {rows[-1]['median_ms']:7.2f} ms, 90th percentile "
-              f"{rows[-1]['p90_ms']:7.2f} ms, slowest {rows[-1]['max_ms']:7.2f} ms (target {limit:.0f} ms)")
     explorer.set_model("four_heads")
     ids = tokenizer.encode(sentences[0])
     # the forward pass on the policy's threads and on one thread, interleaved so that both see the same load

@@ -11,6 +11,7 @@ import os
 import platform
 import resource
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -22,6 +23,9 @@ from pathlib import Path
 
 import torch
 
+KERNEL_FIGURES = ("import resource, torch; use = resource.getrusage(resource.RUSAGE_SELF); print('PEAK_KB', "
+                  "use.ru_maxrss, 'CPU_S', use.ru_utime + use.ru_stime, 'THREADS', torch.get_num_threads())")
+"""A cell run after a notebook's own: the kernel's peak memory, CPU seconds and torch threads (kernel_figures)."""
 BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
 """A busy loop that ends by itself once the process that started it is gone."""
 
@@ -35,6 +39,14 @@ def machine() -> dict:
             "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
             "python": platform.python_version(), "processor": platform.processor() or platform.machine(),
             "load_average_1_5_15": load()}
+
+
+def kernel_figures(printed: str) -> dict:
+    """What KERNEL_FIGURES printed: peak_mb, cpu_s and torch_threads."""
+    words = printed.split()
+    figures = dict(zip(words[::2], words[1::2], strict=True))
+    return {"peak_mb": round(int(figures["PEAK_KB"]) / 1024, 1), "cpu_s": float(figures["CPU_S"]),
+            "torch_threads": int(figures["THREADS"])}
 
 
 def cpu_seconds() -> float:
@@ -52,6 +64,11 @@ def time_ms(step: Callable[[int], object], repeats: int, warmup: int = 5) -> lis
         step(i)
         times.append((time.perf_counter() - start) * 1000)
     return times
+
+
+def median_p90(times: list[float]) -> dict:
+    """The median and the 90th percentile of timings in ms, as the results files keep them."""
+    return {"median_ms": round(statistics.median(times), 2), "p90_ms": round(statistics.quantiles(times, n=10)[-1], 2)}
 
 
 def markdown_table(header: Iterable[str], align: str, rows: Iterable[Iterable[object]]) -> list[str]:

@@ -5,9 +5,8 @@ to bottom in a fresh kernel.
     python -m benchmarks.notebook_memory notebooks/06_*.ipynb     # re-measure some, keep the others' rows
     python -m benchmarks.notebook_memory --cpu-share 0.5          # every chapter and the explorer, half a CPU
 
-Targets: <= 600 MB per chapter (Binder restarts a kernel above 2 GB; a learner may keep three open) and, at half a
-CPU (four learners on two cores), every chapter within CHAPTER_TARGET_S and every cell within CELL_TARGET_S. Writes
-assets/notebooks.json (a share's rows under "cpu_shares"), with each section's reading and run time for the guide.
+Targets: TARGET_MB per chapter (Binder restarts a kernel above 2 GB; a learner may keep three open) and, at half a
+CPU, CHAPTER_TARGET_S and CELL_TARGET_S. Writes assets/notebooks.json (a share's rows under "cpu_shares").
 """
 
 from __future__ import annotations
@@ -20,15 +19,13 @@ from pathlib import Path
 
 import nbformat
 
-from benchmarks.measure import add_cpu_share_argument, cpu_share
+from benchmarks.measure import KERNEL_FIGURES, add_cpu_share_argument, cpu_share, kernel_figures
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S
 from tools.chapters import ROOT, WORDS_PER_MINUTE, execute, notebook_paths, reading_minutes, run_seconds, sections
 
 TARGET_MB = 600
 OUT = ROOT / "assets" / "notebooks.json"
 SLOWEST = 3  # slowest cells kept per chapter
-LAST = ("import resource, torch; use = resource.getrusage(resource.RUSAGE_SELF); "
-        "print('PEAK_KB', use.ru_maxrss, 'CPU_S', use.ru_utime + use.ru_stime, 'THREADS', torch.get_num_threads())")
 
 
 def cell_seconds(nb: nbformat.NotebookNode) -> list[tuple[int, float]]:
@@ -45,15 +42,14 @@ def slowest_cells(times: list[tuple[int, float]], keep: int = SLOWEST) -> list[d
 
 
 def measure(path: Path) -> dict:
-    """Run the notebook in a new kernel (LAST, injected, reports the kernel's peak memory, CPU and threads)."""
+    """Run the notebook in a new kernel (KERNEL_FIGURES, injected, reports its peak memory, CPU and threads)."""
     load_before = os.getloadavg()[0]
     start = time.perf_counter()
-    nb = execute(path, timeout=900, last=LAST)
+    nb = execute(path, timeout=900, last=KERNEL_FIGURES)
     seconds = time.perf_counter() - start
-    words = "".join(o.get("text", "") for o in nb.cells[-1].outputs).split()
-    figures = dict(zip(words[::2], words[1::2], strict=True))
-    return {"peak_mb": round(int(figures["PEAK_KB"]) / 1024, 1), "seconds": round(seconds, 1),
-            "cpu_share": round(float(figures["CPU_S"]) / seconds, 2), "torch_threads": int(figures["THREADS"]),
+    figures = kernel_figures("".join(o.get("text", "") for o in nb.cells[-1].outputs))
+    return {"peak_mb": figures["peak_mb"], "seconds": round(seconds, 1),
+            "cpu_share": round(figures["cpu_s"] / seconds, 2), "torch_threads": figures["torch_threads"],
             "slowest_cells": slowest_cells(cell_seconds(nb)), "reading_minutes": reading_minutes(path),
             "sections": sections(nb),
             "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)]}

@@ -2,7 +2,7 @@
 
     python -m benchmarks.real_text sweep [--file milton=PATH]  # the learning rates of the recipe
     python -m benchmarks.real_text table      # 3 seeds x 3 models on all the text, then the amounts
-    python -m benchmarks.real_text amounts [--threads 1]  # only the amounts: 3 seeds of both models at each
+    python -m benchmarks.real_text amounts    # only the amounts: 3 seeds of both models at each
     python -m benchmarks.real_text transfer --file sotu_1960_1979=PATH  # the recipe on a held-out text
     python -m benchmarks.real_text summary    # the summary in assets/real_text.json, printed as markdown
 
@@ -414,7 +414,6 @@ def _summary(results: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("what", choices=("sweep", "table", "amounts", "transfer", "summary"))
-    parser.add_argument("--threads", type=int, default=0, help="table, amounts: torch threads (0: torch's choice)")
     parser.add_argument("--file", action="append", default=[], metavar="NAME=PATH",
                         help=f"sweep: where a text the series does not ship is ({', '.join(OUTSIDE_TEXTS)}); "
                              f"transfer: the held-out text ({', '.join(HELD_OUT)})")
@@ -423,8 +422,6 @@ def main(argv: list[str] | None = None) -> int:
     known = HELD_OUT if args.what == "transfer" else OUTSIDE_TEXTS
     if set(files) - set(known) or len(files) != len(args.file) or (args.what == "transfer" and len(files) != 1):
         parser.error(f"--file takes NAME=PATH with NAME one of {', '.join(known)}, got {args.file}")
-    if args.threads:
-        torch.set_num_threads(args.threads)
     if args.what == "sweep":
         run_sweep(files)
     elif args.what == "transfer":

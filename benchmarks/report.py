@@ -236,7 +236,7 @@ BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
         "recipe_transfer": lambda: real_text.transfer_markdown(_load("real_text.json") or {})},
     ROOT / "docs" / "instructor.md": {
         "timing": timing_block, "widgets": widgets_block,
-        "classroom": _measured("classroom.json", "classroom", lambda results: sizing.markdown(results, list(CHAPTERS))),
+        "classroom": _measured("classroom.json", "classroom", sizing.markdown),
         "lessons": lambda: lessons_block(_load("notebooks.json"), TITLES),
         "questions": lambda: questions_block(TITLES)},
 }

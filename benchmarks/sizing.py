@@ -2,11 +2,7 @@
 
     python -m benchmarks.sizing    # rewrite deploy/config.yaml from assets/classroom.json (a test compares the two)
 
-The assumptions, stated with the numbers in the guide and the config: every learner may run a chapter at the same
-moment, so each needs the CPU share of the most crowded measured class in which every chapter ran within
-CHAPTER_TARGET_S and every cell within CELL_TARGET_S, with no error (measured, not modelled); memory grows in
-proportion to learners (each one's server and one chapter's kernel, OPEN_CHAPTERS kernels for the limit), plus
-the hub and its proxy once.
+The assumptions are stated with the numbers, in the guide (`markdown`) and in the config (`z2jh_config`).
 """
 
 from __future__ import annotations
@@ -79,14 +75,18 @@ def _cores(share: float) -> str:
     return f"{share:g} core" + ("" if share == 1 else "s")
 
 
-def markdown(results: dict, every_chapter: list[str]) -> str:
+def _every_chapter(results: dict) -> bool:
+    return set(results["chapters"]) >= set(CHAPTERS)
+
+
+def markdown(results: dict) -> str:
     start = results["machine"]
     measured = results["chapters"]
     runs = [run_figures(run) for run in results["runs"]]
     each = learner(results)
     lines = [f"Measured by `{results['command'].strip()}` on {start['date_utc']} UTC: a real JupyterHub (dummy "
              f"login, one local server per student) on {start['cpus']} CPU cores; every student ran "
-             f"{'every chapter' if measured == every_chapter else 'chapters ' + ', '.join(n[:2] for n in measured)} "
+             f"{'every chapter' if _every_chapter(results) else 'chapters ' + ', '.join(n[:2] for n in measured)} "
              "top to bottom at the same moment, each chapter in a fresh kernel, through the server's kernel API "
              "as a browser does.", "",
              *markdown_table(["Students at once", "CPU each", "CPU used", "Slowest chapter", "Slowest cell",
@@ -105,7 +105,7 @@ def markdown(results: dict, every_chapter: list[str]) -> str:
               "*Load before* is the 1-minute load average as the class started"
               + (": above half the cores, other programs shared the machine, so these times are slower than on "
                  "an idle one." if busy else ".")]
-    if measured != every_chapter:
+    if not _every_chapter(results):
         lines += ["", f"**Only chapters {', '.join(n[:2] for n in measured)} were measured**, so the figures below "
                   "leave out the others, which may need more: run the whole grid (`python -m benchmarks.classroom`) "
                   "before sizing a real class."]
@@ -146,7 +146,7 @@ def z2jh_config(results: dict) -> str:
     met = ("the CPU share at which every measured chapter ran within "
            f"{CHAPTER_TARGET_S} s and every cell within {CELL_TARGET_S} s" if each["cpu_share"] is not None
            else "NO measured share met the targets; this is the limit")
-    partial = ("" if set(results["chapters"]) >= set(CHAPTERS) else
+    partial = ("" if _every_chapter(results) else
                "# PROVISIONAL: only some chapters were measured, and the others may need more memory and CPU;\n"
                "# run the whole grid (python -m benchmarks.classroom) before sizing a class with these numbers.\n")
     return f"""\

@@ -27,14 +27,13 @@ STEPS, ROUNDS = 100, 5
 TARGET_RATIO = 0.8
 STORIES = (2000, 60)  # the speed of a step does not depend on the text's length: a short one is made faster
 POLICY = f"""
-import json, sys, torch
+import sys, torch
 from helpers.train import story_corpus, train
 run = train(heads=4, steps=int(sys.argv[1]), corpus=story_corpus(*{STORIES}), progress=False, evaluate_at_end=False)
-print(json.dumps({{"tokens_per_s": run.tokens_per_s}}))
-print(torch.get_num_threads())
+print(run.tokens_per_s, torch.get_num_threads())
 """
 PLAIN = f"""
-import json, sys, time, torch, torch.nn.functional as F
+import sys, time, torch, torch.nn.functional as F
 from helpers.model import course_model
 from helpers.train import BATCH_SIZE, random_batch, story_corpus
 steps, corpus, model = int(sys.argv[1]), story_corpus(*{STORIES}), course_model(heads=4, seed=0)
@@ -46,11 +45,9 @@ for _ in range(steps):
     opt.zero_grad()
     loss.backward()
     opt.step()
-words = steps * BATCH_SIZE * model.config.context
-print(json.dumps({{"tokens_per_s": words / (time.perf_counter() - start)}}))
-print(torch.get_num_threads())
+print(steps * BATCH_SIZE * model.config.context / (time.perf_counter() - start), torch.get_num_threads())
 """
-RUNS = {  # name: the command and the environment it adds
+RUNS = {  # name: the command (it prints words per second and the torch threads it ended on) and the environment it adds
     "plain loop": ([sys.executable, "-c", PLAIN, str(STEPS)], {}),
     "helpers.train": ([sys.executable, "-c", POLICY, str(STEPS)], {}),
     "helpers.train, 1 thread": ([sys.executable, "-c", POLICY, str(STEPS)], {"OMP_NUM_THREADS": "1"}),
@@ -64,8 +61,8 @@ def run(name: str) -> tuple[float, int]:
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"{name} failed:\n{done.stderr[-3000:]}")
-    *_, figures, threads = done.stdout.strip().splitlines()
-    return json.loads(figures)["tokens_per_s"], int(threads)
+    speed, threads = done.stdout.split()[-2:]
+    return float(speed), int(threads)
 
 
 def measure(condition: str) -> dict:

@@ -3,22 +3,20 @@
     python -m benchmarks.widget_speed                     # the whole machine
     python -m benchmarks.widget_speed --cpu-share 0.5     # half a CPU, as a learner of a full class gets
 
-Drives every widget through its Python update methods (what a slider, button or text box calls), alternating
-values so that every update is a real change, serialises what it would send (JSON), and writes the medians with
-the load average to assets/widget_speed.json. Target: median <= 50 ms per update, at half a CPU too.
+Drives every widget through the Python methods its controls call, alternating values so that every update is a
+real change. Writes assets/widget_speed.json. Target: median <= 50 ms per update, at half a CPU too.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
 from pathlib import Path
 
 import ipywidgets as widgets
 import torch
 
-from benchmarks.measure import add_cpu_share_argument, measured, save, time_ms
+from benchmarks.measure import add_cpu_share_argument, measured, median_p90, save, time_ms
 from benchmarks.report import widgets_block
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
 from helpers.course import COURSE_EXAMPLES
@@ -65,14 +63,9 @@ def sent(widget: widgets.Widget) -> None:
 
 
 def measure() -> list[dict]:
-    rows = []
-    for name, action, widget, update in widgets_and_updates():
-        times = time_ms(lambda i, update=update, widget=widget: (update(i), sent(widget)), REPEATS)
-        rows.append({"widget": name, "update": action, "median_ms": round(statistics.median(times), 2),
-                     "p90_ms": round(statistics.quantiles(times, n=10)[-1], 2)})
-        print(f"{name:<34}{action:<30} median {rows[-1]['median_ms']:7.2f} ms, 90th percentile "
-              f"{rows[-1]['p90_ms']:7.2f} ms")
-    return rows
+    return [{"widget": name, "update": action,
+             **median_p90(time_ms(lambda i, update=update, widget=widget: (update(i), sent(widget)), REPEATS))}
+            for name, action, widget, update in widgets_and_updates()]
 
 
 def main() -> None:
@@ -87,6 +80,7 @@ def main() -> None:
            machine["machine_at_start"], "machine_at_end": machine["machine_at_end"]}
     save(OUT, share, run, run | {"cpu_share_measured": machine["cpu_share_measured"]})
     print(widgets_block())
+
 
 if __name__ == "__main__":
     main()

@@ -48,8 +48,8 @@ def test_the_hub_listens_on_loopback_only(tmp_path, monkeypatch) -> None:
 
 @pytest.mark.parametrize("fail", [False, True])
 def test_a_cell_runs_until_its_reply_and_idle_and_its_error_is_kept(fail: bool) -> None:
-    """A kernel websocket answering one execute_request: a message for someone else, the cell's error (in the
-    binary frame used for messages with buffers), the reply and the idle status."""
+    """A kernel websocket answering one execute_request: a message for someone else, what the cell printed, its
+    error (in the binary frame used for messages with buffers), the reply and the idle status."""
     frames, sent = [], []
 
     async def write_message(text: str) -> None:
@@ -62,6 +62,7 @@ def test_a_cell_runs_until_its_reply_and_idle_and_its_error_is_kept(fail: bool) 
 
         error = {"ename": "ValueError", "evalue": "no such head", "traceback": []}
         frames.extend([json.dumps(message("status", {"execution_state": "idle"}, parent="other")),
+                       json.dumps(message("stream", {"name": "stdout", "text": "PEAK_KB 1024\n"})),
                        *([serialize_binary_message({**message("error", error), "buffers": [b"x"]})] if fail else []),
                        json.dumps(message("execute_reply", {"status": "error" if fail else "ok", **error})),
                        json.dumps(message("status", {"execution_state": "idle"}))])
@@ -70,9 +71,11 @@ def test_a_cell_runs_until_its_reply_and_idle_and_its_error_is_kept(fail: bool) 
         return frames.pop(0)
 
     socket = SimpleNamespace(write_message=write_message, read_message=read_message)
-    error = asyncio.run(Browser(SimpleNamespace(url="http://127.0.0.1:1"), "s1", "token")._execute(socket, "1 / 0"))
+    browser = Browser(SimpleNamespace(url="http://127.0.0.1:1"), "s1", "token")
+    error, printed = asyncio.run(browser._execute(socket, "1 / 0"))
     assert sent[0]["header"]["msg_type"] == "execute_request" and sent[0]["content"]["code"] == "1 / 0"
     assert frames == [] and error == ({"ename": "ValueError", "evalue": "no such head"} if fail else None)
+    assert printed == "PEAK_KB 1024\n"
 
 
 def test_a_learner_needs_the_share_of_the_most_crowded_class_that_met_the_targets() -> None:
@@ -90,7 +93,7 @@ def test_when_no_class_size_met_the_targets_the_cores_are_unknown_and_the_pages_
         results = _results(failing)
         assert sizing.learner(results)["cpu_share"] is None and sizing.class_needs(30, sizing.learner(results))[
             "cores"] is None
-    assert "| 30 learners | unknown |" in sizing.markdown(results, list(CHAPTERS))
+    assert "| 30 learners | unknown |" in sizing.markdown(results)
     assert "PROVISIONAL" in sizing.z2jh_config(results)
     assert "PROVISIONAL" not in sizing.z2jh_config(dict(results, chapters=list(CHAPTERS)))
 
