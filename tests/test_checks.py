@@ -101,10 +101,6 @@ def causal(scores, mask=None, dim=-1):
     return torch.softmax(scores.masked_fill(~(causal_mask(len(scores)) if mask is None else mask), -math.inf), dim=dim)
 
 
-def tril(n, diagonal=0):
-    return torch.ones(n, n, dtype=torch.bool).tril(diagonal)
-
-
 def attn(b, h):
     return b.attn(h)[0]
 
@@ -154,11 +150,11 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("scaled_scores", lambda q, k: q.T @ k, "q.T @ k multiplies over the words"),
     ("scaled_scores", lambda q, k: q @ k.T / q.shape[0] ** 0.5, "square root of the number of words"),
     ("masked_weights", lambda s: torch.softmax(s, dim=-1), "peeking at the future"),
-    ("masked_weights", lambda s: torch.softmax(s.masked_fill(~tril(len(s)), 0.0), dim=-1), "exp(0) = 1"),
-    ("masked_weights", lambda s: torch.softmax(s, dim=-1) * tril(len(s)), "before the softmax, not after"),
-    ("masked_weights", lambda s: causal(s, tril(len(s), -1)), "the diagonal"),
+    ("masked_weights", lambda s: torch.softmax(s.masked_fill(~causal_mask(len(s)), 0.0), dim=-1), "exp(0) = 1"),
+    ("masked_weights", lambda s: torch.softmax(s, dim=-1) * causal_mask(len(s)), "before the softmax, not after"),
+    ("masked_weights", lambda s: causal(s, causal_mask(len(s)).tril(-1)), "the diagonal"),
     ("masked_weights", lambda s: causal(s, dim=0), "the softmax ran over dim=0"),
-    ("masked_weights", lambda s: causal(s, ~tril(len(s))), "the mask is the wrong way round"),
+    ("masked_weights", lambda s: causal(s, ~causal_mask(len(s))), "the mask is the wrong way round"),
     ("masked_weights", lambda s: causal(s, causal_mask(9)), "Use causal_mask(scores.shape[-1])"),
     ("masked_weights", lambda s: s.masked_fill(~causal_mask(len(s)), -math.inf), "finish with a softmax"),
     ("one_head", head_with(lambda q, k: q @ k.T), "forgot to scale"),
