@@ -51,6 +51,14 @@ def executed() -> Callable[[str, str], Path]:
     return run
 
 
+@pytest.fixture(scope="session")
+def small_stories():
+    """A story-world corpus of 60 training and 6 validation stories, for short training runs."""
+    from helpers.train import story_corpus
+
+    return story_corpus(train_stories=60, val_stories=6)
+
+
 @dataclass(frozen=True)
 class Built:
     folder: Path

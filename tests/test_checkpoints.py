@@ -20,7 +20,7 @@ from helpers.checkpoints import (
     load_model,
     save_checkpoint,
 )
-from helpers.corpus import story_corpus, story_validation, text_corpus
+from helpers.corpus import story_validation, text_corpus
 from helpers.course import COURSE_TABLE
 from helpers.evaluate import perplexity
 from helpers.model import count_parameters
@@ -52,12 +52,11 @@ def test_four_heads_beat_one_head_in_the_shipped_checkpoints():
     assert four["clue_accuracy"]["all"] > one["clue_accuracy"]["all"]
 
 
-def test_save_and_load_round_trip(tmp_path):
-    corpus = story_corpus(train_stories=30, val_stories=4)
-    result = train(heads=4, steps=2, seed=0, corpus=corpus, batch_size=4, progress=False)
+def test_save_and_load_round_trip(tmp_path, small_stories):
+    result = train(heads=4, steps=2, seed=0, corpus=small_stories, batch_size=4, progress=False)
     card_path = save_checkpoint(result, tmp_path / "tiny", "python -m helpers.train --heads 4 --steps 2")
     model = load_model(card_path)
-    ids = corpus.val_ids[:20]
+    ids = small_stories.val_ids[:20]
     assert torch.equal(model(ids), result.model(ids))
     assert model.tokenizer.words == result.model.tokenizer.words
     assert model.card["steps"] == 2 and model.card["val_ppl"] == pytest.approx(result.val_ppl, abs=1e-3)

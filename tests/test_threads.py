@@ -11,7 +11,7 @@ import torch
 import helpers
 from helpers import threads
 from helpers.chapter_widgets.base import Widget
-from helpers.train import story_corpus, train
+from helpers.train import train
 
 
 @pytest.mark.parametrize(("files", "quota"), [
@@ -59,9 +59,10 @@ def test_no_model_or_widget_sets_the_thread_count(work: Callable[[], object]) ->
     assert torch.get_num_threads() == threads.usable_threads() + 3
 
 
-def test_training_lowers_the_count_to_what_the_process_may_use_and_the_limit_never_raises_it(monkeypatch) -> None:
+def test_training_lowers_the_count_to_what_the_process_may_use_and_the_limit_never_raises_it(monkeypatch,
+                                                                                             small_stories) -> None:
     torch.set_num_threads(threads.usable_threads() + 3)  # as torch may start in a container with a CPU quota
-    train(steps=3, corpus=story_corpus(60, 6), progress=False)
+    train(steps=3, corpus=small_stories, progress=False)
     assert torch.get_num_threads() == threads.usable_threads()
     monkeypatch.setattr(threads, "usable_threads", lambda: torch.get_num_threads() + 2)
     assert threads.apply_thread_policy() == torch.get_num_threads() == threads.usable_threads() - 2
