@@ -1,10 +1,6 @@
-"""Shared fixtures: an executed copy of a notebook for the browser tests, and the site's pages and decks.
-
-The suite runs each notebook once, under nbval; tests/notebook_checks.py (a plugin, `-p` in pyproject.toml)
-checks every cell's output in that run and keeps the executed notebook. `executed(name, mode)` hands the
-browser tests that copy ("reading") or runs the notebook once more in presenter mode ("presenter"), as an
-instructor would, with `helpers.presenter_mode(True)` in an added first cell. The site tests share one build
-of the pages (`built_site`) and the browser tests one of every deck beside them (`built_decks`).
+"""Shared fixtures: a notebook executed once for the browser tests (nbval's run, or one in presenter mode, with
+`helpers.presenter_mode(True)` in an added first cell), the site's pages and decks built once, and a small story
+corpus for short training runs.
 """
 
 from __future__ import annotations
@@ -29,11 +25,8 @@ MODES = ("reading", "presenter")
 
 @pytest.fixture(scope="session")
 def executed() -> Callable[[str, str], Path]:
-    """executed(name, mode) -> the executed copy of notebook `name` in mode "reading" or "presenter".
-
-    Reading: the copy nbval's run of this session wrote, or a run of its own when nbval has not run it (a
-    browser test run alone). Errors are kept as outputs, as Run All shows them, so a test can name them.
-    """
+    """executed(name, mode) -> notebook `name` executed in mode "reading" (nbval's copy, or a run of its own when
+    nbval has not run it) or "presenter". Errors are kept as outputs, as Run All shows them."""
     def run(name: str, mode: str = "reading") -> Path:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")

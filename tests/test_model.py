@@ -71,7 +71,7 @@ def test_larger_model_rows() -> None:
     rows = {(r["width"], r["heads"]): r for r in helpers.course_size_table()}
     assert rows[(768, 12)]["head_width"] == 64
     assert rows[(4096, 32)]["head_width"] == 128
-    assert rows[(128, 4)]["attention_params"] == 3 * 128 * 128 + 16_512
+    assert rows[(128, 4)]["attention_params"] == 3 * 128 * 128 + 16_512 == count_parameters(course_model(heads=4).attn)
 
 
 def test_package_exposes_loading_and_the_explorer() -> None:
