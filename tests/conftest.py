@@ -1,6 +1,6 @@
 """Shared fixtures: a notebook executed once for the browser tests (nbval's run, or one in presenter mode, with
-`helpers.presenter_mode(True)` in an added first cell), the site's pages and decks built once, and a small story
-corpus for short training runs.
+`helpers.presenter_mode(True)` in an added first cell), the site's pages and decks built once, a small story
+corpus for short training runs and a learner's folder of checkpoints.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from tools.chapters import NOTEBOOKS, ROOT, SITE_SAMPLE, execute, notebook_paths
 
 PRESENTER_CELL = "import helpers\n\nhelpers.presenter_mode(True)"
 MODES = ("reading", "presenter")
+SAMPLE = ROOT / "tests" / "data" / "sample.txt"
 
 
 @pytest.fixture(scope="session")
@@ -50,6 +51,31 @@ def small_stories():
     from helpers.train import story_corpus
 
     return story_corpus(train_stories=60, val_stories=6)
+
+
+@pytest.fixture(scope="session")
+def mine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A learner's folder "mine": one_head and four_heads, two training steps each on tests/data/sample.txt."""
+    from helpers.train import main
+
+    folder = tmp_path_factory.mktemp("runs") / "mine"
+    for heads in ("1", "4"):
+        assert main(["--heads", heads, "--steps", "2", "--text", str(SAMPLE), "--out", str(folder), "--json"]) == 0
+    return folder
+
+
+@pytest.fixture
+def threads_back():
+    """Applies the thread policy, then gives the next test torch's thread count as this one found it (training and
+    steps_that_fit may keep another count for the process)."""
+    import torch
+
+    from helpers.threads import apply_thread_policy
+
+    apply_thread_policy()
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
 
 
 @dataclass(frozen=True)

@@ -41,13 +41,10 @@ def count_run(path: Path, mode: str) -> None:
     (marks / f"{mode}--{path.name}--{uuid.uuid4().hex}").touch()
 
 
-def content_key(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
 def executed_copy(path: Path, mode: str = "reading") -> Path:
-    """Where this run keeps `path` executed in `mode` ("reading": nbval's run; "presenter": tests/conftest.py's)."""
-    return runs() / mode / content_key(path) / path.name
+    """Where this run keeps `path` executed in `mode` ("reading": nbval's run; "presenter": tests/conftest.py's),
+    in a folder named by the notebook's content."""
+    return runs() / mode / hashlib.sha256(path.read_bytes()).hexdigest()[:16] / path.name
 
 
 def problems(item: IPyNbCell) -> list[str]:

@@ -26,7 +26,7 @@ from helpers.evaluate import perplexity
 from helpers.model import count_parameters
 from helpers.registry import CARD, DEFAULT, SHIPPED, STORY_WORLD, card_names, shipped, shipped_names, trained_on
 from helpers.tokenizer import UNK, Tokenizer, story_tokenizer
-from helpers.train import main, train
+from helpers.train import train
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "sample.txt"
 COURSE_PARAMS = {row["heads"]: row["params"] for row in COURSE_TABLE}  # 328,704 and 345,216
@@ -60,16 +60,7 @@ def test_save_and_load_round_trip(tmp_path, small_stories):
     assert model.card["steps"] == 2 and model.card["val_ppl"] == pytest.approx(result.val_ppl, abs=1e-3)
 
 
-# ----- a learner's own checkpoints: a folder written by `python -m helpers.train --out FOLDER` --------------
-
-
-@pytest.fixture(scope="module")
-def mine(tmp_path_factory):
-    """The folder "mine" with one_head and four_heads, two training steps each on a small text file."""
-    folder = tmp_path_factory.mktemp("runs") / "mine"
-    for heads in (1, 4):
-        assert main(["--heads", str(heads), "--steps", "2", "--text", str(SAMPLE), "--out", str(folder), "--json"]) == 0
-    return folder
+# ----- a learner's own checkpoints: `mine` (tests/conftest.py), as `python -m helpers.train --out mine` writes it
 
 
 def test_a_card_written_with_out_keeps_held_out_sentences_the_rate_the_kept_step_and_the_unknown_share(mine):

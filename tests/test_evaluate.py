@@ -103,10 +103,7 @@ def test_removing_a_head_changes_the_output_and_is_undone_and_ablation_reports_e
     before = model(x)
     with head_removed(model, 2):
         assert not torch.allclose(model(x), before)
-    assert torch.equal(model(x), before)
-    with pytest.raises(ValueError, match=r"head must be one of 0\.\.3 for this 4-head model, got 4"):
-        with head_removed(model, 4):
-            pass
+    assert torch.equal(model(x), before)  # a head out of range: test_bad_inputs' head-removed-out-of-range
     rows = head_ablation(model, ids, clues)
     assert [r["head"] for r in rows] == [0, 1, 2, 3]
     assert all(math.isfinite(r["val_ppl"]) and "all" in r["clue_accuracy"] for r in rows)

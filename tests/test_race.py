@@ -8,17 +8,9 @@ import torch
 import helpers.race as race
 from helpers.model import course_model
 from helpers.race import MIN_STEPS, plan_race, steps_that_fit
-from helpers.threads import apply_thread_policy, faster_thread_count
+from helpers.threads import faster_thread_count
 
-
-@pytest.fixture(autouse=True)
-def _same_threads_after():
-    """steps_that_fit may keep another thread count for the process: give the next test the count it had. The
-    policy is applied first, so that making the race's models does not set the count the test chose."""
-    apply_thread_policy()
-    before = torch.get_num_threads()
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("threads_back")
 
 
 def _text(note: str) -> str:
