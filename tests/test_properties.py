@@ -23,13 +23,6 @@ def floats32(bound: float | None = None) -> st.SearchStrategy[float]:
 
 
 @st.composite
-def inputs(draw: st.DrawFn, width: int, bound: float = 10.0, max_words: int = 7) -> torch.Tensor:
-    """A batch x [B, T, width] of any finite values in [-bound, bound]."""
-    shape = (draw(st.integers(1, 2)), draw(st.integers(1, max_words)), width)
-    return torch.from_numpy(draw(hnp.arrays(np.float32, shape, elements=floats32(bound))))
-
-
-@st.composite
 def masks(draw: st.DrawFn, n_words: int) -> torch.Tensor:
     """Any [T, T] boolean mask in which every row allows at least one spot."""
     mask = torch.from_numpy(draw(hnp.arrays(np.bool_, (n_words, n_words))))
@@ -39,9 +32,16 @@ def masks(draw: st.DrawFn, n_words: int) -> torch.Tensor:
     return mask
 
 
-def seeded(layer_cls: type, *args: object, seed: int, **kwargs: object) -> torch.nn.Module:
-    torch.manual_seed(seed)
-    return layer_cls(*args, **kwargs).eval()
+@st.composite
+def layer_and_words(draw: st.DrawFn, bound: float = 10.0, max_words: int = 7, **options: object
+                    ) -> tuple[MultiHeadAttention, torch.Tensor]:
+    """A MultiHeadAttention of a drawn size and seed (options: its own), and a batch x [B, T, width] for it of any
+    finite values in [-bound, bound]."""
+    heads, width = draw(HEADS_AND_WIDTH)
+    torch.manual_seed(draw(SEED))
+    shape = (draw(st.integers(1, 2)), draw(st.integers(1, max_words)), width)
+    x = torch.from_numpy(draw(hnp.arrays(np.float32, shape, elements=floats32(bound))))
+    return MultiHeadAttention(width, heads, **options).eval(), x
 
 
 def assert_weights(att: torch.Tensor, mask: torch.Tensor) -> None:
@@ -65,15 +65,13 @@ def test_spotlight_weights_are_a_distribution_for_any_finite_scores(data, n_word
 
 
 @FAST
-@given(data=st.data(), hw=HEADS_AND_WIDTH, seed=SEED)
-def test_changing_later_words_never_changes_earlier_outputs(data, hw, seed) -> None:
-    heads, width = hw
-    x = data.draw(inputs(width, max_words=8))
+@given(data=st.data())
+def test_changing_later_words_never_changes_earlier_outputs(data) -> None:
+    mha, x = data.draw(layer_and_words(max_words=8))
+    head = AttentionHead(mha.width)
     cut = data.draw(st.integers(0, x.shape[1] - 1))  # words cut.. may change, words before cut must not notice
     changed = x.clone()
     changed[:, cut:] = torch.from_numpy(data.draw(hnp.arrays(np.float32, x[:, cut:].shape, elements=floats32(10))))
-    head = seeded(AttentionHead, width, seed=seed)
-    mha = seeded(MultiHeadAttention, width, heads, seed=seed)
     with torch.no_grad():
         for layer in (head, mha, lambda t: mha(t, need_weights=False)):  # one head; several, unfused and fused
             torch.testing.assert_close(layer(x)[0][:, :cut], layer(changed)[0][:, :cut], atol=1e-5, rtol=1e-5)
@@ -82,14 +80,12 @@ def test_changing_later_words_never_changes_earlier_outputs(data, hw, seed) -> N
 
 
 @FAST
-@given(data=st.data(), hw=HEADS_AND_WIDTH, seed=SEED)
-def test_last_word_ignores_the_order_of_earlier_words(data, hw, seed) -> None:
+@given(data=st.data())
+def test_last_word_ignores_the_order_of_earlier_words(data) -> None:
     """Without positions the last word's output ignores the earlier words' order; its weights move with them."""
-    heads, width = hw
-    x = data.draw(inputs(width, max_words=8))
+    mha, x = data.draw(layer_and_words(max_words=8))
+    head = AttentionHead(mha.width)
     perm = torch.tensor([*data.draw(st.permutations(range(x.shape[1] - 1))), x.shape[1] - 1])  # the last stays last
-    mha = seeded(MultiHeadAttention, width, heads, seed=seed)
-    head = seeded(AttentionHead, width, seed=seed)
     with torch.no_grad():
         (y, att), (y_p, att_p) = mha(x), mha(x[:, perm])
         torch.testing.assert_close(head(x[:, perm])[0][:, -1], head(x)[0][:, -1], atol=1e-5, rtol=1e-4)
@@ -98,14 +94,12 @@ def test_last_word_ignores_the_order_of_earlier_words(data, hw, seed) -> None:
 
 
 @FAST
-@given(data=st.data(), hw=HEADS_AND_WIDTH, seed=SEED)
-def test_without_a_mask_the_layer_is_permutation_equivariant(data, hw, seed) -> None:
+@given(data=st.data())
+def test_without_a_mask_the_layer_is_permutation_equivariant(data) -> None:
     """With every word allowed to look at every word: f(P x) = P f(x) and att(P x) = P att(x) P^T."""
-    heads, width = hw
-    x = data.draw(inputs(width, max_words=8))
+    mha, x = data.draw(layer_and_words(max_words=8))
     perm = torch.tensor(data.draw(st.permutations(range(x.shape[1]))))
     everyone = torch.ones(x.shape[1], x.shape[1], dtype=torch.bool)
-    mha = seeded(MultiHeadAttention, width, heads, seed=seed)
     with torch.no_grad():
         (y, att), (y_p, att_p) = mha(x, mask=everyone), mha(x[:, perm], mask=everyone)
     torch.testing.assert_close(y_p, y[:, perm], atol=1e-5, rtol=1e-4)
@@ -121,13 +115,11 @@ def test_position_embeddings_make_the_model_see_word_order() -> None:
 
 
 @FAST
-@given(data=st.data(), hw=HEADS_AND_WIDTH, seed=SEED)
-def test_several_heads_are_single_heads_side_by_side(data, hw, seed) -> None:
+@given(data=st.data())
+def test_several_heads_are_single_heads_side_by_side(data) -> None:
     """With no output projection, h heads are h AttentionHeads side by side; all their weights are causal."""
-    heads, width = hw
-    x = data.draw(inputs(width))
-    mha = seeded(MultiHeadAttention, width, heads, seed=seed, out_proj=False)
-    D = width // heads
+    mha, x = data.draw(layer_and_words(out_proj=False))
+    heads, width, D = mha.heads, mha.width, mha.width // mha.heads
     with torch.no_grad():
         y, att = mha(x)
         outs = []
@@ -144,12 +136,10 @@ def test_several_heads_are_single_heads_side_by_side(data, hw, seed) -> None:
 
 
 @FAST
-@given(data=st.data(), hw=HEADS_AND_WIDTH, seed=SEED, proj=st.booleans(), own_mask=st.booleans())
-def test_fused_path_equals_the_spotlight_path(data, hw, seed, proj, own_mask) -> None:
-    heads, width = hw
-    x = data.draw(inputs(width))
+@given(data=st.data(), proj=st.booleans(), own_mask=st.booleans())
+def test_fused_path_equals_the_spotlight_path(data, proj, own_mask) -> None:
+    mha, x = data.draw(layer_and_words(out_proj=proj))
     mask = data.draw(masks(x.shape[1])) if own_mask else None
-    mha = seeded(MultiHeadAttention, width, heads, seed=seed, out_proj=proj)
     with torch.no_grad():
         (y, att), (y_fused, none) = mha(x, mask=mask), mha(x, mask=mask, need_weights=False)
     assert att is not None and none is None
@@ -157,12 +147,11 @@ def test_fused_path_equals_the_spotlight_path(data, hw, seed, proj, own_mask) ->
 
 
 @FAST
-@given(data=st.data(), hw=HEADS_AND_WIDTH, seed=SEED, scale=st.sampled_from([1e-30, 1e-8, 1.0, 1e4, 1e8]))
-def test_results_are_finite_for_huge_and_tiny_inputs(data, hw, seed, scale) -> None:
+@given(data=st.data(), scale=st.sampled_from([1e-30, 1e-8, 1.0, 1e4, 1e8]))
+def test_results_are_finite_for_huge_and_tiny_inputs(data, scale) -> None:
     """Huge inputs (scores within float32) give finite outputs and weights; tiny ones give near-even weights."""
-    heads, width = hw
-    x = data.draw(inputs(width, bound=1.0)) * scale
-    mha = seeded(MultiHeadAttention, width, heads, seed=seed)
+    mha, x = data.draw(layer_and_words(bound=1.0))
+    x = x * scale
     with torch.no_grad():
         (y, att), (y_fused, _) = mha(x), mha(x, need_weights=False)
     assert torch.isfinite(y).all() and torch.isfinite(y_fused).all()
