@@ -67,13 +67,6 @@ def test_every_model_is_causal(make) -> None:
         assert not torch.allclose(a[:, cut:], b[:, cut:], atol=1e-3)
 
 
-def test_larger_model_rows() -> None:
-    rows = {(r["width"], r["heads"]): r for r in helpers.course_size_table()}
-    assert rows[(768, 12)]["head_width"] == 64
-    assert rows[(4096, 32)]["head_width"] == 128
-    assert rows[(128, 4)]["attention_params"] == 3 * 128 * 128 + 16_512 == count_parameters(course_model(heads=4).attn)
-
-
 def test_package_exposes_loading_and_the_explorer() -> None:
     model = helpers.load_model("four_heads")
     assert model.config.heads == 4 and model.tokenizer is not None

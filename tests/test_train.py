@@ -38,8 +38,7 @@ def test_same_seed_same_run(small_stories):
     runs = [train(heads=1, steps=5, seed=3, corpus=small_stories, batch_size=4, progress=False, evaluate_at_end=False)
             for _ in range(2)]
     assert runs[0].losses == runs[1].losses
-    for a, b in zip(runs[0].model.parameters(), runs[1].model.parameters(), strict=True):
-        assert torch.equal(a, b)
+    assert all(torch.equal(a, b) for a, b in zip(runs[0].model.parameters(), runs[1].model.parameters(), strict=True))
 
 
 def test_interrupt_keeps_a_usable_model(small_stories, monkeypatch):
