@@ -79,35 +79,30 @@ def test_changing_later_words_never_changes_earlier_outputs(data) -> None:
         torch.testing.assert_close(mha(x[:, :cut + 1])[0], mha(x)[0][:, :cut + 1], atol=1e-5, rtol=1e-5)
 
 
-@FAST
-@given(data=st.data())
-def test_last_word_ignores_the_order_of_earlier_words(data) -> None:
-    """Without positions the last word's output ignores the earlier words' order; its weights move with them."""
+@settings(max_examples=100, deadline=None)  # as many examples of each case as FAST gives a test
+@given(data=st.data(), causal=st.booleans())
+def test_reordering_the_words_reorders_the_results(data, causal) -> None:
+    """Without positions, f(P x) = P f(x) and att(P x) = P att(x) P^T, for one head and for several: for every
+    word when every word may look at every word; under the causal mask for the last word, when only the words
+    before it are reordered (its output ignores their order, its weights move with them)."""
     mha, x = data.draw(layer_and_words(max_words=8))
-    head = AttentionHead(mha.width)
-    perm = torch.tensor([*data.draw(st.permutations(range(x.shape[1] - 1))), x.shape[1] - 1])  # the last stays last
+    T = x.shape[1]
+    if causal:  # the last word stays last: its row is the one to compare
+        perm, rows = [*data.draw(st.permutations(range(T - 1))), T - 1], [T - 1]
+        mask = causal_mask(T)
+    else:
+        perm, rows = data.draw(st.permutations(range(T))), list(range(T))
+        mask = torch.ones(T, T, dtype=torch.bool)
     with torch.no_grad():
-        (y, att), (y_p, att_p) = mha(x), mha(x[:, perm])
-        torch.testing.assert_close(head(x[:, perm])[0][:, -1], head(x)[0][:, -1], atol=1e-5, rtol=1e-4)
-    torch.testing.assert_close(y_p[:, -1], y[:, -1], atol=1e-5, rtol=1e-4)
-    torch.testing.assert_close(att_p[:, :, -1], att[:, :, -1][..., perm], atol=1e-6, rtol=1e-4)
-
-
-@FAST
-@given(data=st.data())
-def test_without_a_mask_the_layer_is_permutation_equivariant(data) -> None:
-    """With every word allowed to look at every word: f(P x) = P f(x) and att(P x) = P att(x) P^T."""
-    mha, x = data.draw(layer_and_words(max_words=8))
-    perm = torch.tensor(data.draw(st.permutations(range(x.shape[1]))))
-    everyone = torch.ones(x.shape[1], x.shape[1], dtype=torch.bool)
-    with torch.no_grad():
-        (y, att), (y_p, att_p) = mha(x, mask=everyone), mha(x[:, perm], mask=everyone)
-    torch.testing.assert_close(y_p, y[:, perm], atol=1e-5, rtol=1e-4)
-    torch.testing.assert_close(att_p, att[:, :, perm][..., perm], atol=1e-6, rtol=1e-4)
+        for layer in (AttentionHead(mha.width), mha):  # weights [B, T, T] and [B, H, T, T]
+            (y, att), (y_p, att_p) = layer(x, mask=mask), layer(x[:, perm], mask=mask)
+            torch.testing.assert_close(y_p[:, rows], y[:, perm][:, rows], atol=1e-5, rtol=1e-4)
+            moved = att[..., perm, :][..., perm]
+            torch.testing.assert_close(att_p[..., rows, :], moved[..., rows, :], atol=1e-6, rtol=1e-4)
 
 
 def test_position_embeddings_make_the_model_see_word_order() -> None:
-    """The contrast to the two tests above: the course model adds positions, so order matters to it."""
+    """The contrast to the test above: the course model adds positions, so order matters to it."""
     model = course_model(heads=1, seed=0).eval()
     with torch.no_grad():
         assert not torch.allclose(model(torch.tensor([5, 17, 42, 99, 7]))[0, -1],
