@@ -111,8 +111,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    others = Counter(mark.name.split("--")[0] + " " + mark.name.split("--")[1]
-                     for mark in (runs() / "counted").glob("*--*--*"))
+    others = Counter(" ".join(mark.name.split("--")[:2]) for mark in (runs() / "counted").glob("*--*--*"))
     if not _NBVAL_RUNS and not others:
         return
     times = Counter(_NBVAL_RUNS.values())
