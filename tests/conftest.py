@@ -1,10 +1,6 @@
-"""Shared fixtures: an executed copy of a notebook for the browser tests, and the site's pages and decks.
-
-The suite runs each notebook once, under nbval; tests/notebook_checks.py (a plugin, `-p` in pyproject.toml)
-checks every cell's output in that run and keeps the executed notebook. `executed(name, mode)` hands the
-browser tests that copy ("reading") or runs the notebook once more in presenter mode ("presenter"), as an
-instructor would, with `helpers.presenter_mode(True)` in an added first cell. The site tests share one build
-of the pages (`built_site`) and the browser tests one of every deck beside them (`built_decks`).
+"""Shared fixtures: a notebook executed once for the browser tests (nbval's run, or one in presenter mode, with
+`helpers.presenter_mode(True)` in an added first cell), the site's pages and decks built once, a small story
+corpus for short training runs and a learner's folder of checkpoints.
 """
 
 from __future__ import annotations
@@ -25,15 +21,13 @@ from tools.chapters import NOTEBOOKS, ROOT, SITE_SAMPLE, execute, notebook_paths
 
 PRESENTER_CELL = "import helpers\n\nhelpers.presenter_mode(True)"
 MODES = ("reading", "presenter")
+SAMPLE = ROOT / "tests" / "data" / "sample.txt"
 
 
 @pytest.fixture(scope="session")
 def executed() -> Callable[[str, str], Path]:
-    """executed(name, mode) -> the executed copy of notebook `name` in mode "reading" or "presenter".
-
-    Reading: the copy nbval's run of this session wrote, or a run of its own when nbval has not run it (a
-    browser test run alone). Errors are kept as outputs, as Run All shows them, so a test can name them.
-    """
+    """executed(name, mode) -> notebook `name` executed in mode "reading" (nbval's copy, or a run of its own when
+    nbval has not run it) or "presenter". Errors are kept as outputs, as Run All shows them."""
     def run(name: str, mode: str = "reading") -> Path:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -49,6 +43,39 @@ def executed() -> Callable[[str, str], Path]:
         return copy
 
     return run
+
+
+@pytest.fixture(scope="session")
+def small_stories():
+    """A story-world corpus of 60 training and 6 validation stories, for short training runs."""
+    from helpers.train import story_corpus
+
+    return story_corpus(train_stories=60, val_stories=6)
+
+
+@pytest.fixture(scope="session")
+def mine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A learner's folder "mine": one_head and four_heads, two training steps each on tests/data/sample.txt."""
+    from helpers.train import main
+
+    folder = tmp_path_factory.mktemp("runs") / "mine"
+    for heads in ("1", "4"):
+        assert main(["--heads", heads, "--steps", "2", "--text", str(SAMPLE), "--out", str(folder), "--json"]) == 0
+    return folder
+
+
+@pytest.fixture
+def threads_back():
+    """Applies the thread policy, then gives the next test torch's thread count as this one found it (training and
+    steps_that_fit may keep another count for the process)."""
+    import torch
+
+    from helpers.threads import apply_thread_policy
+
+    apply_thread_policy()
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
 
 
 @dataclass(frozen=True)

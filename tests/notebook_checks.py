@@ -1,19 +1,9 @@
-"""The notebooks' one run: nbval runs each chapter once, and this plugin checks what every cell showed in it.
+"""The notebooks' one run: nbval runs each chapter once, one test item per code cell, as Restart and Run All does.
 
-nbval (`notebooks/` is in testpaths) runs each notebook top to bottom in a fresh kernel, one test item per
-code cell, as Restart and Run All does, and fails a cell that raises. After each cell this plugin reads what
-the cell showed (the nbval item's `test_outputs`) and fails the cell when
-- it printed to stderr (a warning or note a learner would see in a pink box);
-- a printed line is longer than a projector shows unwrapped (PRINTOUT_WIDTH);
-- it is tagged `check-output` and printed other text than tests/expected_outputs/<notebook>.json records
-  (`python -m tools.refresh_outputs` records it).
-When a notebook's last cell has run, it writes the executed notebook where `executed_copy` finds it, so the
-browser tests look at this run instead of running the notebook again.
-
-Under pytest-xdist, whatever `-n` says, a notebook's cells stay on one worker: its scheduler is xdist's
-LoadFileScheduling (one test file per worker at a time) unless another grouping was asked for by name. The
-terminal summary says how many times each notebook ran: once under nbval, plus the browser tests' runs in
-presenter mode (and in reading mode only where nbval's copy was missing).
+After each cell this plugin fails it when it printed to stderr, printed a line longer than PRINTOUT_WIDTH, or,
+tagged `check-output`, printed other text than tests/expected_outputs/<notebook>.json records. It keeps the
+executed notebook for the browser tests (`executed_copy`) and counts the runs; docs/architecture.md ("How the
+suite runs notebooks") tells the rest, xdist included.
 """
 
 from __future__ import annotations
@@ -51,13 +41,10 @@ def count_run(path: Path, mode: str) -> None:
     (marks / f"{mode}--{path.name}--{uuid.uuid4().hex}").touch()
 
 
-def content_key(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
 def executed_copy(path: Path, mode: str = "reading") -> Path:
-    """Where this run keeps `path` executed in `mode` ("reading": nbval's run; "presenter": tests/conftest.py's)."""
-    return runs() / mode / content_key(path) / path.name
+    """Where this run keeps `path` executed in `mode` ("reading": nbval's run; "presenter": tests/conftest.py's),
+    in a folder named by the notebook's content."""
+    return runs() / mode / hashlib.sha256(path.read_bytes()).hexdigest()[:16] / path.name
 
 
 def problems(item: IPyNbCell) -> list[str]:
@@ -124,8 +111,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    others = Counter(mark.name.split("--")[0] + " " + mark.name.split("--")[1]
-                     for mark in (runs() / "counted").glob("*--*--*"))
+    others = Counter(" ".join(mark.name.split("--")[:2]) for mark in (runs() / "counted").glob("*--*--*"))
     if not _NBVAL_RUNS and not others:
         return
     times = Counter(_NBVAL_RUNS.values())

@@ -1,15 +1,12 @@
-"""The transformer block: parameter counts from first principles, per-word feed-forward, causality, training."""
+"""The transformer block: parameter counts from first principles, per-word feed-forward, pre-norm residuals."""
 
 from __future__ import annotations
-
-import math
 
 import pytest
 import torch
 
 from helpers.block import BlockConfig, BlockModel, FeedForward, TransformerBlock, block_model
 from helpers.model import CourseConfig, count_parameters, course_model
-from helpers.train import story_corpus, train
 
 
 def feed_forward_size(width: int, hidden: int) -> int:
@@ -49,29 +46,6 @@ def test_block_forward_is_pre_norm_residual(feed_forward: bool) -> None:
     assert (att is None) if feed_forward else (att.shape == (2, 3, 7, 7))
 
 
-@pytest.mark.parametrize(("layers", "feed_forward"), [(1, True), (1, False), (2, True)])
-def test_block_model_is_causal(layers: int, feed_forward: bool) -> None:
-    model = block_model(heads=4, layers=layers, feed_forward=feed_forward)
-    ids = torch.randint(0, 1024, (2, 20))
-    other = ids.clone()
-    other[:, 12:] = (other[:, 12:] + 7) % 1024
-    a, b = model(ids), model(other)
-    assert torch.allclose(a[:, :12], b[:, :12], atol=1e-6)
-    assert not torch.allclose(a[:, 12:], b[:, 12:], atol=1e-3)
-
-
-def test_return_attention_gives_the_first_blocks_weights() -> None:
-    model = block_model(heads=4, layers=2)
-    ids = torch.randint(0, 1024, (2, 12))
-    logits, att = model(ids, return_attention=True)
-    assert logits.shape == (2, 12, 1024) and att.shape == (2, 4, 12, 12)
-    x = model.tok_emb(ids) + model.pos_emb(torch.arange(12))
-    assert torch.allclose(att, model.blocks[0].attn(model.blocks[0].ln1(x))[1], atol=1e-6)
-    assert torch.allclose(model(ids), logits, atol=1e-5)
-    one_sentence = model(ids[0])
-    assert one_sentence.shape == (1, 12, 1024)
-
-
 def test_same_seed_same_model() -> None:
     a, b = block_model(seed=3), block_model(seed=3)
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
@@ -92,15 +66,3 @@ def test_same_seed_same_model() -> None:
 def test_bad_settings_give_clear_errors(make, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make()
-
-
-def test_train_accepts_a_block_model_and_the_loss_goes_down() -> None:
-    corpus = story_corpus(200, 20)
-    model = block_model(heads=2, width=32, context=32, seed=0)
-    result = train(model=model, steps=40, seed=0, corpus=corpus, batch_size=8, progress=False)
-    assert result.model is model and model.tokenizer is corpus.tokenizer
-    assert result.heads == 2 and result.steps == 40
-    assert sum(result.losses[-5:]) / 5 < sum(result.losses[:5]) / 5 - 1.0
-    assert math.isfinite(result.val_ppl) and result.val_ppl < len(corpus.tokenizer)
-    assert "all" in result.clue_accuracy
-    assert not model.training

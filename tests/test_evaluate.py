@@ -87,14 +87,6 @@ def test_scoreboard_gives_each_head_a_share_per_clue_kind_over_the_windows_asked
         attention_on_clues(model, ids, clues, max_windows=0)
 
 
-def test_trained_heads_specialise():
-    ids, clues = story_validation()
-    board = attention_on_clues(load_model("four_heads"), ids, clues)
-    chance = dict(zip(("subject", "previous", "mood", "sense"), board["chance"], strict=True))
-    for kind in chance:  # some head looks at each kind of clue far more than spreading evenly would
-        assert max(board[kind]) > 2 * chance[kind], (kind, board[kind], chance[kind])
-
-
 @pytest.mark.parametrize("make", [lambda: course_model(heads=4), lambda: block_model(heads=4, layers=2).eval()],
                          ids=["course model", "block model"])
 def test_removing_a_head_changes_the_output_and_is_undone_and_ablation_reports_every_head(val, make):
@@ -103,10 +95,7 @@ def test_removing_a_head_changes_the_output_and_is_undone_and_ablation_reports_e
     before = model(x)
     with head_removed(model, 2):
         assert not torch.allclose(model(x), before)
-    assert torch.equal(model(x), before)
-    with pytest.raises(ValueError, match=r"head must be one of 0\.\.3 for this 4-head model, got 4"):
-        with head_removed(model, 4):
-            pass
+    assert torch.equal(model(x), before)  # a head out of range: test_bad_inputs' head-removed-out-of-range
     rows = head_ablation(model, ids, clues)
     assert [r["head"] for r in rows] == [0, 1, 2, 3]
     assert all(math.isfinite(r["val_ppl"]) and "all" in r["clue_accuracy"] for r in rows)

@@ -1,20 +1,18 @@
-"""The course model: parameter counts from the course's table, attention output, causality."""
+"""The models: the course model's parameter counts from the course's table; both models' attention output and
+causality."""
 
 import pytest
 import torch
 
 import helpers
 from helpers import count_parameters, course_model
+from helpers.block import block_model
 
 
 @pytest.mark.parametrize(("heads", "params"), [(1, 328_704), (4, 345_216)])
 def test_parameter_counts_match_the_course(heads: int, params: int) -> None:
-    assert count_parameters(course_model(heads=heads)) == params
-
-
-def test_four_heads_add_exactly_the_output_projection() -> None:
-    extra = count_parameters(course_model(heads=4)) - count_parameters(course_model(heads=1))
-    assert extra == 128 * 128 + 128 == 16_512
+    model = course_model(heads=heads)  # by default an output projection only with several heads
+    assert count_parameters(model) == params and model.config.out_proj is (heads > 1)
 
 
 @pytest.mark.parametrize(("heads", "out_proj", "params"), [(4, False, 328_704), (1, True, 345_216)])
@@ -22,11 +20,6 @@ def test_the_output_projection_control_swaps_the_counts(heads: int, out_proj: bo
     model = course_model(heads=heads, out_proj=out_proj)
     assert count_parameters(model) == params
     assert (model.attn.proj is not None) is out_proj
-
-
-def test_out_proj_default_keeps_the_course_models() -> None:
-    assert course_model(heads=1).config.out_proj is False and course_model(heads=4).config.out_proj is True
-    assert course_model(heads=1, out_proj=None).attn.proj is None
 
 
 def test_one_head_output_projection_folds_into_the_value_matrix() -> None:
@@ -43,20 +36,35 @@ def test_one_head_output_projection_folds_into_the_value_matrix() -> None:
     assert torch.allclose(y, y_folded + layer.proj.bias, atol=1e-5)
 
 
-def test_return_attention_gives_per_head_weights() -> None:
-    model = course_model(heads=4)
+@pytest.mark.parametrize(("make", "attention_input"), [
+    (lambda: course_model(heads=4), lambda model, x: x),
+    (lambda: block_model(heads=4, layers=2), lambda model, x: model.blocks[0].ln1(x)),  # the block is pre-norm
+], ids=["course model", "block model"])
+def test_return_attention_gives_the_attention_layers_weights(make, attention_input) -> None:
+    model = make()
     ids = torch.randint(0, 1024, (2, 12))
     logits, att = model(ids, return_attention=True)
-    assert logits.shape == (2, 12, 1024)
-    assert att.shape == (2, 4, 12, 12)
+    assert logits.shape == (2, 12, 1024) and att.shape == (2, 4, 12, 12)
+    x = model.tok_emb(ids) + model.pos_emb(torch.arange(12))
+    assert torch.allclose(att, model.attention_layer(attention_input(model, x))[1], atol=1e-6)
     assert torch.allclose(model(ids), logits, atol=1e-5)
+    assert model(ids[0]).shape == (1, 12, 1024)
 
 
-def test_larger_model_rows() -> None:
-    rows = {(r["width"], r["heads"]): r for r in helpers.course_size_table()}
-    assert rows[(768, 12)]["head_width"] == 64
-    assert rows[(4096, 32)]["head_width"] == 128
-    assert rows[(128, 4)]["attention_params"] == 3 * 128 * 128 + 16_512
+@pytest.mark.parametrize("make", [
+    lambda: course_model(heads=1), lambda: course_model(heads=4), lambda: block_model(heads=4),
+    lambda: block_model(heads=4, feed_forward=False), lambda: block_model(heads=4, layers=2),
+], ids=["course 1 head", "course 4 heads", "block", "block without feed-forward", "two blocks"])
+def test_every_model_is_causal(make) -> None:
+    """Changing the words from `cut` on changes the scores from `cut` on, and none before it."""
+    model = make()
+    ids = torch.randint(0, 1024, (2, 20))
+    for cut in (1, 12, 19):
+        other = ids.clone()
+        other[:, cut:] = (other[:, cut:] + 7) % 1024
+        a, b = model(ids), model(other)
+        assert torch.allclose(a[:, :cut], b[:, :cut], atol=1e-6)
+        assert not torch.allclose(a[:, cut:], b[:, cut:], atol=1e-3)
 
 
 def test_package_exposes_loading_and_the_explorer() -> None:

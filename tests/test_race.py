@@ -8,18 +8,9 @@ import torch
 import helpers.race as race
 from helpers.model import course_model
 from helpers.race import MIN_STEPS, plan_race, steps_that_fit
-from helpers.threads import apply_thread_policy, faster_thread_count
-from helpers.train import story_corpus
+from helpers.threads import faster_thread_count
 
-
-@pytest.fixture(autouse=True)
-def _same_threads_after():
-    """steps_that_fit may keep another thread count for the process: give the next test the count it had. The
-    policy is applied first, so that making the race's models does not set the count the test chose."""
-    apply_thread_policy()
-    before = torch.get_num_threads()
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("threads_back")
 
 
 def _text(note: str) -> str:
@@ -77,11 +68,6 @@ def test_faster_thread_count_needs_timings(seconds: dict) -> None:
         faster_thread_count(seconds)
 
 
-@pytest.fixture
-def tiny():
-    return story_corpus(train_stories=60, val_stories=6)
-
-
 MAKERS = {"one head": lambda: course_model(heads=1, seed=0), "four heads": lambda: course_model(heads=4, seed=0)}
 
 
@@ -98,18 +84,19 @@ def _fake(monkeypatch: pytest.MonkeyPatch, step_s: dict[int, float], score_s: fl
     (2, {1: 0.01, 2: 0.04}, 1),  # one thread when it is faster
 ])
 def test_steps_that_fit_on_a_fast_machine_is_the_full_race_on_the_faster_threads(start, step_s, kept, monkeypatch,
-                                                                                 tiny, capsys) -> None:
+                                                                                 small_stories, capsys) -> None:
     torch.set_num_threads(start)
     _fake(monkeypatch, step_s, 0.01)
-    assert steps_that_fit(MAKERS, full_steps=60, corpus=tiny, batch_size=4) == 60
+    assert steps_that_fit(MAKERS, full_steps=60, corpus=small_stories, batch_size=4) == 60
     assert torch.get_num_threads() == kept
     assert capsys.readouterr().out == "", "a full race says nothing, whichever thread count it keeps"
 
 
-def test_steps_that_fit_on_a_slow_machine_is_shorter_and_says_so_in_one_line(monkeypatch, tiny, capsys) -> None:
+def test_steps_that_fit_on_a_slow_machine_is_shorter_and_says_so_in_one_line(monkeypatch, small_stories,
+                                                                            capsys) -> None:
     torch.set_num_threads(1)  # nothing to compare: only the shorter race is said
     _fake(monkeypatch, {1: 0.25}, 0.5)
-    steps = steps_that_fit(MAKERS, full_steps=60, corpus=tiny, batch_size=4)
+    steps = steps_that_fit(MAKERS, full_steps=60, corpus=small_stories, batch_size=4)
     # two models: 0.5 s for a step of both, 5 scores of 1.0 s for both, within 20 s (minus the measuring)
     assert MIN_STEPS <= steps <= 30
     out = capsys.readouterr().out
@@ -117,22 +104,22 @@ def test_steps_that_fit_on_a_slow_machine_is_shorter_and_says_so_in_one_line(mon
                           f"each trains {steps} of 60 steps")
 
 
-def test_steps_that_fit_needs_a_model(tiny) -> None:
+def test_steps_that_fit_needs_a_model(small_stories) -> None:
     with pytest.raises(ValueError, match="at least one model"):
-        steps_that_fit({}, full_steps=60, corpus=tiny, batch_size=4)
+        steps_that_fit({}, full_steps=60, corpus=small_stories, batch_size=4)
 
 
-def test_steps_that_fit_counts_the_checks_only_of_checked_runs(monkeypatch, tiny) -> None:
+def test_steps_that_fit_counts_the_checks_only_of_checked_runs(monkeypatch, small_stories) -> None:
     torch.set_num_threads(1)
     _fake(monkeypatch, {1: 0.1}, 1.0)
     one = {"four heads": MAKERS["four heads"]}
     # one model: 0.1 s a step; scoring 5 times (3 checks, perplexity, clues) or twice, 1.0 s each
-    checked = steps_that_fit(one, full_steps=1000, corpus=tiny, batch_size=4)
-    unchecked = steps_that_fit(one, full_steps=1000, corpus=tiny, batch_size=4, checked=False)
+    checked = steps_that_fit(one, full_steps=1000, corpus=small_stories, batch_size=4)
+    unchecked = steps_that_fit(one, full_steps=1000, corpus=small_stories, batch_size=4, checked=False)
     assert abs(unchecked - checked - 30) <= 1  # 3 checks of 1.0 s = 30 steps; the real measuring time may round
 
 
-def test_steps_that_fit_times_real_steps(tiny) -> None:
-    steps = steps_that_fit(MAKERS, full_steps=30, corpus=tiny, batch_size=4)
+def test_steps_that_fit_times_real_steps(small_stories) -> None:
+    steps = steps_that_fit(MAKERS, full_steps=30, corpus=small_stories, batch_size=4)
     assert MIN_STEPS <= steps <= 30
 

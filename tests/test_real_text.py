@@ -34,7 +34,8 @@ def _with(rows: list[dict]) -> dict:
     return {"summary": RESULTS["summary"] | {"gap_by_words": rows}}
 
 
-def _corpus(n_train: int, unknown_every: int = 0, kinds: int = 4) -> Corpus:
+def _corpus(n_train: int = 300_000, unknown_every: int = 0, kinds: int = 100) -> Corpus:
+    """A text of n_train training words of `kinds` different words; every unknown_every-th validation word <unk>."""
     val = torch.ones(1000, dtype=torch.long)
     if unknown_every:
         val[::unknown_every] = 0
@@ -50,25 +51,24 @@ def test_the_threshold_is_where_the_gap_leaves_the_seeds_noise_for_good():
 
 
 def test_a_short_text_gets_a_note_naming_the_measured_amounts_and_a_long_one_none():
-    short, between, long = (own_text_notes(_corpus(n, kinds=100), RESULTS) for n in (50_000, 100_000, 300_000))
+    short, between, long = (own_text_notes(_corpus(n), RESULTS) for n in (50_000, 100_000, 300_000))
     assert len(short) == len(between) == len(long) + 1  # the length note, besides the <unk> share
     assert "60,000" in short[0] and "240,000" in short[0] and "50,000" in short[0]
     assert short[0] != between[0]  # below the last amount within the noise, or between the two
-    never = own_text_notes(_corpus(300_000, kinds=100), _with(ROWS[:2]))
+    never = own_text_notes(_corpus(), _with(ROWS[:2]))
     assert len(never) == 2 and "60,000" in never[0]  # even the most text measured stayed within the noise
-    assert len(own_text_notes(_corpus(300_000, kinds=100), _with([]))) == 2  # nothing measured: no claim of enough
+    assert len(own_text_notes(_corpus(), _with([]))) == 2  # nothing measured: no claim of enough
 
 
 def test_the_unknown_share_is_always_given_and_compared_with_the_novels():
-    (plain,) = own_text_notes(_corpus(300_000, kinds=100), RESULTS)
-    (many,) = own_text_notes(_corpus(300_000, unknown_every=2, kinds=100), RESULTS)  # half the words are <unk>
+    (plain,) = own_text_notes(_corpus(), RESULTS)
+    (many,) = own_text_notes(_corpus(unknown_every=2), RESULTS)  # half the words are <unk>
     assert "0.0%" in plain and "18.0%" in plain
     assert "50.0%" in many and "18.0%" in many and len(many) > len(plain)  # above the novels: a warning
 
 
 def test_a_text_of_very_few_different_words_or_one_that_repeats_itself_gets_a_note():
-    assert len(own_text_notes(_corpus(300_000, kinds=1), RESULTS)) == 2
-    assert len(own_text_notes(_corpus(300_000, kinds=100), RESULTS)) == 1
+    assert len(own_text_notes(_corpus(kinds=1), RESULTS)) == 2  # one note more than _corpus() gets
     text = torch.randint(1, 1000, (300_000,), generator=torch.Generator().manual_seed(0))
     fresh = Corpus("mine.txt", TOK, text, torch.randint(1, 1000, (1000,), generator=torch.Generator().manual_seed(1)))
     pasted_twice = Corpus("mine.txt", TOK, text, text[5_000:6_000])  # the validation part was read in training
@@ -77,7 +77,7 @@ def test_a_text_of_very_few_different_words_or_one_that_repeats_itself_gets_a_no
 
 
 def test_a_perplexity_above_the_different_validation_words_gets_a_note():
-    corpus = _corpus(300_000, kinds=100)
+    corpus = _corpus()
     corpus.val_ids[:3] = torch.tensor([2, 3, 4])  # four different words in the validation part
     base = len(own_text_notes(corpus, RESULTS))
     assert len(own_text_notes(corpus, RESULTS, val_ppl=3.9)) == base
@@ -144,6 +144,7 @@ def test_shipped_results_agree_with_their_runs():
         gap = statistics.mean(row["one_head"]) - statistics.mean(row["four_heads"])
         noise = max(max(s) - min(s) for s in (row["one_head"], row["four_heads"]))
         assert row["gap"] == pytest.approx(gap, abs=1e-3) and row["clear"] == (abs(gap) > noise)
+    assert noise_threshold(results) is not None  # the notes on a learner's short text have amounts to name
 
 
 @pytest.mark.parametrize(("name", "heads"), [("novel_one_head", 1), ("novel_four_heads", 4)])
