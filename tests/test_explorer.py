@@ -20,10 +20,8 @@ from helpers.reading import attention, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, NOVELS, STORY_WORLD, shipped, shipped_names
 from helpers.stories import example_sentences
 from helpers.tokenizer import story_tokenizer
-from helpers.train import main as train_main
-from helpers.train import story_corpus, train
+from helpers.train import train
 
-SAMPLE = Path(__file__).resolve().parent / "data" / "sample.txt"
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 STORY = "sadly , the foxes that cross the old bridge sigh ."
 OTHER = "wearily , tom looks at the sky . then he quietly sobs and weeps ."
@@ -343,15 +341,6 @@ def test_the_static_explorer_offers_the_story_and_the_novel_four_head_models() -
     assert labels[-4:] == [f"head {h}" for h in range(4)]
 
 
-@pytest.fixture(scope="module")
-def mine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A learner's folder "mine": one head and four heads, two training steps each on a small text file."""
-    out = tmp_path_factory.mktemp("runs") / "mine"
-    for heads in ("1", "4"):
-        assert train_main(["--heads", heads, "--steps", "2", "--text", str(SAMPLE), "--out", str(out), "--json"]) == 0
-    return out
-
-
 def test_a_learners_folder_joins_the_menu_with_examples_from_its_own_text(mine: Path) -> None:
     ex = explore(str(mine))
     own = ["one head, your text (mine)", "four heads, your text (mine)"]
@@ -379,9 +368,9 @@ def test_a_learners_card_opens_that_model_and_a_wrong_folder_shows_the_default(m
     assert ex.model_name == DEFAULT and [name for _, name in ex.model_picker.options] == list(shipped_names())
 
 
-def test_a_card_without_examples_offers_the_story_examples(tmp_path: Path) -> None:
+def test_a_card_without_examples_offers_the_story_examples(tmp_path: Path, small_stories) -> None:
     """A card written without held-out text (an older one) still opens, on the story-world examples."""
-    result = train(heads=1, steps=1, corpus=story_corpus(train_stories=30, val_stories=4), progress=False)
+    result = train(heads=1, steps=1, corpus=small_stories, progress=False)
     save_checkpoint(result, tmp_path / "old" / "one_head", "python -m helpers.train --heads 1 --steps 1")
     ex = explore(str(tmp_path / "old"))
     assert ex.model_picker.options[-1][0] == "one head, story world (old)" and ex.problem == ""
