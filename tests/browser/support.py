@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from tools.chapters import NOTEBOOKS
-from tools.lab import CELL_STATES, CHROMIUM_FLAGS, free_port, jupyter_lab, run_all_cells  # noqa: F401
+from tools.lab import CELL_STATES, CHROMIUM_FLAGS, free_port, jupyter_lab, run_all_cells, serving  # noqa: F401
 
 AXE = "axe-core@4.14.1"
 """The npm package and version of the accessibility checker."""

@@ -12,13 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 from helpers.registry import shipped
-from tests.browser.support import ROOT, drawn, free_port, need, notebook, open_page, pick, tooltip
+from tests.browser.support import ROOT, drawn, free_port, need, notebook, open_page, pick, serving, tooltip
 
 COLAB = ROOT / ".venv-colab"
 CELLS = ["import torch\nfrom helpers.chapter_widgets import spotlight_playground\nfrom helpers.explorer import explore",
@@ -39,54 +36,40 @@ def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chr
     notebook(tmp_path, CELLS, "classic.ipynb")
     port, token = free_port(), secrets.token_hex(16)
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
-    log = (tmp_path / "notebook.log").open("w")
-    server = subprocess.Popen([str(COLAB / "bin" / "jupyter-notebook"), "--no-browser", "--ip=127.0.0.1",
-                               f"--port={port}", f"--NotebookApp.token={token}", f"--notebook-dir={tmp_path}",
-                               "--allow-root"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    command = [str(COLAB / "bin" / "jupyter-notebook"), "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+               f"--NotebookApp.token={token}", f"--notebook-dir={tmp_path}", "--allow-root"]
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2).close()
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "notebook.log").read_text()
-                time.sleep(0.5)
-        with sync_playwright() as p:
-            browser, page, errors = open_page(p, chromium, 1280, 900, 120_000)
-            try:
-                page.goto(f"{base}/notebooks/classic.ipynb?token={token}")
-                page.wait_for_function("() => window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel"
-                                       " && Jupyter.notebook.kernel.is_connected()")
-                # ipywidgets 7 first restores the kernel's widgets (here it falls back from its control channel,
-                # and says so); a widget opened meanwhile can be built twice, one copy deaf to the kernel, so
-                # cells run once that is done, as a learner's first click comes later anyway
-                with contextlib.suppress(Waited):
-                    page.wait_for_event("console", lambda m: "jupyter.widget.control" in m.text, timeout=15_000)
-                page.evaluate(RUN_ALL)
-                page.wait_for_function(DONE)
-                ex = ".attention-explorer"
-                first = drawn(page, ex, "Head 0 of the 4-head model")[0]
-                pick(page, ex, "model", shipped("one_head").label)
-                one = drawn(page, ex, "Head 0 of the one-head model")[0]
-                assert one["x"] == first["x"] and one["cells"] != first["cells"], "the one-head model drew no change"
-                pick(page, ex, "model", shipped("four_heads").label)
-                pick(page, ex, "head", "head 3")
-                head_3 = drawn(page, ex, "Head 3 of the 4-head model")[0]
-                assert head_3["cells"] != first["cells"] and head_3["x"] == first["x"]
-                assert tooltip(page, ex, "rect[data-r='2'][data-c='1']").startswith(f"'{first['y'][2]}' looks at")
-                page.locator(".spotlight-playground button", has_text="three clues").click()
-                page.wait_for_function("() => document.querySelector('.spotlight-playground .spotlights-drawing')"
-                                       ".textContent.split('33.3%').length === 4")
-            except Exception:
-                print("\nconsole errors:", errors[-10:])
-                raise
-            finally:
-                page.screenshot(path=str(ROOT / "tests" / "browser" / "screenshots" / "classic-notebook.png"),
-                                full_page=True)
-                browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-        log.close()
+    log = tmp_path / "notebook.log"
+    with serving(command, f"{base}/api/status?token={token}", log, env=env), sync_playwright() as p:
+        browser, page, errors = open_page(p, chromium, 1280, 900, 120_000)
+        try:
+            page.goto(f"{base}/notebooks/classic.ipynb?token={token}")
+            page.wait_for_function("() => window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel"
+                                   " && Jupyter.notebook.kernel.is_connected()")
+            # ipywidgets 7 first restores the kernel's widgets (here it falls back from its control channel,
+            # and says so); a widget opened meanwhile can be built twice, one copy deaf to the kernel, so
+            # cells run once that is done, as a learner's first click comes later anyway
+            with contextlib.suppress(Waited):
+                page.wait_for_event("console", lambda m: "jupyter.widget.control" in m.text, timeout=15_000)
+            page.evaluate(RUN_ALL)
+            page.wait_for_function(DONE)
+            ex = ".attention-explorer"
+            first = drawn(page, ex, "Head 0 of the 4-head model")[0]
+            pick(page, ex, "model", shipped("one_head").label)
+            one = drawn(page, ex, "Head 0 of the one-head model")[0]
+            assert one["x"] == first["x"] and one["cells"] != first["cells"], "the one-head model drew no change"
+            pick(page, ex, "model", shipped("four_heads").label)
+            pick(page, ex, "head", "head 3")
+            head_3 = drawn(page, ex, "Head 3 of the 4-head model")[0]
+            assert head_3["cells"] != first["cells"] and head_3["x"] == first["x"]
+            assert tooltip(page, ex, "rect[data-r='2'][data-c='1']").startswith(f"'{first['y'][2]}' looks at")
+            page.locator(".spotlight-playground button", has_text="three clues").click()
+            page.wait_for_function("() => document.querySelector('.spotlight-playground .spotlights-drawing')"
+                                   ".textContent.split('33.3%').length === 4")
+        except Exception:
+            print("\nconsole errors:", errors[-10:])
+            raise
+        finally:
+            page.screenshot(path=str(ROOT / "tests" / "browser" / "screenshots" / "classic-notebook.png"),
+                            full_page=True)
+            browser.close()
