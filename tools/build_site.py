@@ -3,11 +3,9 @@
     python -m tools.build_site                      # all chapters, the explorer, slides and index into site/
     python -m tools.build_site --no-slides --out DIR notebooks/00_start_here.ipynb notebooks/explorer.ipynb
 
-Each notebook runs with SPOTLIGHTS_STATIC=1 (helpers.static), so every widget comes out as its static copy
-(the explorer as a figure with its own menus) and progress bars as plain text: once at reading sizes for its
-page, and once more in presenter mode for its slide deck. Pages load one shared plotly.min.js from the site's
-root, math is turned into MathML here (no MathJax to fetch), and nothing on a page asks another host for
-anything. Each page's title names its chapter. The build prints its time and the size of the whole site.
+Each notebook runs as a static build (tools.pages) once at reading sizes for its page, and once more in presenter
+mode for its deck (tools.build_slides). The build prints its time and the size of the whole site, and fails on a
+notebook that did not run, a live widget left blank without a kernel, or a site over MAX_SITE_MB.
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ import nbformat
 from nbclient.exceptions import CellExecutionError
 
 from tools.build_slides import deck_file, ship_reveal, write_deck
-from tools.chapters import TITLES, notebook_paths, reading_minutes
+from tools.chapters import chapter_title, notebook_paths, reading_minutes
 from tools.editions import build, with_folded_solutions, with_notes
 from tools.pages import PLOTLY_JS, READABLE_CSS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
 
@@ -61,11 +59,6 @@ def write_page(nb: nbformat.NotebookNode, name: str, out_dir: Path) -> Path:
     body = body.replace('.ipynb"', '.html"').replace('href="../docs/', f'href="{REPOSITORY}/blob/main/docs/')
     target.write_text(body, encoding="utf-8")
     return target
-
-
-def chapter_title(name: str) -> str:
-    """The chapter's title as the README and instructor guide give it."""
-    return TITLES.get(f"{name}.ipynb", "The attention explorer" if name == "explorer" else name)
 
 
 def write_index(pages: Sequence[tuple[Path, Path]], out_dir: Path) -> Path:
@@ -146,20 +139,18 @@ def main() -> int:
     ship_plotly(args.out)
     if not args.no_slides:
         ship_reveal(args.out / "slides")
-    start, pages, blank, failed = time.perf_counter(), [], [], []
+    start, pages, blank, problems = time.perf_counter(), [], [], []
     for path in notebooks:
         began = time.perf_counter()
-        deck = not args.no_slides
         try:
             nb = execute_static(path, edition=with_folded_solutions)
-            slides = execute_static(path, presenter=True, edition=with_notes) if deck else None
+            slides = None if args.no_slides else execute_static(path, presenter=True, edition=with_notes)
         except CellExecutionError as error:  # a timeout too: report it, build the rest, fail at the end
-            failed.append(f"{path.name} did not run: {str(error).strip().splitlines()[-1]}")
+            problems.append(f"{path.name} did not run: {str(error).strip().splitlines()[-1]}")
             print(f"{path.name}: failed after {time.perf_counter() - began:.0f} s", flush=True)
             continue
         blank += [f"{path.name} cell {i}" for i in widget_cells(nb)]
-        prepare(nb)
-        pages.append((path, write_page(nb, path.stem, args.out)))
+        pages.append((path, write_page(prepare(nb), path.stem, args.out)))
         made = [pages[-1][1].name]
         if slides is not None:
             made.append(write_deck(slides, path.stem, args.out / "slides").relative_to(args.out).as_posix())
@@ -169,7 +160,6 @@ def main() -> int:
     print(f"built {len(pages)} notebooks in {time.perf_counter() - start:.0f} s (load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}); the site is {size:.1f} MB "
           f"(limit {MAX_SITE_MB:.0f} MB)")
-    problems = list(failed)
     if size > MAX_SITE_MB:
         problems.append(f"the site is {size:.1f} MB, over the {MAX_SITE_MB:.0f} MB limit")
     if blank:

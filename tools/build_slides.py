@@ -1,16 +1,12 @@
-"""Build reveal.js slides of every chapter into site/slides/NN.html (and the explorer's into
-site/slides/explorer.html): executed, with figures, solutions hidden.
+"""Build reveal.js decks of every chapter into site/slides/NN.html (the explorer's: explorer.html): executed,
+with figures, solutions hidden.
 
     python -m tools.build_slides                   # every chapter and the explorer
     python -m tools.build_slides --out DIR notebooks/04_multi_head_attention.ipynb
 
-Each chapter runs as in the site build (static copies, MathML, the site's one plotly.min.js), in presenter
-mode, so text and figures have a projector's sizes and every figure fits a 1280x720 screen. reveal.js and its
-notes plugin come from the npm package, fetched once into build/npm and copied next to the decks, so a deck
-works offline: open it in a browser, move with the arrow keys or space, and press S for the speaker view with
-the chapter's notes (tools.editions.with_notes: each cell's notes on that cell's slide). The set-up cell is
-left out; a deck shows no solutions (it is built from the chapter with its notes, not the instructor edition).
-`python -m tools.build_site` builds these decks too.
+Each notebook runs as a static build (tools.pages) in presenter mode with its notes (tools.editions.with_notes),
+its slides cut to fit 1280x720 (tools.paginate). reveal.js and its notes plugin come from npm once (build/npm)
+and are copied next to the decks, so a deck works offline. `python -m tools.build_site` builds these decks too.
 """
 
 from __future__ import annotations
@@ -104,14 +100,9 @@ def npm_package(spec: str, needed_by: str = "the slides") -> Path:
     return package
 
 
-def reveal_package() -> Path:
-    """The reveal.js npm package in build/npm, installed with npm the first time."""
-    return npm_package(REVEAL)
-
-
 def ship_reveal(slides_dir: Path) -> Path:
     """Copy the parts of reveal.js the decks load to `slides_dir/reveal.js`; returns that folder."""
-    package, target = reveal_package(), slides_dir / "reveal.js"
+    package, target = npm_package(REVEAL), slides_dir / "reveal.js"
     for part in REVEAL_FILES:
         source, copy = package / part, target / part
         copy.parent.mkdir(parents=True, exist_ok=True)

@@ -53,6 +53,11 @@ WORDS_PER_MINUTE = 180
 """A careful reading pace for technical text with code."""
 
 
+def chapter_title(name: str) -> str:
+    """Notebook `name`'s title as the README and instructor guide give it, or the explorer's name."""
+    return TITLES.get(f"{name}.ipynb", "The attention explorer" if f"{name}.ipynb" == EXPLORER else name)
+
+
 def _narrowed(names: list[str], only: str | None) -> list[Path]:
     if only is None:
         only = os.environ.get(ONLY, "")

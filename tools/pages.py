@@ -25,7 +25,7 @@ from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 from helpers.plots import FIGURE_CONFIG
 from helpers.static import STATIC_ENV
-from tools.chapters import EXPLORER, ROOT, TITLES, execute
+from tools.chapters import ROOT, chapter_title, execute
 
 SITE = ROOT / "site"
 PLOTLY_JS = "plotly.min.js"
@@ -63,10 +63,8 @@ def mathml(markdown: str) -> str:
 
 def page_title(name: str) -> str:
     """A page's or deck's title (its browser tab): the chapter's number and title, or the explorer's name."""
-    if f"{name}.ipynb" == EXPLORER:
-        return f"The attention explorer - {SITE_NAME}"
-    title = TITLES.get(f"{name}.ipynb", name)
-    return f"Chapter {int(name[:2])}: {title} - {SITE_NAME}" if name[:2].isdigit() else f"{title} - {SITE_NAME}"
+    number = f"Chapter {int(name[:2])}: " if name[:2].isdigit() else ""
+    return f"{number}{chapter_title(name)} - {SITE_NAME}"
 
 
 def execute_static(path: Path, presenter: bool = False,
