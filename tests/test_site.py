@@ -23,15 +23,8 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
 
 
-@pytest.fixture(scope="module")
-def site(built_site) -> tuple[Path, str]:
-    """Two chapters and the explorer page, built once for every site test (tests/conftest.py): the folder and
-    the build's output."""
-    return built_site.folder, built_site.output
-
-
-def test_pages_share_one_plotly_and_fetch_nothing_from_other_hosts(site: tuple[Path, str]) -> None:
-    out, _ = site
+def test_pages_share_one_plotly_and_fetch_nothing_from_other_hosts(built_site) -> None:
+    out = built_site.folder
     plotly_js = out / "plotly.min.js"
     assert plotly_js.stat().st_size > 1_000_000, "the site's own copy of plotly.js is missing"
     for page in (out / f"{nb.stem}.html" for nb in BUILD):
@@ -41,34 +34,25 @@ def test_pages_share_one_plotly_and_fetch_nothing_from_other_hosts(site: tuple[P
         assert "window.PlotlyConfig" not in text and text.count("plotly.js v") == 0, f"{page.name} inlines plotly.js"
         assert not REMOTE.search(text), f"{page.name} fetches from another host: {REMOTE.search(text)[0]}"
         assert "mathjax" not in text.lower() and "require.js" not in text, f"{page.name} loads MathJax or require.js"
+        assert WIDGET_MIME not in text, f"a live widget is left on {page.name}, blank without a kernel"
+    explorer = (out / "explorer.html").read_text()
+    assert explorer.count("data-height=") >= 2, "the explorer cell and the static copy are both drawn with their menus"
 
 
-def test_explorer_page_has_the_static_explorer_and_no_blank_widget(site: tuple[Path, str]) -> None:
-    out, _ = site
-    text = (out / "explorer.html").read_text()
-    assert text.count("data-height=") >= 2, "the explorer cell and the static copy are both drawn with their menus"
-    assert WIDGET_MIME not in text, "a live widget is left on the page, blank without a kernel"
-
-
-def test_index_lists_chapters_with_reading_times_and_how_to_run(site: tuple[Path, str]) -> None:
-    out, _ = site
+def test_index_lists_chapters_with_reading_times_how_to_run_and_the_learner_edition(built_site) -> None:
+    out = built_site.folder
     index = (out / "index.html").read_text()
     for nb in BUILD:
         assert f'href="{nb.stem}.html"' in index
     assert f"about {reading_minutes(BUILD[0])} min" in index, "reading time computed as in the instructor guide"
-    for way in ("make lab", "mybinder.org", "JupyterHub", "nbgitpuller"):
+    for way in ("make lab", "mybinder.org", "JupyterHub", "nbgitpuller", 'href="notebooks.zip"'):
         assert way in index, f"the index does not say how to run the notebooks with {way}"
-
-
-def test_the_site_publishes_the_learner_edition(site: tuple[Path, str]) -> None:
-    out, _ = site
-    assert 'href="notebooks.zip"' in (out / "index.html").read_text()
     names = zipfile.ZipFile(out / "notebooks.zip").namelist()
     assert "notebooks/01_one_spotlight.ipynb" in names and "notebooks/explorer.ipynb" in names
 
 
-def test_build_reports_time_and_size_under_the_limit(site: tuple[Path, str]) -> None:
-    out, stdout = site
+def test_build_reports_time_and_size_under_the_limit(built_site) -> None:
+    out, stdout = built_site.folder, built_site.output
     reported = re.search(r"the site is ([\d.]+) MB \(limit (\d+) MB\)", stdout)
     assert reported, stdout
     measured = sum(f.stat().st_size for f in out.rglob("*") if f.is_file()) / 1e6

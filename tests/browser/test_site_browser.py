@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlparse
 import nbformat
 import pytest
 
-from tests.browser.support import CHROMIUM_FLAGS, drawn, need, severe_violations
+from tests.browser.support import CHROMIUM_FLAGS, drawn, need, open_page, severe_violations
 from tools.build_slides import deck_cells, deck_file
 from tools.chapters import SITE_SAMPLE, notebook_paths
 from tools.editions import checked_exercise, is_notes, solution_source, with_notes
@@ -77,35 +77,23 @@ PAST_THE_SLIDE = """() => {
 one), past the bottom or the right, or cut at the right inside a box that scrolls sideways."""
 
 
-def _serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        """No log line per request in the test output."""
 
 
 @pytest.fixture(scope="module")
 def site(built_decks) -> Iterator[str]:
-    """The built site with its decks (tests/conftest.py) served on 127.0.0.1; yields its address."""
+    """The built site with every notebook's deck (tests/conftest.py; SPOTLIGHTS_CHAPTERS narrows them) served on
+    127.0.0.1; yields its address."""
     need("npm (it fetches reveal.js for the slides)", shutil.which("npm") is None)
-    server, address = _serve(built_decks.folder)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(built_decks.folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield address
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
     finally:
         server.shutdown()
         server.server_close()
-
-
-@pytest.fixture(scope="module")
-def decks(built_decks, site: str) -> tuple[str, list[Path]]:
-    """Every chapter's deck and the explorer's (SPOTLIGHTS_CHAPTERS narrows them), served with the site; the
-    address and the notebooks."""
-    return site, notebook_paths()
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        """No log line per request in the test output."""
 
 
 def test_solutions_are_folded_on_the_page_and_left_out_of_the_slides(site: str) -> None:
@@ -235,21 +223,17 @@ def _notes(path: Path) -> list[str]:
     return [re.sub(r"[*`]", "", c.source.split("- ", 1)[1].splitlines()[0]) for c in cells if is_notes(c)]
 
 
-def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, decks, axe_script) -> None:
+def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, site: str, axe_script) -> None:
     from playwright.sync_api import sync_playwright
 
-    address, chapters = decks
     problems, steps = [], {}
     SCREENSHOTS.mkdir(exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        browser, page, _ = open_page(p, chromium, 1280, 720, 60_000)
         try:
-            context = browser.new_context(viewport={"width": 1280, "height": 720})
-            page = context.new_page()
-            page.set_default_timeout(60_000)
-            for n, chapter in enumerate(chapters):
+            for n, chapter in enumerate(notebook_paths()):
                 deck = deck_file(chapter.stem)[:-5]  # "04", or "explorer"
-                page.goto(urljoin(address, f"slides/{deck}.html"))
+                page.goto(urljoin(site, f"slides/{deck}.html"))
                 page.wait_for_function("() => window.Reveal && Reveal.isReady()")
                 if page.title() != f"{page_title(chapter.stem)} slides":
                     problems.append(f"{deck}: the deck's title is {page.title()!r}")
@@ -260,7 +244,7 @@ def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, dec
                     problems.append(f"{deck}: {len(notes)} notes cells, missing from the deck: {missing}")
                 problems += [f"{deck}: {v}" for v in severe_violations(page, axe_script)]
                 if n == 0:
-                    problems += _check_speaker_view(page, context, notes[0])
+                    problems += _check_speaker_view(page, notes[0])
                 steps[deck] = 0
                 page.evaluate("() => Reveal.slide(0, 0, 0)")
                 while True:  # every step of every slide, as the space bar goes through them
@@ -281,11 +265,11 @@ def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, dec
     assert not problems, "decks that do not fit the screen or lack their notes:\n" + "\n".join(problems)
 
 
-def _check_speaker_view(page, context, first_note: str) -> list[str]:
+def _check_speaker_view(page, first_note: str) -> list[str]:
     """Press S on the deck's first slide with notes: reveal.js's speaker view opens and shows them."""
     page.evaluate("() => { const where = Reveal.getIndices(document.querySelector('aside.notes').closest('section'));"
                   " Reveal.slide(where.h, where.v, 0); }")
-    with context.expect_page() as opened:
+    with page.context.expect_page() as opened:
         page.keyboard.press("s")
     view = opened.value
     try:
