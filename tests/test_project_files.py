@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tools.chapters import CHAPTERS, chapter_paths, notebook_paths
 from tools.refresh_outputs import CHECKED, load_expected
 
 try:
@@ -109,8 +110,6 @@ def test_ruff_is_clean_on_code_and_notebooks() -> None:
 
 
 def test_the_chapter_list_names_every_numbered_notebook_in_order_and_narrows_by_name_prefix() -> None:
-    from tools.chapters import CHAPTERS, chapter_paths, notebook_paths
-
     on_disk = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     assert list(CHAPTERS) == on_disk, "tools/chapters.py CHAPTERS must list every numbered notebook, in order"
     assert [p.name[:2] for p in chapter_paths("02, 06")] == ["02", "06"]

@@ -13,9 +13,11 @@ import nbformat
 import pytest
 
 from helpers.explorer import explore
-from helpers.static import STATIC_ENV
+from helpers.static import STATIC_ENV, live_only
+from helpers.train import _progress_bar
 from tools.chapters import SITE_SAMPLE as BUILD
 from tools.chapters import notebook_paths, reading_minutes
+from tools.pages import LIVE_ONLY, mathml, page_title, prepare
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -72,8 +74,6 @@ def test_explorer_displays_its_static_copy_in_static_builds(monkeypatch: pytest.
 
 
 def test_progress_is_plain_text_on_stdout_in_static_builds(monkeypatch: pytest.MonkeyPatch) -> None:
-    from helpers.train import _progress_bar
-
     monkeypatch.setenv(STATIC_ENV, "1")
     printed = io.StringIO()
     monkeypatch.setattr(sys, "stdout", printed)
@@ -84,8 +84,6 @@ def test_progress_is_plain_text_on_stdout_in_static_builds(monkeypatch: pytest.M
 
 
 def test_every_notebooks_math_converts_to_mathml() -> None:
-    from tools.pages import mathml
-
     for path in notebook_paths(""):
         for cell in nbformat.read(path, as_version=4).cells:
             if cell.cell_type == "markdown" and "$" in cell.source:
@@ -94,8 +92,6 @@ def test_every_notebooks_math_converts_to_mathml() -> None:
 
 
 def test_live_only_controls_name_themselves_in_static_builds(monkeypatch: pytest.MonkeyPatch) -> None:
-    from helpers.static import live_only
-
     control = object()
     assert live_only(control, "An upload button") is control
     monkeypatch.setenv(STATIC_ENV, "1")
@@ -104,8 +100,6 @@ def test_live_only_controls_name_themselves_in_static_builds(monkeypatch: pytest
 
 
 def test_a_text_progress_bar_shows_its_last_state_only() -> None:
-    from tools.pages import prepare
-
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("train()")])
     redraws = ["\r1 head:   0%| | 0/3", "\r1 head:  67%| | 2/3", "\r1 head: 100%| | 3/3\n", "done\n"]
     nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text=t) for t in redraws]
@@ -129,16 +123,12 @@ def test_a_failing_notebook_and_a_live_widget_are_reported_and_fail_the_build(tm
 
 
 def test_pages_and_decks_are_titled_by_their_chapter() -> None:
-    from tools.pages import page_title
-
     assert page_title("03_one_spotlight_is_not_enough") == "Chapter 3: One spotlight is not enough - Several Spotlights"
     assert page_title("explorer") == "The attention explorer - Several Spotlights"
 
 
 def test_cells_about_live_controls_are_left_out_of_static_builds() -> None:
     """A static copy lacks the live widget's controls, so text that describes only those is not shown with it."""
-    from tools.pages import LIVE_ONLY, prepare
-
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("The heatmap's rows are words."),
                                          nbformat.v4.new_markdown_cell("Pick a model from the menu.")])
     nb.cells[1].metadata["tags"] = [LIVE_ONLY]

@@ -85,11 +85,7 @@ def jupyter_lab(root: Path, home: Path, settings: dict[str, dict] | None = None)
 def run_all_cells(page) -> None:
     """Run every cell through JupyterLab's own command, then wait for the kernel to finish."""
     page.wait_for_function(
-        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-        " && window.jupyterapp.shell.currentWidget.sessionContext"
-        " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
-        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
+        "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'",
         timeout=120_000,  # waits, not timed asserts: a busy machine starts a kernel slowly
     )
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
@@ -110,8 +106,8 @@ def run_all_cells(page) -> None:
 
 
 CELL_STATES = """() => {
-    const nb = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-    if (!nb || !nb.content) return 'no notebook open';
+    const nb = window.jupyterapp?.shell.currentWidget;
+    if (!nb?.content) return 'no notebook open';
     return nb.content.widgets.filter(c => c.model.type === 'code').map(c => ({
         count: c.model.executionCount,
         outputs: Array.from({length: c.model.outputs.length}, (_, k) => c.model.outputs.get(k).toJSON())

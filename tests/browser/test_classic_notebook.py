@@ -1,10 +1,8 @@
 """The live views at Colab's versions: classic Notebook 6.5 with ipywidgets 7, plotly 5 and anywidget 0.9.
 
-Colab's front end is Notebook 6.5 with ipywidgets 7.7.1; its kernel side is what `.venv-colab/` (Python 3.11:
-the CPU build of torch 2.13.0 on this disk is for 3.11 only) holds, the package installed there with
-`pip install --no-deps .`. The test starts that venv's Notebook server over a small notebook and, in Chromium,
-switches the explorer's model and head and reads what its heatmap shows, then presses a chapter widget's button.
-Skipped where `.venv-colab` is missing (failed under CI=true); `make colab-env` builds it.
+`.venv-colab/` holds Colab's versions with the package installed as a wheel would be (`make colab-env` builds it;
+skipped where missing, failed under CI=true). In Chromium the test switches the explorer's model and head and reads
+what its heatmap shows, then presses a chapter widget's button.
 """
 
 from __future__ import annotations
@@ -44,8 +42,7 @@ def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chr
         browser, page, errors = open_page(p, chromium, 1280, 900, 120_000)
         try:
             page.goto(f"{base}/notebooks/classic.ipynb?token={token}")
-            page.wait_for_function("() => window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel"
-                                   " && Jupyter.notebook.kernel.is_connected()")
+            page.wait_for_function("() => window.Jupyter?.notebook?.kernel?.is_connected()")
             # ipywidgets 7 first restores the kernel's widgets (here it falls back from its control channel,
             # and says so); a widget opened meanwhile can be built twice, one copy deaf to the kernel, so
             # cells run once that is done, as a learner's first click comes later anyway
