@@ -25,7 +25,7 @@ from nbclient.exceptions import CellExecutionError
 from tools.build_slides import deck_file, ship_reveal, write_deck
 from tools.chapters import chapter_title, notebook_paths, reading_minutes
 from tools.editions import build, with_folded_solutions, with_notes
-from tools.pages import PLOTLY_JS, READABLE_CSS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
+from tools.pages import PLOTLY_JS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
 
 MAX_SITE_MB = 20.0
 REPOSITORY = "https://github.com/several-spotlights/several-spotlights"
@@ -33,16 +33,6 @@ PUBLISHED = "https://several-spotlights.github.io/several-spotlights/"
 BINDER = ("https://mybinder.org/v2/gh/several-spotlights/several-spotlights/HEAD"
           "?urlpath=lab/tree/notebooks/00_start_here.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-
-# The lab page without the parts that come from other hosts (require.js, MathJax, mermaid, the widget
-# manager); plotly.js comes from the site's own copy instead.
-PAGE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
-{%- block html_head_js -%}<script src="{{ resources.plotly_js }}"></script>{%- endblock html_head_js -%}
-{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
-{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
-{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
-{%- block html_head_css -%}<style>""" + READABLE_CSS + """</style>{%- endblock html_head_css -%}
-"""
 
 def widget_cells(nb: nbformat.NotebookNode) -> list[int]:
     """Indexes of code cells that still show a live widget: a blank output where no kernel runs."""
@@ -54,7 +44,7 @@ def write_page(nb: nbformat.NotebookNode, name: str, out_dir: Path) -> Path:
     """Write a prepared notebook as `out_dir/<name>.html`; links to other notebooks point at their pages, links to
     docs/ at the repository's copy."""
     resources = {"plotly_js": PLOTLY_JS, "metadata": {"name": page_title(name)}}
-    body, _ = exporter(PAGE_TEMPLATE).from_notebook_node(nb, resources=resources)
+    body, _ = exporter("lab/index.html.j2").from_notebook_node(nb, resources=resources)
     target = out_dir / f"{name}.html"
     body = body.replace('.ipynb"', '.html"').replace('href="../docs/', f'href="{REPOSITORY}/blob/main/docs/')
     target.write_text(body, encoding="utf-8")

@@ -29,7 +29,6 @@ from tools.pages import (
     INJECTED,
     LIVE_ONLY,
     PLOTLY_JS,
-    READABLE_CSS,
     SITE,
     execute_static,
     exporter,
@@ -51,14 +50,7 @@ SETUP_TAG = "setup"
 """The set-up cell (its imports) is left out of a deck; RISE shows it, for running it live."""
 WIDTH, HEIGHT = 1280, 800  # slide size in CSS pixels before reveal.js scales it to the screen
 
-# nbconvert's reveal page without what it fetches from other hosts (jQuery, require.js, mermaid, MathJax, the
-# widget manager): reveal.js and plotly.js are the site's own copies, loaded with plain script tags.
-DECK_TEMPLATE = """{%- extends 'reveal/index.html.j2' -%}
-{%- block html_head_js -%}<script src="{{ resources.plotly_js }}"></script>{%- endblock html_head_js -%}
-{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
-{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
-{%- block html_head_css -%}
-<style>
+DECK_CSS = """
 .reveal .slides section { height: 100%; overflow-y: auto; }  /* should paginate misjudge: the mouse wheel */
 /* a long line of code wraps (tools.paginate counts it so): a clicker cannot scroll sideways */
 .reveal .jp-InputArea-editor .highlight pre { white-space: pre-wrap; overflow-wrap: anywhere;
@@ -69,9 +61,9 @@ DECK_TEMPLATE = """{%- extends 'reveal/index.html.j2' -%}
 .reveal .jp-OutputArea-output pre { white-space: pre; }
 body .reveal .slide-number { background-color: rgba(0, 0, 0, 0.75); }  /* its white digits readable */
 body .reveal .jp-RenderedHTMLCommon :is(a:link, a:visited) { text-decoration: underline; }  /* over the theme's */
-""" + READABLE_CSS + """</style>
-{%- endblock html_head_css -%}
-{%- block footer_js -%}
+"""
+"""What a deck's page styles beside READABLE_CSS."""
+DECK_SCRIPTS = """{%- block footer_js -%}
 <script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>
 <script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>
 <script>
@@ -84,6 +76,7 @@ Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-pl
 </script>
 {%- endblock footer_js -%}
 """
+"""reveal.js and its notes plugin from the deck's own copy (ship_reveal), in place of nbconvert's CDN scripts."""
 
 
 def npm_package(spec: str, needed_by: str = "the slides") -> Path:
@@ -149,8 +142,8 @@ def notes_on_first_piece(cells: list[nbformat.NotebookNode]) -> list[nbformat.No
 def deck_body(nb: nbformat.NotebookNode, name: str) -> str:
     """The deck's HTML for an executed (presenter-mode, static) notebook with its notes: the cells deck_cells
     keeps, its slides cut to fit the screen (paginate), each notes block on the slide its cell starts on."""
-    deck = exporter(DECK_TEMPLATE, SlidesExporter, reveal_url_prefix="reveal.js", reveal_theme=THEME,
-                    reveal_width=str(WIDTH), reveal_height=str(HEIGHT))
+    deck = exporter("reveal/index.html.j2", DECK_CSS, DECK_SCRIPTS, SlidesExporter, reveal_url_prefix="reveal.js",
+                    reveal_theme=THEME, reveal_width=str(WIDTH), reveal_height=str(HEIGHT))
     # before the exporter groups cells into slides: a cell removed afterwards can take a slide's end with it
     shown = copy.deepcopy(nb)
     shown.cells = deck_cells(nb)

@@ -51,6 +51,14 @@ body .jp-RenderedHTMLCommon :is(a:link, a:visited) { text-decoration: underline;
 """
 """Styles a page and a deck add to nbconvert's, so that everything on them reads at a 4.5:1 contrast."""
 
+OFFLINE = """{%- block html_head_js -%}<script src="{{ resources.plotly_js }}"></script>{%- endblock html_head_js -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+"""
+"""nbconvert's page blocks that fetch from other hosts (jQuery, require.js, MathJax, mermaid, the widget manager),
+replaced by the site's own plotly.js; pages and decks load nothing else from elsewhere."""
+
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$([^$\n]+?)\$")
 
@@ -101,8 +109,12 @@ def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
-def exporter(template: str, kind: type[HTMLExporter] = HTMLExporter, **options: object) -> HTMLExporter:
-    """An nbconvert exporter of `kind` whose page is `template` (Jinja source extending one of nbconvert's)."""
+def exporter(base: str, css: str = "", blocks: str = "", kind: type[HTMLExporter] = HTMLExporter,
+             **options: object) -> HTMLExporter:
+    """An nbconvert exporter of `kind` whose page extends nbconvert's template `base` without what it would fetch
+    from other hosts (OFFLINE), with `css` and READABLE_CSS in its style sheet and the Jinja `blocks` added."""
+    template = (f"{{%- extends '{base}' -%}}\n{OFFLINE}{{%- block html_head_css -%}}<style>{css}{READABLE_CSS}</style>"
+                f"{{%- endblock html_head_css -%}}\n{blocks}")
     return kind(extra_loaders=[DictLoader({"spotlights.html.j2": template})], template_file="spotlights.html.j2",
                 **options)
 

@@ -118,10 +118,9 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -
 
     SCREENSHOTS.mkdir(exist_ok=True)
     host = urlparse(site).netloc
-    requests, blocked, errors, problems = [], [], [], []
+    blocked, errors, problems = [], [], []
 
     def route(r) -> None:
-        requests.append(r.request.url)
         if urlparse(r.request.url).netloc == host:
             r.continue_()
         else:
@@ -144,12 +143,9 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -
             links = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
             local = [href for href in links if not urlparse(href).scheme]
             assert {f"{name}.html" for name in CHAPTERS} | {"explorer.html"} <= set(local)
-            assert "about" in page.inner_text("table"), "the index shows reading times"
             page.screenshot(path=str(SCREENSHOTS / "site_index.png"), full_page=True)
             downloads = [href for href in local if not href.endswith(".html")]
             assert downloads == ["notebooks.zip"], f"the index links these non-page files: {downloads}"
-            notebooks_zip = page.request.get(urljoin(site, "notebooks.zip"))  # a download, not a page to visit
-            assert notebooks_zip.ok and notebooks_zip.body()[:2] == b"PK", "notebooks.zip is not a zip file"
             for href in sorted(set(local) - set(downloads)):  # each page: drawn, named after its chapter, axe
                 response = page.goto(urljoin(site, href))
                 assert response is not None and response.ok, f"{href} did not load"
@@ -210,11 +206,9 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -
             page.screenshot(path=str(SCREENSHOTS / "slides_figure.png"))
         finally:
             browser.close()
-    print(f"{len(requests)} requests, all to {host}" if not blocked else f"blocked: {blocked}")
     assert not blocked, f"pages asked other hosts for: {json.dumps(sorted(set(blocked)), indent=1)}"
     assert not errors, f"script errors on the pages: {errors}"
     assert not problems, "serious accessibility problems on the pages:\n" + "\n".join(problems)
-    assert all(urlparse(url).netloc == host for url in requests)
 
 
 def _notes(path: Path) -> list[str]:
