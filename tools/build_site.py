@@ -113,11 +113,6 @@ def write_notebooks_zip(out_dir: Path) -> Path:
         return Path(shutil.make_archive(str(out_dir / "notebooks"), "zip", root_dir=folder, base_dir="notebooks"))
 
 
-def site_megabytes(out_dir: Path) -> float:
-    """Total size of every file under `out_dir`, in MB (10^6 bytes)."""
-    return sum(f.stat().st_size for f in out_dir.rglob("*") if f.is_file()) / 1e6
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter and the explorer")
@@ -146,7 +141,7 @@ def main() -> int:
             made.append(write_deck(slides, path.stem, args.out / "slides").relative_to(args.out).as_posix())
         print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {', '.join(made)}", flush=True)
     print(f"index: {write_index(pages, args.out)}; notebooks: {write_notebooks_zip(args.out)}")
-    size = site_megabytes(args.out)
+    size = sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file()) / 1e6  # MB
     print(f"built {len(pages)} notebooks in {time.perf_counter() - start:.0f} s (load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}); the site is {size:.1f} MB "
           f"(limit {MAX_SITE_MB:.0f} MB)")

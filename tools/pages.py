@@ -1,10 +1,8 @@
 """What the site's pages and the slide decks share: a notebook run as a static build, made self-contained.
 
-A static build runs a notebook with SPOTLIGHTS_STATIC=1 (helpers.static), so every widget comes out as its
-static copy and every plotly figure as JSON; `prepare` then draws figures with the site's one plotly.min.js
-(without plotly's mode bar, as in JupyterLab) and turns math into MathML, so a page asks no other host for
-anything. `tools.build_site` writes pages from a reading run and `tools.build_slides` writes reveal.js decks
-from a run in presenter mode (projector sizes); `page_title` names both after the chapter.
+A static build runs a notebook with SPOTLIGHTS_STATIC=1 (helpers.static): every widget comes out as its static
+copy and every plotly figure as JSON, which `prepare` draws with the site's one plotly.min.js (without its mode
+bar) beside math turned into MathML; `exporter` leaves out what nbconvert's pages would fetch from other hosts.
 """
 
 from __future__ import annotations
