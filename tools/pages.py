@@ -73,17 +73,15 @@ def page_title(name: str) -> str:
     return f"{number}{chapter_title(name)} - {SITE_NAME}"
 
 
-def execute_static(path: Path, presenter: bool = False,
-                   edition: Callable[[nbformat.NotebookNode], nbformat.NotebookNode] | None = None,
-                   ) -> nbformat.NotebookNode:
-    """Run one notebook top to bottom as a static build: widgets give their static copies, plotly its JSON.
-
-    With `presenter`, presenter mode is on from an added first cell (tagged "injected"): what a deck shows.
-    `edition` (from tools.editions) turns the chapter into the edition to run first.
+def execute_static(path: Path, edition: Callable[[nbformat.NotebookNode], nbformat.NotebookNode],
+                   presenter: bool = False) -> nbformat.NotebookNode:
+    """Run `edition` (from tools.editions) of one notebook top to bottom as a static build: widgets give their
+    static copies, plotly its JSON. With `presenter`, presenter mode is on from an added first cell (tagged
+    "injected"): what a deck shows.
     """
     os.environ[STATIC_ENV] = "1"  # the kernel inherits this process's environment
     os.environ["PLOTLY_RENDERER"] = "plotly_mimetype"  # figure JSON only; the page draws it with shared plotly.js
-    nb = edition(nbformat.read(path, as_version=4)) if edition else None
+    nb = edition(nbformat.read(path, as_version=4))
     return execute(path, nb=nb, timeout=CELL_TIMEOUT, first=PRESENTER if presenter else None)
 
 

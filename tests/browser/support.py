@@ -83,9 +83,9 @@ def drawn(page, root: str, title: str = "") -> list[dict]:
     return page.evaluate(DRAWN, root)
 
 
-def tooltip(page, root: str, cell: str, drawing: int = 0) -> str:
-    """Hover the cell or bar matching CSS `cell` in the `drawing`-th drawing of `root`; the tooltip it shows."""
-    view = page.locator(f"{root} .spotlights-drawing").nth(drawing)
+def tooltip(page, root: str, cell: str) -> str:
+    """Hover the cell or bar matching CSS `cell` in the first drawing of `root`; the tooltip it shows."""
+    view = page.locator(f"{root} .spotlights-drawing").first
     page.mouse.move(0, 0)
     view.locator(cell).first.hover()
     shown = view.locator(".spotlights-tooltip")

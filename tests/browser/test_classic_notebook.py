@@ -20,7 +20,6 @@ CELLS = ["import torch\nfrom helpers.chapter_widgets import spotlight_playground
          "explore()",
          'words = "the animal that crossed the wet street".split()\n'
          'spotlight_playground(words, torch.randn(7, 5), list("abcde"), ["animal", "crossed", "wet"])']
-RUN_ALL = """() => { Jupyter.notebook.execute_all_cells(); }"""
 DONE = """() => Jupyter.notebook.kernel && Jupyter.notebook.kernel._msg_callbacks !== undefined
     && Jupyter.notebook.get_cells().every(c => c.cell_type !== 'code' || typeof c.input_prompt_number === 'number')
     && !document.querySelector('.output_error, .output_stderr')"""
@@ -48,7 +47,7 @@ def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chr
             # cells run once that is done, as a learner's first click comes later anyway
             with contextlib.suppress(Waited):
                 page.wait_for_event("console", lambda m: "jupyter.widget.control" in m.text, timeout=15_000)
-            page.evaluate(RUN_ALL)
+            page.evaluate("() => Jupyter.notebook.execute_all_cells()")
             page.wait_for_function(DONE)
             ex = ".attention-explorer"
             first = drawn(page, ex, "Head 0 of the 4-head model")[0]
