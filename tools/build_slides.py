@@ -129,16 +129,6 @@ def deck_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     return kept
 
 
-def notes_on_first_piece(cells: list[nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
-    """A cell paginate cut into pieces (ids `<id>-...`) keeps its notes on its first slide, where the talk starts."""
-    kept: list[nbformat.NotebookNode] = []
-    for cell in cells:
-        last = kept[-1].id if kept and is_notes(cell) else None
-        first = next((i for i, c in enumerate(kept) if last == c.id or (last or "").startswith(c.id + "-")), None)
-        kept.insert(len(kept) if first is None else first + 1, cell)
-    return kept
-
-
 def deck_body(nb: nbformat.NotebookNode, name: str) -> str:
     """The deck's HTML for an executed (presenter-mode, static) notebook with its notes: the cells deck_cells
     keeps, its slides cut to fit the screen (paginate), each notes block on the slide its cell starts on."""
@@ -148,7 +138,6 @@ def deck_body(nb: nbformat.NotebookNode, name: str) -> str:
     shown = copy.deepcopy(nb)
     shown.cells = deck_cells(nb)
     shown = paginate(shown)
-    shown.cells = notes_on_first_piece(shown.cells)
     resources = {"plotly_js": f"../{PLOTLY_JS}", "metadata": {"name": page_title(name)}}
     body, _ = deck.from_notebook_node(prepare(shown), resources=resources)
     return deck_links(body)

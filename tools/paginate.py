@@ -4,7 +4,8 @@ A reveal.js slide does not scroll for a presenter with a clicker, so `paginate` 
 estimate of each one's height (in the deck's CSS pixels, measured at 1280x720) and makes a cell that would end
 past the slide's bottom start a subslide. What is too tall for any slide is cut first: code from its output,
 long code and printouts between lines, long markdown between blocks. A lead-in sentence (ending in a colon, or a
-heading alone) moves with what it introduces. The browser tests walk every deck to check the result.
+heading alone) moves with what it introduces, and a cut cell's speaker notes stay on its first slide. The browser
+tests walk every deck to check the result.
 """
 
 from __future__ import annotations
@@ -193,8 +194,12 @@ def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of the executed notebook `nb` whose shown cells each start and end on one slide, where they fit."""
     nb = copy.deepcopy(nb)
     CoalesceStreamsPreprocessor().preprocess(nb, {})  # a printout in one piece, a progress bar's last state only
-    cells, used, previous = [], 0, None  # previous: the last shown cell and the room used before it
+    cells, used, previous, start = [], 0, None, -1  # previous: the last shown cell and the room used before it
     for whole in nb.cells:
+        if _slide_type(whole) == "notes":  # on the first piece of the cell before it, where the talk starts
+            cells.insert(start + 1, whole)
+            continue
+        start = len(cells)
         if not _shown(whole):
             cells.append(whole)
             continue
