@@ -29,10 +29,10 @@ from tools.pages import PLOTLY_JS, SITE, execute_static, exporter, page_title, p
 
 MAX_SITE_MB = 20.0
 REPOSITORY = "https://github.com/several-spotlights/several-spotlights"
-PUBLISHED = "https://several-spotlights.github.io/several-spotlights/"
 BINDER = ("https://mybinder.org/v2/gh/several-spotlights/several-spotlights/HEAD"
           "?urlpath=lab/tree/notebooks/00_start_here.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
 
 def widget_cells(nb: nbformat.NotebookNode) -> list[int]:
     """Indexes of code cells that still show a live widget: a blank output where no kernel runs."""

@@ -12,7 +12,6 @@ and are copied next to the decks, so a deck works offline. `python -m tools.buil
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import re
 import shutil
@@ -135,9 +134,7 @@ def deck_body(nb: nbformat.NotebookNode, name: str) -> str:
     deck = exporter("reveal/index.html.j2", DECK_CSS, DECK_SCRIPTS, SlidesExporter, reveal_url_prefix="reveal.js",
                     reveal_theme=THEME, reveal_width=str(WIDTH), reveal_height=str(HEIGHT))
     # before the exporter groups cells into slides: a cell removed afterwards can take a slide's end with it
-    shown = copy.deepcopy(nb)
-    shown.cells = deck_cells(nb)
-    shown = paginate(shown)
+    shown = paginate(nbformat.from_dict({**nb, "cells": deck_cells(nb)}))
     resources = {"plotly_js": f"../{PLOTLY_JS}", "metadata": {"name": page_title(name)}}
     body, _ = deck.from_notebook_node(prepare(shown), resources=resources)
     return deck_links(body)

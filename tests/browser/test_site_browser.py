@@ -22,11 +22,10 @@ import pytest
 
 from tests.browser.support import CHROMIUM_FLAGS, drawn, need, open_page, severe_violations
 from tools.build_slides import deck_cells, deck_file
-from tools.chapters import SITE_SAMPLE, notebook_paths
+from tools.chapters import NOTEBOOKS, SITE_SAMPLE, notebook_paths
 from tools.editions import checked_exercise, is_notes, solution_source, with_notes
 from tools.pages import page_title
 
-ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 CHAPTERS = [path.stem for path in SITE_SAMPLE if path.stem[:2].isdigit()]  # 2: solutions on slides, 4: math
 FIGURES_DRAWN = """() => {
@@ -97,7 +96,7 @@ def site(built_decks) -> Iterator[str]:
 
 
 def test_solutions_are_folded_on_the_page_and_left_out_of_the_slides(site: str) -> None:
-    nb = nbformat.read(ROOT / "notebooks" / f"{CHAPTERS[0]}.ipynb", as_version=4)
+    nb = nbformat.read(NOTEBOOKS / f"{CHAPTERS[0]}.ipynb", as_version=4)
     exercises = [name for cell in nb.cells if (name := checked_exercise(cell))]
     solutions = [solution_source(name).splitlines()[1].strip() for name in exercises]  # each one's first line
     assert solutions, "chapter 2 should have exercises for this test to mean anything"
@@ -188,7 +187,7 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -
             page.set_viewport_size({"width": 1280, "height": 720})
             page.goto(urljoin(site, f"slides/{CHAPTERS[1][:2]}.html"))
             page.wait_for_function("() => window.Reveal && Reveal.isReady()")
-            cells = nbformat.read(ROOT / "notebooks" / f"{CHAPTERS[1]}.ipynb", as_version=4).cells
+            cells = nbformat.read(NOTEBOOKS / f"{CHAPTERS[1]}.ipynb", as_version=4).cells
             slides = sum(c.metadata["slideshow"]["slide_type"] == "slide" for c in cells
                          if "solution" not in c.metadata.get("tags", []))
             assert page.evaluate("() => Reveal.getHorizontalSlides().length") == slides, "slides nested wrongly"
