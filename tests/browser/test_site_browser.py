@@ -5,22 +5,20 @@ slide's edges, speaker notes in the speaker view). Screenshots go to tests/brows
 
 from __future__ import annotations
 
-import functools
 import html
 import json
 import re
 import shutil
-import threading
+import sys
 import urllib.request
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import nbformat
 import pytest
 
-from tests.browser.support import CHROMIUM_FLAGS, drawn, need, open_page, severe_violations
+from tests.browser.support import CHROMIUM_FLAGS, drawn, free_port, need, open_page, serving, severe_violations
 from tools.build_slides import deck_cells, deck_file
 from tools.chapters import NOTEBOOKS, SITE_SAMPLE, notebook_paths
 from tools.editions import checked_exercise, is_notes, solution_source, with_notes
@@ -76,23 +74,16 @@ PAST_THE_SLIDE = """() => {
 one), past the bottom or the right, or cut at the right inside a box that scrolls sideways."""
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        """No log line per request in the test output."""
-
-
 @pytest.fixture(scope="module")
-def site(built_decks) -> Iterator[str]:
+def site(built_decks, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The built site with every notebook's deck (tests/conftest.py; SPOTLIGHTS_CHAPTERS narrows them) served on
-    127.0.0.1; yields its address."""
+    127.0.0.1 by Python's own file server; yields its address."""
     need("npm (it fetches reveal.js for the slides)", shutil.which("npm") is None)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(built_decks.folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    port = free_port()
+    command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
+               str(built_decks.folder)]
+    with serving(command, f"http://127.0.0.1:{port}/", tmp_path_factory.mktemp("http") / "requests.log"):
+        yield f"http://127.0.0.1:{port}/"
 
 
 def test_solutions_are_folded_on_the_page_and_left_out_of_the_slides(site: str) -> None:
