@@ -23,7 +23,7 @@ from tests.browser.support import (
     tooltip,
 )
 
-SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"  # Playwright makes the folder
 SETUP = """import torch
 
 import helpers
@@ -179,7 +179,6 @@ def check_rise(page, base: str, token: str) -> None:
 def test_live_views_on_a_projector_and_after_a_reload(chromium: str, tmp_path: Path, axe_script) -> None:
     from playwright.sync_api import sync_playwright
 
-    SCREENSHOTS.mkdir(exist_ok=True)
     (tmp_path / "root").mkdir()
     notebook(tmp_path / "root", [SETUP, *VIEWS.values(), LONG_PRINTOUT])
     with jupyter_lab(tmp_path / "root", tmp_path) as (base, token), sync_playwright() as p:

@@ -24,7 +24,7 @@ from tools.chapters import NOTEBOOKS, SITE_SAMPLE, notebook_paths
 from tools.editions import checked_exercise, is_notes, solution_source, with_notes
 from tools.pages import page_title
 
-SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"  # Playwright makes the folder
 CHAPTERS = [path.stem for path in SITE_SAMPLE if path.stem[:2].isdigit()]  # 2: solutions on slides, 4: math
 FIGURES_DRAWN = """() => {
     const figures = Array.from(document.querySelectorAll('.plotly-graph-div'));
@@ -106,7 +106,6 @@ def _text(url: str) -> str:
 def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -> None:
     from playwright.sync_api import sync_playwright
 
-    SCREENSHOTS.mkdir(exist_ok=True)
     host = urlparse(site).netloc
     blocked, errors, problems = [], [], []
 
@@ -211,7 +210,6 @@ def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, sit
     from playwright.sync_api import sync_playwright
 
     problems, steps = [], {}
-    SCREENSHOTS.mkdir(exist_ok=True)
     with sync_playwright() as p:
         browser, page, _ = open_page(p, chromium, 1280, 720, 60_000)
         try:
