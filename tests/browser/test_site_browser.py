@@ -235,8 +235,7 @@ def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, sit
                     found = page.evaluate(PAST_THE_SLIDE)
                     problems += [f"{deck} slide {where['h']}.{where['v']}: {x}" for x in found]
                     if found:
-                        shot = SCREENSHOTS / f"deck-{deck}-{where['h']}.{where['v']}.png"
-                        page.screenshot(path=str(shot))
+                        page.screenshot(path=str(SCREENSHOTS / f"deck-{deck}-{where['h']}.{where['v']}.png"))
                     if page.evaluate("() => Reveal.isLastSlide() && !Reveal.availableFragments().next"):
                         break
                     page.evaluate("() => Reveal.next()")
