@@ -84,10 +84,8 @@ def test_notebook_is_committed_stripped(path: Path) -> None:
     dirty = [i for i, c in enumerate(nb["cells"]) if c.get("outputs") or c.get("execution_count")]
     assert not dirty, f"{path.name}: cells {dirty} have outputs; run python -m tools.refresh_outputs before committing"
     checked = {c["id"] for c in nb["cells"] if CHECKED in c["metadata"].get("tags", [])}
-    assert checked == set(load_expected(path)), (
-        f"{path.name}: its checked cells and tests/expected_outputs/{path.stem}.json disagree; "
-        "run python -m tools.refresh_outputs on it"
-    )
+    assert checked == set(load_expected(path)), (f"{path.name}: its checked cells and tests/expected_outputs/"
+                                                f"{path.stem}.json disagree; run python -m tools.refresh_outputs on it")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

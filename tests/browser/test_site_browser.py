@@ -127,11 +127,10 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -
             page.on("response", lambda r: r.ok or errors.append(f"{r.url}: HTTP {r.status}"))
             page.on("requestfailed", lambda r: urlparse(r.url).netloc != host or errors.append(f"{r.url} failed"))
 
-            # The index links every page (and the decks when they were built first), and each of them loads.
+            # Every page the index links (test_site checks which) loads, and every deck built beside them.
             page.goto(site)
             links = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
             local = [href for href in links if not urlparse(href).scheme]
-            assert {f"{name}.html" for name in CHAPTERS} | {"explorer.html"} <= set(local)
             page.screenshot(path=str(SCREENSHOTS / "site_index.png"), full_page=True)
             downloads = [href for href in local if not href.endswith(".html")]
             assert downloads == ["notebooks.zip"], f"the index links these non-page files: {downloads}"

@@ -81,9 +81,8 @@ def _long_printouts(name: str, nb: nbformat.NotebookNode) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", list(VIEWPORTS))
-def test_every_figure_fits_its_output_area(
-    mode: str, chromium: str, executed: Callable[[str, str], Path], tmp_path: Path, axe_script: Path
-) -> None:
+def test_every_figure_fits_its_output_area(mode: str, chromium: str, executed: Callable[[str, str], Path],
+                                           tmp_path: Path, axe_script: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     viewport = VIEWPORTS[mode]
