@@ -176,7 +176,7 @@ def check_rise(page, base: str, token: str) -> None:
                            ".some(s => s.style.overflowY === 'scroll')", timeout=30_000)
 
 
-def test_live_views_on_a_projector_and_after_a_reload(chromium: str, tmp_path: Path, axe_script) -> None:
+def test_live_views_on_a_projector_after_a_reload_and_in_rise(chromium: str, tmp_path: Path, axe_script) -> None:
     from playwright.sync_api import sync_playwright
 
     (tmp_path / "root").mkdir()
