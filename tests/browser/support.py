@@ -129,9 +129,8 @@ def control_problems(page, root: str) -> list[str]:
 
 def notebook(folder: Path, cells: list[str], name: str = "views.ipynb") -> Path:
     """A notebook of `cells`, each a slide (for RISE), with the chapters' own notebook metadata."""
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in cells])
-    for cell in nb.cells:
-        cell.metadata["slideshow"] = {"slide_type": "slide"}
+    slide = {"slideshow": {"slide_type": "slide"}}
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code, metadata=slide) for code in cells])
     nb.metadata = nbformat.read(NOTEBOOKS / "04_multi_head_attention.ipynb", as_version=4).metadata
     nbformat.write(nb, folder / name)
     return folder / name
