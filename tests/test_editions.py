@@ -1,9 +1,4 @@
-"""The editions (tools/editions.py): notebooks/ is the learner's, and the instructor's is built from it.
-
-The learner edition carries only the learner's path: no speaker-notes cell, no test marker, no solution code;
-an exercise left wrong or unfinished leaves the learner's cell as it is and the chapter runs to its end. The
-instructor edition shows every cell's notes right after it and every solution after its check.
-"""
+"""The editions (tools/editions.py): notebooks/ is the learner's, and the instructor's is built from it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,11 @@
-"""The layers are declared once, in pyproject.toml's import-linter contracts, and hold; nothing imports in a circle."""
+"""The layers are declared once, in pyproject.toml's import-linter contracts, and hold; nothing imports in a circle;
+importing helpers' model core (or helpers itself) has no side effects (helpers.threads says where the thread policy
+applies instead)."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +14,15 @@ import grimp
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("helpers", "tools", "benchmarks")
+_IMPORT_THE_MODEL_CORE = """
+import json, sys
+import torch
+torch.set_num_threads(torch.get_num_threads() + 3)  # a count set by hand, which the import must keep
+before = torch.get_num_threads()
+import helpers.attention, helpers.model, helpers.block, helpers
+print(json.dumps({"before": before, "after": torch.get_num_threads(),
+                  "loaded": sorted(m for m in ("plotly", "ipywidgets", "anywidget", "IPython") if m in sys.modules)}))
+"""
 
 
 def test_import_linter_contracts_are_kept() -> None:
@@ -26,3 +38,14 @@ def test_no_module_imports_itself_through_others() -> None:
         if graph.chain_exists(first, second) and graph.chain_exists(second, first):
             circles.append(graph.find_shortest_chain(first, second) + graph.find_shortest_chain(second, first)[1:])
     assert not circles, "import circles:\n" + "\n".join(" -> ".join(chain) for chain in circles[:10])
+
+
+def test_importing_the_model_core_has_no_side_effects() -> None:
+    """A fresh process that imports helpers.attention (and helpers itself) keeps torch's thread count and
+    imports no plotting or widget library."""
+    run = subprocess.run([sys.executable, "-c", _IMPORT_THE_MODEL_CORE], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["after"] == seen["before"], "importing helpers set torch's threads"
+    assert seen["loaded"] == [], f"importing the model core imported {seen['loaded']}"

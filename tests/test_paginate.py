@@ -23,42 +23,45 @@ def _cell(kind: str, source: str, slide: str = "-", figure: int | None = None, p
     return cell
 
 
+def _section(paragraphs: int) -> nbformat.NotebookNode:
+    """A slide that opens a section with `paragraphs` lines of prose."""
+    return _cell("markdown", "\n".join(["## A section", "", *[PROSE] * paragraphs]), "slide")
+
+
 def _types(nb: nbformat.NotebookNode) -> list[str]:
     return [cell.metadata["slideshow"]["slide_type"] for cell in nb.cells]
 
 
 TABLE = "| a | b |\n|---|---|\n" + "\n".join(f"| {i} | {i} |" for i in range(12))
+WIDE = "x = " + "1 + " * 60 + "1"  # 245 characters: three lines on a slide
 
 
-@pytest.mark.parametrize("cells", [
-    [_cell("markdown", "## A section\n\n" + "\n".join([PROSE] * 8), "slide"),
-     _cell("code", "figure()", "fragment", figure=580)],  # a figure under a long text
-    [_cell("markdown", "## A section\n\n" + "\n".join([PROSE] * 10), "slide"),
-     _cell("markdown", TABLE, "fragment")],  # a markdown table
-    [_cell("markdown", "## A section", "slide"), _cell("code", "figure()", "-", figure=580),
-     _cell("markdown", "\n\n".join([PROSE] * 3), "fragment")],  # prose under a figure
-], ids=["figure", "table", "prose"])
-def test_what_would_run_off_starts_a_slide(cells: list) -> None:
+@pytest.mark.parametrize(("cells", "expected"), [
+    ([_section(8), _cell("code", "figure()", "fragment", figure=580)], ["slide", "subslide"]),  # a figure
+    ([_section(10), _cell("markdown", TABLE, "fragment")], ["slide", "subslide"]),  # a markdown table
+    ([_section(0), _cell("code", "figure()", "-", figure=580), _cell("markdown", "\n\n".join([PROSE] * 3), "fragment")],
+     ["slide", "-", "subslide"]),  # prose under a figure
+    ([_section(1), _cell("code", "figure()", "fragment", figure=450), _cell("code", "print(...)", "-", printed=3)],
+     ["slide", "fragment", "subslide"]),  # the printout would end past the bottom
+    ([_section(0), _cell("code", "print(...)", "fragment", printed=4), _cell("code", "print(...)", "-", printed=4)],
+     ["slide", "fragment", "-"]),  # what fits stays together
+    ([_section(6), _cell("markdown", "The heatmap below shows each row's weights:", "-"),
+      _cell("code", "figure()", "fragment", figure=500)], ["slide", "subslide", "fragment"]),  # the lead-in moves too
+    ([_section(0), _cell("code", "figure()", "fragment", figure=ROOM - 40)],
+     ["slide", "fragment", "subslide"]),  # not a slide with a lone heading
+    ([_section(7), _cell("code", "\n".join([WIDE] * 3), "-", printed=1)], ["slide", "subslide"]),  # lines wrap
+    ([_section(7), _cell("code", "x = 1\n" * 3, "-", printed=1)], ["slide", "-"]),
+], ids=["figure", "table", "prose", "printout", "fits", "lead-in", "heading", "wide-code", "narrow-code"])
+def test_a_cell_that_would_run_off_the_slide_starts_a_new_one(cells: list, expected: list[str]) -> None:
     nb = nbformat.v4.new_notebook(cells=cells)
     before = _types(nb)
-    assert _types(paginate(nb)) == [*before[:-1], "subslide"]
+    assert _types(paginate(nb)) == expected
     assert _types(nb) == before, "the notebook itself is left as it was"
-
-
-def test_what_fits_stays_together() -> None:
-    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section\n\n" + PROSE, "slide"),
-                                         _cell("code", "figure()", "fragment", figure=450),
-                                         _cell("code", "print(...)", "-", printed=3)])
-    assert _types(paginate(nb)) == ["slide", "fragment", "subslide"], "the printout would end past the bottom"
-    short = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
-                                            _cell("code", "print(...)", "fragment", printed=4),
-                                            _cell("code", "print(...)", "-", printed=4)])
-    assert _types(paginate(short)) == ["slide", "fragment", "-"]
 
 
 def test_a_cell_too_tall_for_any_slide_shows_its_code_then_its_output() -> None:
     code = "\n".join(f"line_{i} = {i}" for i in range(12))
-    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
+    nb = nbformat.v4.new_notebook(cells=[_section(0),
                                          _cell("code", code, "-", figure=ROOM - 100)])
     paged = paginate(nb)
     assert _types(paged) == ["slide", "-", "subslide"]
@@ -69,7 +72,7 @@ def test_a_cell_too_tall_for_any_slide_shows_its_code_then_its_output() -> None:
 
 def test_a_long_printout_is_cut_between_lines_onto_slides_of_its_own() -> None:
     lines = 2 * ROOM // CODE_LINE
-    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
+    nb = nbformat.v4.new_notebook(cells=[_section(0),
                                          _cell("code", "print(table)", "-", printed=lines)])
     paged = paginate(nb)
     assert _types(paged) == ["slide", "-", "subslide", "subslide", "subslide"]
@@ -93,35 +96,17 @@ def test_a_long_text_is_cut_between_paragraphs_and_items_but_not_inside_code() -
     assert all(piece.strip() for piece in pieces)
 
 
-def test_the_sentence_that_leads_into_a_moved_output_moves_with_it() -> None:
-    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section\n\n" + "\n".join([PROSE] * 6), "slide"),
-                                         _cell("markdown", "The heatmap below shows each row's weights:", "-"),
-                                         _cell("code", "figure()", "fragment", figure=500)])
-    assert _types(paginate(nb)) == ["slide", "subslide", "fragment"]
-    heading = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
-                                              _cell("code", "figure()", "fragment", figure=ROOM - 40)])
-    assert _types(paginate(heading)) == ["slide", "fragment", "subslide"], "not a slide with a lone heading"
-
-
 def test_a_printout_in_pieces_is_counted_and_cut_as_one() -> None:
     cell = _cell("code", "\n".join(f"line_{i} = {i}" for i in range(20)), "-")
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="a printed line\n" * 8) for _ in range(3)]
-    paged = paginate(nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"), cell]))
+    paged = paginate(nbformat.v4.new_notebook(cells=[_section(0), cell]))
     assert [len(c.get("outputs", [])) for c in paged.cells] == [0, 0, 1]
     assert paged.cells[2].outputs[0].text == "a printed line\n" * 24
 
 
-def test_long_lines_of_code_count_as_the_lines_they_wrap_into() -> None:
-    wide = "x = " + "1 + " * 60 + "1"  # 245 characters: three lines on a slide
-    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section\n\n" + "\n".join([PROSE] * 7), "slide"),
-                                         _cell("code", "\n".join([wide] * 3), "-", printed=1)])
-    narrow = nbformat.v4.new_notebook(cells=[nb.cells[0], _cell("code", "x = 1\n" * 3, "-", printed=1)])
-    assert _types(paginate(nb)) == ["slide", "subslide"] and _types(paginate(narrow)) == ["slide", "-"]
-
-
 def test_a_lead_in_too_short_to_carry_its_figure_keeps_the_code_that_draws_it() -> None:
     """Not a slide with one sentence ending in a colon: the code joins it, and the figure follows."""
-    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
+    nb = nbformat.v4.new_notebook(cells=[_section(0),
                                          _cell("markdown", PROSE + "Here it is:", "subslide"),
                                          _cell("code", "figure()\nshow()\n", "-", figure=ROOM - 70)])
     paged = paginate(nb)
@@ -132,7 +117,7 @@ def test_a_lead_in_too_short_to_carry_its_figure_keeps_the_code_that_draws_it() 
 
 def test_code_too_long_for_a_slide_is_cut_between_lines() -> None:
     source = "\n".join(f"line_{i} = {i}" for i in range(2 * ROOM // CODE_LINE)) + "\n\nprint(line_0)"
-    nb = nbformat.v4.new_notebook(cells=[_cell("markdown", "## A section", "slide"),
+    nb = nbformat.v4.new_notebook(cells=[_section(0),
                                          _cell("code", source, "-", printed=2)])
     paged = paginate(nb)
     codes = [cell.source for cell in paged.cells[1:] if cell.source]

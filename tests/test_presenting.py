@@ -10,20 +10,16 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import torch
 
+import helpers
+from helpers.plots import attention_heatmap
 from tools.build_slides import deck_body
-from tools.chapters import chapter_paths, notebook_paths
+from tools.chapters import notebook_paths
 from tools.editions import EXERCISE, NOTES_KEY, is_notes, tags, with_notes
-
-NOTEBOOKS = chapter_paths("")
 
 
 def test_presenter_mode_enlarges_fonts_and_figures() -> None:
-    import torch
-
-    import helpers
-    from helpers.plots import attention_heatmap
-
     weights, words = torch.full((3, 3), 1 / 3), ["a", "b", "c"]
     try:
         helpers.presenter_mode(False)
@@ -37,7 +33,7 @@ def test_presenter_mode_enlarges_fonts_and_figures() -> None:
     assert large.height <= 580, "and stays within the 600 px of notebook a 1280x720 screen shows"
 
 
-@pytest.mark.parametrize("path", [*NOTEBOOKS, NOTEBOOKS[0].parent / "explorer.ipynb"], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", notebook_paths(""), ids=lambda p: p.name)
 def test_rise_needs_no_hidden_set_up_step(path: Path) -> None:
     """In RISE the set-up cell is a slide of its own (or on the slide that describes it), run there with
     Shift+Enter: no code cell is hidden from the slideshow except solutions and the Colab set-up cell, which does

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tools.chapters import CHAPTERS, chapter_paths, notebook_paths
 from tools.refresh_outputs import CHECKED, load_expected
 
 try:
@@ -83,10 +84,8 @@ def test_notebook_is_committed_stripped(path: Path) -> None:
     dirty = [i for i, c in enumerate(nb["cells"]) if c.get("outputs") or c.get("execution_count")]
     assert not dirty, f"{path.name}: cells {dirty} have outputs; run python -m tools.refresh_outputs before committing"
     checked = {c["id"] for c in nb["cells"] if CHECKED in c["metadata"].get("tags", [])}
-    assert checked == set(load_expected(path)), (
-        f"{path.name}: its checked cells and tests/expected_outputs/{path.stem}.json disagree; "
-        "run python -m tools.refresh_outputs on it"
-    )
+    assert checked == set(load_expected(path)), (f"{path.name}: its checked cells and tests/expected_outputs/"
+                                                f"{path.stem}.json disagree; run python -m tools.refresh_outputs on it")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -109,8 +108,6 @@ def test_ruff_is_clean_on_code_and_notebooks() -> None:
 
 
 def test_the_chapter_list_names_every_numbered_notebook_in_order_and_narrows_by_name_prefix() -> None:
-    from tools.chapters import CHAPTERS, chapter_paths, notebook_paths
-
     on_disk = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     assert list(CHAPTERS) == on_disk, "tools/chapters.py CHAPTERS must list every numbered notebook, in order"
     assert [p.name[:2] for p in chapter_paths("02, 06")] == ["02", "06"]

@@ -13,25 +13,20 @@ import nbformat
 import pytest
 
 from helpers.explorer import explore
-from helpers.static import STATIC_ENV
+from helpers.static import STATIC_ENV, live_only
+from helpers.train import _progress_bar
+from tools.build_site import WIDGET_MIME
 from tools.chapters import SITE_SAMPLE as BUILD
 from tools.chapters import notebook_paths, reading_minutes
+from tools.pages import LIVE_ONLY, mathml, page_title, prepare
 
 ROOT = Path(__file__).resolve().parents[1]
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # a script, style sheet, image or font that a page would fetch from another host
 REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
 
 
-@pytest.fixture(scope="module")
-def site(built_site) -> tuple[Path, str]:
-    """Two chapters and the explorer page, built once for every site test (tests/conftest.py): the folder and
-    the build's output."""
-    return built_site.folder, built_site.output
-
-
-def test_pages_share_one_plotly_and_fetch_nothing_from_other_hosts(site: tuple[Path, str]) -> None:
-    out, _ = site
+def test_pages_share_one_plotly_and_fetch_nothing_from_other_hosts(built_site) -> None:
+    out = built_site.folder
     plotly_js = out / "plotly.min.js"
     assert plotly_js.stat().st_size > 1_000_000, "the site's own copy of plotly.js is missing"
     for page in (out / f"{nb.stem}.html" for nb in BUILD):
@@ -41,34 +36,25 @@ def test_pages_share_one_plotly_and_fetch_nothing_from_other_hosts(site: tuple[P
         assert "window.PlotlyConfig" not in text and text.count("plotly.js v") == 0, f"{page.name} inlines plotly.js"
         assert not REMOTE.search(text), f"{page.name} fetches from another host: {REMOTE.search(text)[0]}"
         assert "mathjax" not in text.lower() and "require.js" not in text, f"{page.name} loads MathJax or require.js"
+        assert WIDGET_MIME not in text, f"a live widget is left on {page.name}, blank without a kernel"
+    explorer = (out / "explorer.html").read_text()
+    assert explorer.count("data-height=") >= 2, "the explorer cell and the static copy are both drawn with their menus"
 
 
-def test_explorer_page_has_the_static_explorer_and_no_blank_widget(site: tuple[Path, str]) -> None:
-    out, _ = site
-    text = (out / "explorer.html").read_text()
-    assert text.count("data-height=") >= 2, "the explorer cell and the static copy are both drawn with their menus"
-    assert WIDGET_MIME not in text, "a live widget is left on the page, blank without a kernel"
-
-
-def test_index_lists_chapters_with_reading_times_and_how_to_run(site: tuple[Path, str]) -> None:
-    out, _ = site
+def test_index_lists_chapters_with_reading_times_how_to_run_and_the_learner_edition(built_site) -> None:
+    out = built_site.folder
     index = (out / "index.html").read_text()
     for nb in BUILD:
         assert f'href="{nb.stem}.html"' in index
     assert f"about {reading_minutes(BUILD[0])} min" in index, "reading time computed as in the instructor guide"
-    for way in ("make lab", "mybinder.org", "JupyterHub", "nbgitpuller"):
+    for way in ("make lab", "mybinder.org", "JupyterHub", "nbgitpuller", 'href="notebooks.zip"'):
         assert way in index, f"the index does not say how to run the notebooks with {way}"
-
-
-def test_the_site_publishes_the_learner_edition(site: tuple[Path, str]) -> None:
-    out, _ = site
-    assert 'href="notebooks.zip"' in (out / "index.html").read_text()
     names = zipfile.ZipFile(out / "notebooks.zip").namelist()
     assert "notebooks/01_one_spotlight.ipynb" in names and "notebooks/explorer.ipynb" in names
 
 
-def test_build_reports_time_and_size_under_the_limit(site: tuple[Path, str]) -> None:
-    out, stdout = site
+def test_build_reports_time_and_size_under_the_limit(built_site) -> None:
+    out, stdout = built_site.folder, built_site.output
     reported = re.search(r"the site is ([\d.]+) MB \(limit (\d+) MB\)", stdout)
     assert reported, stdout
     measured = sum(f.stat().st_size for f in out.rglob("*") if f.is_file()) / 1e6
@@ -88,8 +74,6 @@ def test_explorer_displays_its_static_copy_in_static_builds(monkeypatch: pytest.
 
 
 def test_progress_is_plain_text_on_stdout_in_static_builds(monkeypatch: pytest.MonkeyPatch) -> None:
-    from helpers.train import _progress_bar
-
     monkeypatch.setenv(STATIC_ENV, "1")
     printed = io.StringIO()
     monkeypatch.setattr(sys, "stdout", printed)
@@ -100,8 +84,6 @@ def test_progress_is_plain_text_on_stdout_in_static_builds(monkeypatch: pytest.M
 
 
 def test_every_notebooks_math_converts_to_mathml() -> None:
-    from tools.pages import mathml
-
     for path in notebook_paths(""):
         for cell in nbformat.read(path, as_version=4).cells:
             if cell.cell_type == "markdown" and "$" in cell.source:
@@ -110,8 +92,6 @@ def test_every_notebooks_math_converts_to_mathml() -> None:
 
 
 def test_live_only_controls_name_themselves_in_static_builds(monkeypatch: pytest.MonkeyPatch) -> None:
-    from helpers.static import live_only
-
     control = object()
     assert live_only(control, "An upload button") is control
     monkeypatch.setenv(STATIC_ENV, "1")
@@ -120,8 +100,6 @@ def test_live_only_controls_name_themselves_in_static_builds(monkeypatch: pytest
 
 
 def test_a_text_progress_bar_shows_its_last_state_only() -> None:
-    from tools.pages import prepare
-
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("train()")])
     redraws = ["\r1 head:   0%| | 0/3", "\r1 head:  67%| | 2/3", "\r1 head: 100%| | 3/3\n", "done\n"]
     nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text=t) for t in redraws]
@@ -145,16 +123,12 @@ def test_a_failing_notebook_and_a_live_widget_are_reported_and_fail_the_build(tm
 
 
 def test_pages_and_decks_are_titled_by_their_chapter() -> None:
-    from tools.pages import page_title
-
     assert page_title("03_one_spotlight_is_not_enough") == "Chapter 3: One spotlight is not enough - Several Spotlights"
     assert page_title("explorer") == "The attention explorer - Several Spotlights"
 
 
 def test_cells_about_live_controls_are_left_out_of_static_builds() -> None:
     """A static copy lacks the live widget's controls, so text that describes only those is not shown with it."""
-    from tools.pages import LIVE_ONLY, prepare
-
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("The heatmap's rows are words."),
                                          nbformat.v4.new_markdown_cell("Pick a model from the menu.")])
     nb.cells[1].metadata["tags"] = [LIVE_ONLY]

@@ -3,11 +3,9 @@
     python -m tools.build_site                      # all chapters, the explorer, slides and index into site/
     python -m tools.build_site --no-slides --out DIR notebooks/00_start_here.ipynb notebooks/explorer.ipynb
 
-Each notebook runs with SPOTLIGHTS_STATIC=1 (helpers.static), so every widget comes out as its static copy
-(the explorer as a figure with its own menus) and progress bars as plain text: once at reading sizes for its
-page, and once more in presenter mode for its slide deck. Pages load one shared plotly.min.js from the site's
-root, math is turned into MathML here (no MathJax to fetch), and nothing on a page asks another host for
-anything. Each page's title names its chapter. The build prints its time and the size of the whole site.
+Each notebook runs as a static build (tools.pages) once at reading sizes for its page, and once more in presenter
+mode for its deck (tools.build_slides). The build prints its time and the size of the whole site, and fails on a
+notebook that did not run, a live widget left blank without a kernel, or a site over MAX_SITE_MB.
 """
 
 from __future__ import annotations
@@ -25,26 +23,16 @@ import nbformat
 from nbclient.exceptions import CellExecutionError
 
 from tools.build_slides import deck_file, ship_reveal, write_deck
-from tools.chapters import TITLES, notebook_paths, reading_minutes
+from tools.chapters import chapter_title, notebook_paths, reading_minutes
 from tools.editions import build, with_folded_solutions, with_notes
-from tools.pages import PLOTLY_JS, READABLE_CSS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
+from tools.pages import PLOTLY_JS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
 
 MAX_SITE_MB = 20.0
 REPOSITORY = "https://github.com/several-spotlights/several-spotlights"
-PUBLISHED = "https://several-spotlights.github.io/several-spotlights/"
 BINDER = ("https://mybinder.org/v2/gh/several-spotlights/several-spotlights/HEAD"
           "?urlpath=lab/tree/notebooks/00_start_here.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
-# The lab page without the parts that come from other hosts (require.js, MathJax, mermaid, the widget
-# manager); plotly.js comes from the site's own copy instead.
-PAGE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
-{%- block html_head_js -%}<script src="{{ resources.plotly_js }}"></script>{%- endblock html_head_js -%}
-{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
-{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
-{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
-{%- block html_head_css -%}<style>""" + READABLE_CSS + """</style>{%- endblock html_head_css -%}
-"""
 
 def widget_cells(nb: nbformat.NotebookNode) -> list[int]:
     """Indexes of code cells that still show a live widget: a blank output where no kernel runs."""
@@ -56,16 +44,11 @@ def write_page(nb: nbformat.NotebookNode, name: str, out_dir: Path) -> Path:
     """Write a prepared notebook as `out_dir/<name>.html`; links to other notebooks point at their pages, links to
     docs/ at the repository's copy."""
     resources = {"plotly_js": PLOTLY_JS, "metadata": {"name": page_title(name)}}
-    body, _ = exporter(PAGE_TEMPLATE).from_notebook_node(nb, resources=resources)
+    body, _ = exporter("lab/index.html.j2").from_notebook_node(nb, resources=resources)
     target = out_dir / f"{name}.html"
     body = body.replace('.ipynb"', '.html"').replace('href="../docs/', f'href="{REPOSITORY}/blob/main/docs/')
     target.write_text(body, encoding="utf-8")
     return target
-
-
-def chapter_title(name: str) -> str:
-    """The chapter's title as the README and instructor guide give it."""
-    return TITLES.get(f"{name}.ipynb", "The attention explorer" if name == "explorer" else name)
 
 
 def write_index(pages: Sequence[tuple[Path, Path]], out_dir: Path) -> Path:
@@ -130,11 +113,6 @@ def write_notebooks_zip(out_dir: Path) -> Path:
         return Path(shutil.make_archive(str(out_dir / "notebooks"), "zip", root_dir=folder, base_dir="notebooks"))
 
 
-def site_megabytes(out_dir: Path) -> float:
-    """Total size of every file under `out_dir`, in MB (10^6 bytes)."""
-    return sum(f.stat().st_size for f in out_dir.rglob("*") if f.is_file()) / 1e6
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter and the explorer")
@@ -146,30 +124,27 @@ def main() -> int:
     ship_plotly(args.out)
     if not args.no_slides:
         ship_reveal(args.out / "slides")
-    start, pages, blank, failed = time.perf_counter(), [], [], []
+    start, pages, blank, problems = time.perf_counter(), [], [], []
     for path in notebooks:
         began = time.perf_counter()
-        deck = not args.no_slides
         try:
             nb = execute_static(path, edition=with_folded_solutions)
-            slides = execute_static(path, presenter=True, edition=with_notes) if deck else None
+            slides = None if args.no_slides else execute_static(path, presenter=True, edition=with_notes)
         except CellExecutionError as error:  # a timeout too: report it, build the rest, fail at the end
-            failed.append(f"{path.name} did not run: {str(error).strip().splitlines()[-1]}")
+            problems.append(f"{path.name} did not run: {str(error).strip().splitlines()[-1]}")
             print(f"{path.name}: failed after {time.perf_counter() - began:.0f} s", flush=True)
             continue
         blank += [f"{path.name} cell {i}" for i in widget_cells(nb)]
-        prepare(nb)
-        pages.append((path, write_page(nb, path.stem, args.out)))
+        pages.append((path, write_page(prepare(nb), path.stem, args.out)))
         made = [pages[-1][1].name]
         if slides is not None:
             made.append(write_deck(slides, path.stem, args.out / "slides").relative_to(args.out).as_posix())
         print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {', '.join(made)}", flush=True)
     print(f"index: {write_index(pages, args.out)}; notebooks: {write_notebooks_zip(args.out)}")
-    size = site_megabytes(args.out)
+    size = sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file()) / 1e6  # MB
     print(f"built {len(pages)} notebooks in {time.perf_counter() - start:.0f} s (load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}); the site is {size:.1f} MB "
           f"(limit {MAX_SITE_MB:.0f} MB)")
-    problems = list(failed)
     if size > MAX_SITE_MB:
         problems.append(f"the site is {size:.1f} MB, over the {MAX_SITE_MB:.0f} MB limit")
     if blank:

@@ -1,22 +1,17 @@
-"""Build reveal.js slides of every chapter into site/slides/NN.html (and the explorer's into
-site/slides/explorer.html): executed, with figures, solutions hidden.
+"""Build reveal.js decks of every chapter into site/slides/NN.html (the explorer's: explorer.html): executed,
+with figures, solutions hidden.
 
     python -m tools.build_slides                   # every chapter and the explorer
     python -m tools.build_slides --out DIR notebooks/04_multi_head_attention.ipynb
 
-Each chapter runs as in the site build (static copies, MathML, the site's one plotly.min.js), in presenter
-mode, so text and figures have a projector's sizes and every figure fits a 1280x720 screen. reveal.js and its
-notes plugin come from the npm package, fetched once into build/npm and copied next to the decks, so a deck
-works offline: open it in a browser, move with the arrow keys or space, and press S for the speaker view with
-the chapter's notes (tools.editions.with_notes: each cell's notes on that cell's slide). The set-up cell is
-left out; a deck shows no solutions (it is built from the chapter with its notes, not the instructor edition).
-`python -m tools.build_site` builds these decks too.
+Each notebook runs as a static build (tools.pages) in presenter mode with its notes (tools.editions.with_notes),
+its slides cut to fit 1280x720 (tools.paginate). reveal.js and its notes plugin come from npm once (build/npm)
+and are copied next to the decks, so a deck works offline. `python -m tools.build_site` builds these decks too.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import re
 import shutil
@@ -33,7 +28,6 @@ from tools.pages import (
     INJECTED,
     LIVE_ONLY,
     PLOTLY_JS,
-    READABLE_CSS,
     SITE,
     execute_static,
     exporter,
@@ -55,14 +49,7 @@ SETUP_TAG = "setup"
 """The set-up cell (its imports) is left out of a deck; RISE shows it, for running it live."""
 WIDTH, HEIGHT = 1280, 800  # slide size in CSS pixels before reveal.js scales it to the screen
 
-# nbconvert's reveal page without what it fetches from other hosts (jQuery, require.js, mermaid, MathJax, the
-# widget manager): reveal.js and plotly.js are the site's own copies, loaded with plain script tags.
-DECK_TEMPLATE = """{%- extends 'reveal/index.html.j2' -%}
-{%- block html_head_js -%}<script src="{{ resources.plotly_js }}"></script>{%- endblock html_head_js -%}
-{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
-{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
-{%- block html_head_css -%}
-<style>
+DECK_CSS = """
 .reveal .slides section { height: 100%; overflow-y: auto; }  /* should paginate misjudge: the mouse wheel */
 /* a long line of code wraps (tools.paginate counts it so): a clicker cannot scroll sideways */
 .reveal .jp-InputArea-editor .highlight pre { white-space: pre-wrap; overflow-wrap: anywhere;
@@ -73,9 +60,9 @@ DECK_TEMPLATE = """{%- extends 'reveal/index.html.j2' -%}
 .reveal .jp-OutputArea-output pre { white-space: pre; }
 body .reveal .slide-number { background-color: rgba(0, 0, 0, 0.75); }  /* its white digits readable */
 body .reveal .jp-RenderedHTMLCommon :is(a:link, a:visited) { text-decoration: underline; }  /* over the theme's */
-""" + READABLE_CSS + """</style>
-{%- endblock html_head_css -%}
-{%- block footer_js -%}
+"""
+"""What a deck's page styles beside READABLE_CSS."""
+DECK_SCRIPTS = """{%- block footer_js -%}
 <script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>
 <script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>
 <script>
@@ -88,6 +75,7 @@ Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-pl
 </script>
 {%- endblock footer_js -%}
 """
+"""reveal.js and its notes plugin from the deck's own copy (ship_reveal), in place of nbconvert's CDN scripts."""
 
 
 def npm_package(spec: str, needed_by: str = "the slides") -> Path:
@@ -104,14 +92,9 @@ def npm_package(spec: str, needed_by: str = "the slides") -> Path:
     return package
 
 
-def reveal_package() -> Path:
-    """The reveal.js npm package in build/npm, installed with npm the first time."""
-    return npm_package(REVEAL)
-
-
 def ship_reveal(slides_dir: Path) -> Path:
     """Copy the parts of reveal.js the decks load to `slides_dir/reveal.js`; returns that folder."""
-    package, target = reveal_package(), slides_dir / "reveal.js"
+    package, target = npm_package(REVEAL), slides_dir / "reveal.js"
     for part in REVEAL_FILES:
         source, copy = package / part, target / part
         copy.parent.mkdir(parents=True, exist_ok=True)
@@ -145,26 +128,13 @@ def deck_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     return kept
 
 
-def notes_on_first_piece(cells: list[nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
-    """A cell paginate cut into pieces (ids `<id>-...`) keeps its notes on its first slide, where the talk starts."""
-    kept: list[nbformat.NotebookNode] = []
-    for cell in cells:
-        last = kept[-1].id if kept and is_notes(cell) else None
-        first = next((i for i, c in enumerate(kept) if last == c.id or (last or "").startswith(c.id + "-")), None)
-        kept.insert(len(kept) if first is None else first + 1, cell)
-    return kept
-
-
 def deck_body(nb: nbformat.NotebookNode, name: str) -> str:
     """The deck's HTML for an executed (presenter-mode, static) notebook with its notes: the cells deck_cells
     keeps, its slides cut to fit the screen (paginate), each notes block on the slide its cell starts on."""
-    deck = exporter(DECK_TEMPLATE, SlidesExporter, reveal_url_prefix="reveal.js", reveal_theme=THEME,
-                    reveal_width=str(WIDTH), reveal_height=str(HEIGHT))
+    deck = exporter("reveal/index.html.j2", DECK_CSS, DECK_SCRIPTS, SlidesExporter, reveal_url_prefix="reveal.js",
+                    reveal_theme=THEME, reveal_width=str(WIDTH), reveal_height=str(HEIGHT))
     # before the exporter groups cells into slides: a cell removed afterwards can take a slide's end with it
-    shown = copy.deepcopy(nb)
-    shown.cells = deck_cells(nb)
-    shown = paginate(shown)
-    shown.cells = notes_on_first_piece(shown.cells)
+    shown = paginate(nbformat.from_dict({**nb, "cells": deck_cells(nb)}))
     resources = {"plotly_js": f"../{PLOTLY_JS}", "metadata": {"name": page_title(name)}}
     body, _ = deck.from_notebook_node(prepare(shown), resources=resources)
     return deck_links(body)

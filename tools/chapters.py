@@ -53,6 +53,11 @@ WORDS_PER_MINUTE = 180
 """A careful reading pace for technical text with code."""
 
 
+def chapter_title(name: str) -> str:
+    """Notebook `name`'s title as the README and instructor guide give it, or the explorer's name."""
+    return TITLES.get(f"{name}.ipynb", "The attention explorer" if f"{name}.ipynb" == EXPLORER else name)
+
+
 def _narrowed(names: list[str], only: str | None) -> list[Path]:
     if only is None:
         only = os.environ.get(ONLY, "")
@@ -71,28 +76,23 @@ def notebook_paths(only: str | None = None) -> list[Path]:
     return _narrowed([*CHAPTERS, EXPLORER], only)
 
 
-def execute(
-    path: Path, *, nb: nbformat.NotebookNode | None = None, timeout: int = 300, allow_errors: bool = False,
-    first: str | None = None, last: str | None = None, folder: Path | None = None, interrupt_on_timeout: bool = False,
-) -> nbformat.NotebookNode:
+def execute(path: Path, *, nb: nbformat.NotebookNode | None = None, timeout: int = 300, allow_errors: bool = False,
+            first: str | None = None, last: str | None = None, folder: Path | None = None) -> nbformat.NotebookNode:
     """Run the notebook at `path` (or `nb`, an edition of it) in a fresh kernel, top to bottom; return it with
     its outputs.
 
     `first` and `last` are code run in an added first or last cell (presenter mode on, a memory reading).
     The kernel runs in `folder` (default: the notebook's own) and inherits this process's environment (the
     site builder sets SPOTLIGHTS_STATIC there). With allow_errors, a failing cell's error is kept as its
-    output and the run goes on, as Run All in JupyterLab shows it; without, the first error is raised.
-    A cell running longer than `timeout` seconds raises, or with interrupt_on_timeout (the grader) is
-    interrupted and shows a TimeoutError, and the run goes on.
+    output and the run goes on, as Run All in JupyterLab shows it; without, the first error is raised. A cell
+    running longer than `timeout` seconds raises either way.
     """
     nb = copy.deepcopy(nb) if nb is not None else nbformat.read(path, as_version=4)
     if first is not None:
         nb.cells.insert(0, nbformat.v4.new_code_cell(first, metadata={"tags": ["injected"]}))
     if last is not None:
         nb.cells.append(nbformat.v4.new_code_cell(last, metadata={"tags": ["injected"]}))
-    over = {"ename": "TimeoutError", "evalue": f"the cell ran over {timeout} s and was interrupted", "traceback": []}
     NotebookClient(nb, timeout=timeout, startup_timeout=300, kernel_name="python3", allow_errors=allow_errors,
-                   interrupt_on_timeout=interrupt_on_timeout, error_on_timeout=over if interrupt_on_timeout else None,
                    resources={"metadata": {"path": str(folder or path.parent)}}).execute()
     return nb
 

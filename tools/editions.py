@@ -1,21 +1,12 @@
-"""The editions of the series, each built from the one source: the chapters in notebooks/.
+"""The editions of the series, each built from the one source: the chapters in notebooks/, the learner edition
+itself (docs/architecture.md lists what rides along in it for the other audiences).
 
     python -m tools.editions instructor                # into instructor/: speaker notes and solutions shown
     python -m tools.editions learner --out DIR         # the learner's notebooks, outputs and notes cleared (a class's)
 
-notebooks/ is the learner edition itself: what `make lab`, Binder, Colab, a class's hub and the site open.
-It carries only the learner's path; what the other audiences need rides along where a learner does not see
-it: a cell's speaker notes in its metadata (`instructor_notes`, markdown), a checked cell's tag
-`check-output` (the tests), an exercise stub's tag `exercise` (the grader), and every solution in
-helpers/checks/solutions.py (a learner prints one with `solution("softmax")`; it is never run on them).
-
-- `with_notes` shows each cell's notes in a notes cell right after it (slide type "notes": the speaker view of
-  RISE and of the decks shows it on that cell's slide);
-- `with_solutions` adds after each exercise's check cell a solution cell (tagged `solution`) that defines the
-  solution and checks it with `solution=True`, so Run All says it is in use;
-- `with_folded_solutions` adds a folded block with the solution instead, for the site's pages.
-
-The instructor edition is both of the first two; the decks are `with_notes` (tools.build_slides).
+`with_notes` puts each cell's notes in a notes cell right after it (the speaker view of RISE and the decks);
+`with_solutions` puts a solution cell after each exercise's check (the instructor edition is both);
+`with_folded_solutions` a folded block with the solution instead, for the site's pages.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """A JupyterLab server of the maintainers' own on 127.0.0.1, driven in Chromium: for the browser tests
-(tests/browser) and the browser benchmark (benchmarks/browser_speed.py).
-
-`jupyter_lab` starts the server over a folder (free port, random token, settings of its own, this checkout's
-labextension for widgets in RISE) and always stops it; `run_all_cells` runs a notebook through JupyterLab's own
-command and waits for the kernel; CHROMIUM_FLAGS start Debian's chromium headless without background traffic.
-"""
+(tests/browser) and the browser benchmark (benchmarks/browser_speed.py). `run_all_cells` runs a notebook through
+JupyterLab's own command; CHROMIUM_FLAGS start Debian's chromium headless without background traffic."""
 
 from __future__ import annotations
 
@@ -33,6 +29,31 @@ def free_port() -> int:
 
 
 @contextmanager
+def serving(cmd: list[str], status_url: str, log: Path, **popen: object) -> Iterator[None]:
+    """Run the server `cmd` (its output in `log`) until `status_url` answers, 60 s at most; always stopped."""
+    with log.open("w") as out:
+        server = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, **popen)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(status_url, timeout=2):
+                        break
+                except OSError:
+                    if server.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(f"{cmd[0]} did not start:\n{log.read_text()[-3000:]}") from None
+                    time.sleep(0.5)
+            yield
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+@contextmanager
 def jupyter_lab(root: Path, home: Path, settings: dict[str, dict] | None = None) -> Iterator[tuple[str, str]]:
     """A JupyterLab server over the folder `root` (its settings and logs in `home`); yields (base URL, token).
 
@@ -56,38 +77,15 @@ def jupyter_lab(root: Path, home: Path, settings: dict[str, dict] | None = None)
            f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
            "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
            "--LabApp.extension_manager=readonly", "--allow-root"]
-    log = (home / "lab.log").open("w")
-    server = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
-                    break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"JupyterLab did not start:\n{(home / 'lab.log').read_text()[-3000:]}") from None
-                time.sleep(0.5)
+    with serving(cmd, f"{base}/api/status?token={token}", home / "lab.log", cwd=root, env=env):
         yield base, token
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
 
 
 def run_all_cells(page) -> None:
     """Run every cell through JupyterLab's own command, then wait for the kernel to finish."""
     page.wait_for_function(
-        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-        " && window.jupyterapp.shell.currentWidget.sessionContext"
-        " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
-        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
+        "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'",
         timeout=120_000,  # waits, not timed asserts: a busy machine starts a kernel slowly
     )
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
@@ -108,8 +106,8 @@ def run_all_cells(page) -> None:
 
 
 CELL_STATES = """() => {
-    const nb = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-    if (!nb || !nb.content) return 'no notebook open';
+    const nb = window.jupyterapp?.shell.currentWidget;
+    if (!nb?.content) return 'no notebook open';
     return nb.content.widgets.filter(c => c.model.type === 'code').map(c => ({
         count: c.model.executionCount,
         outputs: Array.from({length: c.model.outputs.length}, (_, k) => c.model.outputs.get(k).toJSON())

@@ -1,10 +1,8 @@
 """What the site's pages and the slide decks share: a notebook run as a static build, made self-contained.
 
-A static build runs a notebook with SPOTLIGHTS_STATIC=1 (helpers.static), so every widget comes out as its
-static copy and every plotly figure as JSON; `prepare` then draws figures with the site's one plotly.min.js
-(without plotly's mode bar, as in JupyterLab) and turns math into MathML, so a page asks no other host for
-anything. `tools.build_site` writes pages from a reading run and `tools.build_slides` writes reveal.js decks
-from a run in presenter mode (projector sizes); `page_title` names both after the chapter.
+A static build runs a notebook with SPOTLIGHTS_STATIC=1 (helpers.static): every widget comes out as its static
+copy and every plotly figure as JSON, which `prepare` draws with the site's one plotly.min.js (without its mode
+bar) beside math turned into MathML; `exporter` leaves out what nbconvert's pages would fetch from other hosts.
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 from helpers.plots import FIGURE_CONFIG
 from helpers.static import STATIC_ENV
-from tools.chapters import EXPLORER, ROOT, TITLES, execute
+from tools.chapters import ROOT, chapter_title, execute
 
 SITE = ROOT / "site"
 PLOTLY_JS = "plotly.min.js"
@@ -51,6 +49,14 @@ body .jp-RenderedHTMLCommon :is(a:link, a:visited) { text-decoration: underline;
 """
 """Styles a page and a deck add to nbconvert's, so that everything on them reads at a 4.5:1 contrast."""
 
+OFFLINE = """{%- block html_head_js -%}<script src="{{ resources.plotly_js }}"></script>{%- endblock html_head_js -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+"""
+"""nbconvert's page blocks that fetch from other hosts (jQuery, require.js, MathJax, mermaid, the widget manager),
+replaced by the site's own plotly.js; pages and decks load nothing else from elsewhere."""
+
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$([^$\n]+?)\$")
 
@@ -63,23 +69,19 @@ def mathml(markdown: str) -> str:
 
 def page_title(name: str) -> str:
     """A page's or deck's title (its browser tab): the chapter's number and title, or the explorer's name."""
-    if f"{name}.ipynb" == EXPLORER:
-        return f"The attention explorer - {SITE_NAME}"
-    title = TITLES.get(f"{name}.ipynb", name)
-    return f"Chapter {int(name[:2])}: {title} - {SITE_NAME}" if name[:2].isdigit() else f"{title} - {SITE_NAME}"
+    number = f"Chapter {int(name[:2])}: " if name[:2].isdigit() else ""
+    return f"{number}{chapter_title(name)} - {SITE_NAME}"
 
 
-def execute_static(path: Path, presenter: bool = False,
-                   edition: Callable[[nbformat.NotebookNode], nbformat.NotebookNode] | None = None,
-                   ) -> nbformat.NotebookNode:
-    """Run one notebook top to bottom as a static build: widgets give their static copies, plotly its JSON.
-
-    With `presenter`, presenter mode is on from an added first cell (tagged "injected"): what a deck shows.
-    `edition` (from tools.editions) turns the chapter into the edition to run first.
+def execute_static(path: Path, edition: Callable[[nbformat.NotebookNode], nbformat.NotebookNode],
+                   presenter: bool = False) -> nbformat.NotebookNode:
+    """Run `edition` (from tools.editions) of one notebook top to bottom as a static build: widgets give their
+    static copies, plotly its JSON. With `presenter`, presenter mode is on from an added first cell (tagged
+    "injected"): what a deck shows.
     """
     os.environ[STATIC_ENV] = "1"  # the kernel inherits this process's environment
     os.environ["PLOTLY_RENDERER"] = "plotly_mimetype"  # figure JSON only; the page draws it with shared plotly.js
-    nb = edition(nbformat.read(path, as_version=4)) if edition else None
+    nb = edition(nbformat.read(path, as_version=4))
     return execute(path, nb=nb, timeout=CELL_TIMEOUT, first=PRESENTER if presenter else None)
 
 
@@ -103,8 +105,12 @@ def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
-def exporter(template: str, kind: type[HTMLExporter] = HTMLExporter, **options: object) -> HTMLExporter:
-    """An nbconvert exporter of `kind` whose page is `template` (Jinja source extending one of nbconvert's)."""
+def exporter(base: str, css: str = "", blocks: str = "", kind: type[HTMLExporter] = HTMLExporter,
+             **options: object) -> HTMLExporter:
+    """An nbconvert exporter of `kind` whose page extends nbconvert's template `base` without what it would fetch
+    from other hosts (OFFLINE), with `css` and READABLE_CSS in its style sheet and the Jinja `blocks` added."""
+    template = (f"{{%- extends '{base}' -%}}\n{OFFLINE}{{%- block html_head_css -%}}<style>{css}{READABLE_CSS}</style>"
+                f"{{%- endblock html_head_css -%}}\n{blocks}")
     return kind(extra_loaders=[DictLoader({"spotlights.html.j2": template})], template_file="spotlights.html.j2",
                 **options)
 

@@ -1,17 +1,11 @@
 """Fit a deck's slides to the screen: start a new vertical slide where anything would run off it.
 
-A chapter's slide metadata groups cells as a teacher reads them in JupyterLab, where the page scrolls. A
-reveal.js slide does not scroll for a presenter with a clicker, so before a deck is written, `paginate` walks
-its cells with an estimate of each one's height on the slide (in the deck's CSS pixels, measured on the decks
-at 1280x720) and makes any cell that would end past the slide's bottom start a new vertical slide (a
-subslide): code, its printout or figure, prose or a table. What is too tall for any slide is cut first: a
-code cell's code goes on one slide and its output on the next, long code and a long printout are cut between
-lines, and a
-long markdown cell between paragraphs or list items (never inside a code block, a fold-out or a formula).
-When a cell moves to a new slide, the sentence that leads into it (a markdown cell ending in a colon, or a
-heading alone) moves with it; where the two cannot share a slide, the code joins the sentence and its output
-follows, so that no slide holds a lone lead-in. The browser tests check the result: no element of any deck
-runs past the slide's edges at 1280x720.
+A reveal.js slide does not scroll for a presenter with a clicker, so `paginate` walks a deck's cells with an
+estimate of each one's height (in the deck's CSS pixels, measured at 1280x720) and makes a cell that would end
+past the slide's bottom start a subslide. What is too tall for any slide is cut first: code from its output,
+long code and printouts between lines, long markdown between blocks. A lead-in sentence (ending in a colon, or a
+heading alone) moves with what it introduces, and a cut cell's speaker notes stay on its first slide. The browser
+tests walk every deck to check the result.
 """
 
 from __future__ import annotations
@@ -86,14 +80,10 @@ def _code_height(cell: nbformat.NotebookNode) -> int:
     return _lines_height(cell.source, CODE_WIDTH) + 2 * GAP if cell.source.strip() else 0
 
 
-def _outputs_height(cell: nbformat.NotebookNode) -> int:
-    return sum(_output_height(out) for out in cell.get("outputs", []))
-
-
 def _height(cell: nbformat.NotebookNode) -> int:
     """A shown cell's height on a slide."""
     if cell.cell_type == "code":
-        return _code_height(cell) + _outputs_height(cell)
+        return _code_height(cell) + sum(_output_height(out) for out in cell.outputs)
     return _text_height(cell.source)
 
 
@@ -204,8 +194,12 @@ def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of the executed notebook `nb` whose shown cells each start and end on one slide, where they fit."""
     nb = copy.deepcopy(nb)
     CoalesceStreamsPreprocessor().preprocess(nb, {})  # a printout in one piece, a progress bar's last state only
-    cells, used, previous = [], 0, None  # previous: the last shown cell and the room used before it
+    cells, used, previous, start = [], 0, None, -1  # previous: the last shown cell and the room used before it
     for whole in nb.cells:
+        if _slide_type(whole) == "notes":  # on the first piece of the cell before it, where the talk starts
+            cells.insert(start + 1, whole)
+            continue
+        start = len(cells)
         if not _shown(whole):
             cells.append(whole)
             continue

@@ -18,8 +18,8 @@ from pathlib import Path
 import nbformat
 
 from tools.chapters import execute
+from tools.editions import CHECKED, cleared
 
-CHECKED = "check-output"
 EXPECTED = Path(__file__).resolve().parents[1] / "tests" / "expected_outputs"
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")  # object reprs differ between runs without meaning anything
 
@@ -59,21 +59,11 @@ def load_expected(notebook: Path) -> dict[str, str]:
     return json.loads(path.read_text())["cells"] if path.exists() else {}
 
 
-def strip(nb: nbformat.NotebookNode) -> None:
-    """Remove every output, execution count, timing and widget state."""
-    nb.metadata.pop("widgets", None)
-    for cell in nb.cells:
-        cell.metadata.pop("execution", None)
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-
-
 def refresh(path: Path, timeout: int = 300) -> int:
     """Execute `path` in its folder, record its checked cells' text, strip it. Returns the checked count."""
     nb = execute(path, timeout=timeout)
     expected = {cell.id: checked_text(cell) for cell in nb.cells if is_checked(cell)}
-    strip(nb)
-    nbformat.write(nb, path)
+    nbformat.write(cleared(nb), path)
     EXPECTED.mkdir(parents=True, exist_ok=True)
     expected_path(path).write_text(json.dumps({"notebook": path.name, "cells": expected}, indent=1,
                                               ensure_ascii=False) + "\n")

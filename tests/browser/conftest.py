@@ -3,6 +3,7 @@ with npm, like the decks' reveal.js). What they share beside fixtures is in supp
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 from pathlib import Path
 
@@ -17,10 +18,7 @@ def chromium() -> str:
     """Debian's chromium, checked before any server starts; Playwright for Python must import too."""
     path = shutil.which("chromium")
     need("Debian's chromium", path is None)
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        need("playwright (Python)", True)
+    need("playwright (Python)", importlib.util.find_spec("playwright") is None)
     return path
 
 

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from tools.chapters import NOTEBOOKS
-from tools.lab import CELL_STATES, CHROMIUM_FLAGS, free_port, jupyter_lab, run_all_cells  # noqa: F401
+from tools.lab import CELL_STATES, CHROMIUM_FLAGS, free_port, jupyter_lab, run_all_cells, serving  # noqa: F401
 
 AXE = "axe-core@4.14.1"
 """The npm package and version of the accessibility checker."""
@@ -83,9 +83,9 @@ def drawn(page, root: str, title: str = "") -> list[dict]:
     return page.evaluate(DRAWN, root)
 
 
-def tooltip(page, root: str, cell: str, drawing: int = 0) -> str:
-    """Hover the cell or bar matching CSS `cell` in the `drawing`-th drawing of `root`; the tooltip it shows."""
-    view = page.locator(f"{root} .spotlights-drawing").nth(drawing)
+def tooltip(page, root: str, cell: str) -> str:
+    """Hover the cell or bar matching CSS `cell` in the first drawing of `root`; the tooltip it shows."""
+    view = page.locator(f"{root} .spotlights-drawing").first
     page.mouse.move(0, 0)
     view.locator(cell).first.hover()
     shown = view.locator(".spotlights-tooltip")
@@ -129,9 +129,8 @@ def control_problems(page, root: str) -> list[str]:
 
 def notebook(folder: Path, cells: list[str], name: str = "views.ipynb") -> Path:
     """A notebook of `cells`, each a slide (for RISE), with the chapters' own notebook metadata."""
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in cells])
-    for cell in nb.cells:
-        cell.metadata["slideshow"] = {"slide_type": "slide"}
+    slide = {"slideshow": {"slide_type": "slide"}}
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code, metadata=slide) for code in cells])
     nb.metadata = nbformat.read(NOTEBOOKS / "04_multi_head_attention.ipynb", as_version=4).metadata
     nbformat.write(nb, folder / name)
     return folder / name

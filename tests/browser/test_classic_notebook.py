@@ -1,10 +1,8 @@
 """The live views at Colab's versions: classic Notebook 6.5 with ipywidgets 7, plotly 5 and anywidget 0.9.
 
-Colab's front end is Notebook 6.5 with ipywidgets 7.7.1; its kernel side is what `.venv-colab/` (Python 3.11:
-the CPU build of torch 2.13.0 on this disk is for 3.11 only) holds, the package installed there with
-`pip install --no-deps .`. The test starts that venv's Notebook server over a small notebook and, in Chromium,
-switches the explorer's model and head and reads what its heatmap shows, then presses a chapter widget's button.
-Skipped where `.venv-colab` is missing (failed under CI=true); `make colab-env` builds it.
+`.venv-colab/` holds Colab's versions with the package installed as a wheel would be (`make colab-env` builds it;
+skipped where missing, failed under CI=true). In Chromium the test switches the explorer's model and head and reads
+what its heatmap shows, then presses a chapter widget's button.
 """
 
 from __future__ import annotations
@@ -12,20 +10,16 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 from helpers.registry import shipped
-from tests.browser.support import ROOT, drawn, free_port, need, notebook, open_page, pick, tooltip
+from tests.browser.support import ROOT, drawn, free_port, need, notebook, open_page, pick, serving, tooltip
 
 COLAB = ROOT / ".venv-colab"
 CELLS = ["import torch\nfrom helpers.chapter_widgets import spotlight_playground\nfrom helpers.explorer import explore",
          "explore()",
          'words = "the animal that crossed the wet street".split()\n'
          'spotlight_playground(words, torch.randn(7, 5), list("abcde"), ["animal", "crossed", "wet"])']
-RUN_ALL = """() => { Jupyter.notebook.execute_all_cells(); }"""
 DONE = """() => Jupyter.notebook.kernel && Jupyter.notebook.kernel._msg_callbacks !== undefined
     && Jupyter.notebook.get_cells().every(c => c.cell_type !== 'code' || typeof c.input_prompt_number === 'number')
     && !document.querySelector('.output_error, .output_stderr')"""
@@ -39,54 +33,39 @@ def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chr
     notebook(tmp_path, CELLS, "classic.ipynb")
     port, token = free_port(), secrets.token_hex(16)
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
-    log = (tmp_path / "notebook.log").open("w")
-    server = subprocess.Popen([str(COLAB / "bin" / "jupyter-notebook"), "--no-browser", "--ip=127.0.0.1",
-                               f"--port={port}", f"--NotebookApp.token={token}", f"--notebook-dir={tmp_path}",
-                               "--allow-root"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    command = [str(COLAB / "bin" / "jupyter-notebook"), "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+               f"--NotebookApp.token={token}", f"--notebook-dir={tmp_path}", "--allow-root"]
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2).close()
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "notebook.log").read_text()
-                time.sleep(0.5)
-        with sync_playwright() as p:
-            browser, page, errors = open_page(p, chromium, 1280, 900, 120_000)
-            try:
-                page.goto(f"{base}/notebooks/classic.ipynb?token={token}")
-                page.wait_for_function("() => window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel"
-                                       " && Jupyter.notebook.kernel.is_connected()")
-                # ipywidgets 7 first restores the kernel's widgets (here it falls back from its control channel,
-                # and says so); a widget opened meanwhile can be built twice, one copy deaf to the kernel, so
-                # cells run once that is done, as a learner's first click comes later anyway
-                with contextlib.suppress(Waited):
-                    page.wait_for_event("console", lambda m: "jupyter.widget.control" in m.text, timeout=15_000)
-                page.evaluate(RUN_ALL)
-                page.wait_for_function(DONE)
-                ex = ".attention-explorer"
-                first = drawn(page, ex, "Head 0 of the 4-head model")[0]
-                pick(page, ex, "model", shipped("one_head").label)
-                one = drawn(page, ex, "Head 0 of the one-head model")[0]
-                assert one["x"] == first["x"] and one["cells"] != first["cells"], "the one-head model drew no change"
-                pick(page, ex, "model", shipped("four_heads").label)
-                pick(page, ex, "head", "head 3")
-                head_3 = drawn(page, ex, "Head 3 of the 4-head model")[0]
-                assert head_3["cells"] != first["cells"] and head_3["x"] == first["x"]
-                assert tooltip(page, ex, "rect[data-r='2'][data-c='1']").startswith(f"'{first['y'][2]}' looks at")
-                page.locator(".spotlight-playground button", has_text="three clues").click()
-                page.wait_for_function("() => document.querySelector('.spotlight-playground .spotlights-drawing')"
-                                       ".textContent.split('33.3%').length === 4")
-            except Exception:
-                print("\nconsole errors:", errors[-10:])
-                raise
-            finally:
-                page.screenshot(path=str(ROOT / "tests" / "browser" / "screenshots" / "classic-notebook.png"),
-                                full_page=True)
-                browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-        log.close()
+    log = tmp_path / "notebook.log"
+    with serving(command, f"{base}/api/status?token={token}", log, env=env), sync_playwright() as p:
+        browser, page, errors = open_page(p, chromium, 1280, 900, 120_000)
+        try:
+            page.goto(f"{base}/notebooks/classic.ipynb?token={token}")
+            page.wait_for_function("() => window.Jupyter?.notebook?.kernel?.is_connected()")
+            # ipywidgets 7 first restores the kernel's widgets (here it falls back from its control channel,
+            # and says so); a widget opened meanwhile can be built twice, one copy deaf to the kernel, so
+            # cells run once that is done, as a learner's first click comes later anyway
+            with contextlib.suppress(Waited):
+                page.wait_for_event("console", lambda m: "jupyter.widget.control" in m.text, timeout=15_000)
+            page.evaluate("() => Jupyter.notebook.execute_all_cells()")
+            page.wait_for_function(DONE)
+            ex = ".attention-explorer"
+            first = drawn(page, ex, "Head 0 of the 4-head model")[0]
+            pick(page, ex, "model", shipped("one_head").label)
+            one = drawn(page, ex, "Head 0 of the one-head model")[0]
+            assert one["x"] == first["x"] and one["cells"] != first["cells"], "the one-head model drew no change"
+            pick(page, ex, "model", shipped("four_heads").label)
+            pick(page, ex, "head", "head 3")
+            head_3 = drawn(page, ex, "Head 3 of the 4-head model")[0]
+            assert head_3["cells"] != first["cells"] and head_3["x"] == first["x"]
+            assert tooltip(page, ex, "rect[data-r='2'][data-c='1']").startswith(f"'{first['y'][2]}' looks at")
+            page.locator(".spotlight-playground button", has_text="three clues").click()
+            page.wait_for_function("() => document.querySelector('.spotlight-playground .spotlights-drawing')"
+                                   ".textContent.split('33.3%').length === 4")
+        except Exception:
+            print("\nconsole errors:", errors[-10:])
+            raise
+        finally:
+            page.screenshot(path=str(ROOT / "tests" / "browser" / "screenshots" / "classic-notebook.png"),
+                            full_page=True)
+            browser.close()

@@ -1,6 +1,6 @@
 """Every live view in JupyterLab at 1280x720 in presenter mode, driven in Chromium as a learner would, what it
-draws read back against the weights computed here; then after a page reload with the kernel running, and chapter
-4's widget in RISE. Screenshots go to tests/browser/screenshots/.
+draws read back against the weights computed here; then after a page reload with the kernel running, and in RISE.
+Screenshots go to tests/browser/screenshots/.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tests.browser.support import (
     tooltip,
 )
 
-SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"  # Playwright makes the folder
 SETUP = """import torch
 
 import helpers
@@ -41,6 +41,7 @@ VIEWS = {"attention-explorer": "explore()",
          "spotlight-playground": 'spotlight_playground(visible, x, ["a", "b", "c", "d", "e"], visible[1:4])',
          "step-through": "step_through(words, q, k, v)", "split-the-width": "split_the_width()",
          "change-one-word": "change_one_word()"}
+LONG_PRINTOUT = "print(*range(60), sep='\\n')"  # a slide taller than the screen, which RISE scrolls
 SENTENCE = "sadly , the foxes that cross the old bridge sigh ."
 EX = ".attention-explorer"
 
@@ -152,12 +153,34 @@ def check_widgets(page) -> None:
     assert [f[1] > 0.01 for f in ff] == [i == 3 for i in range(len(ff))]
 
 
-def test_live_views_on_a_projector_and_after_a_reload(chromium: str, tmp_path: Path, axe_script) -> None:
+def check_rise(page, base: str, token: str) -> None:
+    """RISE (jupyterlab-rise) opens its own page on the notebook's running kernel: a widget is drawn on its slide,
+    within 1280x720, and a click on it there redraws it; a slide taller than the screen scrolls, as the chapters'
+    metadata asks."""
+    shown = ".reveal .slides section.present .split-the-width"
+    slide = 1 + list(VIEWS).index("split-the-width")  # after the set-up cell's slide
+    page.goto(f"{base}/rise/views.ipynb?token={token}")  # the saved notebook, on the kernel that holds the widgets
+    page.locator(".reveal .split-the-width .spotlights-drawing svg").wait_for(state="attached", timeout=90_000)
+    for _ in range(slide):  # on to the widget's slide
+        page.locator(".reveal .controls .navigate-right").click()
+    page.wait_for_function("(shown) => document.querySelector(shown)", arg=shown)
+    page.locator(f"{shown} .widget-toggle-button", has_text="8").click()
+    drawn(page, shown, "8 untrained heads: heads 0 to 3")
+    bottom = page.evaluate("(shown) => document.querySelector(`${shown} .spotlights-drawing svg`)"
+                           ".getBoundingClientRect().bottom", shown)
+    page.screenshot(path=str(SCREENSHOTS / "rise-split-the-width.png"))
+    assert bottom <= 720, f"the widget's grid ends at {bottom:.0f} px, below the 720 px slide"
+    for _ in range(len(VIEWS) + 1 - slide):  # on to the long printout, the last slide
+        page.locator(".reveal .controls .navigate-right").click()
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.reveal section.present section'))"
+                           ".some(s => s.style.overflowY === 'scroll')", timeout=30_000)
+
+
+def test_live_views_on_a_projector_after_a_reload_and_in_rise(chromium: str, tmp_path: Path, axe_script) -> None:
     from playwright.sync_api import sync_playwright
 
-    SCREENSHOTS.mkdir(exist_ok=True)
     (tmp_path / "root").mkdir()
-    notebook(tmp_path / "root", [SETUP, *VIEWS.values()])
+    notebook(tmp_path / "root", [SETUP, *VIEWS.values(), LONG_PRINTOUT])
     with jupyter_lab(tmp_path / "root", tmp_path) as (base, token), sync_playwright() as p:
         browser, page, errors = open_page(p, chromium, 1280, 720, 60_000)
         try:
@@ -182,6 +205,7 @@ def test_live_views_on_a_projector_and_after_a_reload(chromium: str, tmp_path: P
             page.locator(".split-the-width .widget-toggle-button", has_text="untrained layer").click()
             drawn(page, ".split-the-width", "4 untrained heads")
             assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()
+            check_rise(page, base, token)
         except Exception:
             page.screenshot(path=str(SCREENSHOTS / "live-views-failure.png"), full_page=True)
             print("\ncode cells when it failed:", page.evaluate(CELL_STATES), "\npage errors:", errors[-10:])
@@ -189,41 +213,3 @@ def test_live_views_on_a_projector_and_after_a_reload(chromium: str, tmp_path: P
         finally:
             browser.close()
     assert not problems, "live views on a 1280x720 projector:\n" + "\n".join(problems)
-
-
-def test_chapter_4_presents_in_rise_with_its_widget_drawn(chromium: str, tmp_path: Path) -> None:
-    """RISE (jupyterlab-rise) opens its own page on the notebook's running kernel: the widget is drawn on its
-    slide, within 1280x720, and a click on it there redraws it; a slide taller than the screen (a long printout)
-    scrolls, as the chapters' metadata asks."""
-    from playwright.sync_api import sync_playwright
-
-    (tmp_path / "root").mkdir()
-    notebook(tmp_path / "root", [SETUP.split("\nwords")[0], VIEWS["split-the-width"], "print(*range(60), sep='\\n')"],
-             "ch4.ipynb")
-    with jupyter_lab(tmp_path / "root", tmp_path) as (base, token), sync_playwright() as p:
-        browser, page, errors = open_page(p, chromium, 1280, 720, 60_000)
-        try:
-            page.goto(f"{base}/lab/tree/ch4.ipynb?token={token}")
-            run_all_cells(page)
-            page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")  # RISE opens the file
-            page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
-            page.goto(f"{base}/rise/ch4.ipynb?token={token}")  # on the same kernel, which holds the widgets
-            svg = page.locator(".reveal .split-the-width .spotlights-drawing svg")
-            svg.wait_for(state="attached", timeout=90_000)
-            page.locator(".reveal .controls .navigate-right").click()  # on to the widget's slide
-            page.wait_for_function("() => document.querySelector('.reveal .slides section.present .split-the-width')")
-            page.locator(".reveal .split-the-width .widget-toggle-button", has_text="8").click()
-            drawn(page, ".reveal .split-the-width", "8 untrained heads: heads 0 to 3")
-            bottom = page.evaluate("() => document.querySelector('.reveal .split-the-width .spotlights-drawing svg')"
-                                   ".getBoundingClientRect().bottom")
-            page.screenshot(path=str(SCREENSHOTS / "rise-chapter-4.png"))
-            assert bottom <= 720, f"the widget's grid ends at {bottom:.0f} px, below the 720 px slide"
-            page.locator(".reveal .controls .navigate-right").click()  # on to the long printout
-            page.wait_for_function("() => Array.from(document.querySelectorAll('.reveal section.present section'))"
-                                   ".some(s => s.style.overflowY === 'scroll')", timeout=30_000)
-        except Exception:
-            page.screenshot(path=str(SCREENSHOTS / "rise-failure.png"))
-            print("\nconsole errors:", errors[-10:])
-            raise
-        finally:
-            browser.close()

@@ -11,9 +11,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import nbformat
 import pytest
 
-from tests.browser.support import CHROMIUM_FLAGS, hover_text, jupyter_lab, severe_violations
+from tests.browser.support import hover_text, jupyter_lab, open_page, severe_violations
+from tests.notebook_checks import PRINTOUT_WIDTH  # what the reading run is checked against, here in presenter mode
 from tools.chapters import chapter_paths
 
 CHAPTERS = [path.name for path in chapter_paths()]
@@ -21,8 +23,6 @@ CHAPTERS = [path.name for path in chapter_paths()]
 VIEWPORTS = {"reading": {"width": 1400, "height": 1000}, "presenter": {"width": 1280, "height": 720}}
 ON_SCREEN = {"height": 620, "width": 1240}
 """The largest figure a 1280x720 projector shows whole in JupyterLab, in presenter mode."""
-PRINTOUT_WIDTH = 100
-"""Characters a printed line may have (the developers' guide; tests/test_clean_outputs.py for reading runs)."""
 SHOWN = {"include": [[".jp-Cell-outputArea"], [".jp-MarkdownOutput"]]}
 """What axe-core checks in a chapter: what the chapter shows, not JupyterLab's own editor and toolbars."""
 ALL_CELLS = {"@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"}}  # every cell in the page
@@ -63,34 +63,26 @@ def _outside(path: Path, boxes: list[dict], where: str = "") -> list[str]:
 
 def _open(page, base: str, token: str, name: str, figures: int) -> None:
     page.goto(f"{base}/lab/tree/{name}?reset&token={token}")
-    page.wait_for_function(f"() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                           f" && window.jupyterapp.shell.currentWidget.node.querySelector('.jp-Notebook')"
+    page.wait_for_function(f"() => window.jupyterapp?.shell.currentWidget?.node.querySelector('.jp-Notebook')"
                            f" && {FIGURES}.filter(gd => gd.querySelector('.main-svg')).length >= {figures}",
                            timeout=60_000)
 
 
-def _plotly_outputs(path: Path) -> int:
-    import nbformat
-
-    nb = nbformat.read(path, as_version=4)
+def _plotly_outputs(nb: nbformat.NotebookNode) -> int:
     return sum("application/vnd.plotly.v1+json" in out.get("data", {})
                for cell in nb.cells for out in cell.get("outputs", []))
 
 
-def _long_printouts(path: Path) -> list[str]:
+def _long_printouts(name: str, nb: nbformat.NotebookNode) -> list[str]:
     """Printed lines of an executed notebook longer than PRINTOUT_WIDTH (after a progress bar's last redraw)."""
-    import nbformat
-
-    nb = nbformat.read(path, as_version=4)
-    return [f"{path.name} cell {i}: a printed line of {len(line)} characters: {line[:60]}..."
+    return [f"{name} cell {i}: a printed line of {len(line)} characters: {line[:60]}..."
             for i, cell in enumerate(nb.cells) for out in cell.get("outputs", []) if out.output_type == "stream"
             for line in (part.rsplit("\r", 1)[-1] for part in out.text.splitlines()) if len(line) > PRINTOUT_WIDTH]
 
 
 @pytest.mark.parametrize("mode", list(VIEWPORTS))
-def test_every_figure_fits_its_output_area(
-    mode: str, chromium: str, executed: Callable[[str, str], Path], tmp_path: Path, axe_script: Path
-) -> None:
+def test_every_figure_fits_its_output_area(mode: str, chromium: str, executed: Callable[[str, str], Path],
+                                           tmp_path: Path, axe_script: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     viewport = VIEWPORTS[mode]
@@ -100,12 +92,11 @@ def test_every_figure_fits_its_output_area(
     ran = time.monotonic()
     outside, counted = [], {}
     with jupyter_lab(tmp_path / "executed", tmp_path, ALL_CELLS) as (base, token), sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        browser, page, _ = open_page(p, chromium, viewport["width"], viewport["height"], 30_000)
         try:
-            page = browser.new_page(viewport=viewport)
             for path in copies:
-                expected = _plotly_outputs(path)
-                _open(page, base, token, path.name, expected)
+                nb = nbformat.read(path, as_version=4)
+                _open(page, base, token, path.name, _plotly_outputs(nb))
                 boxes = page.evaluate(_BOXES)
                 counted[path.name] = len(boxes)
                 outside += _outside(path, boxes)
@@ -115,7 +106,7 @@ def test_every_figure_fits_its_output_area(
                     outside += [f"{path.name}: '{b['title']}' is {b['width']:.0f} x {b['height']:.0f} px, more than a "
                                 f"1280x720 screen shows ({ON_SCREEN['width']} x {ON_SCREEN['height']})" for b in boxes
                                 if b["height"] > ON_SCREEN["height"] or b["width"] > ON_SCREEN["width"]]
-                    outside += _long_printouts(path)
+                    outside += _long_printouts(path.name, nb)
                     assert page.evaluate(_LAB_PRESENTATION, True), "JupyterLab's Presentation Mode did not switch on"
                     outside += _outside(path, page.evaluate(_BOXES), " (Lab's Presentation Mode, sidebar closed)")
                     page.evaluate(_LAB_PRESENTATION, False)
