@@ -18,8 +18,8 @@ from filelock import FileLock
 
 from tests.notebook_checks import count_run, executed_copy
 from tools.chapters import NOTEBOOKS, ROOT, SITE_SAMPLE, execute, notebook_paths
+from tools.pages import PRESENTER
 
-PRESENTER_CELL = "import helpers\n\nhelpers.presenter_mode(True)"
 MODES = ("reading", "presenter")
 SAMPLE = ROOT / "tests" / "data" / "sample.txt"
 
@@ -36,8 +36,7 @@ def executed() -> Callable[[str, str], Path]:
         copy.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(copy.parent / "lock")):
             if not copy.exists():
-                nb = execute(source, timeout=600, allow_errors=True, folder=NOTEBOOKS,
-                             first=PRESENTER_CELL if mode == "presenter" else None)
+                nb = execute(source, timeout=600, allow_errors=True, first=PRESENTER if mode == "presenter" else None)
                 nbformat.write(nb, copy)
                 count_run(source, mode)
         return copy

@@ -77,12 +77,12 @@ def notebook_paths(only: str | None = None) -> list[Path]:
 
 
 def execute(path: Path, *, nb: nbformat.NotebookNode | None = None, timeout: int = 300, allow_errors: bool = False,
-            first: str | None = None, last: str | None = None, folder: Path | None = None) -> nbformat.NotebookNode:
+            first: str | None = None, last: str | None = None) -> nbformat.NotebookNode:
     """Run the notebook at `path` (or `nb`, an edition of it) in a fresh kernel, top to bottom; return it with
     its outputs.
 
     `first` and `last` are code run in an added first or last cell (presenter mode on, a memory reading).
-    The kernel runs in `folder` (default: the notebook's own) and inherits this process's environment (the
+    The kernel runs in the notebook's folder and inherits this process's environment (the
     site builder sets SPOTLIGHTS_STATIC there). With allow_errors, a failing cell's error is kept as its
     output and the run goes on, as Run All in JupyterLab shows it; without, the first error is raised. A cell
     running longer than `timeout` seconds raises either way.
@@ -93,7 +93,7 @@ def execute(path: Path, *, nb: nbformat.NotebookNode | None = None, timeout: int
     if last is not None:
         nb.cells.append(nbformat.v4.new_code_cell(last, metadata={"tags": ["injected"]}))
     NotebookClient(nb, timeout=timeout, startup_timeout=300, kernel_name="python3", allow_errors=allow_errors,
-                   resources={"metadata": {"path": str(folder or path.parent)}}).execute()
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
     return nb
 
 
