@@ -115,7 +115,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not _NBVAL_RUNS and not others:
         return
     times = Counter(_NBVAL_RUNS.values())
-    line = ", ".join(f"{n} notebook(s) {k} time(s)" for k, n in sorted(times.items()))
+    line = ", ".join(f"{n} notebook(s) {k} time(s)" for k, n in sorted(times.items())) or "none"
     terminalreporter.write_line(f"notebook runs: nbval ran {line}" + (
         f"; the browser tests ran {sum(others.values())} more ({', '.join(sorted(others))})" if others else ""))
 

@@ -175,3 +175,16 @@ def test_honest_code_is_not_flagged() -> None:
     for code in (*WRONG.values(), "import math\n\ndef f(x):\n    return math.exp(x)\n\n\nprint(f(1))",
                  "softmax = yours_or_reference(check_softmax, softmax)"):
         assert flags(code, exercise=True) == [] and flags(code, exercise=False) == []
+
+
+@pytest.mark.parametrize(("option", "name", "text", "says"), [
+    ("--roster", "roster.csv", "file or folder,student id\nalice\n", "two columns"),
+    ("--points", "points.toml", "softmx = 2\n", "no exercise called softmx"),
+    ("--points", "points.csv", "exercise,points\nsoftmax,two\n", "points must be numbers"),
+])
+def test_a_bad_roster_or_points_file_is_refused_saying_why(tmp_path: Path, capsys, option: str, name: str,
+                                                           text: str, says: str) -> None:
+    (tmp_path / name).write_text(text)
+    with pytest.raises(SystemExit):
+        main([str(tmp_path), option, str(tmp_path / name)])
+    assert says in capsys.readouterr().err

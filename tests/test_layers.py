@@ -13,7 +13,7 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("helpers", "tools", "benchmarks")
+PACKAGES = ("helpers", "tools", "classroom", "benchmarks")
 _IMPORT_THE_MODEL_CORE = """
 import json, sys
 import torch
