@@ -24,7 +24,7 @@ from helpers.corpus import story_validation, text_corpus
 from helpers.course import COURSE_TABLE
 from helpers.evaluate import perplexity
 from helpers.model import count_parameters
-from helpers.registry import CARD, DEFAULT, SHIPPED, STORY_WORLD, card_names, shipped, shipped_names
+from helpers.registry import CARD, DEFAULT, SHIPPED, STORY_WORLD, card_names, shipped, shipped_names, trained_on
 from helpers.tokenizer import UNK, Tokenizer, story_tokenizer
 from helpers.train import train
 
@@ -42,6 +42,12 @@ def test_shipped_checkpoint_matches_its_card(name, heads, params):
     assert model.card["command"].startswith(f"python -m helpers.train --heads {heads} ")
     val_ppl = perplexity(model, story_validation()[0])
     assert val_ppl == pytest.approx(model.card["val_ppl"], rel=0.01)
+
+
+def test_four_heads_beat_one_head_in_the_shipped_checkpoints():
+    """The course's claim, whatever a retraining gives: chapter 3's checked cells print the numbers themselves."""
+    one, four = (load_model(trained_on(STORY_WORLD, heads).name).card for heads in (1, 4))
+    assert four["val_ppl"] < one["val_ppl"] and four["clue_accuracy"]["all"] > one["clue_accuracy"]["all"]
 
 
 def test_save_and_load_round_trip(tmp_path, small_stories):

@@ -87,6 +87,14 @@ def test_scoreboard_gives_each_head_a_share_per_clue_kind_over_the_windows_asked
         attention_on_clues(model, ids, clues, max_windows=0)
 
 
+def test_trained_heads_specialise():
+    """Chapter 6's claim, whatever a retraining gives: some head looks at each kind of clue far more than chance."""
+    ids, clues = story_validation()
+    board = attention_on_clues(load_model("four_heads"), ids, clues)
+    for kind, chance in zip(("subject", "previous", "mood", "sense"), board["chance"], strict=True):
+        assert max(board[kind]) > 2 * chance, (kind, board[kind], chance)
+
+
 @pytest.mark.parametrize("make", [lambda: course_model(heads=4), lambda: block_model(heads=4, layers=2).eval()],
                          ids=["course model", "block model"])
 def test_removing_a_head_changes_the_output_and_is_undone_and_ablation_reports_every_head(val, make):
