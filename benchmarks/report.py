@@ -21,8 +21,8 @@ import nbformat
 from benchmarks import bench, real_text, sizing
 from benchmarks.measure import markdown_table
 from benchmarks.notebook_memory import over_targets
-from classroom.lessons import EXPLORER_TITLE, lessons_block, questions_block
-from tools.chapters import CHAPTERS, EXPLORER, NOTEBOOKS, ROOT, TITLES
+from classroom.lessons import lessons_block, questions_block
+from tools.chapters import CHAPTERS, EXPLORER, EXPLORER_TITLE, NOTEBOOKS, ROOT, TITLES
 
 ASSETS = ROOT / "assets"
 START_HERE = NOTEBOOKS / "00_start_here.ipynb"

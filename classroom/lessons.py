@@ -16,14 +16,12 @@ from functools import cache
 import nbformat
 
 from classroom.dependencies import needed
-from tools.chapters import EXPLORER, NOTEBOOKS, ROOT
+from tools.chapters import EXPLORER, EXPLORER_TITLE, NOTEBOOKS, ROOT
 
 try:
     import tomllib
 except ImportError:  # Python 3.10
     import tomli as tomllib
-
-EXPLORER_TITLE = "The attention explorer"
 
 
 @dataclasses.dataclass(frozen=True)

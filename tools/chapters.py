@@ -20,6 +20,7 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 EXPLORER = "explorer.ipynb"
+EXPLORER_TITLE = "The attention explorer"
 
 
 class Chapter(NamedTuple):
@@ -55,7 +56,7 @@ WORDS_PER_MINUTE = 180
 
 def chapter_title(name: str) -> str:
     """Notebook `name`'s title as the README and instructor guide give it, or the explorer's name."""
-    return TITLES.get(f"{name}.ipynb", "The attention explorer" if f"{name}.ipynb" == EXPLORER else name)
+    return TITLES.get(f"{name}.ipynb", EXPLORER_TITLE if f"{name}.ipynb" == EXPLORER else name)
 
 
 def _narrowed(names: list[str], only: str | None) -> list[Path]:
