@@ -1,7 +1,5 @@
 """The catalogue of bad inputs (docs/bad_inputs.md): each case's error type, and that its message names the problem."""
 
-from __future__ import annotations
-
 import json
 import pickle
 import re
@@ -28,19 +26,18 @@ _TOK, _MODEL = story_tokenizer(), course_model(heads=4, seed=0).eval()
 _HEAD, _MHA = AttentionHead(8), MultiHeadAttention(8, 2)
 _NO_ROW = torch.tensor([[True, False], [False, False]])  # the second word may look nowhere
 _X = torch.randn(1, 4, 8)  # one sentence of 4 words, width 8
+Case = Callable[[Path], object]  # a case's call, given the test's own folder
 
 
-def _file(name: str, data: bytes) -> Callable[[Path], Path]:
-    def make(folder: Path) -> Path:
+def _read(name: str, data: bytes, read: Case = Tokenizer.from_text_file) -> Case:
+    """A case: `data` written to a file `name` in the test's folder, then `read`."""
+    def call(folder: Path) -> object:
         (folder / name).write_bytes(data)
-        return folder / name
+        return read(folder / name)
 
-    return make
+    return call
 
 
-_EMPTY, _BINARY = _file("empty.txt", b"  \n"), _file("picture.txt", b"\x89PNG\x00\x00\x01")
-_LATIN1 = _file("notes.txt", "caf\xe9 cr\xe8me".encode("latin-1"))
-_SHORT = _file("short.txt", b"the fox ran home . " * 20)
 _SQ = torch.randn(2, 2)  # scores or values for two words
 
 
@@ -65,8 +62,8 @@ def _train(**kwargs: object) -> object:
     return train(**{**settings, **kwargs})
 
 
-def _tokenizer_json(text: str) -> Callable[[Path], Tokenizer]:
-    return lambda tmp: Tokenizer.load(_file("tokenizer.json", text.encode())(tmp))
+def _tokenizer_json(text: str) -> Case:
+    return _read("tokenizer.json", text.encode(), Tokenizer.load)
 
 
 CASES: dict[str, tuple] = {  # the catalogue's test id: (call, what the message says[, error type])
@@ -134,9 +131,9 @@ CASES: dict[str, tuple] = {  # the catalogue's test id: (call, what the message 
     "decode-float": (lambda _: _TOK.decode([1.7]), r"word ids must be whole numbers, got 1\.7"),
     "decode-none": (lambda _: _TOK.decode(None), r"list of word ids, got NoneType"),
     "decode-text": (lambda _: _TOK.decode("the fox"), r"list of word ids, got str"),
-    "file-empty": (lambda tmp: Tokenizer.from_text_file(_EMPTY(tmp)), r"empty\.txt: the file is empty"),
-    "file-binary": (lambda tmp: Tokenizer.from_text_file(_BINARY(tmp)), r"picture\.txt: looks like a binary"),
-    "file-not-utf8": (lambda tmp: Tokenizer.from_text_file(_LATIN1(tmp)), r"notes\.txt: is not UTF-8.*0xe9"),
+    "file-empty": (_read("empty.txt", b"  \n"), r"empty\.txt: the file is empty"),
+    "file-binary": (_read("picture.txt", b"\x89PNG\x00\x00\x01"), r"picture\.txt: looks like a binary"),
+    "file-not-utf8": (_read("notes.txt", "caf\xe9 cr\xe8me".encode("latin-1")), r"notes\.txt: is not UTF-8.*0xe9"),
     "file-missing": (lambda tmp: Tokenizer.from_text_file(tmp / "nope.txt"), r"nope\.txt: no such file"),
     "file-folder": (lambda tmp: Tokenizer.from_text_file(_folder(tmp)), r"texts: is a folder, not a text file"),
     "file-huge": (lambda tmp: Tokenizer.from_text_file(_huge(tmp)), r"big\.txt: is 10\.0 MB, too large"),
@@ -145,7 +142,8 @@ CASES: dict[str, tuple] = {  # the catalogue's test id: (call, what the message 
     "tokenizer-other-json": (_tokenizer_json('{"a": 1}'), r"is not a Several Spotlights tokenizer"),
     "tokenizer-short-vocabulary": (_tokenizer_json('{"format": "several-spotlights-tokenizer", "words": ["a", "b"]}'),
                                    r"exactly 1024 entries, got 2"),
-    "train-text-too-short": (lambda tmp: text_corpus(_SHORT(tmp)), r"short\.txt: has 100 words, too short.*258"),
+    "train-text-too-short": (_read("short.txt", b"the fox ran home . " * 20, text_corpus),
+                             r"short\.txt: has 100 words, too short.*258"),
     "train-text-missing": (lambda tmp: text_corpus(tmp / "story.txt"), r"story\.txt: no such file"),
     "train-corpus-too-short": (lambda _: _train(corpus=_tiny_corpus(100)), r"100 words is too short for one"),
     "train-zero-steps": (lambda _: _train(steps=0), r"steps must be a whole number >= 1, got 0"),
@@ -251,7 +249,7 @@ BROKEN: dict[str, tuple] = {  # the catalogue's test id: (damage to the saved ca
 }
 
 
-def _broken(damage: Callable[[Path, Path], object]) -> Callable[[Path], object]:
+def _broken(damage: Callable[[Path, Path], object]) -> Case:
     """A case that saves a checkpoint, damages it (card path, weights path), then loads it."""
     def call(folder: Path) -> object:
         card = _checkpoint(folder)
@@ -302,7 +300,7 @@ def test_only_unknown_words_still_run_through_the_model() -> None:
 
 
 def test_a_file_of_only_emoji_builds_a_tokenizer_of_emoji(tmp_path: Path) -> None:
-    tok = Tokenizer.from_text_file(_file("emoji.txt", "🙂 🚀 🙂".encode())(tmp_path))
+    tok = _read("emoji.txt", "🙂 🚀 🙂".encode())(tmp_path)
     assert tok.encode("🙂 🚀 🌵") == [tok.ids["🙂"], tok.ids["🚀"], 0]
 
 

@@ -1,7 +1,5 @@
 """The chapter widgets driven from Python: what they compute, what they show, and how they take bad values."""
 
-from __future__ import annotations
-
 import html
 import json
 import math

@@ -1,12 +1,11 @@
 """helpers.compare: learning curves, scoreboard heatmap, ablation bars, races, the seed margin and an upload."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+import helpers
 from helpers.compare import (
     ablation_bars,
     late_checks,
@@ -18,11 +17,13 @@ from helpers.compare import (
     smooth,
     uploaded_file,
 )
+from helpers.plots import FIT_WIDTH
 from helpers.stories import CLUE_KINDS
 
 BOARD_4 = {"subject": [0.01, 0.02, 0.05, 0.37], "previous": [0.03, 0.21, 0.03, 0.04],
            "mood": [0.23, 0.0, 0.0, 0.0], "sense": [0.01, 0.0, 0.0, 0.17], "chance": [0.03, 0.04, 0.02, 0.02]}
 BOARD_1 = {"subject": [0.19], "previous": [0.02], "mood": [0.05], "sense": [0.04], "chance": [0.03, 0.04, 0.02, 0.02]}
+BASELINE = {"val_ppl": 2.3, "clue_accuracy": dict.fromkeys(CLUE_KINDS, 0.7)}  # the whole model, for ablation_bars
 
 
 def test_smooth_is_a_trailing_mean() -> None:
@@ -35,11 +36,10 @@ def test_smooth_is_a_trailing_mean() -> None:
 
 def test_learning_curves_draw_every_step_and_a_smoothed_line_per_run() -> None:
     fig = learning_curves({"one head": [7.0, 5.0, 4.0], "four heads": [7.0, 4.0]}, window=2)
-    assert len(fig.data) == 4
-    raw, bold = fig.data[0], fig.data[1]
+    raw, bold, _, four = fig.data
     assert list(raw.x) == [1, 2, 3] and list(raw.y) == [7.0, 5.0, 4.0]
     assert list(bold.y) == [7.0, 6.0, 4.5] and bold.name == "one head"
-    assert fig.data[3].name == "four heads" and len(fig.data[3].x) == 2
+    assert four.name == "four heads" and len(four.x) == 2
     assert fig.layout.xaxis.title.text == "training step" and "loss" in fig.layout.yaxis.title.text
     for empty in ({}, {"one head": []}):
         with pytest.raises(ValueError, match="at least one"):
@@ -75,27 +75,24 @@ def test_scoreboard_heatmap_refuses_a_board_without_the_kinds() -> None:
 
 
 def test_ablation_bars_put_the_whole_model_first_and_the_accuracy_lost_per_kind() -> None:
-    baseline = {"val_ppl": 2.3, "clue_accuracy": dict.fromkeys(CLUE_KINDS, 0.7)}
     rows = [{"head": h, "val_ppl": 2.5 + h, "clue_accuracy": dict.fromkeys(CLUE_KINDS, 0.7 - 0.1 * h)}
             for h in range(2)]
-    fig = ablation_bars(baseline, rows)
-    perplexity, *lost = fig.data
+    perplexity, *lost = ablation_bars(BASELINE, rows).data
     assert list(perplexity.x) == ["all heads on", "head 0 off", "head 1 off"]
     assert list(perplexity.y) == [2.3, 2.5, 3.5]
     assert [trace.name for trace in lost] == list(CLUE_KINDS)
     assert lost[0].y == pytest.approx([0.0, 0.1])
     with pytest.raises(ValueError, match="clue_accuracy"):
-        ablation_bars(baseline, [{"head": 0, "val_ppl": 3.0}])
+        ablation_bars(BASELINE, [{"head": 0, "val_ppl": 3.0}])
     with pytest.raises(ValueError, match="at least one"):
-        ablation_bars(baseline, [])
+        ablation_bars(BASELINE, [])
 
 
 def test_uploaded_file_saves_the_bytes_under_the_files_own_name(tmp_path: Path) -> None:
     assert uploaded_file((), folder=tmp_path) is None
     value = ({"name": "../../story.txt", "type": "text/plain", "size": 5, "content": memoryview(b"hello")},)
     path = uploaded_file(value, folder=tmp_path)
-    assert path == tmp_path / "story.txt"
-    assert path.read_bytes() == b"hello"
+    assert path == tmp_path / "story.txt" and path.read_bytes() == b"hello"
 
 
 @pytest.mark.parametrize("value", [({"name": "..", "content": b"x"},), ({"content": b"x"},), ("story.txt",)])
@@ -175,21 +172,18 @@ def test_the_printed_gap_is_the_difference_of_the_printed_perplexities() -> None
     assert "a gap of 0.60" in edge and "moved by up to 0.30" in edge and "too close to call" in _flat(edge)
 
 
-def test_comparison_figures_fit_850_pixels_and_grow_their_text_for_a_projector() -> None:
-    import helpers
-
-    baseline = {"val_ppl": 2.3, "clue_accuracy": dict.fromkeys(CLUE_KINDS, 0.7)}
+@pytest.mark.parametrize("on", [False, True])
+def test_comparison_figures_fit_850_pixels_and_grow_their_text_for_a_projector(on: bool) -> None:
     rows = [{"head": h, "val_ppl": 2.5, "clue_accuracy": dict.fromkeys(CLUE_KINDS, 0.6)} for h in range(4)]
     try:
-        for on in (False, True):
-            helpers.presenter_mode(on)
-            boards = {"one head": BOARD_1, "four heads": BOARD_4}
-            for fig in (learning_curves({"a": [1.0, 0.5]}), scoreboard_heatmap(boards), ablation_bars(baseline, rows)):
-                assert fig.layout.width <= 820
-                assert fig.layout.font.size == (22 if on else 14)
-                assert all(a.font.size == fig.layout.font.size for a in fig.layout.annotations)
+        helpers.presenter_mode(on)
+        figures = (learning_curves({"a": [1.0, 0.5]}), scoreboard_heatmap({"one head": BOARD_1, "four heads": BOARD_4}),
+                   ablation_bars(BASELINE, rows))
     finally:
         helpers.presenter_mode(False)
+    for fig in figures:
+        assert fig.layout.width <= FIT_WIDTH and fig.layout.font.size == (22 if on else 14)
+        assert all(a.font.size == fig.layout.font.size for a in fig.layout.annotations)
 
 
 @pytest.mark.parametrize(("second", "verdict"), [([2.00, 2.01, 2.02], "ahead"), ([2.05, 2.06, 2.20], "too close")])

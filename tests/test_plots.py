@@ -1,7 +1,5 @@
 """helpers.plots: true tooltips, figures that fit the screen, every word labelled, presenter-mode text, no mode bar."""
 
-from __future__ import annotations
-
 import math
 import subprocess
 import sys
@@ -83,15 +81,12 @@ def test_figures_carry_a_config_without_the_mode_bar_and_importing_changes_no_re
     assert "displayModeBar" not in (pio.renderers["plotly_mimetype"].config or {})
 
 
-def test_every_word_is_labelled_up_to_forty_and_the_axis_says_which_beyond() -> None:
-    words = [f"w{i}" for i in range(40)]
-    fig = attention_heatmap(_weights(40), words)
-    assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.dtick == 1 and fig.layout.xaxis.tickmode == "linear"
-    assert fig.layout.xaxis.title.text == "word looked at"
-    many = [f"w{i}" for i in range(100)]
-    fig = attention_heatmap(_weights(100), many)
-    assert fig.layout.xaxis.dtick == 3 and fig.layout.xaxis.tick0 == 0
-    assert fig.layout.xaxis.title.text == "word looked at (every 3rd word labelled)"
+@pytest.mark.parametrize(("n", "every", "title"), [(40, 1, "word looked at"),
+                                                    (100, 3, "word looked at (every 3rd word labelled)")])
+def test_every_word_is_labelled_up_to_forty_and_the_axis_says_which_beyond(n: int, every: int, title: str) -> None:
+    x, y = (attention_heatmap(_weights(n), [f"w{i}" for i in range(n)]).layout[axis] for axis in ("xaxis", "yaxis"))
+    assert x.dtick == y.dtick == every and x.tickmode == y.tickmode == "linear" and x.tick0 == y.tick0 == 0
+    assert x.title.text == title
 
 
 def test_four_heads_are_a_two_by_two_grid() -> None:

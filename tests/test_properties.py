@@ -1,7 +1,5 @@
 """Properties of helpers.attention and the course model, checked with hypothesis on many generated inputs."""
 
-from __future__ import annotations
-
 import numpy as np
 import torch
 from hypothesis import given, settings
