@@ -1,6 +1,5 @@
-"""The real-text recipe: `--text` trains with it, the story world keeps its own, its length and learning rate
-follow the amount of text, and its rates are the ones the measured sweep's rule chose on validation text
-(assets/real_text.json; docs/recipe.md tells the story)."""
+"""The real-text recipe: `--text` trains with it, the story world keeps its own, its length and rate follow the
+amount of text, and its rates are the ones the sweep's rule chose on validation text (assets/real_text.json)."""
 
 from __future__ import annotations
 
@@ -78,8 +77,7 @@ def test_sweep_rule_prefers_close_to_best_everywhere_in_each_class_and_ignores_w
     assert (swapped["lr"], swapped["long_lr"]) == (1e-2, 4e-2)  # one head winning instead changes nothing
     assert {k: chosen[k] for k in fixed_settings(TEXT_RECIPE)} == fixed_settings(TEXT_RECIPE)
     assert script.choose_recipe({k: r for k, r in _measure(score).items() if r["heads"] == 4}) is None  # one model
-    unfinished = _measure(score)
-    unfinished.popitem()
+    unfinished = dict(list(_measure(score).items())[:-1])
     other = {k: r | {"fixed": fixed_settings(replace(TEXT_RECIPE, max_steps=7))} for k, r in _measure(score).items()}
     assert script.choose_recipe(unfinished) is None and script.choose_recipe(other) is None
 
