@@ -103,6 +103,8 @@ def test_transfer_verdict_measures_the_default_against_the_best_rate_and_four_he
     assert verdict["above_best"] == pytest.approx(scores[default] / scores[1e-2] - 1, abs=1e-4)
     runs["default one head"]["val_ppl"] = 1.0  # one head wins instead
     assert not script.transfer_verdict({"train_words": SHORT, "runs": runs})["four_beat_one"]
+    earlier = runs | {"default four heads": runs["default four heads"] | {"lr": 1.0}}  # an earlier recipe's default
+    assert script.transfer_verdict({"train_words": SHORT, "runs": earlier}) is None
     del runs["default one head"]
     assert script.transfer_verdict({"train_words": SHORT, "runs": runs}) is None
     for entry in real_text_results().get("transfer", {}).values():  # the recorded checks agree with their runs
