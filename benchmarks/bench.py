@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+from functools import partial
 from pathlib import Path
 
 import torch
@@ -37,9 +38,8 @@ CONTROLS = {
     "block-no-ff": {"heads": 4, "feed_forward": False, "label": "a transformer block without its feed-forward part"},
     "block-ff": {"heads": 4, "feed_forward": True, "label": "a transformer block"},
 }
-"""The models trained beside the table with its steps and seeds: the output-projection control (do four heads
-gain from the heads or from the projection's parameters?), and chapter 7's question (what does a block's
-feed-forward part add to four heads?)."""
+"""Trained beside the table, with its steps and seeds: the output-projection control (do four heads gain from the
+heads or from the projection's parameters?) and chapter 7's question (what does a block's feed-forward part add?)."""
 MODELS = (("1", "one head"), ("4", "four heads"))
 
 
@@ -69,21 +69,18 @@ def attention_speed(heads: int, batch: int = BATCH_SIZE) -> dict:
     model = course_model(heads=heads)
     x = torch.randn(batch, model.config.context, model.config.width, requires_grad=True)  # [B, T, C]
 
-    def step(need_weights: bool, backward: bool):
-        def run():
-            y, _ = model.attn(x, need_weights=need_weights)
-            if backward:
-                y.sum().backward()
-        return run
+    def step(need_weights: bool, backward: bool) -> None:
+        y, _ = model.attn(x, need_weights=need_weights)
+        if backward:
+            y.sum().backward()
 
-    with torch.no_grad():
-        series_fwd, fused_fwd = _best_s(step(True, False)), _best_s(step(False, False))
-    series_train, fused_train = _best_s(step(True, True)), _best_s(step(False, True))
-    return {"heads": heads, "shape": list(x.shape),
-            "series_forward_ms": round(series_fwd * 1e3, 2), "fused_forward_ms": round(fused_fwd * 1e3, 2),
-            "forward_ratio": round(series_fwd / fused_fwd, 2),
-            "series_train_ms": round(series_train * 1e3, 2), "fused_train_ms": round(fused_train * 1e3, 2),
-            "train_ratio": round(series_train / fused_train, 2)}
+    speed = {"heads": heads, "shape": list(x.shape)}
+    for part, backward in (("forward", False), ("train", True)):
+        with torch.set_grad_enabled(backward):
+            series, fused = (_best_s(partial(step, weights, backward)) for weights in (True, False))
+        speed |= {f"series_{part}_ms": round(series * 1e3, 2), f"fused_{part}_ms": round(fused * 1e3, 2),
+                  f"{part}_ratio": round(series / fused, 2)}
+    return speed
 
 
 def _one_run(heads: int, steps: int, seed: int, out_proj: bool | None = None, feed_forward: bool | None = None,
@@ -114,12 +111,6 @@ def _summary(runs: list[dict]) -> dict:
             "seconds_mean": round(statistics.mean(r["seconds"] for r in runs), 1),
             "seconds_max": round(max(r["seconds"] for r in runs), 1),
             "tokens_per_s_mean": round(statistics.mean(r["tokens_per_s"] for r in runs))}
-
-
-def compare(steps: int, seeds: tuple[int, ...]) -> dict:
-    runs = [_one_run(heads, steps, seed) for seed in seeds for heads in (1, 4)]
-    models = {str(heads): _summary([r for r in runs if r["heads"] == heads]) for heads in (1, 4)}
-    return {"steps": steps, "seeds": list(seeds), "runs": runs, "models": models}
 
 
 def controls(steps: int, seeds: tuple[int, ...], rows: tuple[str, ...] = tuple(CONTROLS),
@@ -186,7 +177,10 @@ def run(steps: int, seeds: tuple[int, ...]) -> dict:
     gflops_before = matmul_gflops()
     attention = [attention_speed(h) for h in (1, 4)]
     print(f"matmul {gflops_before:.1f} GFLOP/s; attention {attention}", flush=True)
-    table, control = compare(steps, seeds), controls(steps, seeds)
+    runs = [_one_run(heads, steps, seed) for seed in seeds for heads in (1, 4)]
+    table = {"steps": steps, "seeds": list(seeds), "runs": runs,
+             "models": {str(h): _summary([r for r in runs if r["heads"] == h]) for h in (1, 4)}}
+    control = controls(steps, seeds)
     gflops_after = matmul_gflops()
     peak = max(gflops_before, gflops_after)
     share = {h: table["models"][h]["tokens_per_s_mean"] * training_flops_per_token(int(h)) / 1e9 for h in ("1", "4")}
@@ -220,7 +214,10 @@ def control_markdown(table: dict, control: dict) -> list[str]:
           f"{s['machine_at_start']['load_average_1_5_15']} at the start, "
           f"{s['machine_at_end']['load_average_1_5_15']} at the end" for s in control["sessions"]), "",
         *markdown_table(["model", "output projection", "parameters", "seeds", "val perplexity: mean (range)",
-                         "clue accuracy: mean (range)"], "llrlrr", [_control_row(*row) for row in rows]), ""]
+                         "clue accuracy: mean (range)"], "llrlrr",
+                        [[label, mixes, f"{runs[0]['params']:,}", ", ".join(str(r["seed"]) for r in runs),
+                          *_ranges(runs)] if runs else [label, mixes, "", "not measured yet", "", ""]
+                         for label, mixes, runs in rows]), ""]
     if control["steps"] != table["steps"]:
         return [*lines, f"The control trained {control['steps']} steps and the course models {table['steps']}: "
                         "no seed-by-seed comparison.", ""]
@@ -234,12 +231,6 @@ def control_markdown(table: dict, control: dict) -> list[str]:
             lines.append(f"- Same parameter count ({pairs[0][0]['params']:,}): {who} reached a lower perplexity "
                          f"than {rival} in {wins} of {len(pairs)} seeds.")
     return [*lines, ""]
-
-
-def _control_row(label: str, mixes: str, runs: list[dict]) -> list[str]:
-    if not runs:
-        return [label, mixes, "", "not measured yet", "", ""]
-    return [label, mixes, f"{runs[0]['params']:,}", ", ".join(str(r["seed"]) for r in runs), *_ranges(runs)]
 
 
 def _ranges(runs: list[dict]) -> list[str]:

@@ -50,8 +50,8 @@ HELD_OUT = {"sotu_1960_1979": "the 35 State of the Union addresses and annual me
                               "Barbara American Presidency Project; works of the US Government, public domain under 17 "
                               "U.S.C. 105); speeches, not shipped"}
 GRIDS = {"short": (2.5e-3, 5e-3, 7e-3, 1e-2, 2e-2), "long": (2.5e-3, 5e-3, 1e-2, 2e-2, 4e-2)}
-"""Each size class's learning rates: factors of 2, wide enough that no text's best rate is at an end of its
-grid, and in the short class 7e-3 between the two that came out all but tied (5e-3 and 1e-2)."""
+"""Each size class's rates: factors of 2, so wide that no text's best rate is at an end of its grid (7e-3: between
+5e-3 and 1e-2, which came out all but tied on short texts)."""
 LEARNING_RATES = tuple(sorted({lr for grid in GRIDS.values() for lr in grid}))
 SEEDS = (0, 1, 2)
 MODELS = {"one head": (1, None), "four heads": (4, None), "four heads, no output projection": (4, False)}
@@ -175,13 +175,12 @@ def run_transfer(name: str, path: str) -> None:
 
 
 def transfer_verdict(entry: dict) -> dict | None:
-    """The transfer check of one held-out text: how far the default four heads are above the best rate of the
-    grid, and whether four heads beat one with the defaults (None while runs are missing)."""
+    """How far the default four heads are above the grid's best rate on one held-out text, and whether four heads
+    beat one with the defaults (None while runs are missing or were trained with an earlier recipe)."""
     runs, default_lr = entry.get("runs", {}), TEXT_RECIPE.lr_for(entry["train_words"])
-    if any(run["id"] not in runs for run in transfer_runs(entry["train_words"])):
+    if (any(run["id"] not in runs for run in transfer_runs(entry["train_words"]))
+            or any(runs[key]["lr"] != default_lr for key in ("default four heads", "default one head"))):
         return None
-    if any(runs[key]["lr"] != default_lr for key in ("default four heads", "default one head")):
-        return None  # the defaults of an earlier recipe
     four = {run["lr"]: run["val_ppl"] for run in runs.values() if run["heads"] == 4}
     best = min(four, key=four.get)
     default, one = runs["default four heads"], runs["default one head"]
@@ -192,9 +191,8 @@ def transfer_verdict(entry: dict) -> dict | None:
 
 
 def table_runs(recipe: Recipe, amounts_only: bool = False) -> list[dict]:
-    """Most needed first: one and four heads over the seeds on all the text (the verdict; seed 0 makes the
-    checkpoints), the control without output projection, then every seed of both models at each smaller amount,
-    from the least (the cheapest) up."""
+    """Most needed first: both models over the seeds on all the text (the verdict; seed 0 makes the checkpoints),
+    the control without output projection, then every seed of both models at each smaller amount, cheapest first."""
     def runs(names, shares) -> list[dict]:
         return [{"id": f"table {name} seed={seed}" if share == 1.0 else f"amount {name} share={share:g} seed={seed}",
                  "model": name, "seed": seed, "share": share, "recipe": recipe.to_dict()}
@@ -279,15 +277,13 @@ def summarize(results: dict) -> dict:
 def _gap_by_words(results: dict) -> list[dict]:
     """For each amount of text measured over two seeds or more of both models: the gap between the means (one head
     minus four heads) against the wider range over the seeds (exercise 2's rule, helpers.compare.seed_margin)."""
-    rows = []
+    rows, table = [], results.get("table", {}).values()
     for share in (*SHARES, 1.0):
-        runs = {name: sorted((r for r in results.get("table", {}).values()
-                              if r["share"] == share and r["model"] == name), key=lambda r: r["seed"])
-                for name in PAIR}
-        seeds = sorted({r["seed"] for r in runs["one head"]} & {r["seed"] for r in runs["four heads"]})
+        by_seed = {name: {r["seed"]: r for r in table if r["share"] == share and r["model"] == name} for name in PAIR}
+        seeds = sorted(by_seed["one head"].keys() & by_seed["four heads"].keys())
         if len(seeds) >= 2:
-            one, four = ([r["test_ppl"] for r in runs[name] if r["seed"] in seeds] for name in PAIR)
-            margin, first = seed_margin(one, four), runs["one head"][0]
+            one, four = ([by_seed[name][seed]["test_ppl"] for seed in seeds] for name in PAIR)
+            margin, first = seed_margin(one, four), by_seed["one head"][seeds[0]]
             rows.append({"share": share, "train_words": first["train_words"], "steps": first["steps"],
                          "seeds": seeds, "one_head": one, "four_heads": four, "gap": round(margin.gap, 4),
                          "seed_range": round(margin.range, 4), "clear": margin.beats_range})

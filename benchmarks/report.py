@@ -1,7 +1,6 @@
 """Render every measurement for people: the blocks between `<!-- NAME:start -->` and `<!-- NAME:end -->` of
-README.md, docs/ and chapter 0, from the results files the benchmarks write in assets/, docs/lessons.toml, the
-chapter list (tools.chapters.CHAPTERS: the chapter tables) and the chapters' code and speaker notes, never their
-prose (editing a chapter's prose never makes a page stale).
+README.md, docs/ and chapter 0, from assets/'s results files, docs/lessons.toml, tools.chapters.CHAPTERS and the
+chapters' code and speaker notes, never their prose (so editing a chapter's prose never makes a page stale).
 
     python -m benchmarks.report           # rewrite the blocks
     python -m benchmarks.report --check   # exit 1 if anything is out of date (the tests run this)
@@ -128,9 +127,7 @@ def _browser_load(browser: dict, group: str) -> str:
 
 def _explorer(kernel: dict) -> str:
     """The explorer's update times, in the kernel and (assets/explorer_browser_speed.json) in a browser."""
-    browser = _load("explorer_browser_speed.json")
-    shares = kernel.get("cpu_shares", {})
-    runs = {"Whole machine": kernel, **{f"{share} of a CPU": run for share, run in shares.items()}}
+    runs = {"Whole machine": kernel, **{f"{s} of a CPU": run for s, run in kernel.get("cpu_shares", {}).items()}}
     cells = {(r["view"], r["update"], name): r for name, run in runs.items() for r in run["updates"]}
     lines = [f"Every kind of update, kernel side: tokenize, forward pass, the drawing's data (medians of "
              f"{kernel['repeats']} updates of a {kernel['words']}-word sentence, {kernel['model_switch_repeats']} "
@@ -152,7 +149,7 @@ def _explorer(kernel: dict) -> str:
                  f"{kernel['forward_policy_threads_median_ms']:.1f} ms on {kernel['policy_threads']} threads, "
                  f"{kernel['forward_one_thread_median_ms']:.1f} ms on one thread, which the explorer uses "
                  "(on a busy machine the threads wait for each other).")
-    if browser is not None:
+    if (browser := _load("explorer_browser_speed.json")) is not None:
         lines += ["- In Chromium, presenter mode at 1280x720, from a pick to the new figure on screen (medians; "
                   f"`python -m benchmarks.browser_speed`): a model switch {browser['model_switch_median_ms']:.0f} ms, "
                   f"the first all-heads view after it {browser['all_heads_after_switch_median_ms']:.0f} ms, a head "

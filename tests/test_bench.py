@@ -27,10 +27,9 @@ def test_targets_say_what_they_compare() -> None:
     a seed that four heads lose fails the target."""
     table = copy.deepcopy(_results()["table"])
     one, four = ({r["seed"]: r for r in table["runs"] if r["heads"] == h} for h in (1, 4))
-    for seed, accuracy in zip(table["seeds"], (0.70, 0.80, 0.70), strict=True):  # one head's range: 10 points
-        one[seed]["clue_accuracy"]["all"] = accuracy
-    for seed, accuracy in zip(table["seeds"], (0.90, 0.85, 0.90), strict=True):  # seed 1's own gap: 5 points
-        four[seed]["clue_accuracy"]["all"] = accuracy
+    for runs, accuracies in ((one, (0.70, 0.80, 0.70)), (four, (0.90, 0.85, 0.90))):  # seed 1's own gap: 5 points
+        for seed, accuracy in zip(table["seeds"], accuracies, strict=True):  # one head's range: 10 points
+            runs[seed]["clue_accuracy"]["all"] = accuracy
     verdict = targets(table)[1]
     assert verdict["target"].endswith("the gap between the two means is larger than the wider of their ranges "
                                       "over seeds")

@@ -1,6 +1,5 @@
-"""The real-text recipe: `--text` trains with it, the story world keeps its own, its length and learning rate
-follow the amount of text, and its rates are the ones the measured sweep's rule chose on validation text
-(assets/real_text.json; docs/recipe.md tells the story)."""
+"""The real-text recipe: `--text` trains with it, the story world keeps its own, its length and rate follow the
+amount of text, and its rates are the ones the sweep's rule chose on validation text (assets/real_text.json)."""
 
 from __future__ import annotations
 
@@ -78,8 +77,7 @@ def test_sweep_rule_prefers_close_to_best_everywhere_in_each_class_and_ignores_w
     assert (swapped["lr"], swapped["long_lr"]) == (1e-2, 4e-2)  # one head winning instead changes nothing
     assert {k: chosen[k] for k in fixed_settings(TEXT_RECIPE)} == fixed_settings(TEXT_RECIPE)
     assert script.choose_recipe({k: r for k, r in _measure(score).items() if r["heads"] == 4}) is None  # one model
-    unfinished = _measure(score)
-    unfinished.popitem()
+    unfinished = dict(list(_measure(score).items())[:-1])
     other = {k: r | {"fixed": fixed_settings(replace(TEXT_RECIPE, max_steps=7))} for k, r in _measure(score).items()}
     assert script.choose_recipe(unfinished) is None and script.choose_recipe(other) is None
 
@@ -105,6 +103,8 @@ def test_transfer_verdict_measures_the_default_against_the_best_rate_and_four_he
     assert verdict["above_best"] == pytest.approx(scores[default] / scores[1e-2] - 1, abs=1e-4)
     runs["default one head"]["val_ppl"] = 1.0  # one head wins instead
     assert not script.transfer_verdict({"train_words": SHORT, "runs": runs})["four_beat_one"]
+    earlier = runs | {"default four heads": runs["default four heads"] | {"lr": 1.0}}  # an earlier recipe's default
+    assert script.transfer_verdict({"train_words": SHORT, "runs": earlier}) is None
     del runs["default one head"]
     assert script.transfer_verdict({"train_words": SHORT, "runs": runs}) is None
     for entry in real_text_results().get("transfer", {}).values():  # the recorded checks agree with their runs
