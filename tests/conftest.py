@@ -9,8 +9,8 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 import pytest
@@ -77,11 +77,9 @@ def threads_back():
     torch.set_num_threads(before)
 
 
-@dataclass(frozen=True)
-class Built:
+class Built(NamedTuple):
     folder: Path
-    output: str
-    """what the build printed"""
+    output: str  # what the build printed
 
 
 def _build(command: list[str], out: Path, notebooks: list[Path]) -> Built:

@@ -30,8 +30,7 @@ _OWN_RUN = uuid.uuid4().hex
 
 def runs() -> Path:
     """The folder of this test run's executed notebooks (xdist's workers share the run's id)."""
-    return Path(tempfile.gettempdir()) / "several-spotlights-runs" / os.environ.get("PYTEST_XDIST_TESTRUNUID",
-                                                                                    _OWN_RUN)
+    return Path(tempfile.gettempdir(), "several-spotlights-runs", os.environ.get("PYTEST_XDIST_TESTRUNUID", _OWN_RUN))
 
 
 def count_run(path: Path, mode: str) -> None:
@@ -70,16 +69,15 @@ def problems(item: IPyNbCell) -> list[str]:
 
 def _save(item: IPyNbCell) -> None:
     """Keep the cell's outputs; after the notebook's last cell, write the executed notebook."""
-    notebook = item.parent
     item.cell.outputs = [nbformat.from_dict(dict(out)) for out in item.test_outputs or []]
     item.cell.execution_count = item.cell_num + 1
     for out in item.cell.outputs:
         if out.output_type == "execute_result":
             out.execution_count = item.cell.execution_count
-    if item.cell_num == sum(cell.cell_type == "code" for cell in notebook.nb.cells) - 1:
+    if item.cell_num == sum(cell.cell_type == "code" for cell in item.parent.nb.cells) - 1:
         target = executed_copy(Path(item.path))
         target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(notebook.nb, target)
+        nbformat.write(item.parent.nb, target)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -114,8 +112,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     others = Counter(" ".join(mark.name.split("--")[:2]) for mark in (runs() / "counted").glob("*--*--*"))
     if not _NBVAL_RUNS and not others:
         return
-    times = Counter(_NBVAL_RUNS.values())
-    line = ", ".join(f"{n} notebook(s) {k} time(s)" for k, n in sorted(times.items())) or "none"
+    line = ", ".join(f"{n} notebook(s) {k} time(s)" for k, n in sorted(Counter(_NBVAL_RUNS.values()).items())) or "none"
     terminalreporter.write_line(f"notebook runs: nbval ran {line}" + (
         f"; the browser tests ran {sum(others.values())} more ({', '.join(sorted(others))})" if others else ""))
 

@@ -40,8 +40,7 @@ def test_shipped_checkpoint_matches_its_card(name, heads, params):
     assert model.config.heads == heads and count_parameters(model) == params == model.card["params"]
     assert model.tokenizer.words == story_tokenizer().words  # whose round trips test_tokenizer checks
     assert model.card["command"].startswith(f"python -m helpers.train --heads {heads} ")
-    val_ppl = perplexity(model, story_validation()[0])
-    assert val_ppl == pytest.approx(model.card["val_ppl"], rel=0.01)
+    assert perplexity(model, story_validation()[0]) == pytest.approx(model.card["val_ppl"], rel=0.01)
 
 
 def test_four_heads_beat_one_head_in_the_shipped_checkpoints():
@@ -121,9 +120,8 @@ def test_load_model_takes_a_card_or_a_folder_holding_one(mine, tmp_path):
     with pytest.raises(CheckpointError, match=r"holds 2 checkpoints \(four_heads\.json, one_head\.json\): "
                                               r"give the path of one card"):
         load_model(mine)
-    for suffix in (".json", ".safetensors"):
-        shutil.copy(mine / f"one_head{suffix}", tmp_path / f"one_head{suffix}")
-    assert load_model(tmp_path).config.heads == 1
+    shutil.copytree(mine, tmp_path / "one", ignore=shutil.ignore_patterns("four_heads.*"))
+    assert load_model(tmp_path / "one").config.heads == 1
 
 
 def test_a_wrong_path_names_what_was_looked_for(tmp_path, monkeypatch):
@@ -144,10 +142,9 @@ def test_a_wrong_path_names_what_was_looked_for(tmp_path, monkeypatch):
 
 
 def test_a_folder_one_level_up_is_pointed_to(tmp_path, monkeypatch) -> None:
-    mine = tmp_path / "mine"
-    mine.mkdir()
+    (tmp_path / "mine").mkdir()
     for suffix in (".json", ".safetensors"):
-        shutil.copy(ASSETS / f"four_heads{suffix}", mine / f"four_heads{suffix}")
+        shutil.copy(ASSETS / f"four_heads{suffix}", tmp_path / "mine")
     (tmp_path / "notebooks").mkdir()
     monkeypatch.chdir(tmp_path / "notebooks")  # where a notebook's kernel runs
     with pytest.raises(ValueError, match=r"from a notebook, give '\.\./mine'"):

@@ -20,12 +20,10 @@ COURSE_CLAIMS = (  # the course's own claims the catalogue must cover, by a word
 
 def claims() -> list[dict[str, str]]:
     """The catalogue's table rows as dicts: claim, notebook, cell, how."""
-    rows = []
-    for line in CATALOGUE.read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 5 and cells[0].isdigit():
-            rows.append(dict(zip(("number", "claim", "notebook", "cell", "how"), cells, strict=True)))
-    return rows
+    lines = CATALOGUE.read_text(encoding="utf-8").splitlines()
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
+    return [dict(zip(("number", "claim", "notebook", "cell", "how"), cells, strict=True))
+            for cells in rows if len(cells) == 5 and cells[0].isdigit()]
 
 
 def _cell(notebook: str, cell_id: str):

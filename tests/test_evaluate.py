@@ -115,7 +115,6 @@ def test_next_word_guesses_lists_the_most_likely_words_in_order() -> None:
     ids = model.tokenizer.encode("eagerly , the fox that crosses the wet streets smiles .")
     text = next_word_guesses(model, ids, 8, k=3)
     parts = [part.rsplit(" ", 1) for part in text.split(", ")]
-    assert len(parts) == 3
     with torch.no_grad():
         probs = model(torch.tensor(ids))[0, 8].softmax(-1)
     assert [word for word, _ in parts] == [model.tokenizer.decode([i]) for i in probs.topk(3).indices.tolist()]

@@ -33,16 +33,14 @@ def test_import_linter_contracts_are_kept() -> None:
 
 def test_no_module_imports_itself_through_others() -> None:
     graph = grimp.build_graph(*PACKAGES)
-    circles = []
-    for first, second in itertools.combinations(sorted(graph.modules), 2):
-        if graph.chain_exists(first, second) and graph.chain_exists(second, first):
-            circles.append(graph.find_shortest_chain(first, second) + graph.find_shortest_chain(second, first)[1:])
+    circles = [graph.find_shortest_chain(first, second) + graph.find_shortest_chain(second, first)[1:]
+               for first, second in itertools.combinations(sorted(graph.modules), 2)
+               if graph.chain_exists(first, second) and graph.chain_exists(second, first)]
     assert not circles, "import circles:\n" + "\n".join(" -> ".join(chain) for chain in circles[:10])
 
 
 def test_importing_the_model_core_has_no_side_effects() -> None:
-    """A fresh process that imports helpers.attention (and helpers itself) keeps torch's thread count and
-    imports no plotting or widget library."""
+    """Importing helpers.attention (and helpers) in a fresh process keeps torch's threads, loads no plots or widgets."""
     run = subprocess.run([sys.executable, "-c", _IMPORT_THE_MODEL_CORE], cwd=ROOT, capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0, run.stderr

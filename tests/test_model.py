@@ -69,7 +69,6 @@ def test_every_model_is_causal(make) -> None:
 
 def test_package_exposes_loading_and_the_explorer() -> None:
     model = helpers.load_model("four_heads")
-    assert model.config.heads == 4 and model.tokenizer is not None
-    assert callable(helpers.explore)
+    assert model.config.heads == 4 and model.tokenizer is not None and callable(helpers.explore)
     with pytest.raises(AttributeError, match="no attribute 'explorer_typo'"):
         helpers.explorer_typo  # noqa: B018

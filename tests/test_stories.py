@@ -51,8 +51,7 @@ def test_stories_are_varied_and_use_the_whole_vocabulary(stories):
     lengths = [len(s.words) for s in stories]
     assert 50 < sum(lengths) / len(lengths) < 128  # a story fits in the model's context
     assert len({s.text for s in stories}) == len(stories)
-    stream = join_stories(generate_stories(3000, seed=1))
-    assert set(stream.words) == set(story_vocabulary())
+    assert set(join_stories(generate_stories(3000, seed=1)).words) == set(story_vocabulary())
     assert len(story_vocabulary()) > 300
 
 
@@ -61,8 +60,7 @@ def test_many_words_need_several_kinds_of_clue_at_once(stories):
     for i, story in enumerate(stories):
         for clue in story.clues:
             kinds_per_word.setdefault((i, clue.target), set()).add(clue.kind)
-    several = sum(len(k) >= 2 for k in kinds_per_word.values())
-    assert several / len(kinds_per_word) > 0.25
+    assert sum(len(kinds) >= 2 for kinds in kinds_per_word.values()) / len(kinds_per_word) > 0.25
 
 
 def test_every_kind_of_clue_occurs_and_points_back_at_the_right_words(stories):
@@ -99,13 +97,8 @@ def test_every_kind_of_clue_occurs_and_points_back_at_the_right_words(stories):
 
 
 def test_example_stories_and_sentences_use_story_words():
-    vocabulary = set(story_vocabulary())
-    tok = story_tokenizer()
-    assert len(example_stories()) >= 3
-    sentences = example_sentences()
-    assert len(sentences) >= 4
-    for sentence in sentences:
-        encoding = tok.encode_with_report(sentence)
-        assert encoding.unknown == [], sentence
-        assert set(encoding.words) <= vocabulary
+    assert len(example_stories()) >= 3 and len(example_sentences()) >= 4
+    for sentence in example_sentences():
+        encoding = story_tokenizer().encode_with_report(sentence)
+        assert encoding.unknown == [] and set(encoding.words) <= set(story_vocabulary()), sentence
 

@@ -32,8 +32,7 @@ def test_round_trip_on_stories():
     tok = story_tokenizer()
     for story in generate_stories(20, seed=3):
         ids = tok.encode(story.text)
-        assert UNK not in tok.decode(ids).split()
-        assert tok.decode(ids) == story.text
+        assert tok.decode(ids) == story.text  # so no word came back as <unk>
         assert tok.encode(tok.decode(ids)) == ids
 
 
@@ -45,8 +44,7 @@ def test_a_typed_unknown_marker_is_the_unknown_word_and_not_reported():
 
 def test_tokenizer_from_a_user_text_file_keeps_the_most_frequent_words():
     tok = Tokenizer.from_text_file(DATA / "sample.txt")
-    assert len(tok) == 1024
-    assert set(tok.words[1:4]) == {"the", ",", "."}
+    assert len(tok) == 1024 and set(tok.words[1:4]) == {"the", ",", "."}
     assert tok.encode_with_report("The keeper lit the lamp over Zanzibar").unknown == ["zanzibar"]
 
 

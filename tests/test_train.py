@@ -91,8 +91,7 @@ def test_command_line_prints_one_json_object_and_on_the_story_world_no_notes(cap
 def test_command_line_errors(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
-    assert exit_info.value.code == 2
-    assert message in capsys.readouterr().err
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_keep_best_ends_with_the_weights_that_scored_best_on_validation(small_stories):
