@@ -64,8 +64,7 @@ def collect(hub: Hub, out: Path, chapter: str | None = None, start: bool = False
     """Copy every learner's notebooks into out/<learner>/; what happened to each learner, in one line."""
     report = {}
     for user in hub.request("GET", "/hub/api/users"):
-        name = user["name"]
-        started = False
+        name, started = user["name"], False
         try:
             if not hub.running(name):
                 if not start:

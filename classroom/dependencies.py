@@ -21,9 +21,7 @@ class Names(NamedTuple):
 def _globals_read(table: symtable.SymbolTable) -> set[str]:
     """Global names read in a nested scope (a function, lambda, class or comprehension) and in its own nests."""
     found = {s.get_name() for s in table.get_symbols() if s.is_global() and s.is_referenced()}
-    for child in table.get_children():
-        found |= _globals_read(child)
-    return found
+    return found.union(*map(_globals_read, table.get_children()))
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)

@@ -12,6 +12,7 @@ threat model and the statuses: docs/instructor.md, "Grading a class".
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -77,45 +78,37 @@ def _status(result: dict) -> str:
     return "time limit" if "the time limit" in result["feedback"] else "failed"
 
 
-def plan(nb, chapter: str, timeout: float, folder: Path) -> tuple[dict, dict[str, list[str]]]:
-    """The steps the grading process runs (in `folder`), and the static flags of each exercise's code."""
+def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], list[str]]:
+    """The steps the grading process runs; the static flags of each exercise's code, and those of the cells that
+    are not the course's own and hold no exercise's code (a learner's extra cells)."""
     own, exercises = course(chapter)
     sources = [cell.source if cell.cell_type == "code" else "" for cell in own.cells]
-    runs, flagged = {}, {}
+    runs, flagged, holders = {}, {}, set()
     for exercise in exercises:
         found = learner_code(nb, exercise.name)
         code = found.source if found else sources[exercise.stub]
         flagged[exercise.name] = [f"cell {found.cell}: {why}" for why in flags(found.whole, True)] if found else []
-        try:
+        holders |= {found.cell} if found else set()
+        with contextlib.suppress(SyntaxError):  # what it needs cannot be read; it runs anyway: the learner sees why
             names(code)
             sources[exercise.stub] = code
-        except SyntaxError:  # what it needs cannot be read; it runs anyway, and the learner sees the error
-            pass
         runs[exercise.stub] = ("exercise", exercise.name, code)
         runs[exercise.check] = ("check", exercise.name, sources[exercise.check])
     steps = [dict(zip(("kind", "name", "source"), runs.get(i, ("course", None, sources[i])), strict=True),
                   label=f"cell {i}") for i in needed(sources, [e.check for e in exercises])]
-    return {"steps": steps, "timeout": timeout, "folder": str(folder)}, flagged
-
-
-def foreign_flags(nb, chapter: str) -> list[str]:
-    """Flags in the cells that are not the course's own and hold no exercise's code (a learner's extra cells)."""
-    own, exercises = course(chapter)
     known = {cell.source.strip() for cell in own.cells}
-    holders = {found.cell for e in exercises if (found := learner_code(nb, e.name))}
-    return [f"cell {i}: {why}" for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
-            and i not in holders and cell.source.strip() not in known for why in flags(cell.source, False)]
+    elsewhere = [f"cell {i}: {why}" for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+                 and i not in holders and cell.source.strip() not in known for why in flags(cell.source, False)]
+    return {"steps": steps, "timeout": timeout}, flagged, elsewhere
 
 
-def run_plan(nb, chapter: str, timeout: float) -> tuple[list[dict], str, dict[str, list[str]]]:
-    """Run the submission's plan in a fresh process, in an empty temporary folder: its result lines, why it
-    stopped early (or ""), and the static flags of each exercise."""
+def run_plan(planned: dict) -> tuple[list[dict], str]:
+    """Run a plan in a fresh process in an empty temporary folder: its result lines, why it stopped early (or "")."""
     with tempfile.TemporaryDirectory(prefix="spotlights-grade-") as folder:
         plan_file, out, err, work = (Path(folder, name) for name in ("plan.json", "results.jsonl", "stderr", "work"))
         work.mkdir()
-        steps, flagged = plan(nb, chapter, timeout, work)
-        plan_file.write_text(json.dumps(steps))
-        limit = timeout * 2 * len(steps["steps"]) + SETUP_S
+        plan_file.write_text(json.dumps({**planned, "folder": str(work)}))
+        limit = planned["timeout"] * 2 * len(planned["steps"]) + SETUP_S
         env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
         with err.open("w") as stderr:
             child = subprocess.Popen([sys.executable, "-m", "classroom.grade_run", str(plan_file), str(out)], cwd=ROOT,
@@ -131,7 +124,7 @@ def run_plan(nb, chapter: str, timeout: float) -> tuple[list[dict], str, dict[st
         if code:
             tail = err.read_text(errors="replace").strip().splitlines()[-1:] or ["no message"]
             why = f"the grading process stopped (exit code {code}): {tail[0][:200]}"
-    return lines, why, flagged
+    return lines, why
 
 
 def grade(path: Path, student: str, chapter: str | None = None, points: dict[str, float] | None = None,
@@ -164,10 +157,10 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
                        "its chapter (01_one_spotlight.ipynb) or give --chapter")
     if not course(chapter)[1]:
         return refused("no exercises", f"chapter {chapter} has no exercises to grade", chapter)
-    elsewhere = foreign_flags(nb, chapter)
+    planned, flagged, elsewhere = plan(nb, chapter, timeout)
     if elsewhere:  # not run at all: the whole notebook is zeroed
         return refused("flagged", "not scored, flagged for review: " + "; ".join(elsewhere), chapter)
-    lines, stopped, flagged = run_plan(nb, chapter, timeout)
+    lines, stopped = run_plan(planned)
     results = {line["exercise"]: line for line in lines if "exercise" in line}
     error = next((line["error"] for line in lines if "error" in line), None)
     scores = []
@@ -228,24 +221,21 @@ def read_points(path: Path) -> dict[str, float]:
         raise ValueError(f"{path}: points must be numbers") from None
 
 
-def _write(path: Path, header: list[str], rows: list[list]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows([header, *rows])
-    return path
-
-
 def write_csvs(results: Sequence[Graded], missing: Sequence[str], out: Path) -> tuple[Path, Path]:
     """summary.csv (one row per submission, and per roster entry with none) and grades.csv (one per exercise)."""
     out.mkdir(parents=True, exist_ok=True)
-    summary = [[g.student, g.submission, g.chapter or "", f"{g.points:g}", f"{g.max_points:g}", g.status, g.note]
-               for g in results] + [[student, "", "", 0, "", "missing", "no notebook from this student"]
-                                    for student in missing]
-    grades = [[g.student, g.submission, g.chapter or "", s.exercise, f"{s.points:g}", f"{s.max_points:g}", s.status,
-               s.feedback] for g in results for s in g.scores or [Score("", 0, 0, g.status, g.note)]]
-    return (_write(out / "summary.csv", ["student", "submission", "chapter", "points", "max_points", "status",
-                                         "note"], summary),
-            _write(out / "grades.csv", ["student", "submission", "chapter", "exercise", "points", "max_points",
-                                        "status", "feedback"], grades))
+    summary = [["student", "submission", "chapter", "points", "max_points", "status", "note"]]
+    summary += [[g.student, g.submission, g.chapter or "", f"{g.points:g}", f"{g.max_points:g}", g.status, g.note]
+                for g in results]
+    summary += [[student, "", "", 0, "", "missing", "no notebook from this student"] for student in missing]
+    grades = [["student", "submission", "chapter", "exercise", "points", "max_points", "status", "feedback"]]
+    grades += [[g.student, g.submission, g.chapter or "", s.exercise, f"{s.points:g}", f"{s.max_points:g}", s.status,
+                s.feedback] for g in results for s in g.scores or [Score("", 0, 0, g.status, g.note)]]
+    paths = out / "summary.csv", out / "grades.csv"
+    for path, rows in zip(paths, (summary, grades), strict=True):
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            csv.writer(handle).writerows(rows)
+    return paths
 
 
 def gradescope(graded: Graded | None, why: str = "") -> dict:

@@ -162,12 +162,8 @@ def main() -> None:
     import helpers.checks  # noqa: F401 - imported from the checkout before the learner's folder becomes the cwd
 
     os.chdir(plan["folder"])
-    with Path(sys.argv[2]).open("a", encoding="utf-8") as out:
-        def emit(line: dict) -> None:
-            out.write(json.dumps(line) + "\n")
-            out.flush()
-
-        grade(plan["steps"], plan["timeout"], emit)
+    with Path(sys.argv[2]).open("a", encoding="utf-8", buffering=1) as out:  # line-buffered: each line as it comes
+        grade(plan["steps"], plan["timeout"], lambda line: out.write(json.dumps(line) + "\n"))
 
 
 if __name__ == "__main__":

@@ -169,10 +169,9 @@ class LocalHub:
 
     def processes(self) -> dict[str, list[psutil.Process]]:
         """The hub, its proxy and each student's server, as running now (each remembered for stopping)."""
-        found: dict[str, list[psutil.Process]] = {"hub": [], "proxy": []}
         if self._hub is None or not self._hub.is_running():
-            return found
-        found["hub"].append(self._hub)
+            return {"hub": [], "proxy": []}
+        found: dict[str, list[psutil.Process]] = {"hub": [self._hub], "proxy": []}
         for child in self._hub.children(recursive=True):
             self._seen.setdefault(child.pid, child)
             try:

@@ -123,8 +123,7 @@ def lesson_cells(segment: Segment) -> list[int]:
 
 def run_first(segment: Segment) -> list[int]:
     """The cells of skipped sections that the shown cells need: run, not shown."""
-    shown = set(shown_cells(segment))
-    return [i for i in lesson_cells(segment) if i not in shown]
+    return sorted(set(lesson_cells(segment)) - set(shown_cells(segment)))
 
 
 def _asks(nb: nbformat.NotebookNode, cells: list[int]) -> list[str]:
@@ -149,9 +148,8 @@ def questions_block(titles: Mapping[str, str]) -> str:
     lines = []
     for name in [*titles, EXPLORER]:
         nb = _notebook(name)
-        asked = [(part["title"], ask) for part in chapter_parts(nb) for ask in _asks(nb, part["cells"])]
         lines += [f"**{_heading(name, titles)}**", ""]
-        lines += [f"- {title}: {ask}" for title, ask in asked] + [""]
+        lines += [f"- {part['title']}: {ask}" for part in chapter_parts(nb) for ask in _asks(nb, part["cells"])] + [""]
     return "\n".join(lines).rstrip()
 
 

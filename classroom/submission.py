@@ -124,8 +124,7 @@ class Found(NamedTuple):
 
 def learner_code(nb: nbformat.NotebookNode, name: str) -> Found | None:
     """The cell holding the last definition of exercise `name`, and the part of it the grader runs."""
-    for index in range(len(nb.cells) - 1, -1, -1):
-        cell = nb.cells[index]
+    for index, cell in reversed(list(enumerate(nb.cells))):
         if cell.cell_type != "code":
             continue
         tree = _parse(cell.source)

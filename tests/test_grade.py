@@ -49,33 +49,32 @@ def _answered(nb: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.No
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     """The class folder graded with --workers 2: {student: {"summary": row, "exercises": {name: row}}}."""
     root = tmp_path_factory.mktemp("grading")
-    for folder in ("teacher", "untouched"):
-        (root / "class" / folder).mkdir(parents=True)
     one, two = chapter_paths("01")[0], chapter_paths("02")[0]
     learner = {p.name[:2]: nbformat.read(p, as_version=4) for p in build("learner", root / "learner", [one, two])}
-    nbformat.write(nbformat.read(build("instructor", root / "instructor", [one])[0], as_version=4),
-                   root / "class" / "teacher" / one.name)  # nested: class/<student>/<chapter>.ipynb
-    nbformat.write(learner["01"], root / "class" / "untouched" / one.name)
     moved = _answered(learner["01"], {"softmax": WRONG["softmax"], "weighted_average": "# moved below"})
     moved.cells.append(nbformat.v4.new_code_cell("def weighted_average(weights, values):\n    return weights @ values"))
-    nbformat.write(moved, root / "class" / "half_01.ipynb")
     right = ("def one_head(x, query, key, value):\n    q, k, v = query(x), key(x), value(x)\n"
              "    att = masked_weights(scaled_scores(q, k))\n    return att @ v, att")
-    nbformat.write(_answered(learner["02"], {"one_head": right, **{n: WRONG[n] for n in ("scaled_scores",
-                                                                                          "masked_weights")}}),
-                   root / "class" / "mistakes_02.ipynb")
-    for name, (where, code) in FAKES.items():
-        fake = copy.deepcopy(learner["01"])
-        fake.cells.insert(where if where >= 0 else len(fake.cells), nbformat.v4.new_code_cell(code))
-        nbformat.write(fake, root / "class" / f"{name}_01.ipynb")
     wrapped = {"softmax": "import helpers.checks.solutions as s\n\ndef softmax(scores):\n    return s.softmax(scores)",
                "weighted_average": "from helpers.checks.solutions import weighted_average"}
-    nbformat.write(_answered(learner["01"], wrapped), root / "class" / "wrapped_01.ipynb")
-    (root / "class" / "truncated_01.ipynb").write_text(one.read_text()[:2000])
-    (root / "class" / "empty_01.ipynb").write_text("")
-    nbformat.write(learner["02"], root / "class" / "swapped_01.ipynb")  # chapter 2's notebook, under chapter 1's name
-    (root / "roster.csv").write_text("file or folder,student id\nteacher,T-1\nhalf_01.ipynb,S-2\nabsent,S-9\n")
-    (root / "points.toml").write_text("softmax = 2\n")
+    notebooks = {  # nested folders too: class/<student>/<chapter>.ipynb
+        f"teacher/{one.name}": nbformat.read(build("instructor", root / "instructor", [one])[0], as_version=4),
+        f"untouched/{one.name}": learner["01"], "half_01.ipynb": moved,
+        "wrapped_01.ipynb": _answered(learner["01"], wrapped),
+        "mistakes_02.ipynb": _answered(learner["02"], {"one_head": right, "scaled_scores": WRONG["scaled_scores"],
+                                                       "masked_weights": WRONG["masked_weights"]}),
+        "swapped_01.ipynb": learner["02"],  # chapter 2's notebook, under chapter 1's name
+    }
+    for name, (where, code) in FAKES.items():
+        notebooks[f"{name}_01.ipynb"] = fake = copy.deepcopy(learner["01"])
+        fake.cells.insert(where if where >= 0 else len(fake.cells), nbformat.v4.new_code_cell(code))
+    for name, nb in notebooks.items():
+        (root / "class" / name).parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, root / "class" / name)
+    for name, text in {"class/truncated_01.ipynb": one.read_text()[:2000], "class/empty_01.ipynb": "",
+                       "roster.csv": "file or folder,student id\nteacher,T-1\nhalf_01.ipynb,S-2\nabsent,S-9\n",
+                       "points.toml": "softmax = 2\n"}.items():
+        (root / name).write_text(text)
     assert main([str(root / "class"), "--out", str(root / "out"), "--workers", "2", "--timeout", "60",
                  "--roster", str(root / "roster.csv"), "--points", str(root / "points.toml")]) == 0
     summary = csv.DictReader((root / "out" / "summary.csv").open())

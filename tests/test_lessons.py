@@ -8,8 +8,8 @@ import copy
 import dataclasses
 import json
 
-import nbformat
 import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from classroom import lessons
 from classroom.lessons import EXERCISE_MINUTES, LESSONS, PLAN_FACTOR, SWITCH_MINUTES, lesson_minutes, segment_minutes
@@ -53,12 +53,12 @@ def test_a_section_the_plan_names_must_exist() -> None:
 def test_the_cells_to_run_first_and_the_questions_come_from_the_chapter(monkeypatch) -> None:
     """A chapter whose section 2 uses what section 1 makes: showing 2 runs section 1's cell first, not section 3's,
     and asks section 2's question only."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("## 1. One"), nbformat.v4.new_code_cell("x = 2\nunused = 1"),
-                nbformat.v4.new_markdown_cell("## 2. Two"), nbformat.v4.new_code_cell("print(x)"),
-                nbformat.v4.new_markdown_cell("## 3. Three"), nbformat.v4.new_code_cell("x = 3")]
-    nb.cells[1].metadata["instructor_notes"] = "- *Ask:* not this one?"
-    nb.cells[3].metadata["instructor_notes"] = "- A point.\n- *Ask:* what does it\n  print?"
+    nb = new_notebook(cells=[
+        new_markdown_cell("## 1. One"),
+        new_code_cell("x = 2\nunused = 1", metadata={"instructor_notes": "- *Ask:* not this one?"}),
+        new_markdown_cell("## 2. Two"),
+        new_code_cell("print(x)", metadata={"instructor_notes": "- A point.\n- *Ask:* what does it\n  print?"}),
+        new_markdown_cell("## 3. Three"), new_code_cell("x = 3")])
     monkeypatch.setattr(lessons, "_notebook", lambda name: nb)
     segment = lessons.Segment("99_made_up.ipynb", ("2.",), "what", "skip", "demo", "none")
     assert lessons.shown_cells(segment) == [2, 3] and lessons.run_first(segment) == [1]
@@ -81,15 +81,12 @@ def test_sections_split_at_level_two_headings_with_their_words_and_run_times() -
                               "iopub.status.idle": f"2026-12-01T10:00:{seconds:09.6f}Z"}}
 
     words = " ".join(["word"] * WORDS_PER_MINUTE)  # one minute of reading
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_markdown_cell(f"# Title\n{words}"),
-        nbformat.v4.new_markdown_cell("## 1. First\n### a smaller heading stays in its section"),
-        nbformat.v4.new_code_cell("x = 1", metadata=timed(2.5)),
-        nbformat.v4.new_markdown_cell(f"## 2. Second\n{words}"),
-        nbformat.v4.new_code_cell("y = 2", metadata=timed(4.0)),
-        nbformat.v4.new_code_cell("print('PEAK')", metadata={"tags": ["injected"], **timed(9.0)}),
-    ]
+    nb = new_notebook(cells=[
+        new_markdown_cell(f"# Title\n{words}"),
+        new_markdown_cell("## 1. First\n### a smaller heading stays in its section"),
+        new_code_cell("x = 1", metadata=timed(2.5)),
+        new_markdown_cell(f"## 2. Second\n{words}"), new_code_cell("y = 2", metadata=timed(4.0)),
+        new_code_cell("print('PEAK')", metadata={"tags": ["injected"], **timed(9.0)})])
     parts = sections(nb)
     assert [p["title"] for p in parts] == ["Introduction", "1. First", "2. Second"]
     assert [p["title"] for p in lessons.chapter_parts(nb)] == [p["title"] for p in parts]

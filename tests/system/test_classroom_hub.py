@@ -28,14 +28,9 @@ HUB_FOLDERS = str(Path(tempfile.gettempdir()) / "spotlights-hub-")  # classroom/
 
 def _ours(since: float) -> list[str]:
     """Processes started since `since` that belong to a benchmark hub (its folder in their command or cwd)."""
-    found = []
-    for process in psutil.process_iter(["pid", "create_time", "cmdline", "cwd"]):
-        info = process.info
-        if info["create_time"] is None or info["create_time"] < since:
-            continue
-        if HUB_FOLDERS in " ".join(info["cmdline"] or []) or (info["cwd"] or "").startswith(HUB_FOLDERS):
-            found.append(f"{info['pid']}: {' '.join(info['cmdline'] or [])[:120]}")
-    return found
+    infos = [process.info for process in psutil.process_iter(["pid", "create_time", "cmdline", "cwd"])]
+    return [f"{i['pid']}: {' '.join(i['cmdline'] or [])[:120]}" for i in infos if (i["create_time"] or 0) >= since
+            and (HUB_FOLDERS in " ".join(i["cmdline"] or []) or (i["cwd"] or "").startswith(HUB_FOLDERS))]
 
 
 @pytest.fixture
