@@ -82,15 +82,13 @@ def time_views(page) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
-    chromium = shutil.which("chromium")
-    if chromium is None:
+    if (chromium := shutil.which("chromium")) is None:
         raise SystemExit("Debian's chromium is needed: apt-get install -y chromium")
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         root = Path(tmp) / "root"
         root.mkdir()
-        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in CELLS])
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-        nbformat.write(nb, root / "speed.ipynb")
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in CELLS], metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}), root / "speed.ipynb")
         with jupyter_lab(root, Path(tmp)) as (base, token):
             browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
             page = browser.new_page(viewport={"width": 1280, "height": 720})

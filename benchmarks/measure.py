@@ -9,7 +9,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import signal
 import statistics
 import subprocess
@@ -47,11 +46,6 @@ def kernel_figures(printed: str) -> dict:
     figures = dict(zip(words[::2], words[1::2], strict=True))
     return {"peak_mb": round(int(figures["PEAK_KB"]) / 1024, 1), "cpu_s": float(figures["CPU_S"]),
             "torch_threads": int(figures["THREADS"])}
-
-
-def cpu_seconds() -> float:
-    use = resource.getrusage(resource.RUSAGE_SELF)
-    return use.ru_utime + use.ru_stime
 
 
 def time_ms(step: Callable[[int], object], repeats: int, warmup: int = 5) -> list[float]:
@@ -98,9 +92,12 @@ def parse_share(text: str) -> Fraction:
     raise argparse.ArgumentTypeError(f"must be 1 or one over a whole number up to 8 (0.5, 0.33, 0.25...), got {text!r}")
 
 
-def add_cpu_share_argument(parser: argparse.ArgumentParser) -> None:
+def share_parser(doc: str, **options: str) -> argparse.ArgumentParser:
+    """A benchmark's command line, described by the first paragraph of its `doc`, with --cpu-share."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0], **options)
     parser.add_argument("--cpu-share", type=parse_share, default=Fraction(1),
                         help="run on 1/k of one CPU (0.5, 0.33, ...): pinned to one core beside k - 1 busy loops")
+    return parser
 
 
 @contextmanager
@@ -145,7 +142,7 @@ def measured(share: Fraction = Fraction(1)) -> Iterator[dict]:
     """Run the body at `share` of a CPU; the dict it yields gets the machine at both ends and the share really got."""
     with cpu_share(share):
         found = {"machine_at_start": machine()}
-        cpu, wall = cpu_seconds(), time.perf_counter()
+        cpu, wall = time.process_time(), time.perf_counter()
         yield found
         found |= {"machine_at_end": machine(),
-                  "cpu_share_measured": round((cpu_seconds() - cpu) / (time.perf_counter() - wall), 2)}
+                  "cpu_share_measured": round((time.process_time() - cpu) / (time.perf_counter() - wall), 2)}
