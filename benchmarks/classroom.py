@@ -28,7 +28,7 @@ from jupyter_server.services.kernels.connection.base import deserialize_binary_m
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
-from benchmarks.measure import KERNEL_FIGURES, kernel_figures, load, machine
+from benchmarks.measure import KERNEL_FIGURES, load, machine
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, run_figures, write_deploy_config
 from classroom.hub import START_TIMEOUT_S, LocalHub, SetupError, proxy_command
 from tools.chapters import chapter_paths
@@ -80,7 +80,7 @@ class Browser:
                         result["error"] = {"cell": index, **error}
                         break
                 result["slowest_cell"] = {"index": slowest[0], "seconds": round(slowest[1], 2)}
-                figures = kernel_figures((await self._execute(socket, KERNEL_FIGURES))[1])
+                figures = json.loads((await self._execute(socket, KERNEL_FIGURES))[1])
                 result |= {"cpu_s": round(figures["cpu_s"], 2), "kernel_peak_mb": figures["peak_mb"]}
             finally:
                 socket.close()

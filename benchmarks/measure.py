@@ -22,9 +22,10 @@ from pathlib import Path
 
 import torch
 
-KERNEL_FIGURES = ("import resource, torch; use = resource.getrusage(resource.RUSAGE_SELF); print('PEAK_KB', "
-                  "use.ru_maxrss, 'CPU_S', use.ru_utime + use.ru_stime, 'THREADS', torch.get_num_threads())")
-"""A cell run after a notebook's own: the kernel's peak memory, CPU seconds and torch threads (kernel_figures)."""
+KERNEL_FIGURES = ("import json, resource, torch; use = resource.getrusage(resource.RUSAGE_SELF); print(json.dumps({"
+                  "'peak_mb': round(use.ru_maxrss / 1024, 1), 'cpu_s': use.ru_utime + use.ru_stime, "
+                  "'torch_threads': torch.get_num_threads()}))")
+"""A cell run after a notebook's own: it prints the kernel's peak_mb, cpu_s and torch_threads as JSON."""
 BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
 """A busy loop that ends by itself once the process that started it is gone."""
 
@@ -38,14 +39,6 @@ def machine() -> dict:
             "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
             "python": platform.python_version(), "processor": platform.processor() or platform.machine(),
             "load_average_1_5_15": load()}
-
-
-def kernel_figures(printed: str) -> dict:
-    """What KERNEL_FIGURES printed: peak_mb, cpu_s and torch_threads."""
-    words = printed.split()
-    figures = dict(zip(words[::2], words[1::2], strict=True))
-    return {"peak_mb": round(int(figures["PEAK_KB"]) / 1024, 1), "cpu_s": float(figures["CPU_S"]),
-            "torch_threads": int(figures["THREADS"])}
 
 
 def time_ms(step: Callable[[int], object], repeats: int, warmup: int = 5) -> list[float]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 
-from benchmarks.measure import KERNEL_FIGURES, cpu_share, kernel_figures, load, share_parser
+from benchmarks.measure import KERNEL_FIGURES, cpu_share, load, share_parser
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S
 from tools.chapters import ROOT, WORDS_PER_MINUTE, execute, notebook_paths, reading_minutes, run_seconds, sections
 
@@ -45,7 +45,7 @@ def measure(path: Path) -> dict:
     load_before, start = load()[0], time.perf_counter()
     nb = execute(path, timeout=900, last=KERNEL_FIGURES)
     seconds = time.perf_counter() - start
-    figures = kernel_figures("".join(o.get("text", "") for o in nb.cells[-1].outputs))
+    figures = json.loads("".join(o.get("text", "") for o in nb.cells[-1].outputs))
     return {"peak_mb": figures["peak_mb"], "seconds": round(seconds, 1),
             "cpu_share": round(figures["cpu_s"] / seconds, 2), "torch_threads": figures["torch_threads"],
             "slowest_cells": slowest_cells(cell_seconds(nb)), "reading_minutes": reading_minutes(path),

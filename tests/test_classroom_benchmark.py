@@ -62,7 +62,7 @@ def test_a_cell_runs_until_its_reply_and_idle_and_its_error_is_kept(fail: bool) 
 
         error = {"ename": "ValueError", "evalue": "no such head", "traceback": []}
         frames.extend([json.dumps(message("status", {"execution_state": "idle"}, parent="other")),
-                       json.dumps(message("stream", {"name": "stdout", "text": "PEAK_KB 1024\n"})),
+                       json.dumps(message("stream", {"name": "stdout", "text": '{"peak_mb": 1.0}\n'})),
                        *([serialize_binary_message({**message("error", error), "buffers": [b"x"]})] if fail else []),
                        json.dumps(message("execute_reply", {"status": "error" if fail else "ok", **error})),
                        json.dumps(message("status", {"execution_state": "idle"}))])
@@ -75,7 +75,7 @@ def test_a_cell_runs_until_its_reply_and_idle_and_its_error_is_kept(fail: bool) 
     error, printed = asyncio.run(browser._execute(socket, "1 / 0"))
     assert sent[0]["header"]["msg_type"] == "execute_request" and sent[0]["content"]["code"] == "1 / 0"
     assert frames == [] and error == ({"ename": "ValueError", "evalue": "no such head"} if fail else None)
-    assert printed == "PEAK_KB 1024\n"
+    assert printed == '{"peak_mb": 1.0}\n'
 
 
 def test_a_learner_needs_the_share_of_the_most_crowded_class_that_met_the_targets() -> None:
