@@ -27,17 +27,14 @@ OUT = ROOT / "assets" / "notebooks.json"
 SLOWEST = 3  # slowest cells kept per chapter
 
 
-def cell_seconds(nb: nbformat.NotebookNode) -> list[tuple[int, float]]:
-    """(index in the notebook, seconds) of every executed code cell, from the timing nbclient records; indexes
-    count every cell, markdown included, as in the classroom benchmark; injected cells are left out."""
-    return [(index, run_seconds(cell)) for index, cell in enumerate(nb.cells)
-            if cell.cell_type == "code" and "injected" not in cell.metadata.get("tags", [])
-            and "iopub.status.idle" in cell.metadata.get("execution", {})]
-
-
-def slowest_cells(times: list[tuple[int, float]], keep: int = SLOWEST) -> list[dict]:
-    ranked = sorted(times, key=lambda item: -item[1])[:keep]
-    return [{"index": index, "seconds": round(seconds, 1)} for index, seconds in ranked]
+def slowest_cells(nb: nbformat.NotebookNode, keep: int = SLOWEST) -> list[dict]:
+    """The `keep` slowest executed code cells, from the timing nbclient records; indexes count every cell, markdown
+    included, as in the classroom benchmark; injected cells are left out."""
+    times = [(index, run_seconds(cell)) for index, cell in enumerate(nb.cells)
+             if cell.cell_type == "code" and "injected" not in cell.metadata.get("tags", [])
+             and "iopub.status.idle" in cell.metadata.get("execution", {})]
+    return [{"index": index, "seconds": round(seconds, 1)}
+            for index, seconds in sorted(times, key=lambda t: -t[1])[:keep]]
 
 
 def measure(path: Path) -> dict:
@@ -48,8 +45,7 @@ def measure(path: Path) -> dict:
     figures = json.loads("".join(o.get("text", "") for o in nb.cells[-1].outputs))
     return {"peak_mb": figures["peak_mb"], "seconds": round(seconds, 1),
             "cpu_share": round(figures["cpu_s"] / seconds, 2), "torch_threads": figures["torch_threads"],
-            "slowest_cells": slowest_cells(cell_seconds(nb)), "reading_minutes": reading_minutes(path),
-            "sections": sections(nb),
+            "slowest_cells": slowest_cells(nb), "reading_minutes": reading_minutes(path), "sections": sections(nb),
             "load_average_1min": [load_before, load()[0]]}
 
 
