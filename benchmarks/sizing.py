@@ -56,8 +56,7 @@ def learner(results: dict) -> dict:
     share = min((run["cpu_share"] for run in runs if run["meets"]), default=None)
     limit = max(1, math.ceil(round(used, 2)))
     return {"cpu_share": share, "cpu_limit": limit, "cpu_guarantee": float(limit) if share is None else share,
-            "server_mb": server, "kernel_mb": kernel, "memory_mb": math.ceil(server + kernel),
-            "memory_limit_mb": math.ceil(server + OPEN_CHAPTERS * kernel),
+            "memory_mb": math.ceil(server + kernel), "memory_limit_mb": math.ceil(server + OPEN_CHAPTERS * kernel),
             "hub_mb": math.ceil(max(run["hub_mb"] for run in runs))}
 
 
@@ -67,8 +66,7 @@ def _gb(mb: float) -> float:  # rounded up to a tenth
 
 def class_needs(students: int, each: dict) -> dict:
     cores = None if each["cpu_share"] is None else math.ceil(round(students * each["cpu_share"], 6))
-    return {"students": students, "cores": cores,
-            "memory_gb": _gb(each["hub_mb"] + students * each["memory_mb"]),
+    return {"cores": cores, "memory_gb": _gb(each["hub_mb"] + students * each["memory_mb"]),
             "memory_gb_open": _gb(each["hub_mb"] + students * each["memory_limit_mb"])}
 
 
@@ -82,12 +80,12 @@ def _every_chapter(results: dict) -> bool:
 
 def markdown(results: dict) -> str:
     start = results["machine"]
-    measured = results["chapters"]
+    chapters = ", ".join(name[:2] for name in results["chapters"])
     runs = [run_figures(run) for run in results["runs"]]
     each = learner(results)
     lines = [f"Measured by `{results['command'].strip()}` on {start['date_utc']} UTC: a real JupyterHub (dummy "
              f"login, one local server per student) on {start['cpus']} CPU cores; every student ran "
-             f"{'every chapter' if _every_chapter(results) else 'chapters ' + ', '.join(n[:2] for n in measured)} "
+             f"{'every chapter' if _every_chapter(results) else 'chapters ' + chapters} "
              "top to bottom at the same moment, each chapter in a fresh kernel, through the server's kernel API "
              "as a browser does.", "",
              *markdown_table(["Students at once", "CPU each", "CPU used", "Slowest chapter", "Slowest cell",
@@ -107,7 +105,7 @@ def markdown(results: dict) -> str:
               + (": above half the cores, other programs shared the machine, so these times are slower than on "
                  "an idle one." if busy else ".")]
     if not _every_chapter(results):
-        lines += ["", f"**Only chapters {', '.join(n[:2] for n in measured)} were measured**, so the figures below "
+        lines += ["", f"**Only chapters {chapters} were measured**, so the figures below "
                   "leave out the others, which may need more: run the whole grid (`python -m benchmarks.classroom`) "
                   "before sizing a real class."]
     share_text = (f"each learner needs the CPU of the most crowded measured class that still met the targets: "
