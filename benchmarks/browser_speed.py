@@ -87,8 +87,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         root = Path(tmp) / "root"
         root.mkdir()
-        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in CELLS], metadata={
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}), root / "speed.ipynb")
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in CELLS])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, root / "speed.ipynb")
         with jupyter_lab(root, Path(tmp)) as (base, token):
             browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
             page = browser.new_page(viewport={"width": 1280, "height": 720})
