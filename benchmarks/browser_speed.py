@@ -82,8 +82,7 @@ def time_views(page) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
-    chromium = shutil.which("chromium")
-    if chromium is None:
+    if (chromium := shutil.which("chromium")) is None:
         raise SystemExit("Debian's chromium is needed: apt-get install -y chromium")
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         root = Path(tmp) / "root"

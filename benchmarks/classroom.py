@@ -28,7 +28,7 @@ from jupyter_server.services.kernels.connection.base import deserialize_binary_m
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
-from benchmarks.measure import KERNEL_FIGURES, cpu_seconds, kernel_figures, load, machine
+from benchmarks.measure import KERNEL_FIGURES, load, machine
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, run_figures, write_deploy_config
 from classroom.hub import START_TIMEOUT_S, LocalHub, SetupError, proxy_command
 from tools.chapters import chapter_paths
@@ -41,19 +41,13 @@ CELL_TIMEOUT_S = 600  # a cell still running after this long counts as an error,
 MB = 2**20
 
 
-def code_cells(path: Path) -> list[tuple[int, str]]:
-    """(index in the notebook, source) of every code cell with code in it, in order."""
-    nb = nbformat.read(path, as_version=4)
-    return [(i, cell.source) for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and cell.source.strip()]
-
-
 class Browser:
     """One student's connection to their own server through the hub's proxy, running chapters as JupyterLab does:
     a kernel started with the server's REST API, one `execute_request` per code cell on its websocket (built by
     jupyter_client's Session), read until the kernel is idle again."""
 
     def __init__(self, hub: LocalHub, name: str, token: str) -> None:
-        self.hub, self.name, self.token = hub, name, token
+        self.hub, self.token = hub, token
         self.base = f"{hub.url}/user/{name}/api"
         self.session = Session(username=name)
 
@@ -61,7 +55,9 @@ class Browser:
         """Run `notebook`'s code cells in a new kernel started in `folder` (relative to home), then shut it down as
         a learner closing the chapter would; its figures (the kernel's peak memory and CPU time as the kernel
         itself reports them, measure.KERNEL_FIGURES) and first error."""
-        cells, began = code_cells(notebook), time.perf_counter()
+        cells = [(i, cell.source) for i, cell in enumerate(nbformat.read(notebook, as_version=4).cells)
+                 if cell.cell_type == "code" and cell.source.strip()]  # (index in the notebook, code)
+        began = time.perf_counter()
         result = {"chapter": notebook.name, "cells": len(cells), "error": None, "kernel_start_s": None,
                   "slowest_cell": None, "cpu_s": None, "kernel_peak_mb": None}
         kernel = None
@@ -84,7 +80,7 @@ class Browser:
                         result["error"] = {"cell": index, **error}
                         break
                 result["slowest_cell"] = {"index": slowest[0], "seconds": round(slowest[1], 2)}
-                figures = kernel_figures((await self._execute(socket, KERNEL_FIGURES))[1])
+                figures = json.loads((await self._execute(socket, KERNEL_FIGURES))[1])
                 result |= {"cpu_s": round(figures["cpu_s"], 2), "kernel_peak_mb": figures["peak_mb"]}
             finally:
                 socket.close()
@@ -145,8 +141,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.students = sorted({int(n) for n in args.students.split(",")})
     if args.students[0] < 1:
         raise UsageError("--students must be at least 1")
-    unknown = [p for p in args.chapters.split(",") if p.strip() and not chapter_paths(p.strip())]
-    if unknown:
+    if unknown := [p for p in args.chapters.split(",") if p.strip() and not chapter_paths(p.strip())]:
         raise UsageError(f"--chapters: no chapter starts with {', '.join(unknown)} "
                          f"(chapters: {', '.join(path.name[:2] for path in chapter_paths(''))})")
     args.chapters = chapter_paths(args.chapters)
@@ -189,12 +184,12 @@ async def measure_class(size: int, chapters: list[Path]) -> dict:
             hub.deliver(name)
         tokens = await hub.add_students(names)
         sampler = asyncio.create_task(sampling())
-        load_start, cpu_start, began = load(), cpu_seconds(), time.perf_counter()
+        load_start, cpu_start, began = load(), time.process_time(), time.perf_counter()
         try:
             done = await asyncio.gather(*(student(Browser(hub, name, tokens[name])) for name in names))
         finally:
             sampler.cancel()
-        seconds, cpu = time.perf_counter() - began, cpu_seconds() - cpu_start
+        seconds, cpu = time.perf_counter() - began, time.process_time() - cpu_start
         sample()
         run = {"class_size": size, "cpus": os.cpu_count(), "cpu_share": round(os.cpu_count() / size, 3),
                "seconds": round(seconds, 1), "load_average_start": load_start, "load_average_end": load(),
@@ -202,8 +197,7 @@ async def measure_class(size: int, chapters: list[Path]) -> dict:
                "proxy_peak_mb": peaks.get("proxy", 0.0),
                "students": [{"name": name, "server_peak_mb": peaks.get(f"server:{name}", 0.0), "chapters": rows}
                             for name, rows in zip(names, done, strict=True)]}
-    left = hub.still_running()
-    if left:
+    if left := hub.still_running():
         raise RuntimeError(f"processes the hub started are still running after it stopped: {left}")
     return run
 

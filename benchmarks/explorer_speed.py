@@ -9,19 +9,17 @@ the forward pass alone on the thread policy's count and on one thread. Writes as
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import statistics
-from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
 import torch
 
-from benchmarks.measure import add_cpu_share_argument, measured, median_p90, save, time_ms
+from benchmarks.measure import measured, median_p90, save, share_parser, time_ms
 from benchmarks.report import explorer_block
-from helpers.explorer import ALL_HEADS, Explorer, explore
+from helpers.explorer import ALL_HEADS, explore
 from helpers.reading import attention
 from helpers.stories import example_sentences
 
@@ -30,10 +28,13 @@ TARGET_MS, SHARED_TARGET_MS, SWITCH_TARGET_MS = 30.0, 50.0, 300.0
 OUT = Path(__file__).resolve().parents[1] / "assets" / "explorer_speed.json"
 
 
-def updates(explorer: Explorer, sentences: list[str]) -> list[tuple[str, str, int | str, Callable[[int], None]]]:
-    """(view, update, the head that sets the view up, the update as a function of the repeat number)."""
-    models = list(explorer.menu)
-    return [
+def measure(share: Fraction) -> dict:
+    explorer = explore("four_heads")
+    tokenizer, models = explorer.model.tokenizer, list(explorer.menu)
+    sentences = [" ".join((tokenizer.split(text) * WORDS)[:WORDS]) for text in example_sentences()[2:4]]
+    explorer.set_sentence(sentences[0])
+    rows = []
+    for view, update, head, step in [  # view, update, the head that sets the view up, the update of repeat i
         ("one head", "a new sentence", 0, lambda i: explorer.set_sentence(sentences[i % 2])),
         ("one head", "another head", 0, lambda i: explorer.set_head(i % 4)),
         ("one head", "another focus word", 0, lambda i: explorer.set_focus(i % WORDS)),
@@ -41,25 +42,13 @@ def updates(explorer: Explorer, sentences: list[str]) -> list[tuple[str, str, in
         ("all heads", "another focus word", ALL_HEADS, lambda i: explorer.set_focus(i % WORDS)),
         ("either", "one head <-> all heads", 0, lambda i: explorer.set_head((ALL_HEADS, 0)[i % 2])),
         ("either", "another model", 0, lambda i: explorer.set_model(models[i % len(models)])),
-    ]
-
-
-def measure(share: Fraction) -> dict:
-    explorer = explore("four_heads")
-    tokenizer = explorer.model.tokenizer
-    sentences = [" ".join((tokenizer.split(text) * WORDS)[:WORDS]) for text in example_sentences()[2:4]]
-    explorer.set_sentence(sentences[0])
-
-    def sent(step: Callable[[int], None], i: int) -> None:  # the update, serialised as the widget protocol sends it
-        step(i)
-        json.dumps(explorer.heatmap.figure), json.dumps(explorer.bars.figure)
-
-    rows = []
-    for view, update, head, step in updates(explorer, sentences):
+    ]:
         explorer.set_model("four_heads")
         explorer.set_head(head)
         switch = update == "another model"
-        times = time_ms(lambda i, step=step: sent(step, i), SWITCHES if switch else REPEATS)
+        # each update, then its drawings serialised as the widget protocol sends them
+        times = time_ms(lambda i, step=step: (step(i), json.dumps(explorer.heatmap.figure),
+                                              json.dumps(explorer.bars.figure)), SWITCHES if switch else REPEATS)
         assert not explorer.problem, explorer.problem
         limit = SWITCH_TARGET_MS if share == 1 and switch else TARGET_MS if share == 1 else SHARED_TARGET_MS
         rows.append({"view": view, "update": update, **median_p90(times), "max_ms": round(max(times), 2),
@@ -68,7 +57,7 @@ def measure(share: Fraction) -> dict:
     ids = tokenizer.encode(sentences[0])
     # the forward pass on the policy's threads and on one thread, interleaved so that both see the same load
     forward = time_ms(lambda i: (_forward, attention)[i % 2](explorer.model, ids), 2 * REPEATS, warmup=0)
-    return {"updates": rows, "models": list(explorer.menu), "policy_threads": torch.get_num_threads(),
+    return {"updates": rows, "models": models, "policy_threads": torch.get_num_threads(),
             "forward_policy_threads_median_ms": round(statistics.median(forward[::2]), 2),
             "forward_one_thread_median_ms": round(statistics.median(forward[1::2]), 2),
             "meets_target": all(row["meets_target"] for row in rows)}
@@ -81,9 +70,7 @@ def _forward(model: torch.nn.Module, ids: list[int]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_cpu_share_argument(parser)
-    share = parser.parse_args().cpu_share
+    share = share_parser(__doc__).parse_args().cpu_share
     with measured(share) as machine:
         run = measure(share)
     run |= {"cpu_share_asked": str(share), "cpu_share_measured": machine["cpu_share_measured"],

@@ -9,7 +9,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import signal
 import statistics
 import subprocess
@@ -23,9 +22,10 @@ from pathlib import Path
 
 import torch
 
-KERNEL_FIGURES = ("import resource, torch; use = resource.getrusage(resource.RUSAGE_SELF); print('PEAK_KB', "
-                  "use.ru_maxrss, 'CPU_S', use.ru_utime + use.ru_stime, 'THREADS', torch.get_num_threads())")
-"""A cell run after a notebook's own: the kernel's peak memory, CPU seconds and torch threads (kernel_figures)."""
+KERNEL_FIGURES = ("import json, resource, torch; use = resource.getrusage(resource.RUSAGE_SELF); print(json.dumps({"
+                  "'peak_mb': round(use.ru_maxrss / 1024, 1), 'cpu_s': use.ru_utime + use.ru_stime, "
+                  "'torch_threads': torch.get_num_threads()}))")
+"""A cell run after a notebook's own: it prints the kernel's peak_mb, cpu_s and torch_threads as JSON."""
 BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
 """A busy loop that ends by itself once the process that started it is gone."""
 
@@ -39,19 +39,6 @@ def machine() -> dict:
             "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
             "python": platform.python_version(), "processor": platform.processor() or platform.machine(),
             "load_average_1_5_15": load()}
-
-
-def kernel_figures(printed: str) -> dict:
-    """What KERNEL_FIGURES printed: peak_mb, cpu_s and torch_threads."""
-    words = printed.split()
-    figures = dict(zip(words[::2], words[1::2], strict=True))
-    return {"peak_mb": round(int(figures["PEAK_KB"]) / 1024, 1), "cpu_s": float(figures["CPU_S"]),
-            "torch_threads": int(figures["THREADS"])}
-
-
-def cpu_seconds() -> float:
-    use = resource.getrusage(resource.RUSAGE_SELF)
-    return use.ru_utime + use.ru_stime
 
 
 def time_ms(step: Callable[[int], object], repeats: int, warmup: int = 5) -> list[float]:
@@ -98,9 +85,12 @@ def parse_share(text: str) -> Fraction:
     raise argparse.ArgumentTypeError(f"must be 1 or one over a whole number up to 8 (0.5, 0.33, 0.25...), got {text!r}")
 
 
-def add_cpu_share_argument(parser: argparse.ArgumentParser) -> None:
+def share_parser(doc: str, **options: str) -> argparse.ArgumentParser:
+    """A benchmark's command line, described by the first paragraph of its `doc`, with --cpu-share."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0], **options)
     parser.add_argument("--cpu-share", type=parse_share, default=Fraction(1),
                         help="run on 1/k of one CPU (0.5, 0.33, ...): pinned to one core beside k - 1 busy loops")
+    return parser
 
 
 @contextmanager
@@ -145,7 +135,7 @@ def measured(share: Fraction = Fraction(1)) -> Iterator[dict]:
     """Run the body at `share` of a CPU; the dict it yields gets the machine at both ends and the share really got."""
     with cpu_share(share):
         found = {"machine_at_start": machine()}
-        cpu, wall = cpu_seconds(), time.perf_counter()
+        cpu, wall = time.process_time(), time.perf_counter()
         yield found
         found |= {"machine_at_end": machine(),
-                  "cpu_share_measured": round((cpu_seconds() - cpu) / (time.perf_counter() - wall), 2)}
+                  "cpu_share_measured": round((time.process_time() - cpu) / (time.perf_counter() - wall), 2)}

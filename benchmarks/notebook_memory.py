@@ -11,7 +11,6 @@ CPU, CHAPTER_TARGET_S and CELL_TARGET_S. Writes assets/notebooks.json (a share's
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import time
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 
-from benchmarks.measure import KERNEL_FIGURES, add_cpu_share_argument, cpu_share, kernel_figures
+from benchmarks.measure import KERNEL_FIGURES, cpu_share, load, share_parser
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S
 from tools.chapters import ROOT, WORDS_PER_MINUTE, execute, notebook_paths, reading_minutes, run_seconds, sections
 
@@ -28,31 +27,26 @@ OUT = ROOT / "assets" / "notebooks.json"
 SLOWEST = 3  # slowest cells kept per chapter
 
 
-def cell_seconds(nb: nbformat.NotebookNode) -> list[tuple[int, float]]:
-    """(index in the notebook, seconds) of every executed code cell, from the timing nbclient records; indexes
-    count every cell, markdown included, as in the classroom benchmark; injected cells are left out."""
-    return [(index, run_seconds(cell)) for index, cell in enumerate(nb.cells)
-            if cell.cell_type == "code" and "injected" not in cell.metadata.get("tags", [])
-            and "iopub.status.idle" in cell.metadata.get("execution", {})]
-
-
-def slowest_cells(times: list[tuple[int, float]], keep: int = SLOWEST) -> list[dict]:
-    ranked = sorted(times, key=lambda item: -item[1])[:keep]
-    return [{"index": index, "seconds": round(seconds, 1)} for index, seconds in ranked]
+def slowest_cells(nb: nbformat.NotebookNode, keep: int = SLOWEST) -> list[dict]:
+    """The `keep` slowest executed code cells, from the timing nbclient records; indexes count every cell, markdown
+    included, as in the classroom benchmark; injected cells are left out."""
+    times = [(index, run_seconds(cell)) for index, cell in enumerate(nb.cells)
+             if cell.cell_type == "code" and "injected" not in cell.metadata.get("tags", [])
+             and "iopub.status.idle" in cell.metadata.get("execution", {})]
+    return [{"index": index, "seconds": round(seconds, 1)}
+            for index, seconds in sorted(times, key=lambda t: -t[1])[:keep]]
 
 
 def measure(path: Path) -> dict:
     """Run the notebook in a new kernel (KERNEL_FIGURES, injected, reports its peak memory, CPU and threads)."""
-    load_before = os.getloadavg()[0]
-    start = time.perf_counter()
+    load_before, start = load()[0], time.perf_counter()
     nb = execute(path, timeout=900, last=KERNEL_FIGURES)
     seconds = time.perf_counter() - start
-    figures = kernel_figures("".join(o.get("text", "") for o in nb.cells[-1].outputs))
+    figures = json.loads("".join(o.get("text", "") for o in nb.cells[-1].outputs))
     return {"peak_mb": figures["peak_mb"], "seconds": round(seconds, 1),
             "cpu_share": round(figures["cpu_s"] / seconds, 2), "torch_threads": figures["torch_threads"],
-            "slowest_cells": slowest_cells(cell_seconds(nb)), "reading_minutes": reading_minutes(path),
-            "sections": sections(nb),
-            "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)]}
+            "slowest_cells": slowest_cells(nb), "reading_minutes": reading_minutes(path), "sections": sections(nb),
+            "load_average_1min": [load_before, load()[0]]}
 
 
 def over_targets(rows: dict[str, dict], chapter_s: float = CHAPTER_TARGET_S,
@@ -62,35 +56,32 @@ def over_targets(rows: dict[str, dict], chapter_s: float = CHAPTER_TARGET_S,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.notebook_memory", description=__doc__.splitlines()[0])
+    parser = share_parser(__doc__, prog="python -m benchmarks.notebook_memory")
     parser.add_argument("notebooks", nargs="*", type=Path)
-    add_cpu_share_argument(parser)
     args = parser.parse_args(argv)
-    chosen = args.notebooks or notebook_paths("")
     result = json.loads(OUT.read_text()) if OUT.exists() else {}
-    key = f"{float(args.cpu_share):.2g}"
-    section = (result if args.cpu_share == 1 else
-               result.setdefault("cpu_shares", {}).setdefault(key, {"cpu_share": float(args.cpu_share)}))
+    section = (result if args.cpu_share == 1 else result.setdefault("cpu_shares", {}).setdefault(
+        f"{float(args.cpu_share):.2g}", {"cpu_share": float(args.cpu_share)}))
     rows = section.get("notebooks", {})
     with cpu_share(args.cpu_share):
-        for path in chosen:
+        for path in args.notebooks or notebook_paths(""):
             path = path.resolve()
             rows[path.name] = row = measure(path)
             slowest = row["slowest_cells"][0] if row["slowest_cells"] else {"index": "-", "seconds": 0.0}
             print(f"{path.name:<40} {row['peak_mb']:>7.1f} MB {row['seconds']:>6.1f} s, CPU share "
                   f"{row['cpu_share']:.2f}, slowest cell {slowest['index']} ({slowest['seconds']:.1f} s), load "
                   f"{row['load_average_1min'][1]}", flush=True)
-    load = os.getloadavg()[0]
+    now = load()[0]
     section["notebooks"] = dict(sorted(rows.items()))
     if args.cpu_share == 1:
-        result["load_average_1min"] = round(load, 2)
+        result["load_average_1min"] = now
     result |= {"target_mb": TARGET_MB, "chapter_target_s": CHAPTER_TARGET_S, "cell_target_s": CELL_TARGET_S,
                "cpus": os.cpu_count(), "words_per_minute": WORDS_PER_MINUTE,
                "all_under_target": all(row["peak_mb"] <= TARGET_MB for part in [result, *result.get("cpu_shares",
                                        {}).values()] for row in part.get("notebooks", {}).values())}
     OUT.write_text(json.dumps(dict(sorted(result.items())), indent=2) + "\n")
-    verdict = "every notebook is under" if result["all_under_target"] else "NOT every notebook is under"
-    print(f"{verdict} {TARGET_MB} MB (machine load {load:.1f} on {os.cpu_count()} CPUs)")
+    print(f"{'' if result['all_under_target'] else 'NOT '}every notebook is under {TARGET_MB} MB (machine load "
+          f"{now:.1f} on {os.cpu_count()} CPUs)")
     over = over_targets(rows)
     print(f"{'NOT ' * bool(over)}every chapter within {CHAPTER_TARGET_S} s and every cell within {CELL_TARGET_S} s "
           f"at this CPU share{': over in ' + ', '.join(over) if over else ''}")

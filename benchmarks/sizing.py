@@ -30,8 +30,7 @@ CULL_EVERY_S = 300
 def run_figures(run: dict) -> dict:
     chapters = [c for s in run["students"] for c in s["chapters"]]
     slowest = max(chapters, key=lambda c: c["seconds"])
-    cells = [c for c in chapters if c.get("slowest_cell")]
-    cell = max(cells, key=lambda c: c["slowest_cell"]["seconds"]) if cells else None
+    cell = max((c for c in chapters if c.get("slowest_cell")), key=lambda c: c["slowest_cell"]["seconds"], default=None)
     errors = sum(c["error"] is not None for c in chapters)
     running_s, cell_s = sum(c["seconds"] for c in chapters), cell["slowest_cell"]["seconds"] if cell else 0.0
     return {"class_size": run["class_size"], "cpu_share": run["cpu_share"], "errors": errors,
@@ -47,16 +46,17 @@ def run_figures(run: dict) -> dict:
 
 def learner(results: dict) -> dict:
     """What one learner needs, from every measured class size (see the module's assumptions): cpu_share is None
-    when no measured share met the targets; cpu_limit is the most CPU one kernel used, in whole cores."""
+    when no measured share met the targets, and the guarantee is then a whole limit's worth, the most the measurement
+    can justify; cpu_limit is the most CPU one kernel used, in whole cores."""
     runs = [run_figures(run) for run in results["runs"]]
     chapters = [c for run in results["runs"] for s in run["students"] for c in s["chapters"]]
     server = max(s["server_peak_mb"] for run in results["runs"] for s in run["students"])
     kernel = max((c["kernel_peak_mb"] or 0.0) for c in chapters)
     used = max(((c["cpu_s"] or 0.0) / c["seconds"] for c in chapters if c["seconds"]), default=1.0)
-    met = [run["cpu_share"] for run in runs if run["meets"]]
-    return {"cpu_share": min(met) if met else None, "cpu_limit": max(1, math.ceil(round(used, 2))),
-            "server_mb": server, "kernel_mb": kernel, "memory_mb": math.ceil(server + kernel),
-            "memory_limit_mb": math.ceil(server + OPEN_CHAPTERS * kernel),
+    share = min((run["cpu_share"] for run in runs if run["meets"]), default=None)
+    limit = max(1, math.ceil(round(used, 2)))
+    return {"cpu_share": share, "cpu_limit": limit, "cpu_guarantee": float(limit) if share is None else share,
+            "memory_mb": math.ceil(server + kernel), "memory_limit_mb": math.ceil(server + OPEN_CHAPTERS * kernel),
             "hub_mb": math.ceil(max(run["hub_mb"] for run in runs))}
 
 
@@ -66,8 +66,7 @@ def _gb(mb: float) -> float:  # rounded up to a tenth
 
 def class_needs(students: int, each: dict) -> dict:
     cores = None if each["cpu_share"] is None else math.ceil(round(students * each["cpu_share"], 6))
-    return {"students": students, "cores": cores,
-            "memory_gb": _gb(each["hub_mb"] + students * each["memory_mb"]),
+    return {"cores": cores, "memory_gb": _gb(each["hub_mb"] + students * each["memory_mb"]),
             "memory_gb_open": _gb(each["hub_mb"] + students * each["memory_limit_mb"])}
 
 
@@ -81,12 +80,12 @@ def _every_chapter(results: dict) -> bool:
 
 def markdown(results: dict) -> str:
     start = results["machine"]
-    measured = results["chapters"]
+    chapters = ", ".join(name[:2] for name in results["chapters"])
     runs = [run_figures(run) for run in results["runs"]]
     each = learner(results)
     lines = [f"Measured by `{results['command'].strip()}` on {start['date_utc']} UTC: a real JupyterHub (dummy "
              f"login, one local server per student) on {start['cpus']} CPU cores; every student ran "
-             f"{'every chapter' if _every_chapter(results) else 'chapters ' + ', '.join(n[:2] for n in measured)} "
+             f"{'every chapter' if _every_chapter(results) else 'chapters ' + chapters} "
              "top to bottom at the same moment, each chapter in a fresh kernel, through the server's kernel API "
              "as a browser does.", "",
              *markdown_table(["Students at once", "CPU each", "CPU used", "Slowest chapter", "Slowest cell",
@@ -106,7 +105,7 @@ def markdown(results: dict) -> str:
               + (": above half the cores, other programs shared the machine, so these times are slower than on "
                  "an idle one." if busy else ".")]
     if not _every_chapter(results):
-        lines += ["", f"**Only chapters {', '.join(n[:2] for n in measured)} were measured**, so the figures below "
+        lines += ["", f"**Only chapters {chapters} were measured**, so the figures below "
                   "leave out the others, which may need more: run the whole grid (`python -m benchmarks.classroom`) "
                   "before sizing a real class."]
     share_text = (f"each learner needs the CPU of the most crowded measured class that still met the targets: "
@@ -125,18 +124,13 @@ def markdown(results: dict) -> str:
                                 f"{need['memory_gb']:g} GB", f"{need['memory_gb_open']:g} GB"]
                                for size in CLASS_SIZES for need in [class_needs(size, each)]])]
     lines += ["", "Per learner on a hub (written into `deploy/config.yaml` by `python -m benchmarks.sizing`): "
-              f"CPU guarantee {_cpu_guarantee(each):g}, limit {each['cpu_limit']}; memory guarantee "
+              f"CPU guarantee {each['cpu_guarantee']:g}, limit {each['cpu_limit']}; memory guarantee "
               f"{each['memory_mb']}M, limit {each['memory_limit_mb']}M. On The Littlest JupyterHub: "
               f"`sudo tljh-config set limits.cpu {each['cpu_limit']}`, "
               f"`sudo tljh-config set limits.memory {each['memory_limit_mb']}M` and, to stop servers idle for "
               f"{CULL_IDLE_S // 60} minutes, `sudo tljh-config set services.cull.timeout {CULL_IDLE_S}`; then "
               "`sudo tljh-config reload`."]
     return "\n".join(lines)
-
-
-def _cpu_guarantee(each: dict) -> float:
-    """The share that met the targets; none did: a whole limit's worth, the most the measurement can justify."""
-    return each["cpu_share"] if each["cpu_share"] is not None else float(each["cpu_limit"])
 
 
 def z2jh_config(results: dict) -> str:
@@ -170,7 +164,7 @@ singleuser:
         command: ["sh", "-c", 'python "$NB_PYTHON_PREFIX/share/several-spotlights/deliver.py"']
   startTimeout: 300
   cpu:
-    guarantee: {_cpu_guarantee(each):g}
+    guarantee: {each['cpu_guarantee']:g}
     limit: {each['cpu_limit']}
   memory:
     guarantee: {each['memory_mb']}M

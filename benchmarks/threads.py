@@ -72,9 +72,8 @@ def measure(condition: str) -> dict:
             for name in RUNS:
                 runs[name].append(run(name))
         end = load()
-    result = {name: {"tokens_per_s": round(statistics.median(s for s, _ in r)), "threads": [t for _, t in r]}
-              for name, r in runs.items()}
-    return result | {"load_average_1_5_15": [start, end]}
+    return {name: {"tokens_per_s": round(statistics.median(s for s, _ in r)), "threads": [t for _, t in r]}
+            for name, r in runs.items()} | {"load_average_1_5_15": [start, end]}
 
 
 def main() -> None:

@@ -9,14 +9,14 @@ real change. Writes assets/widget_speed.json. Target: median <= 50 ms per update
 
 from __future__ import annotations
 
-import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import ipywidgets as widgets
 import torch
 
-from benchmarks.measure import add_cpu_share_argument, measured, median_p90, save, time_ms
+from benchmarks.measure import measured, median_p90, save, share_parser, time_ms
 from benchmarks.report import widgets_block
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
 from helpers.course import COURSE_EXAMPLES
@@ -26,8 +26,8 @@ TARGET_MS, REPEATS = 50.0, 60
 OUT = Path(__file__).resolve().parents[1] / "assets" / "widget_speed.json"
 
 
-def widgets_and_updates() -> list[tuple[str, str, object]]:
-    """(chapter widget, what one update does, the update as a function of the repeat number)."""
+def widgets_and_updates() -> list[tuple[str, str, widgets.Widget, Callable[[int], object]]]:
+    """(chapter widget, what one update does, the widget, the update as a function of the repeat number)."""
     words = COURSE_EXAMPLES[1].split()
     gen = torch.Generator().manual_seed(0)
     visible = words[: words.index("street") + 1]
@@ -62,18 +62,12 @@ def sent(widget: widgets.Widget) -> None:
             json.dumps(child.value)
 
 
-def measure() -> list[dict]:
-    return [{"widget": name, "update": action,
-             **median_p90(time_ms(lambda i, update=update, widget=widget: (update(i), sent(widget)), REPEATS))}
-            for name, action, widget, update in widgets_and_updates()]
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_cpu_share_argument(parser)
-    share = parser.parse_args().cpu_share
+    share = share_parser(__doc__).parse_args().cpu_share
     with measured(share) as machine:
-        rows = measure()
+        rows = [{"widget": name, "update": action,
+                 **median_p90(time_ms(lambda i, update=update, widget=widget: (update(i), sent(widget)), REPEATS))}
+                for name, action, widget, update in widgets_and_updates()]
     run = {"what": "kernel-side time of one chapter-widget update: compute, then the drawing's data or HTML as JSON",
            "repeats": REPEATS, "target_median_ms": TARGET_MS, "updates": rows,
            "meets_target": all(r["median_ms"] <= TARGET_MS for r in rows), "machine_at_start":

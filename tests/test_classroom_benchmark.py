@@ -62,7 +62,7 @@ def test_a_cell_runs_until_its_reply_and_idle_and_its_error_is_kept(fail: bool) 
 
         error = {"ename": "ValueError", "evalue": "no such head", "traceback": []}
         frames.extend([json.dumps(message("status", {"execution_state": "idle"}, parent="other")),
-                       json.dumps(message("stream", {"name": "stdout", "text": "PEAK_KB 1024\n"})),
+                       json.dumps(message("stream", {"name": "stdout", "text": '{"peak_mb": 1.0}\n'})),
                        *([serialize_binary_message({**message("error", error), "buffers": [b"x"]})] if fail else []),
                        json.dumps(message("execute_reply", {"status": "error" if fail else "ok", **error})),
                        json.dumps(message("status", {"execution_state": "idle"}))])
@@ -75,13 +75,13 @@ def test_a_cell_runs_until_its_reply_and_idle_and_its_error_is_kept(fail: bool) 
     error, printed = asyncio.run(browser._execute(socket, "1 / 0"))
     assert sent[0]["header"]["msg_type"] == "execute_request" and sent[0]["content"]["code"] == "1 / 0"
     assert frames == [] and error == ({"ename": "ValueError", "evalue": "no such head"} if fail else None)
-    assert printed == "PEAK_KB 1024\n"
+    assert printed == '{"peak_mb": 1.0}\n'
 
 
 def test_a_learner_needs_the_share_of_the_most_crowded_class_that_met_the_targets() -> None:
     results = _results(_run(1, 30.0, 10.0, 500, cpu_s=45.0), _run(2, 60.0, 20.0, 510), _run(4, 120.0, 40.0, 505))
     each = sizing.learner(results)
-    assert each["cpu_share"] == 1  # 2 students on 2 cores met the targets, 4 did not
+    assert each["cpu_share"] == each["cpu_guarantee"] == 1  # 2 students on 2 cores met the targets, 4 did not
     assert each["cpu_limit"] == 2  # alone, the kernel used 45 CPU s in 30 s: 1.5 cores, rounded up
     assert each["memory_mb"] == 100 + 510 and each["memory_limit_mb"] == 100 + 3 * 510 and each["hub_mb"] == 180
     need = sizing.class_needs(30, each)
@@ -90,9 +90,9 @@ def test_a_learner_needs_the_share_of_the_most_crowded_class_that_met_the_target
 
 def test_when_no_class_size_met_the_targets_the_cores_are_unknown_and_the_pages_say_so() -> None:
     for failing in (_run(1, 120.0, 5.0, 500), _run(1, 50.0, 31.0, 500), _run(1, 5.0, 1.0, 500, error={"e": 1})):
-        results = _results(failing)
-        assert sizing.learner(results)["cpu_share"] is None and sizing.class_needs(30, sizing.learner(results))[
-            "cores"] is None
+        each = sizing.learner(results := _results(failing))
+        assert each["cpu_share"] is None and sizing.class_needs(30, each)["cores"] is None
+        assert each["cpu_guarantee"] == each["cpu_limit"] == 1  # the guarantee falls back to a whole limit's worth
     assert "| 30 learners | unknown |" in sizing.markdown(results)
     assert "PROVISIONAL" in sizing.z2jh_config(results)
     assert "PROVISIONAL" not in sizing.z2jh_config(dict(results, chapters=list(CHAPTERS)))

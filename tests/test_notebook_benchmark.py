@@ -26,17 +26,18 @@ def _timed(seconds: float) -> dict:
                           "iopub.status.idle": f"2026-12-01T10:00:{seconds:09.6f}Z"}}
 
 
-def test_cell_seconds_counts_every_cell_and_skips_injected_and_untimed_ones() -> None:
+def test_slowest_cells_count_every_cell_and_skip_injected_and_untimed_ones() -> None:
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# title"),
         nbformat.v4.new_code_cell("a", metadata=_timed(1.5)),
         nbformat.v4.new_code_cell("b", metadata=_timed(31.25)),
         nbformat.v4.new_code_cell("c"),  # not run
-        nbformat.v4.new_code_cell("peak", metadata=_timed(0.5) | {"tags": ["injected"]}),
+        nbformat.v4.new_code_cell("peak", metadata=_timed(40.0) | {"tags": ["injected"]}),
+        nbformat.v4.new_code_cell("d", metadata=_timed(3.0)),
     ])
-    assert bench.cell_seconds(nb) == [(1, 1.5), (2, 31.25)]
-    assert bench.slowest_cells([(1, 1.5), (2, 31.25), (4, 3.0)], keep=2) == [
-        {"index": 2, "seconds": 31.2}, {"index": 4, "seconds": 3.0}]
+    assert bench.slowest_cells(nb, keep=9) == [{"index": 2, "seconds": 31.2}, {"index": 5, "seconds": 3.0},
+                                               {"index": 1, "seconds": 1.5}]
+    assert bench.slowest_cells(nb, keep=2) == [{"index": 2, "seconds": 31.2}, {"index": 5, "seconds": 3.0}]
 
 
 def test_over_targets_names_each_notebook_over_the_chapter_or_the_cell_target() -> None:

@@ -13,10 +13,6 @@ from helpers.threads import faster_thread_count
 pytestmark = pytest.mark.usefixtures("threads_back")
 
 
-def _text(note: str) -> str:
-    return " ".join(note.split())
-
-
 PLANS = [  # plan_race's arguments; the steps it plans; how its note ends (none when the race is not shorter)
     ({"full_steps": 60, "step_s": 0.05, "score_s": 0.2, "scores": 5}, 60, ""),  # a fast machine: the full race
     ({"full_steps": 100, "step_s": 0.5, "score_s": 1.0, "scores": 5, "spent_s": 3.0, "budget_s": 20.0}, 24,
@@ -35,7 +31,7 @@ PLANS = [  # plan_race's arguments; the steps it plans; how its note ends (none 
 def test_a_race_trains_the_steps_that_fit_what_scoring_and_measuring_leave_and_says_so(arguments, steps, says):
     plan = plan_race(**arguments)
     assert plan.steps == steps and plan.shrunk == bool(says)
-    assert _text(plan.note()).endswith(says) if says else plan.note() == ""
+    assert " ".join(plan.note().split()).endswith(says) if says else plan.note() == ""
     assert all(len(line) <= 100 for line in plan.note().splitlines())
     assert " s)" not in plan.note().replace("s here)", "")  # no estimate of the race's length: it was far off
     a = arguments
@@ -99,9 +95,9 @@ def test_steps_that_fit_on_a_slow_machine_is_shorter_and_says_so_in_one_line(mon
     steps = steps_that_fit(MAKERS, full_steps=60, corpus=small_stories, batch_size=4)
     # two models: 0.5 s for a step of both, 5 scores of 1.0 s for both, within 20 s (minus the measuring)
     assert MIN_STEPS <= steps <= 30
-    out = capsys.readouterr().out
-    assert _text(out) == ("a shorter race for this CPU (one step of every model together takes 0.50 s here): "
-                          f"each trains {steps} of 60 steps")
+    said = " ".join(capsys.readouterr().out.split())
+    assert said == ("a shorter race for this CPU (one step of every model together takes 0.50 s here): "
+                    f"each trains {steps} of 60 steps")
 
 
 def test_steps_that_fit_needs_a_model(small_stories) -> None:
