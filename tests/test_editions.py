@@ -10,18 +10,7 @@ import pytest
 
 from helpers.checks.solutions import SOLUTIONS
 from tools.chapters import NOTEBOOKS, execute, notebook_paths
-from tools.editions import (
-    EXERCISE,
-    NOTES_KEY,
-    SOLUTION,
-    build,
-    checked_exercise,
-    is_notes,
-    solution_source,
-    tags,
-    with_notes,
-    with_solutions,
-)
+from tools.editions import EXERCISE, NOTES_KEY, SOLUTION, build, checked_exercise, is_notes, solution_source, tags
 
 LEARNER = {path.name: nbformat.read(path, as_version=4) for path in notebook_paths("")}
 
@@ -83,7 +72,7 @@ def test_the_instructor_edition_shows_notes_after_their_cell_and_solutions_after
 
 def test_the_instructor_edition_runs_its_solutions(tmp_path: Path) -> None:
     """Run All in the instructor edition: each solution passes its check and says it is now in use."""
-    nb = with_solutions(with_notes(LEARNER["02_queries_keys_values.ipynb"]))
+    nb = nbformat.read(build("instructor", tmp_path, [NOTEBOOKS / "02_queries_keys_values.ipynb"])[0], as_version=4)
     ran = execute(NOTEBOOKS / "02_queries_keys_values.ipynb", nb=nb, timeout=300)
     said = [" ".join(out.text.split()) for cell in ran.cells if SOLUTION in tags(cell)
             for out in cell.outputs if out.output_type == "stream"]

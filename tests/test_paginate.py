@@ -28,6 +28,11 @@ def _section(paragraphs: int) -> nbformat.NotebookNode:
     return _cell("markdown", "\n".join(["## A section", "", *[PROSE] * paragraphs]), "slide")
 
 
+def _paged(*cells: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """paginate on a section's opening slide (a heading alone) followed by `cells`."""
+    return paginate(nbformat.v4.new_notebook(cells=[_section(0), *cells]))
+
+
 def _types(nb: nbformat.NotebookNode) -> list[str]:
     return [cell.metadata["slideshow"]["slide_type"] for cell in nb.cells]
 
@@ -61,24 +66,21 @@ def test_a_cell_that_would_run_off_the_slide_starts_a_new_one(cells: list, expec
 
 def test_a_cell_too_tall_for_any_slide_shows_its_code_then_its_output() -> None:
     code = "\n".join(f"line_{i} = {i}" for i in range(12))
-    nb = nbformat.v4.new_notebook(cells=[_section(0),
-                                         _cell("code", code, "-", figure=ROOM - 100)])
-    paged = paginate(nb)
+    cell = _cell("code", code, "-", figure=ROOM - 100)
+    paged = _paged(cell)
     assert _types(paged) == ["slide", "-", "subslide"]
     source, output = paged.cells[1:]
     assert source.source == code and not source.outputs
-    assert output.metadata["transient"] == {"remove_source": True} and output.outputs == nb.cells[1].outputs
+    assert output.metadata["transient"] == {"remove_source": True} and output.outputs == cell.outputs
 
 
 def test_a_long_printout_is_cut_between_lines_onto_slides_of_its_own() -> None:
-    lines = 2 * ROOM // CODE_LINE
-    nb = nbformat.v4.new_notebook(cells=[_section(0),
-                                         _cell("code", "print(table)", "-", printed=lines)])
-    paged = paginate(nb)
+    cell = _cell("code", "print(table)", "-", printed=2 * ROOM // CODE_LINE)
+    paged = _paged(cell)
     assert _types(paged) == ["slide", "-", "subslide", "subslide", "subslide"]
     assert paged.cells[1].source == "print(table)" and not paged.cells[1].outputs
     printed = [cell.outputs[0].text for cell in paged.cells[2:]]
-    assert "".join(printed) == nb.cells[1].outputs[0].text, "every line once, in order"
+    assert "".join(printed) == cell.outputs[0].text, "every line once, in order"
     assert all(cell.source == "" and cell.metadata["transient"] == {"remove_source": True}
                for cell in paged.cells[2:])
     assert len({cell.id for cell in paged.cells}) == len(paged.cells)
@@ -99,28 +101,25 @@ def test_a_long_text_is_cut_between_paragraphs_and_items_but_not_inside_code() -
 def test_a_printout_in_pieces_is_counted_and_cut_as_one() -> None:
     cell = _cell("code", "\n".join(f"line_{i} = {i}" for i in range(20)), "-")
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="a printed line\n" * 8) for _ in range(3)]
-    paged = paginate(nbformat.v4.new_notebook(cells=[_section(0), cell]))
+    paged = _paged(cell)
     assert [len(c.get("outputs", [])) for c in paged.cells] == [0, 0, 1]
     assert paged.cells[2].outputs[0].text == "a printed line\n" * 24
 
 
 def test_a_lead_in_too_short_to_carry_its_figure_keeps_the_code_that_draws_it() -> None:
     """Not a slide with one sentence ending in a colon: the code joins it, and the figure follows."""
-    nb = nbformat.v4.new_notebook(cells=[_section(0),
-                                         _cell("markdown", PROSE + "Here it is:", "subslide"),
-                                         _cell("code", "figure()\nshow()\n", "-", figure=ROOM - 70)])
-    paged = paginate(nb)
+    figure = _cell("code", "figure()\nshow()\n", "-", figure=ROOM - 70)
+    paged = _paged(_cell("markdown", PROSE + "Here it is:", "subslide"), figure)
     assert _types(paged) == ["slide", "subslide", "-", "subslide"]
-    assert paged.cells[2].source == nb.cells[2].source and not paged.cells[2].outputs
-    assert paged.cells[3].outputs == nb.cells[2].outputs and not paged.cells[3].source
+    assert paged.cells[2].source == figure.source and not paged.cells[2].outputs
+    assert paged.cells[3].outputs == figure.outputs and not paged.cells[3].source
 
 
 def test_code_too_long_for_a_slide_is_cut_between_lines() -> None:
     source = "\n".join(f"line_{i} = {i}" for i in range(2 * ROOM // CODE_LINE)) + "\n\nprint(line_0)"
-    nb = nbformat.v4.new_notebook(cells=[_section(0),
-                                         _cell("code", source, "-", printed=2)])
-    paged = paginate(nb)
+    cell = _cell("code", source, "-", printed=2)
+    paged = _paged(cell)
     codes = [cell.source for cell in paged.cells[1:] if cell.source]
     assert len(codes) >= 3 and "\n".join(codes).split() == source.split(), "every line once, in order"
-    assert all(not cell.outputs for cell in paged.cells[1:-1]) and paged.cells[-1].outputs == nb.cells[1].outputs
+    assert all(not cell.outputs for cell in paged.cells[1:-1]) and paged.cells[-1].outputs == cell.outputs
     assert _types(paged)[2] == "subslide" and _types(paged).count("subslide") >= 2

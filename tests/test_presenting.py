@@ -88,8 +88,7 @@ def test_each_slides_notes_are_on_that_slide(path: Path) -> None:
             assert owner[notes] in cells or any(i.startswith(owner[notes] + "-") for i in cells), (
                 f"{path.name}: the notes of cell {owner[notes]} are on another slide than the cell")
         assert not (cells & needs) or len(cells) < len(ids), f"{path.name}: no notes on the slide of {cells & needs}"
-    cells = json.loads(path.read_text())["cells"]
-    sections = [i for i, c in enumerate(cells) if "".join(c["source"]).startswith("## ")] + [len(cells)]
-    asked = [any("*Ask:*" in c["metadata"].get(NOTES_KEY, "") for c in cells[a:b])
+    sections = [i for i, c in enumerate(nb.cells) if c.source.startswith("## ")] + [len(nb.cells)]
+    asked = [any("*Ask:*" in c.metadata.get(NOTES_KEY, "") for c in nb.cells[a:b])
              for a, b in itertools.pairwise(sections)]
     assert all(asked[:-1]), f"{path.name}: a section's notes ask the class nothing"

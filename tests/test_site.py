@@ -16,11 +16,10 @@ from helpers.explorer import explore
 from helpers.static import STATIC_ENV, live_only
 from helpers.train import _progress_bar
 from tools.build_site import WIDGET_MIME
+from tools.chapters import ROOT, notebook_paths, reading_minutes
 from tools.chapters import SITE_SAMPLE as BUILD
-from tools.chapters import notebook_paths, reading_minutes
 from tools.pages import LIVE_ONLY, mathml, page_title, prepare
 
-ROOT = Path(__file__).resolve().parents[1]
 # a script, style sheet, image or font that a page would fetch from another host
 REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
 

@@ -52,10 +52,8 @@ def write_page(nb: nbformat.NotebookNode, name: str, out_dir: Path) -> Path:
 
 
 def write_index(pages: Sequence[tuple[Path, Path]], out_dir: Path) -> Path:
-    """The site's front page: chapters with reading times and slides, and how to run the notebooks live.
-
-    `pages` pairs each notebook with its page.
-    """
+    """The site's front page: chapters (`pages` pairs each notebook with its page) with reading times and slides,
+    and how to run the notebooks live."""
     rows = []
     for notebook, page in pages:
         slides = out_dir / "slides" / deck_file(page.stem)

@@ -24,17 +24,7 @@ from nbconvert import SlidesExporter
 
 from tools.chapters import EXPLORER, ROOT, notebook_paths
 from tools.editions import is_notes, with_notes
-from tools.pages import (
-    INJECTED,
-    LIVE_ONLY,
-    PLOTLY_JS,
-    SITE,
-    execute_static,
-    exporter,
-    page_title,
-    prepare,
-    ship_plotly,
-)
+from tools.pages import INJECTED, LIVE_ONLY, PLOTLY_JS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
 from tools.paginate import paginate
 
 REVEAL = "reveal.js@5.2.1"
@@ -105,12 +95,6 @@ def ship_reveal(slides_dir: Path) -> Path:
     return target
 
 
-def deck_links(body: str) -> str:
-    """Links between notebooks, pointed at the other decks (and the explorer at its page one folder up)."""
-    body = body.replace(f'href="{EXPLORER}"', f'href="../{EXPLORER[:-6]}.html"')
-    return re.sub(r'href="(\d\d)_\w+\.ipynb"', r'href="\1.html"', body)
-
-
 def deck_file(name: str) -> str:
     """The file name of notebook `name`'s deck: NN.html for a chapter, explorer.html for the explorer."""
     return f"{name[:2] if name[:2].isdigit() else name}.html"
@@ -130,14 +114,16 @@ def deck_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
 
 def deck_body(nb: nbformat.NotebookNode, name: str) -> str:
     """The deck's HTML for an executed (presenter-mode, static) notebook with its notes: the cells deck_cells
-    keeps, its slides cut to fit the screen (paginate), each notes block on the slide its cell starts on."""
+    keeps, its slides cut to fit the screen (paginate), each notes block on the slide its cell starts on; links
+    to other notebooks point at their decks (the explorer's at its page, one folder up)."""
     deck = exporter("reveal/index.html.j2", DECK_CSS, DECK_SCRIPTS, SlidesExporter, reveal_url_prefix="reveal.js",
                     reveal_theme=THEME, reveal_width=str(WIDTH), reveal_height=str(HEIGHT))
     # before the exporter groups cells into slides: a cell removed afterwards can take a slide's end with it
     shown = paginate(nbformat.from_dict({**nb, "cells": deck_cells(nb)}))
     resources = {"plotly_js": f"../{PLOTLY_JS}", "metadata": {"name": page_title(name)}}
     body, _ = deck.from_notebook_node(prepare(shown), resources=resources)
-    return deck_links(body)
+    body = body.replace(f'href="{EXPLORER}"', f'href="../{EXPLORER[:-6]}.html"')
+    return re.sub(r'href="(\d\d)_\w+\.ipynb"', r'href="\1.html"', body)
 
 
 def write_deck(nb: nbformat.NotebookNode, name: str, slides_dir: Path) -> Path:

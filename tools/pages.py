@@ -75,10 +75,8 @@ def page_title(name: str) -> str:
 
 def execute_static(path: Path, edition: Callable[[nbformat.NotebookNode], nbformat.NotebookNode],
                    presenter: bool = False) -> nbformat.NotebookNode:
-    """Run `edition` (from tools.editions) of one notebook top to bottom as a static build: widgets give their
-    static copies, plotly its JSON. With `presenter`, presenter mode is on from an added first cell (tagged
-    "injected"): what a deck shows.
-    """
+    """Run `edition` (from tools.editions) of one notebook as a static build: widgets give their static copies,
+    plotly its JSON; with `presenter`, presenter mode is on from an added first cell, as a deck shows it."""
     os.environ[STATIC_ENV] = "1"  # the kernel inherits this process's environment
     os.environ["PLOTLY_RENDERER"] = "plotly_mimetype"  # figure JSON only; the page draws it with shared plotly.js
     nb = edition(nbformat.read(path, as_version=4))
@@ -87,8 +85,7 @@ def execute_static(path: Path, edition: Callable[[nbformat.NotebookNode], nbform
 
 def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Make an executed notebook need nothing from outside: figures drawn by shared plotly.js, math as MathML;
-    leave out the cells tagged "live-only", which describe controls the static
-    copies do not have."""
+    leave out the cells tagged "live-only", which describe controls the static copies do not have."""
     nb.metadata.pop("widgets", None)  # widget state would pull in a widget manager from a CDN
     nb.cells = [cell for cell in nb.cells if LIVE_ONLY not in cell.metadata.get("tags", [])]
     CoalesceStreamsPreprocessor().preprocess(nb, {})  # a text progress bar's redraws: its last state only

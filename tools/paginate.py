@@ -95,11 +95,6 @@ def _starts_slide(cell: nbformat.NotebookNode) -> None:
     cell.metadata.setdefault("slideshow", {})["slide_type"] = "subslide"
 
 
-def _shown(cell: nbformat.NotebookNode) -> bool:
-    """A cell the deck shows on a slide (notes go to the speaker view; skipped cells nowhere)."""
-    return _slide_type(cell) not in ("skip", "notes")
-
-
 def _leads_in(cell: nbformat.NotebookNode) -> bool:
     """A markdown cell that introduces the cell after it: it ends in a colon, or it is a heading alone."""
     text = cell.source.strip()
@@ -200,7 +195,7 @@ def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             cells.insert(start + 1, whole)
             continue
         start = len(cells)
-        if not _shown(whole):
+        if _slide_type(whole) == "skip":  # shown nowhere (notes go to the speaker view, above)
             cells.append(whole)
             continue
         pieces = _cut(whole) if _height(whole) > ROOM else [whole]

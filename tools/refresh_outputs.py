@@ -29,11 +29,8 @@ def is_checked(cell: nbformat.NotebookNode) -> bool:
 
 
 def checked_text(cell: nbformat.NotebookNode) -> str:
-    """What a cell showed as text: its printed streams and text results, in order.
-
-    Printed text may arrive in several pieces (where it is cut differs from run to run), so consecutive
-    pieces of one stream are joined.
-    """
+    """What a cell showed as text: its printed streams and text results, in order; consecutive pieces of one
+    stream are joined (where printed text is cut differs from run to run)."""
     parts: list[str] = []
     for out in cell.get("outputs", []):
         if out.output_type == "stream":

@@ -7,31 +7,38 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from tools.chapters import NOTEBOOKS
+from tools.chapters import NOTEBOOKS, ROOT
 from tools.lab import CELL_STATES, CHROMIUM_FLAGS, free_port, jupyter_lab, run_all_cells, serving  # noqa: F401
 
 AXE = "axe-core@4.14.1"
 """The npm package and version of the accessibility checker."""
-ROOT = Path(__file__).resolve().parents[2]
-SEVERE = ("serious", "critical")
-"""The impacts of an accessibility problem that fail a test (axe's other two are "minor" and "moderate")."""
+SCREENSHOTS = ROOT / "tests" / "browser" / "screenshots"  # Playwright makes the folder
 
 
-def open_page(p, chromium: str, width: int, height: int, timeout_ms: int) -> tuple:
-    """(browser, page, errors): Debian's chromium on one page of width x height, each wait `timeout_ms` at most;
-    `errors` collects the page's uncaught errors and console errors, to print when a test fails."""
-    browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.set_default_timeout(timeout_ms)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)[:300]))
-    page.on("console", lambda m: errors.append(m.text[:300]) if m.type == "error" else None)
-    return browser, page, errors
+@contextmanager
+def open_page(chromium: str, width: int, height: int, timeout_ms: int) -> Iterator[tuple]:
+    """(page, errors): Debian's chromium on one page of width x height, each wait `timeout_ms` at most, closed
+    afterwards; `errors` collects the page's uncaught errors and console errors, to print when a test fails."""
+    from playwright.sync_api import sync_playwright  # imported here: a missing Playwright skips (conftest.py)
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.set_default_timeout(timeout_ms)
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)[:300]))
+            page.on("console", lambda m: errors.append(m.text[:300]) if m.type == "error" else None)
+            yield page, errors
+        finally:
+            browser.close()
 
 
 def need(what: str, missing: bool) -> None:
@@ -95,7 +102,8 @@ def tooltip(page, root: str, cell: str) -> str:
 
 def severe_violations(page, script: Path, context: object = None) -> list[str]:
     """Run axe-core in `page` on `context` (a selector, or {"include": [[selector], ...]}; default the whole
-    page) and describe its serious and critical violations, one line each with up to three of its elements."""
+    page) and describe its serious and critical violations (not axe's "minor" and "moderate"), one line each with
+    up to three of its elements."""
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.add_script_tag(path=str(script))
     return page.evaluate(
@@ -104,7 +112,7 @@ def severe_violations(page, script: Path, context: object = None) -> list[str]:
             return found.violations.filter(v => severe.includes(v.impact)).map(v => `${v.impact} ${v.id}: ${v.help}`
                 + ` (${v.nodes.length}x, e.g. ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join('; ')})`);
         }""",
-        [context, list(SEVERE)],
+        [context, ["serious", "critical"]],
     )
 
 

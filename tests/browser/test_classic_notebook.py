@@ -27,7 +27,6 @@ DONE = """() => Jupyter.notebook.kernel && Jupyter.notebook.kernel._msg_callback
 
 def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chromium: str, tmp_path: Path) -> None:
     from playwright.sync_api import TimeoutError as Waited
-    from playwright.sync_api import sync_playwright
 
     need("the classic-notebook venv .venv-colab (make colab-env)", not (COLAB / "bin" / "jupyter-notebook").exists())
     notebook(tmp_path, CELLS, "classic.ipynb")
@@ -36,9 +35,8 @@ def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chr
     command = [str(COLAB / "bin" / "jupyter-notebook"), "--no-browser", "--ip=127.0.0.1", f"--port={port}",
                f"--NotebookApp.token={token}", f"--notebook-dir={tmp_path}", "--allow-root"]
     base = f"http://127.0.0.1:{port}"
-    log = tmp_path / "notebook.log"
-    with serving(command, f"{base}/api/status?token={token}", log, env=env), sync_playwright() as p:
-        browser, page, errors = open_page(p, chromium, 1280, 900, 120_000)
+    with (serving(command, f"{base}/api/status?token={token}", tmp_path / "notebook.log", env=env),
+          open_page(chromium, 1280, 900, 120_000) as (page, errors)):
         try:
             page.goto(f"{base}/notebooks/classic.ipynb?token={token}")
             page.wait_for_function("() => window.Jupyter?.notebook?.kernel?.is_connected()")
@@ -68,4 +66,3 @@ def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chr
         finally:
             page.screenshot(path=str(ROOT / "tests" / "browser" / "screenshots" / "classic-notebook.png"),
                             full_page=True)
-            browser.close()

@@ -12,6 +12,7 @@ from helpers.reading import attention, load_cached, read_sentence, unique_labels
 from helpers.registry import shipped
 from tests.browser.support import (
     CELL_STATES,
+    SCREENSHOTS,
     control_problems,
     drawn,
     jupyter_lab,
@@ -23,7 +24,6 @@ from tests.browser.support import (
     tooltip,
 )
 
-SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"  # Playwright makes the folder
 SETUP = """import torch
 
 import helpers
@@ -177,12 +177,10 @@ def check_rise(page, base: str, token: str) -> None:
 
 
 def test_live_views_on_a_projector_after_a_reload_and_in_rise(chromium: str, tmp_path: Path, axe_script) -> None:
-    from playwright.sync_api import sync_playwright
-
     (tmp_path / "root").mkdir()
     notebook(tmp_path / "root", [SETUP, *VIEWS.values(), LONG_PRINTOUT])
-    with jupyter_lab(tmp_path / "root", tmp_path) as (base, token), sync_playwright() as p:
-        browser, page, errors = open_page(p, chromium, 1280, 720, 60_000)
+    with (jupyter_lab(tmp_path / "root", tmp_path) as (base, token),
+          open_page(chromium, 1280, 720, 60_000) as (page, errors)):
         try:
             page.goto(f"{base}/lab/tree/views.ipynb?token={token}")
             run_all_cells(page)
@@ -210,6 +208,4 @@ def test_live_views_on_a_projector_after_a_reload_and_in_rise(chromium: str, tmp
             page.screenshot(path=str(SCREENSHOTS / "live-views-failure.png"), full_page=True)
             print("\ncode cells when it failed:", page.evaluate(CELL_STATES), "\npage errors:", errors[-10:])
             raise
-        finally:
-            browser.close()
     assert not problems, "live views on a 1280x720 projector:\n" + "\n".join(problems)

@@ -18,13 +18,12 @@ from urllib.parse import urljoin, urlparse
 import nbformat
 import pytest
 
-from tests.browser.support import CHROMIUM_FLAGS, drawn, free_port, need, open_page, serving, severe_violations
+from tests.browser.support import SCREENSHOTS, drawn, free_port, need, open_page, serving, severe_violations
 from tools.build_slides import deck_cells, deck_file
 from tools.chapters import NOTEBOOKS, SITE_SAMPLE, notebook_paths
 from tools.editions import checked_exercise, is_notes, solution_source, with_notes
 from tools.pages import page_title
 
-SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"  # Playwright makes the folder
 CHAPTERS = [path.stem for path in SITE_SAMPLE if path.stem[:2].isdigit()]  # 2: solutions on slides, 4: math
 FIGURES_DRAWN = """() => {
     const figures = Array.from(document.querySelectorAll('.plotly-graph-div'));
@@ -104,8 +103,6 @@ def _text(url: str) -> str:
 
 
 def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -> None:
-    from playwright.sync_api import sync_playwright
-
     host = urlparse(site).netloc
     blocked, errors, problems = [], [], []
 
@@ -116,84 +113,77 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -
             blocked.append(r.request.url)
             r.abort()
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            context.route("**/*", route)
-            page = context.new_page()
-            page.set_default_timeout(60_000)
-            page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
-            page.on("response", lambda r: r.ok or errors.append(f"{r.url}: HTTP {r.status}"))
-            page.on("requestfailed", lambda r: urlparse(r.url).netloc != host or errors.append(f"{r.url} failed"))
+    with open_page(chromium, 1400, 1000, 60_000) as (page, _):  # errors: script errors and failed requests
+        page.route("**/*", route)
+        page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+        page.on("response", lambda r: r.ok or errors.append(f"{r.url}: HTTP {r.status}"))
+        page.on("requestfailed", lambda r: urlparse(r.url).netloc != host or errors.append(f"{r.url} failed"))
 
-            # Every page the index links (test_site checks which) loads, and every deck built beside them.
-            page.goto(site)
-            links = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
-            local = [href for href in links if not urlparse(href).scheme]
-            page.screenshot(path=str(SCREENSHOTS / "site_index.png"), full_page=True)
-            downloads = [href for href in local if not href.endswith(".html")]
-            assert downloads == ["notebooks.zip"], f"the index links these non-page files: {downloads}"
-            for href in sorted(set(local) - set(downloads)):  # each page: drawn, named after its chapter, axe
-                response = page.goto(urljoin(site, href))
-                assert response is not None and response.ok, f"{href} did not load"
-                if not href.startswith("slides/"):
-                    page.wait_for_function(FIGURES_DRAWN)
-                    assert page.title() == page_title(href[:-5]), f"{href} is titled {page.title()!r}"
-                    problems += [f"{href}: {v}" for v in severe_violations(page, axe_script)]
+        # Every page the index links (test_site checks which) loads, and every deck built beside them.
+        page.goto(site)
+        links = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
+        local = [href for href in links if not urlparse(href).scheme]
+        page.screenshot(path=str(SCREENSHOTS / "site_index.png"), full_page=True)
+        downloads = [href for href in local if not href.endswith(".html")]
+        assert downloads == ["notebooks.zip"], f"the index links these non-page files: {downloads}"
+        for href in sorted(set(local) - set(downloads)):  # each page: drawn, named after its chapter, axe
+            response = page.goto(urljoin(site, href))
+            assert response is not None and response.ok, f"{href} did not load"
+            if not href.startswith("slides/"):
+                page.wait_for_function(FIGURES_DRAWN)
+                assert page.title() == page_title(href[:-5]), f"{href} is titled {page.title()!r}"
+                problems += [f"{href}: {v}" for v in severe_violations(page, axe_script)]
 
-            # A chapter: figures drawn inside the page, math drawn as MathML, no TeX left over.
-            page.goto(urljoin(site, f"{CHAPTERS[1]}.html"))
-            page.wait_for_function(FIGURES_DRAWN)
-            maths = page.locator("math")
-            assert maths.count() >= 1, "chapter 4's formula is not on the page as MathML"
-            box = maths.first.bounding_box()
-            assert box is not None and box["width"] > 5 and box["height"] > 5, f"the math is not drawn: {box}"
-            assert "\\sqrt" not in page.inner_text("body"), "raw TeX shows on the page"
-            maths.first.scroll_into_view_if_needed()
-            page.screenshot(path=str(SCREENSHOTS / "site_math.png"))
+        # A chapter: figures drawn inside the page, math drawn as MathML, no TeX left over.
+        page.goto(urljoin(site, f"{CHAPTERS[1]}.html"))
+        page.wait_for_function(FIGURES_DRAWN)
+        maths = page.locator("math")
+        assert maths.count() >= 1, "chapter 4's formula is not on the page as MathML"
+        box = maths.first.bounding_box()
+        assert box is not None and box["width"] > 5 and box["height"] > 5, f"the math is not drawn: {box}"
+        assert "\\sqrt" not in page.inner_text("body"), "raw TeX shows on the page"
+        maths.first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SCREENSHOTS / "site_math.png"))
 
-            # The static explorer: its menus, reached with Tab and changed with the arrow keys, switch head and
-            # sentence with no kernel.
-            page.goto(urljoin(site, "explorer.html"))
-            page.wait_for_function(FIGURES_DRAWN)
-            explorer = ".spotlights-static"  # the explorer cell's static copy: sentence and head menus
-            first = drawn(page, explorer)[0]
-            assert len(first["x"]) > 3 and first["x"] == first["y"]
-            head = page.locator(f"{explorer} label", has_text="head").locator("select").first
-            head.focus()
-            page.keyboard.press("ArrowDown")
-            head_1 = drawn(page, explorer, first["title"].replace("head 0", "head 1"))[0]
-            assert head_1["x"] == first["x"] and head_1["cells"] != first["cells"], "the head menu did nothing"
-            page.keyboard.press("Shift+Tab")  # back to the sentence menu
-            page.keyboard.press("ArrowDown")
-            page.wait_for_function("(old) => Array.from(document.querySelector('.spotlights-static')"
-                                   ".querySelectorAll('.x-label'), t => t.textContent).join() !== old",
-                                   arg=",".join(first["x"]))  # the sentence menu shows another sentence
-            page.locator(explorer).first.screenshot(path=str(SCREENSHOTS / "site_explorer.png"))
+        # The static explorer: its menus, reached with Tab and changed with the arrow keys, switch head and
+        # sentence with no kernel.
+        page.goto(urljoin(site, "explorer.html"))
+        page.wait_for_function(FIGURES_DRAWN)
+        explorer = ".spotlights-static"  # the explorer cell's static copy: sentence and head menus
+        first = drawn(page, explorer)[0]
+        assert len(first["x"]) > 3 and first["x"] == first["y"]
+        head = page.locator(f"{explorer} label", has_text="head").locator("select").first
+        head.focus()
+        page.keyboard.press("ArrowDown")
+        head_1 = drawn(page, explorer, first["title"].replace("head 0", "head 1"))[0]
+        assert head_1["x"] == first["x"] and head_1["cells"] != first["cells"], "the head menu did nothing"
+        page.keyboard.press("Shift+Tab")  # back to the sentence menu
+        page.keyboard.press("ArrowDown")
+        page.wait_for_function("(old) => Array.from(document.querySelector('.spotlights-static')"
+                               ".querySelectorAll('.x-label'), t => t.textContent).join() !== old",
+                               arg=",".join(first["x"]))  # the sentence menu shows another sentence
+        page.locator(explorer).first.screenshot(path=str(SCREENSHOTS / "site_explorer.png"))
 
-            # A deck on a 1280x720 projector: the keyboard moves it on, and its figures are drawn.
-            page.set_viewport_size({"width": 1280, "height": 720})
-            page.goto(urljoin(site, f"slides/{CHAPTERS[1][:2]}.html"))
-            page.wait_for_function("() => window.Reveal && Reveal.isReady()")
-            cells = nbformat.read(NOTEBOOKS / f"{CHAPTERS[1]}.ipynb", as_version=4).cells
-            slides = sum(c.metadata["slideshow"]["slide_type"] == "slide" for c in cells
-                         if "solution" not in c.metadata.get("tags", []))
-            assert page.evaluate("() => Reveal.getHorizontalSlides().length") == slides, "slides nested wrongly"
-            start = page.evaluate("() => Reveal.getIndices()")
-            page.keyboard.press("ArrowRight")
-            moved = page.evaluate("() => Reveal.getIndices()")
-            following = [(start["h"], start["v"] + 1), (start["h"] + 1, 0)]  # linear: through the vertical slides too
-            assert (moved["h"], moved["v"]) in following, f"the right arrow did not move on: {start} -> {moved}"
-            page.screenshot(path=str(SCREENSHOTS / "slides_next.png"))
-            where = None
-            while not page.evaluate(FIGURE_ON_SLIDE) and where != (where := page.evaluate("() => Reveal.getIndices()")):
-                page.keyboard.press("Space")  # the next part of the slide, or the next slide; the end stays put
-            page.wait_for_function(FIGURE_ON_SLIDE)
-            page.wait_for_timeout(300)  # the figure has drawn; let the fragment's fade-in finish for the picture
-            page.screenshot(path=str(SCREENSHOTS / "slides_figure.png"))
-        finally:
-            browser.close()
+        # A deck on a 1280x720 projector: the keyboard moves it on, and its figures are drawn.
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(urljoin(site, f"slides/{CHAPTERS[1][:2]}.html"))
+        page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+        cells = nbformat.read(NOTEBOOKS / f"{CHAPTERS[1]}.ipynb", as_version=4).cells
+        slides = sum(c.metadata["slideshow"]["slide_type"] == "slide" for c in cells
+                     if "solution" not in c.metadata.get("tags", []))
+        assert page.evaluate("() => Reveal.getHorizontalSlides().length") == slides, "slides nested wrongly"
+        start = page.evaluate("() => Reveal.getIndices()")
+        page.keyboard.press("ArrowRight")
+        moved = page.evaluate("() => Reveal.getIndices()")
+        following = [(start["h"], start["v"] + 1), (start["h"] + 1, 0)]  # linear: through the vertical slides too
+        assert (moved["h"], moved["v"]) in following, f"the right arrow did not move on: {start} -> {moved}"
+        page.screenshot(path=str(SCREENSHOTS / "slides_next.png"))
+        where = None
+        while not page.evaluate(FIGURE_ON_SLIDE) and where != (where := page.evaluate("() => Reveal.getIndices()")):
+            page.keyboard.press("Space")  # the next part of the slide, or the next slide; the end stays put
+        page.wait_for_function(FIGURE_ON_SLIDE)
+        page.wait_for_timeout(300)  # the figure has drawn; let the fragment's fade-in finish for the picture
+        page.screenshot(path=str(SCREENSHOTS / "slides_figure.png"))
     assert not blocked, f"pages asked other hosts for: {json.dumps(sorted(set(blocked)), indent=1)}"
     assert not errors, f"script errors on the pages: {errors}"
     assert not problems, "serious accessibility problems on the pages:\n" + "\n".join(problems)
@@ -206,41 +196,35 @@ def _notes(path: Path) -> list[str]:
 
 
 def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, site: str, axe_script) -> None:
-    from playwright.sync_api import sync_playwright
-
     problems, steps = [], {}
-    with sync_playwright() as p:
-        browser, page, _ = open_page(p, chromium, 1280, 720, 60_000)
-        try:
-            for n, chapter in enumerate(notebook_paths()):
-                deck = deck_file(chapter.stem)[:-5]  # "04", or "explorer"
-                page.goto(urljoin(site, f"slides/{deck}.html"))
-                page.wait_for_function("() => window.Reveal && Reveal.isReady()")
-                if page.title() != f"{page_title(chapter.stem)} slides":
-                    problems.append(f"{deck}: the deck's title is {page.title()!r}")
-                notes = _notes(chapter)
-                shown = page.eval_on_selector_all("aside.notes", "asides => asides.map(a => a.textContent)")
-                missing = [line for line in notes if not any(line in text for text in shown)]
-                if not notes or missing or not page.evaluate("() => Reveal.hasPlugin('notes')"):
-                    problems.append(f"{deck}: {len(notes)} notes cells, missing from the deck: {missing}")
-                problems += [f"{deck}: {v}" for v in severe_violations(page, axe_script)]
-                if n == 0:
-                    problems += _check_speaker_view(page, notes[0])
-                steps[deck] = 0
-                page.evaluate("() => Reveal.slide(0, 0, 0)")
-                while True:  # every step of every slide, as the space bar goes through them
-                    page.wait_for_timeout(50)  # a fragment's class changes at once; its layout is synchronous
-                    where = page.evaluate("() => Reveal.getIndices()")
-                    found = page.evaluate(PAST_THE_SLIDE)
-                    problems += [f"{deck} slide {where['h']}.{where['v']}: {x}" for x in found]
-                    if found:
-                        page.screenshot(path=str(SCREENSHOTS / f"deck-{deck}-{where['h']}.{where['v']}.png"))
-                    if page.evaluate("() => Reveal.isLastSlide() && !Reveal.availableFragments().next"):
-                        break
-                    page.evaluate("() => Reveal.next()")
-                    steps[deck] += 1
-        finally:
-            browser.close()
+    with open_page(chromium, 1280, 720, 60_000) as (page, _):
+        for n, chapter in enumerate(notebook_paths()):
+            deck = deck_file(chapter.stem)[:-5]  # "04", or "explorer"
+            page.goto(urljoin(site, f"slides/{deck}.html"))
+            page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+            if page.title() != f"{page_title(chapter.stem)} slides":
+                problems.append(f"{deck}: the deck's title is {page.title()!r}")
+            notes = _notes(chapter)
+            shown = page.eval_on_selector_all("aside.notes", "asides => asides.map(a => a.textContent)")
+            missing = [line for line in notes if not any(line in text for text in shown)]
+            if not notes or missing or not page.evaluate("() => Reveal.hasPlugin('notes')"):
+                problems.append(f"{deck}: {len(notes)} notes cells, missing from the deck: {missing}")
+            problems += [f"{deck}: {v}" for v in severe_violations(page, axe_script)]
+            if n == 0:
+                problems += _check_speaker_view(page, notes[0])
+            steps[deck] = 0
+            page.evaluate("() => Reveal.slide(0, 0, 0)")
+            while True:  # every step of every slide, as the space bar goes through them
+                page.wait_for_timeout(50)  # a fragment's class changes at once; its layout is synchronous
+                where = page.evaluate("() => Reveal.getIndices()")
+                found = page.evaluate(PAST_THE_SLIDE)
+                problems += [f"{deck} slide {where['h']}.{where['v']}: {x}" for x in found]
+                if found:
+                    page.screenshot(path=str(SCREENSHOTS / f"deck-{deck}-{where['h']}.{where['v']}.png"))
+                if page.evaluate("() => Reveal.isLastSlide() && !Reveal.availableFragments().next"):
+                    break
+                page.evaluate("() => Reveal.next()")
+                steps[deck] += 1
     print(f"\nwalked every step of the decks at 1280x720: {steps}")
     assert not problems, "decks that do not fit the screen or lack their notes:\n" + "\n".join(problems)
 

@@ -17,6 +17,7 @@ import pytest
 from tests.browser.support import hover_text, jupyter_lab, open_page, severe_violations
 from tests.notebook_checks import PRINTOUT_WIDTH  # what the reading run is checked against, here in presenter mode
 from tools.chapters import chapter_paths
+from tools.pages import PLOTLY_MIME
 
 CHAPTERS = [path.name for path in chapter_paths()]
 """Every chapter; SPOTLIGHTS_CHAPTERS=02,06 limits the run to some of them."""
@@ -61,18 +62,6 @@ def _outside(path: Path, boxes: list[dict], where: str = "") -> list[str]:
                for b in boxes if b["title_above"] > 1])
 
 
-def _open(page, base: str, token: str, name: str, figures: int) -> None:
-    page.goto(f"{base}/lab/tree/{name}?reset&token={token}")
-    page.wait_for_function(f"() => window.jupyterapp?.shell.currentWidget?.node.querySelector('.jp-Notebook')"
-                           f" && {FIGURES}.filter(gd => gd.querySelector('.main-svg')).length >= {figures}",
-                           timeout=60_000)
-
-
-def _plotly_outputs(nb: nbformat.NotebookNode) -> int:
-    return sum("application/vnd.plotly.v1+json" in out.get("data", {})
-               for cell in nb.cells for out in cell.get("outputs", []))
-
-
 def _long_printouts(name: str, nb: nbformat.NotebookNode) -> list[str]:
     """Printed lines of an executed notebook longer than PRINTOUT_WIDTH (after a progress bar's last redraw)."""
     return [f"{name} cell {i}: a printed line of {len(line)} characters: {line[:60]}..."
@@ -83,39 +72,38 @@ def _long_printouts(name: str, nb: nbformat.NotebookNode) -> list[str]:
 @pytest.mark.parametrize("mode", list(VIEWPORTS))
 def test_every_figure_fits_its_output_area(mode: str, chromium: str, executed: Callable[[str, str], Path],
                                            tmp_path: Path, axe_script: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
     viewport = VIEWPORTS[mode]
     start = time.monotonic()
     (tmp_path / "executed").mkdir()  # each run keeps its copy in a folder of its own: one folder to serve
     copies = [Path(shutil.copy(executed(name, mode), tmp_path / "executed")) for name in CHAPTERS]
     ran = time.monotonic()
     outside, counted = [], {}
-    with jupyter_lab(tmp_path / "executed", tmp_path, ALL_CELLS) as (base, token), sync_playwright() as p:
-        browser, page, _ = open_page(p, chromium, viewport["width"], viewport["height"], 30_000)
-        try:
-            for path in copies:
-                nb = nbformat.read(path, as_version=4)
-                _open(page, base, token, path.name, _plotly_outputs(nb))
-                boxes = page.evaluate(_BOXES)
-                counted[path.name] = len(boxes)
-                outside += _outside(path, boxes)
-                outside += [f"{path.name}: '{b['title']}' has a mode bar ({b['buttons']} buttons to tab through)"
-                            for b in boxes if b["buttons"]]
-                if mode == "presenter":
-                    outside += [f"{path.name}: '{b['title']}' is {b['width']:.0f} x {b['height']:.0f} px, more than a "
-                                f"1280x720 screen shows ({ON_SCREEN['width']} x {ON_SCREEN['height']})" for b in boxes
-                                if b["height"] > ON_SCREEN["height"] or b["width"] > ON_SCREEN["width"]]
-                    outside += _long_printouts(path.name, nb)
-                    assert page.evaluate(_LAB_PRESENTATION, True), "JupyterLab's Presentation Mode did not switch on"
-                    outside += _outside(path, page.evaluate(_BOXES), " (Lab's Presentation Mode, sidebar closed)")
-                    page.evaluate(_LAB_PRESENTATION, False)
-                    outside += [f"{path.name}: {problem}" for problem in severe_violations(page, axe_script, SHOWN)]
-                if mode == "reading" and path.name.startswith("02_"):
-                    _check_chapter_tooltips(page)
-            page.screenshot(path=str(tmp_path / f"last-{mode}.png"))
-        finally:
-            browser.close()
+    with (jupyter_lab(tmp_path / "executed", tmp_path, ALL_CELLS) as (base, token),
+          open_page(chromium, viewport["width"], viewport["height"], 30_000) as (page, _)):
+        for path in copies:
+            nb = nbformat.read(path, as_version=4)
+            figures = sum(PLOTLY_MIME in out.get("data", {}) for cell in nb.cells for out in cell.get("outputs", []))
+            page.goto(f"{base}/lab/tree/{path.name}?reset&token={token}")  # open it, and wait for every figure
+            page.wait_for_function(f"() => window.jupyterapp?.shell.currentWidget?.node.querySelector('.jp-Notebook')"
+                                   f" && {FIGURES}.filter(gd => gd.querySelector('.main-svg')).length >= {figures}",
+                                   timeout=60_000)
+            boxes = page.evaluate(_BOXES)
+            counted[path.name] = len(boxes)
+            outside += _outside(path, boxes)
+            outside += [f"{path.name}: '{b['title']}' has a mode bar ({b['buttons']} buttons to tab through)"
+                        for b in boxes if b["buttons"]]
+            if mode == "presenter":
+                outside += [f"{path.name}: '{b['title']}' is {b['width']:.0f} x {b['height']:.0f} px, more than a "
+                            f"1280x720 screen shows ({ON_SCREEN['width']} x {ON_SCREEN['height']})" for b in boxes
+                            if b["height"] > ON_SCREEN["height"] or b["width"] > ON_SCREEN["width"]]
+                outside += _long_printouts(path.name, nb)
+                assert page.evaluate(_LAB_PRESENTATION, True), "JupyterLab's Presentation Mode did not switch on"
+                outside += _outside(path, page.evaluate(_BOXES), " (Lab's Presentation Mode, sidebar closed)")
+                page.evaluate(_LAB_PRESENTATION, False)
+                outside += [f"{path.name}: {problem}" for problem in severe_violations(page, axe_script, SHOWN)]
+            if mode == "reading" and path.name.startswith("02_"):
+                _check_chapter_tooltips(page)
+        page.screenshot(path=str(tmp_path / f"last-{mode}.png"))
     print(f"\n{mode}: executed {len(copies)} chapters in {ran - start:.0f} s, checked "
           f"{sum(counted.values())} figures in JupyterLab in {time.monotonic() - ran:.0f} s: {counted}")
     assert sum(counted.values()) > 0, "no plotly figure was drawn at all"
