@@ -22,7 +22,7 @@ from pathlib import Path
 import psutil
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
-from tools.build_slides import NPM_DIR, npm_package
+from tools.build_slides import NPM_DIR, NpmMissingError, npm_package
 from tools.chapters import ROOT
 from tools.editions import build
 
@@ -39,7 +39,7 @@ def proxy_command() -> list[str]:
     """configurable-http-proxy from build/npm, installed with npm the first time."""
     try:
         npm_package(PROXY, "JupyterHub and the classroom benchmark")
-    except (SystemExit, subprocess.CalledProcessError) as missing:
+    except (NpmMissingError, subprocess.CalledProcessError) as missing:
         raise SetupError(f"installing {PROXY} into {NPM_DIR}: {missing}") from None
     return [str(NPM_DIR / "node_modules" / ".bin" / "configurable-http-proxy")]
 

@@ -97,8 +97,8 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Built:
 
 @pytest.fixture(scope="session")
 def built_decks(built_site: Built, tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """Every notebook's deck (SPOTLIGHTS_CHAPTERS narrows them), built once by tools.build_slides into a copy
+    """Every notebook's deck (SPOTLIGHTS_CHAPTERS narrows them), built once by tools.build_site into a copy
     of the site's folder (the site tests measure the pages alone, whichever test asks first)."""
     folder = tmp_path_factory.mktemp("decks") / "site"
     shutil.copytree(built_site.folder, folder)
-    return _build(["tools.build_slides"], folder, notebook_paths())
+    return _build(["tools.build_site", "--no-pages"], folder, notebook_paths())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -12,9 +13,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from classroom.hub import SetupError, proxy_command
 from helpers.explorer import explore
 from helpers.static import STATIC_ENV, live_only
 from helpers.train import _progress_bar
+from tools import build_slides
 from tools.build_site import WIDGET_MIME
 from tools.chapters import ROOT, notebook_paths, reading_minutes
 from tools.chapters import SITE_SAMPLE as BUILD
@@ -135,3 +138,12 @@ def test_cells_about_live_controls_are_left_out_of_static_builds() -> None:
     tagged = [path.name for path in notebook_paths("") for cell in nbformat.read(path, as_version=4).cells
               if LIVE_ONLY in cell.metadata.get("tags", [])]
     assert "06_meet_the_detectives.ipynb" in tagged, "chapter 6's words on the explorer's live controls"
+
+
+def test_without_npm_the_decks_and_the_hub_name_what_to_install(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(build_slides, "NPM_DIR", tmp_path)  # nothing installed yet
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(build_slides.NpmMissingError, match=r"Node\.js with npm"):
+        build_slides.ship_reveal(tmp_path / "slides")
+    with pytest.raises(SetupError, match=r"Node\.js with npm"):
+        proxy_command()

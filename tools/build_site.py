@@ -2,6 +2,7 @@
 
     python -m tools.build_site                      # all chapters, the explorer, slides and index into site/
     python -m tools.build_site --no-slides --out DIR notebooks/00_start_here.ipynb notebooks/explorer.ipynb
+    python -m tools.build_site --no-pages notebooks/04_multi_head_attention.ipynb     # one deck alone, no index
 
 Each notebook runs as a static build (tools.pages) once at reading sizes for its page, and once more in presenter
 mode for its deck (tools.build_slides). The build prints its time and the size of the whole site, and fails on a
@@ -22,7 +23,7 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
-from tools.build_slides import deck_file, ship_reveal, write_deck
+from tools.build_slides import NpmMissingError, deck_file, ship_reveal, write_deck
 from tools.chapters import chapter_title, notebook_paths, reading_minutes
 from tools.editions import build, with_folded_solutions, with_notes
 from tools.pages import PLOTLY_JS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
@@ -115,32 +116,40 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter and the explorer")
     parser.add_argument("--out", type=Path, default=SITE)
-    parser.add_argument("--no-slides", action="store_true", help="pages only, no reveal.js decks")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--no-slides", action="store_true", help="pages only, no reveal.js decks")
+    only.add_argument("--no-pages", action="store_true", help="decks only (OUT/slides), no pages, index or zip")
     args = parser.parse_args()
     notebooks = [p.resolve() for p in args.notebooks] or notebook_paths("")
     args.out.mkdir(parents=True, exist_ok=True)
     ship_plotly(args.out)
     if not args.no_slides:
-        ship_reveal(args.out / "slides")
-    start, pages, blank, problems = time.perf_counter(), [], [], []
-    for path in notebooks:
-        began = time.perf_counter()
         try:
-            nb = execute_static(path, edition=with_folded_solutions)
-            slides = None if args.no_slides else execute_static(path, presenter=True, edition=with_notes)
+            ship_reveal(args.out / "slides")
+        except NpmMissingError as missing:
+            raise SystemExit(f"error: {missing}") from None
+    start, built, pages, blank, problems = time.perf_counter(), 0, [], [], []
+    for path in notebooks:
+        began, made = time.perf_counter(), []
+        try:
+            if not args.no_pages:
+                nb = execute_static(path, edition=with_folded_solutions)
+                blank += [f"{path.name} cell {i}" for i in widget_cells(nb)]
+                pages.append((path, write_page(prepare(nb), path.stem, args.out)))
+                made.append(pages[-1][1].name)
+            if not args.no_slides:
+                slides = execute_static(path, presenter=True, edition=with_notes)
+                made.append(write_deck(slides, path.stem, args.out / "slides").relative_to(args.out).as_posix())
         except CellExecutionError as error:  # a timeout too: report it, build the rest, fail at the end
             problems.append(f"{path.name} did not run: {str(error).strip().splitlines()[-1]}")
             print(f"{path.name}: failed after {time.perf_counter() - began:.0f} s", flush=True)
             continue
-        blank += [f"{path.name} cell {i}" for i in widget_cells(nb)]
-        pages.append((path, write_page(prepare(nb), path.stem, args.out)))
-        made = [pages[-1][1].name]
-        if slides is not None:
-            made.append(write_deck(slides, path.stem, args.out / "slides").relative_to(args.out).as_posix())
+        built += 1
         print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {', '.join(made)}", flush=True)
-    print(f"index: {write_index(pages, args.out)}; notebooks: {write_notebooks_zip(args.out)}")
+    if not args.no_pages:
+        print(f"index: {write_index(pages, args.out)}; notebooks: {write_notebooks_zip(args.out)}")
     size = sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file()) / 1e6  # MB
-    print(f"built {len(pages)} notebooks in {time.perf_counter() - start:.0f} s (load average "
+    print(f"built {built} notebooks in {time.perf_counter() - start:.0f} s (load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}); the site is {size:.1f} MB "
           f"(limit {MAX_SITE_MB:.0f} MB)")
     if size > MAX_SITE_MB:
@@ -151,7 +160,6 @@ def main() -> int:
     for problem in problems:
         print(f"error: {problem}")
     return 1 if problems else 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

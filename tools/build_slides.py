@@ -1,30 +1,27 @@
-"""Build reveal.js decks of every chapter into site/slides/NN.html (the explorer's: explorer.html): executed,
+"""The reveal.js decks tools.build_site writes to site/slides/NN.html (the explorer's: explorer.html): executed,
 with figures, solutions hidden.
 
-    python -m tools.build_slides                   # every chapter and the explorer
-    python -m tools.build_slides --out DIR notebooks/04_multi_head_attention.ipynb
+    python -m tools.build_site --no-pages notebooks/04_multi_head_attention.ipynb    # one deck alone
 
 Each notebook runs as a static build (tools.pages) in presenter mode with its notes (tools.editions.with_notes),
 its slides cut to fit 1280x720 (tools.paginate). reveal.js and its notes plugin come from npm once (build/npm)
-and are copied next to the decks, so a deck works offline. `python -m tools.build_site` builds these decks too.
+and are copied next to the decks, so a deck works offline.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import nbformat
 from nbconvert import SlidesExporter
 
-from tools.chapters import EXPLORER, ROOT, notebook_paths
-from tools.editions import is_notes, with_notes
-from tools.pages import INJECTED, LIVE_ONLY, PLOTLY_JS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
+from tools.chapters import EXPLORER, ROOT
+from tools.editions import is_notes
+from tools.pages import INJECTED, LIVE_ONLY, PLOTLY_JS, exporter, page_title, prepare
 from tools.paginate import paginate
 
 REVEAL = "reveal.js@5.2.1"
@@ -68,6 +65,10 @@ Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-pl
 """reveal.js and its notes plugin from the deck's own copy (ship_reveal), in place of nbconvert's CDN scripts."""
 
 
+class NpmMissingError(RuntimeError):
+    """npm_package needs npm to install a package the first time, and there is none on the PATH."""
+
+
 def npm_package(spec: str, needed_by: str = "the slides") -> Path:
     """The npm package `spec` ("name@version") in build/npm, installed with npm the first time."""
     name, version = spec.rsplit("@", 1)
@@ -76,7 +77,7 @@ def npm_package(spec: str, needed_by: str = "the slides") -> Path:
     if not manifest.exists() or json.loads(manifest.read_text())["version"] != version:
         npm = shutil.which("npm")
         if npm is None:
-            raise SystemExit(f"{needed_by} need {spec} from npm once: install Node.js with npm "
+            raise NpmMissingError(f"{needed_by} need {spec} from npm once: install Node.js with npm "
                              "(e.g. apt-get install npm) and run this again")
         subprocess.run([npm, "install", "--prefix", str(NPM_DIR), "--no-audit", "--no-fund", spec], check=True)
     return package
@@ -132,22 +133,3 @@ def write_deck(nb: nbformat.NotebookNode, name: str, slides_dir: Path) -> Path:
     target = slides_dir / deck_file(name)
     target.write_text(deck_body(nb, name), encoding="utf-8")
     return target
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter and the explorer")
-    parser.add_argument("--out", type=Path, default=SITE, help="the site folder; decks go to its slides/")
-    args = parser.parse_args()
-    notebooks = [p.resolve() for p in args.notebooks] or notebook_paths("")
-    args.out.mkdir(parents=True, exist_ok=True)
-    ship_plotly(args.out)
-    ship_reveal(args.out / "slides")
-    for path in notebooks:
-        began = time.perf_counter()
-        deck = write_deck(execute_static(path, presenter=True, edition=with_notes), path.stem, args.out / "slides")
-        print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {deck}", flush=True)
-
-
-if __name__ == "__main__":
-    main()
