@@ -1,6 +1,6 @@
 """Shared fixtures: a notebook executed once for the browser tests (nbval's run, or one in presenter mode, with
 `helpers.presenter_mode(True)` in an added first cell), the site's pages and decks built once, a small story
-corpus for short training runs and a learner's folder of checkpoints.
+corpus for short training runs, tests/data/sample.txt, a learner's folder of checkpoints and presenter mode.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,7 +21,6 @@ from tools.chapters import NOTEBOOKS, ROOT, SITE_SAMPLE, execute, notebook_paths
 from tools.pages import PRESENTER
 
 MODES = ("reading", "presenter")
-SAMPLE = ROOT / "tests" / "data" / "sample.txt"
 
 
 @pytest.fixture(scope="session")
@@ -53,14 +52,31 @@ def small_stories():
 
 
 @pytest.fixture(scope="session")
-def mine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sample_text() -> Path:
+    """tests/data/sample.txt: a short text of one's own, for `--text` runs."""
+    return ROOT / "tests" / "data" / "sample.txt"
+
+
+@pytest.fixture(scope="session")
+def mine(sample_text: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A learner's folder "mine": one_head and four_heads, two training steps each on tests/data/sample.txt."""
     from helpers.train import main
 
     folder = tmp_path_factory.mktemp("runs") / "mine"
     for heads in ("1", "4"):
-        assert main(["--heads", heads, "--steps", "2", "--text", str(SAMPLE), "--out", str(folder), "--json"]) == 0
+        assert main(["--heads", heads, "--steps", "2", "--text", str(sample_text), "--out", str(folder), "--json"]) == 0
     return folder
+
+
+@pytest.fixture
+def presenter(request: pytest.FixtureRequest) -> Iterator[bool]:
+    """Presenter mode on (or as given by an indirect parametrize) during the test, and always off after it."""
+    import helpers
+
+    on = getattr(request, "param", True)
+    helpers.presenter_mode(on)
+    yield on
+    helpers.presenter_mode(False)
 
 
 @pytest.fixture

@@ -222,13 +222,10 @@ def test_static_build_returns_static_copies(monkeypatch) -> None:
         assert isinstance(copy, HTML) and ("<select" in copy.data or "<details" in copy.data)
 
 
-def test_presenter_mode_enlarges_and_fits_the_output_area() -> None:
-    presenter_mode(True)
-    try:
-        big, one = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES), change_one_word()
-        step, folded = step_through(SENTENCE, Q, K, V), static_step_through(SENTENCE, Q, K, V)
-    finally:
-        presenter_mode(False)
+def test_presenter_mode_enlarges_and_fits_the_output_area(presenter: bool) -> None:
+    big, one = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES), change_one_word()
+    step, folded = step_through(SENTENCE, Q, K, V), static_step_through(SENTENCE, Q, K, V)
+    presenter_mode(False)
     assert "<details open" not in folded.data, "on a projector every fold-out starts closed, so the slide fits"
     small = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES)
     assert big.font > small.font and "font-size: 22px" in big.css.value and "font-size: 22px" in step.view.value

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 import torch
@@ -28,7 +27,6 @@ from helpers.registry import CARD, DEFAULT, SHIPPED, STORY_WORLD, card_names, sh
 from helpers.tokenizer import UNK, Tokenizer, story_tokenizer
 from helpers.train import train
 
-SAMPLE = Path(__file__).resolve().parent / "data" / "sample.txt"
 COURSE_PARAMS = {row["heads"]: row["params"] for row in COURSE_TABLE}  # 328,704 and 345,216
 
 
@@ -62,8 +60,9 @@ def test_save_and_load_round_trip(tmp_path, small_stories):
 # ----- a learner's own checkpoints: `mine` (tests/conftest.py), as `python -m helpers.train --out mine` writes it
 
 
-def test_a_card_written_with_out_keeps_held_out_sentences_the_rate_the_kept_step_and_the_unknown_share(mine):
-    corpus = text_corpus(SAMPLE)
+def test_a_card_written_with_out_keeps_held_out_sentences_the_rate_the_kept_step_and_the_unknown_share(
+        mine, sample_text):
+    corpus = text_corpus(sample_text)
     held_out = corpus.tokenizer.decode(corpus.val_ids.tolist())
     card = json.loads((mine / "four_heads.json").read_text())
     examples = card["examples"]
@@ -124,7 +123,7 @@ def test_load_model_takes_a_card_or_a_folder_holding_one(mine, tmp_path):
     assert load_model(tmp_path / "one").config.heads == 1
 
 
-def test_a_wrong_path_names_what_was_looked_for(tmp_path, monkeypatch):
+def test_a_wrong_path_names_what_was_looked_for(tmp_path, monkeypatch, sample_text):
     with pytest.raises(CheckpointError) as error:
         load_model(tmp_path / "mien")
     for part in (str((tmp_path / "mien").resolve()), *card_names(), *shipped_names()):
@@ -135,7 +134,7 @@ def test_a_wrong_path_names_what_was_looked_for(tmp_path, monkeypatch):
     with pytest.raises(CheckpointError, match="checkpoint card not found") as error:
         load_model("mine/nothing.json")
     assert str(tmp_path.resolve() / "mine" / "nothing.json") in str(error.value)  # the whole path, not a part
-    shutil.copy(SAMPLE, tmp_path / "my_text.txt")
+    shutil.copy(sample_text, tmp_path / "my_text.txt")
     (tmp_path / "my_text.json").write_text("{}")  # its --json output beside it: still the text that was meant
     with pytest.raises(CheckpointError, match=r"python -m helpers\.train .*--text my_text\.txt"):
         find_checkpoints("my_text.txt")

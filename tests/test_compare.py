@@ -5,7 +5,6 @@ from types import SimpleNamespace
 
 import pytest
 
-import helpers
 from helpers.compare import (
     ablation_bars,
     late_checks,
@@ -172,17 +171,13 @@ def test_the_printed_gap_is_the_difference_of_the_printed_perplexities() -> None
     assert "a gap of 0.60" in edge and "moved by up to 0.30" in edge and "too close to call" in _flat(edge)
 
 
-@pytest.mark.parametrize("on", [False, True])
-def test_comparison_figures_fit_850_pixels_and_grow_their_text_for_a_projector(on: bool) -> None:
+@pytest.mark.parametrize("presenter", [False, True], indirect=True)
+def test_comparison_figures_fit_850_pixels_and_grow_their_text_for_a_projector(presenter: bool) -> None:
     rows = [{"head": h, "val_ppl": 2.5, "clue_accuracy": dict.fromkeys(CLUE_KINDS, 0.6)} for h in range(4)]
-    try:
-        helpers.presenter_mode(on)
-        figures = (learning_curves({"a": [1.0, 0.5]}), scoreboard_heatmap({"one head": BOARD_1, "four heads": BOARD_4}),
-                   ablation_bars(BASELINE, rows))
-    finally:
-        helpers.presenter_mode(False)
+    figures = (learning_curves({"a": [1.0, 0.5]}), scoreboard_heatmap({"one head": BOARD_1, "four heads": BOARD_4}),
+               ablation_bars(BASELINE, rows))
     for fig in figures:
-        assert fig.layout.width <= FIT_WIDTH and fig.layout.font.size == (22 if on else 14)
+        assert fig.layout.width <= FIT_WIDTH and fig.layout.font.size == (22 if presenter else 14)
         assert all(a.font.size == fig.layout.font.size for a in fig.layout.annotations)
 
 

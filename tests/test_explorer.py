@@ -15,7 +15,7 @@ from helpers.checkpoints import CheckpointError, load_model, save_checkpoint
 from helpers.examples import default_examples, novel_examples
 from helpers.explorer import ALL_HEADS, CONTROLS, PICK, Explorer, explore, static_explorer
 from helpers.model import CourseModel, course_model
-from helpers.plots import FIT_WIDTH, least_label, presenter_mode, quoted, style
+from helpers.plots import FIT_WIDTH, least_label, quoted, style
 from helpers.reading import attention, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, NOVELS, STORY_WORLD, shipped, shipped_names
 from helpers.stories import example_sentences
@@ -251,18 +251,14 @@ def test_no_traceback_reaches_the_output(ex: Explorer, capsys: pytest.CaptureFix
     assert "Traceback" not in out.out + out.err and "500" in ex.problem
 
 
-def test_on_a_projector_the_heatmap_and_the_grid_fit_below_the_controls() -> None:
+def test_on_a_projector_the_heatmap_and_the_grid_fit_below_the_controls(presenter: bool) -> None:
     """Presenter mode: every word labelled; a 20-word heatmap and grid fit under the controls, labels readable."""
-    presenter_mode(True)
-    try:
-        ex = explore()
-        assert _panel(ex)["every"] == 1
-        assert len(ex.sentence.value.split()) == min(len(text.split()) for text in ex._text_examples(DEFAULT))
-        ex = _explorer(sentence=" ".join((STORY.split() * 2)[:20]))
-        views = [ex.heatmap.figure, ex.set_head(ALL_HEADS) or ex.heatmap.figure]
-        room, smallest, font = style()["tallest"] - CONTROLS * style()["font"], least_label(), style()["font"]
-    finally:
-        presenter_mode(False)
+    ex = explore()
+    assert _panel(ex)["every"] == 1
+    assert len(ex.sentence.value.split()) == min(len(text.split()) for text in ex._text_examples(DEFAULT))
+    ex = _explorer(sentence=" ".join((STORY.split() * 2)[:20]))
+    views = [ex.heatmap.figure, ex.set_head(ALL_HEADS) or ex.heatmap.figure]
+    room, smallest, font = style()["tallest"] - CONTROLS * style()["font"], least_label(), style()["font"]
     for spec in views:
         assert spec["height"] <= room and spec["width"] <= FIT_WIDTH and spec["font"] == font
         assert min(p["tick"] for p in spec["panels"]) >= smallest

@@ -9,17 +9,14 @@ from helpers import count_parameters, course_model
 from helpers.block import block_model
 
 
-@pytest.mark.parametrize(("heads", "params"), [(1, 328_704), (4, 345_216)])
-def test_parameter_counts_match_the_course(heads: int, params: int) -> None:
-    model = course_model(heads=heads)  # by default an output projection only with several heads
-    assert count_parameters(model) == params and model.config.out_proj is (heads > 1)
-
-
-@pytest.mark.parametrize(("heads", "out_proj", "params"), [(4, False, 328_704), (1, True, 345_216)])
-def test_the_output_projection_control_swaps_the_counts(heads: int, out_proj: bool, params: int) -> None:
+@pytest.mark.parametrize(("heads", "out_proj", "params"),  # the course's two models, then the control's two
+                         [(1, None, 328_704), (4, None, 345_216), (4, False, 328_704), (1, True, 345_216)])
+def test_parameter_counts_match_the_course_and_the_control_swaps_them(
+        heads: int, out_proj: bool | None, params: int) -> None:
     model = course_model(heads=heads, out_proj=out_proj)
+    projected = heads > 1 if out_proj is None else out_proj  # by default a projection only with several heads
     assert count_parameters(model) == params
-    assert (model.attn.proj is not None) is out_proj
+    assert model.config.out_proj is projected and (model.attn.proj is not None) is projected
 
 
 def test_one_head_output_projection_folds_into_the_value_matrix() -> None:

@@ -7,7 +7,6 @@ import sys
 import pytest
 import torch
 
-import helpers
 from helpers.plots import (
     FIGURE_CONFIG,
     FIT_WIDTH,
@@ -42,26 +41,22 @@ def test_each_layer_hovers_only_on_its_own_cells_names_unknown_words_and_labels_
     assert bar.title.side == "top" and bar.ticklabelposition == "outside bottom"
 
 
-@pytest.mark.parametrize("on", [False, True])
-def test_every_figure_shows_whole_on_the_screen_and_presenter_mode_grows_every_text(on: bool) -> None:
+@pytest.mark.parametrize("presenter", [False, True], indirect=True)
+def test_every_figure_shows_whole_on_the_screen_and_presenter_mode_grows_every_text(presenter: bool) -> None:
     """No figure is wider than JupyterLab's output area or taller than the screen shows (on a projector at
     1280x720: 580 px of JupyterLab's 600); every text, tooltips and subplot titles too, at the mode's size."""
-    try:
-        helpers.presenter_mode(on)
-        tallest, font = style()["tallest"], 22 if on else 14
-        assert tallest <= (580 if on else 900)
-        for n in (5, 12, 40, 128):
-            words = [f"w{i}" for i in range(n)]
-            spotlights = {f"head {h}": _weights(n)[-1] for h in range(5)}
-            for fig in (attention_heatmap(_weights(n), words), heads_grid(_weights(n).expand(4, n, n), words),
-                        heads_grid(_weights(n).expand(16, n, n), words, cols=4), spotlight_bars(_weights(n)[-1], words),
-                        spotlights_side_by_side(spotlights, words)):
-                assert fig.layout.height <= tallest and fig.layout.width <= FIT_WIDTH, (n, fig.layout.title.text)
-                assert fig.layout.font.size == fig.layout.hoverlabel.font.size == font
-                assert all(a.font.size == font for a in fig.layout.annotations)  # subplot titles too
-        assert heads_grid(_weights(5).expand(4, 5, 5), WORDS, tallest=400).layout.height <= 400
-    finally:
-        helpers.presenter_mode(False)
+    tallest, font = style()["tallest"], 22 if presenter else 14
+    assert tallest <= (580 if presenter else 900)
+    for n in (5, 12, 40, 128):
+        words = [f"w{i}" for i in range(n)]
+        spotlights = {f"head {h}": _weights(n)[-1] for h in range(5)}
+        for fig in (attention_heatmap(_weights(n), words), heads_grid(_weights(n).expand(4, n, n), words),
+                    heads_grid(_weights(n).expand(16, n, n), words, cols=4), spotlight_bars(_weights(n)[-1], words),
+                    spotlights_side_by_side(spotlights, words)):
+            assert fig.layout.height <= tallest and fig.layout.width <= FIT_WIDTH, (n, fig.layout.title.text)
+            assert fig.layout.font.size == fig.layout.hoverlabel.font.size == font
+            assert all(a.font.size == font for a in fig.layout.annotations)  # subplot titles too
+    assert heads_grid(_weights(5).expand(4, 5, 5), WORDS, tallest=400).layout.height <= 400
 
 
 def test_figures_carry_a_config_without_the_mode_bar_and_importing_changes_no_renderer(monkeypatch) -> None:
@@ -114,19 +109,15 @@ def test_spotlights_side_by_side_share_the_words_down_the_left() -> None:
     assert fig.layout.yaxis.autorange == "reversed" and fig.layout.yaxis2.matches == "y"
 
 
-def test_slanted_word_labels_do_not_overlap_in_presenter_mode() -> None:
+def test_slanted_word_labels_do_not_overlap_in_presenter_mode(presenter: bool) -> None:
     """At 45 degrees neighbouring labels are a word's width times sin(45) apart: the font fits in that."""
-    from helpers.plots import heatmap_side, presenter_mode, word_axis
+    from helpers.plots import heatmap_side, word_axis
 
-    presenter_mode(True)
-    try:
-        for n in (10, 24, 40, 60):
-            pixels = heatmap_side(n)
-            axis, _ = word_axis([f"w{i}" for i in range(n)], pixels)
-            gap = pixels * axis["dtick"] / n * math.sin(math.pi / 4)
-            assert axis["tickfont"]["size"] <= max(8, gap), (n, axis["tickfont"]["size"], gap)
-    finally:
-        presenter_mode(False)
+    for n in (10, 24, 40, 60):
+        pixels = heatmap_side(n)
+        axis, _ = word_axis([f"w{i}" for i in range(n)], pixels)
+        gap = pixels * axis["dtick"] / n * math.sin(math.pi / 4)
+        assert axis["tickfont"]["size"] <= max(8, gap), (n, axis["tickfont"]["size"], gap)
 
 
 def test_a_short_wide_heatmap_sizes_its_row_labels_by_its_height() -> None:

@@ -12,22 +12,17 @@ import nbformat
 import pytest
 import torch
 
-import helpers
-from helpers.plots import attention_heatmap
+from helpers.plots import attention_heatmap, presenter_mode
 from tools.build_slides import deck_body
 from tools.chapters import notebook_paths
 from tools.editions import EXERCISE, NOTES_KEY, is_notes, tags, with_notes
 
 
-def test_presenter_mode_enlarges_fonts_and_figures() -> None:
+def test_presenter_mode_enlarges_fonts_and_figures(presenter: bool) -> None:
     weights, words = torch.full((3, 3), 1 / 3), ["a", "b", "c"]
-    try:
-        helpers.presenter_mode(False)
-        small = attention_heatmap(weights, words).layout
-        helpers.presenter_mode(True)
-        large = attention_heatmap(weights, words).layout
-    finally:
-        helpers.presenter_mode(False)
+    large = attention_heatmap(weights, words).layout
+    presenter_mode(False)
+    small = attention_heatmap(weights, words).layout
     assert large.font.size > small.font.size
     assert large.width > small.width, "on a projector a figure grows across"
     assert large.height <= 580, "and stays within the 600 px of notebook a 1280x720 screen shows"

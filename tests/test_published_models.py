@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from helpers.published_models import PUBLISHED, heads_table
 
 
-def _row(name: str):
-    return next(layer for layer in heads_table() if layer.name == name)
-
-
-def test_gpt2_small_attention_with_its_biases() -> None:
-    assert _row("GPT-2 small").params == 2_362_368
-
-
-def test_llama_7b_attention_without_biases() -> None:
-    assert _row("LLaMA-7B").params == 67_108_864 == 4 * 4096 * 4096
+@pytest.mark.parametrize(("name", "params"), [("GPT-2 small", 2_362_368),  # 4 x 768 x 768 weights, 4 x 768 biases
+                                              ("LLaMA-7B", 67_108_864)])  # 4 x 4096 x 4096 weights, no biases
+def test_gpt2_small_attention_with_its_biases_and_llama_7b_without(name: str, params: int) -> None:
+    assert next(layer.params for layer in heads_table() if layer.name == name) == params
 
 
 def test_every_published_row_is_consistent() -> None:

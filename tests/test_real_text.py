@@ -85,19 +85,16 @@ def test_a_perplexity_above_the_different_validation_words_gets_a_note():
     assert "1,024" in own_text_notes(corpus, RESULTS, val_ppl=2_000.0)[-1]
 
 
-def test_gap_figure_draws_the_gap_over_the_seeds_noise_and_fits_a_projector():
+def test_gap_figure_draws_the_gap_over_the_seeds_noise_and_fits_a_projector(presenter: bool):
+    fig, tallest = gap_figure(RESULTS), style()["tallest"]
+    assert fig.layout.height <= tallest <= 590 and fig.layout.width <= 850
+    presenter_mode(False)
     fig = gap_figure(RESULTS)
     assert fig.layout.xaxis.title.text.startswith("words of training text")
     assert "minus" in fig.layout.yaxis.title.text
     gap = fig.data[-1]
     assert list(gap.x) == [r["train_words"] for r in ROWS] and list(gap.y) == [r["gap"] for r in ROWS]
     assert list(fig.data[0].y) == [r["seed_range"] for r in ROWS] and fig.data[1].fill == "tonexty"
-    presenter_mode(True)
-    try:
-        fig, tallest = gap_figure(RESULTS), style()["tallest"]
-    finally:
-        presenter_mode(False)
-    assert fig.layout.height <= tallest <= 590 and fig.layout.width <= 850
     with pytest.raises(ValueError, match="amounts"):
         gap_figure(_with([]))
 

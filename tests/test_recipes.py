@@ -4,7 +4,6 @@ amount of text, and its rates are the ones the sweep's rule chose on validation 
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -15,11 +14,10 @@ from helpers.real_text import current_sweep, real_text_results
 from helpers.recipes import TEXT_RECIPE, fixed_settings
 from helpers.train import text_corpus
 
-SAMPLE = Path(__file__).parent / "data" / "sample.txt"
 SHORT = 211_371  # training words of a text of about 1 MB: a short text
 
 
-def test_text_command_uses_the_text_recipe_and_the_story_world_its_own(monkeypatch):
+def test_text_command_uses_the_text_recipe_and_the_story_world_its_own(monkeypatch, sample_text):
     seen = []
 
     def stop(**kwargs):
@@ -27,11 +25,11 @@ def test_text_command_uses_the_text_recipe_and_the_story_world_its_own(monkeypat
         raise SystemExit(0)
 
     monkeypatch.setattr(train_module, "train", stop)
-    for argv in (["--text", str(SAMPLE)], [], ["--text", str(SAMPLE), "--lr", "0.03", "--steps", "7"]):
+    for argv in (["--text", str(sample_text)], [], ["--text", str(sample_text), "--lr", "0.03", "--steps", "7"]):
         with pytest.raises(SystemExit):
             train_module.main(argv)
     text, story, chosen = seen
-    options = TEXT_RECIPE.train_options(len(text_corpus(SAMPLE).train_ids))
+    options = TEXT_RECIPE.train_options(len(text_corpus(sample_text).train_ids))
     assert {k: text[k] for k in options} == options
     assert "lr" not in story and "keep_best_every" not in story and story["steps"] == train_module.CHECKPOINT_STEPS
     assert (chosen["lr"], chosen["steps"], chosen["keep_best_every"]) == (0.03, 7, TEXT_RECIPE.eval_every)

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from helpers.stories import STORY_START, generate_stories
 from helpers.tokenizer import UNK, VOCAB_SIZE, Tokenizer, read_text_file, split, story_tokenizer
-
-DATA = Path(__file__).parent / "data"
 
 
 def test_story_tokenizer_has_exactly_1024_entries():
@@ -42,8 +38,8 @@ def test_a_typed_unknown_marker_is_the_unknown_word_and_not_reported():
     assert typed.unknown == [] and typed.ids[4] == 0
 
 
-def test_tokenizer_from_a_user_text_file_keeps_the_most_frequent_words():
-    tok = Tokenizer.from_text_file(DATA / "sample.txt")
+def test_tokenizer_from_a_user_text_file_keeps_the_most_frequent_words(sample_text):
+    tok = Tokenizer.from_text_file(sample_text)
     assert len(tok) == 1024 and set(tok.words[1:4]) == {"the", ",", "."}
     assert tok.encode_with_report("The keeper lit the lamp over Zanzibar").unknown == ["zanzibar"]
 

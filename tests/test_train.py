@@ -105,9 +105,9 @@ def test_keep_best_ends_with_the_weights_that_scored_best_on_validation(small_st
     assert train(heads=1, steps=4, seed=0, corpus=small_stories, batch_size=4, progress=False).best_step == 0  # off
 
 
-def test_command_line_prints_the_rate_words_per_second_and_the_even_guess(capsys, tmp_path):
+def test_command_line_prints_the_rate_words_per_second_and_the_even_guess(capsys, tmp_path, sample_text):
     """On one's own text: the printout, the JSON (its notes also on stderr) and the card; loading it says the notes."""
-    sample, corpus = str(DATA / "sample.txt"), text_corpus(DATA / "sample.txt")
+    sample, corpus = str(sample_text), text_corpus(sample_text)
     different = len(set(corpus.val_ids.tolist()))
     assert main(["--heads", "1", "--steps", "2", "--text", sample, "--out", str(tmp_path / "printed")]) == 0
     printed = " ".join(capsys.readouterr().out.split())

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import venv
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import yaml
@@ -18,52 +19,45 @@ import yaml
 from tools.chapters import ROOT, notebook_paths
 from tools.editions import EXERCISE
 
-TORCH = "torch==2.13.0"  # the Makefile's pin; TORCH_INDEX picks the CPU build where PyPI would not
 
-
-def _run(*command: str | Path, cwd: Path, env: dict | None = None) -> str:
-    done = subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=1800)
-    assert done.returncode == 0, f"{' '.join(map(str, command))} failed:\n{done.stdout[-2000:]}{done.stderr[-4000:]}"
-    return done.stdout
-
-
-def test_an_empty_home_gets_the_learner_edition_and_runs_chapter_1_from_the_installed_package(tmp_path: Path) -> None:
+def test_an_empty_home_gets_the_learner_edition_and_runs_chapter_1_from_the_installed_package(
+        tmp_path: Path, run: Callable[..., str], torch_pip: list[str]) -> None:
+    run = partial(run, timeout=1800)  # half an hour at most for any step (pip, postBuild, the chapter's run)
     image, env_dir, home = tmp_path / "repo", tmp_path / "env", tmp_path / "home"
-    listed = _run("git", "ls-files", "--cached", "--others", "--exclude-standard", "-z", cwd=ROOT).split("\0")
+    listed = run("git", "ls-files", "--cached", "--others", "--exclude-standard", "-z", cwd=ROOT).split("\0")
     for name in filter(None, listed):
         if (ROOT / name).is_file():
             (image / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, image / name)
     venv.create(env_dir, with_pip=True)
     pip = [env_dir / "bin" / "python", "-m", "pip", "install", "--quiet"]
-    index = os.environ.get("TORCH_INDEX")
-    _run(*pip, TORCH, *(["--index-url", index] if index else []), cwd=tmp_path)
-    _run(*pip, image, "jupyterlab", "ipykernel", "nbclient", cwd=tmp_path)  # the environment.yml's part
-    _run(env_dir / "bin" / "python", "-m", "pip", "uninstall", "--yes", "several-spotlights", cwd=tmp_path)
+    run(*pip, *torch_pip, cwd=tmp_path)
+    run(*pip, image, "jupyterlab", "ipykernel", "nbclient", cwd=tmp_path)  # the environment.yml's part
+    run(env_dir / "bin" / "python", "-m", "pip", "uninstall", "--yes", "several-spotlights", cwd=tmp_path)
     path = f"{env_dir / 'bin'}{os.pathsep}{os.environ['PATH']}"
     image_env = {**os.environ, "PATH": path, "NB_PYTHON_PREFIX": str(env_dir)}
     image_env.pop("PYTHONPATH", None)
-    _run("bash", "postBuild", cwd=image, env=image_env)
+    run("bash", "postBuild", cwd=image, env=image_env)
 
     home.mkdir()
     learner = {**image_env, "HOME": str(home)}
     hook = yaml.safe_load((ROOT / "deploy" / "config.yaml").read_text())["singleuser"]["lifecycleHooks"]
-    _run(*hook["postStart"]["exec"]["command"], cwd=home, env=learner)
+    run(*hook["postStart"]["exec"]["command"], cwd=home, env=learner)
     folder = home / "several-spotlights"
     assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in notebook_paths("")), "the learner edition"
     chapter = folder / "01_one_spotlight.ipynb"
     assert not any(c["metadata"].get("instructor_notes") for c in json.loads(chapter.read_text())["cells"])
     assert any(EXERCISE in c["metadata"].get("tags", []) for c in json.loads(chapter.read_text())["cells"])
 
-    found = _run(env_dir / "bin" / "python", "-c", "import importlib.util; print(importlib.util.find_spec("
-                 "'helpers').origin)", cwd=folder, env=learner)
+    found = run(env_dir / "bin" / "python", "-c", "import importlib.util; print(importlib.util.find_spec("
+                "'helpers').origin)", cwd=folder, env=learner)
     assert found.startswith(str(env_dir)) and "site-packages" in found, found
-    _run(env_dir / "bin" / "jupyter", "execute", "--inplace", chapter.name, cwd=folder, env=learner)
+    run(env_dir / "bin" / "jupyter", "execute", "--inplace", chapter.name, cwd=folder, env=learner)
     ran = json.loads(chapter.read_text())["cells"]
     errors = [o for c in ran for o in c.get("outputs", []) if o["output_type"] == "error" or o.get("name") == "stderr"]
     assert not errors and any(c.get("outputs") for c in ran), errors
 
     chapter.write_text(chapter.read_text().replace("todo()", "return None"))  # a learner's work
     (folder / "02_queries_keys_values.ipynb").unlink()
-    _run(*hook["postStart"]["exec"]["command"], cwd=home, env=learner)  # the next start
+    run(*hook["postStart"]["exec"]["command"], cwd=home, env=learner)  # the next start
     assert "todo()" not in chapter.read_text() and (folder / "02_queries_keys_values.ipynb").exists()

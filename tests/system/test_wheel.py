@@ -10,10 +10,8 @@ packages): `make check` runs it.
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
 import venv
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -44,13 +42,6 @@ print("loaded", ",".join(names), "from", Path(helpers.__file__).parent)
 """
 
 
-def _run(*command: str | Path, cwd: Path) -> str:
-    result = subprocess.run([str(c) for c in command], cwd=cwd, capture_output=True, text=True)
-    said = result.stdout[-2000:] + result.stderr[-4000:]
-    assert result.returncode == 0, f"{' '.join(map(str, command))} failed:\n{said}"
-    return result.stdout
-
-
 def _fake_colab(folder: Path) -> Path:
     """A `google.colab` package whose widget manager says it was turned on."""
     (folder / "google" / "colab").mkdir(parents=True)
@@ -59,28 +50,26 @@ def _fake_colab(folder: Path) -> Path:
     return folder
 
 
-def test_the_colab_cell_installs_the_series_over_colabs_versions_and_every_checkpoint_loads(tmp_path: Path) -> None:
+def test_the_colab_cell_installs_the_series_over_colabs_versions_and_every_checkpoint_loads(
+        tmp_path: Path, run: Callable[..., str], torch_pip: list[str]) -> None:
     clone, env = tmp_path / "clone", tmp_path / "venv"
-    _run("git", "clone", "--quiet", ROOT, clone, cwd=tmp_path)
+    run("git", "clone", "--quiet", ROOT, clone, cwd=tmp_path)
     venv.create(env, with_pip=True)
     python = env / "bin" / "python"
-    torch = re.search(r"pytorch-cpu=([\d.]+)", (ROOT / "environment.yml").read_text())[1]
-    index = os.environ.get("TORCH_INDEX")
-    _run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip", cwd=tmp_path)  # Colab's is recent
-    _run(python, "-m", "pip", "install", "--quiet", f"torch=={torch}.*", *(["--index-url", index] if index else []),
-         cwd=tmp_path)
-    _run(python, "-m", "pip", "install", "--quiet", "-r", ROOT / ".ci" / "colab-versions.txt", cwd=tmp_path)
-    colab = json.loads(_run(python, "-c", VERSIONS, cwd=tmp_path))
+    run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip", cwd=tmp_path)  # Colab's is recent
+    run(python, "-m", "pip", "install", "--quiet", *torch_pip, cwd=tmp_path)
+    run(python, "-m", "pip", "install", "--quiet", "-r", ROOT / ".ci" / "colab-versions.txt", cwd=tmp_path)
+    colab = json.loads(run(python, "-c", VERSIONS, cwd=tmp_path))
     cell = nbformat.read(ROOT / "notebooks" / "00_start_here.ipynb", as_version=4).cells[1].source
     assert GITHUB in cell, "the set-up cell no longer installs from the repository"
     script = tmp_path / "colab_cell.py"
     script.write_text(f"import sys\nsys.path.insert(0, {str(_fake_colab(tmp_path / 'fake'))!r})\nimport google.colab\n"
                       + cell.replace(GITHUB, f"git+file://{clone}"))
-    assert "custom widget manager on" in _run(python, script, cwd=tmp_path)
-    after = json.loads(_run(python, "-c", VERSIONS, cwd=tmp_path))
+    assert "custom widget manager on" in run(python, script, cwd=tmp_path)
+    after = json.loads(run(python, "-c", VERSIONS, cwd=tmp_path))
     assert {name: after.get(name) for name in colab} == colab, "the series replaced some of Colab's packages"
     brought = FRONT_ENDS & (set(after) - set(colab))
     assert not brought, f"the series brought a front end: {sorted(brought)}"
-    out = _run(python, "-c", INSTALLED_CHECK, cwd=tmp_path)
-    shipped = sorted(Path(p).stem for p in _run("git", "ls-files", "assets/*.safetensors", cwd=clone).split())
+    out = run(python, "-c", INSTALLED_CHECK, cwd=tmp_path)
+    shipped = sorted(Path(p).stem for p in run("git", "ls-files", "assets/*.safetensors", cwd=clone).split())
     assert f"loaded {','.join(shipped)} from {env}" in out, out
