@@ -20,10 +20,10 @@ import nbformat
 
 from benchmarks.measure import KERNEL_FIGURES, cpu_share, load, share_parser
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S
-from tools.chapters import ROOT, WORDS_PER_MINUTE, execute, notebook_paths, reading_minutes, run_seconds, sections
+from tools.chapters import INJECTED, WORDS_PER_MINUTE, execute, notebook_paths, reading_minutes, run_seconds, sections
 
 TARGET_MB = 600
-OUT = ROOT / "assets" / "notebooks.json"
+OUT = Path(__file__).resolve().parents[1] / "assets" / "notebooks.json"
 SLOWEST = 3  # slowest cells kept per chapter
 
 
@@ -31,7 +31,7 @@ def slowest_cells(nb: nbformat.NotebookNode, keep: int = SLOWEST) -> list[dict]:
     """The `keep` slowest executed code cells, from the timing nbclient records; indexes count every cell, markdown
     included, as in the classroom benchmark; injected cells are left out."""
     times = [(index, run_seconds(cell)) for index, cell in enumerate(nb.cells)
-             if cell.cell_type == "code" and "injected" not in cell.metadata.get("tags", [])
+             if cell.cell_type == "code" and INJECTED not in cell.metadata.get("tags", [])
              and "iopub.status.idle" in cell.metadata.get("execution", {})]
     return [{"index": index, "seconds": round(seconds, 1)}
             for index, seconds in sorted(times, key=lambda t: -t[1])[:keep]]

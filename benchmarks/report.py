@@ -234,8 +234,8 @@ BLOCKS: dict[Path, dict[str, Callable[[], str]]] = {
     ROOT / "docs" / "instructor.md": {
         "timing": timing_block, "widgets": widgets_block,
         "classroom": _measured("classroom.json", "classroom", sizing.markdown),
-        "lessons": lambda: lessons_block(_load("notebooks.json"), TITLES),
-        "questions": lambda: questions_block(TITLES)},
+        "lessons": lambda: lessons_block(_load("notebooks.json")),
+        "questions": questions_block},
 }
 """The generated blocks of the hand-written pages, by page and block name."""
 

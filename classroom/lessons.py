@@ -16,7 +16,7 @@ from functools import cache
 import nbformat
 
 from classroom.dependencies import needed
-from tools.chapters import EXPLORER, EXPLORER_TITLE, NOTEBOOKS, ROOT
+from tools.chapters import CHAPTERS, EXPLORER, NOTEBOOKS, ROOT, chapter_title
 
 try:
     import tomllib
@@ -137,18 +137,18 @@ def questions(segment: Segment) -> list[str]:
     return _asks(_notebook(segment.notebook), shown_cells(segment))
 
 
-def _heading(name: str, titles: Mapping[str, str]) -> str:
+def _heading(name: str) -> str:
     """A notebook as the guide names it: "1. One spotlight", or the explorer's title."""
     number = f"{int(name[:2])}. " if name[:2].isdigit() else ""
-    return number + titles.get(name, EXPLORER_TITLE)
+    return number + chapter_title(name.removesuffix(".ipynb"))
 
 
-def questions_block(titles: Mapping[str, str]) -> str:
+def questions_block() -> str:
     """Every chapter's questions, section by section, from its speaker notes (for the guide)."""
     lines = []
-    for name in [*titles, EXPLORER]:
+    for name in [*CHAPTERS, EXPLORER]:
         nb = _notebook(name)
-        lines += [f"**{_heading(name, titles)}**", ""]
+        lines += [f"**{_heading(name)}**", ""]
         lines += [f"- {part['title']}: {ask}" for part in chapter_parts(nb) for ask in _asks(nb, part["cells"])] + [""]
     return "\n".join(lines).rstrip()
 
@@ -173,11 +173,11 @@ def _run_first_text(segment: Segment) -> str:
     return "; ".join(f"before {title}: {', '.join(names)}" for title, names in groups.items()) or "nothing"
 
 
-def _render_segment(segment: Segment, measured: Mapping, titles: Mapping[str, str]) -> list[str]:
+def _render_segment(segment: Segment, measured: Mapping) -> list[str]:
     parts = measured["notebooks"][segment.notebook]["sections"]
     shown = [_section(parts, start, segment.notebook)["title"] for start in segment.show]
     asks, minutes = questions(segment), segment_minutes(segment, measured)
-    return [f"**{_heading(segment.notebook, titles)}: about {minutes} min.** Show: {'; '.join(shown)}.",
+    return [f"**{_heading(segment.notebook)}: about {minutes} min.** Show: {'; '.join(shown)}.",
             f"- Run first, without showing (the shown cells use them): {_run_first_text(segment)}.",
             f"- What to show: {segment.what}",
             "- Ask:" + "".join(f"\n  - {ask}" for ask in asks) if asks else "- Ask: (no question in the notes)",
@@ -187,7 +187,7 @@ def _render_segment(segment: Segment, measured: Mapping, titles: Mapping[str, st
             ""]
 
 
-def lessons_block(measured: Mapping | None, titles: Mapping[str, str]) -> str:
+def lessons_block(measured: Mapping | None) -> str:
     """Every lesson plan, with each segment's estimated minutes and the lesson's total against its slot."""
     if not measured or not any("sections" in row for row in measured.get("notebooks", {}).values()):
         return "Not measured yet: run `python -m benchmarks.notebook_memory`."
@@ -197,7 +197,7 @@ def lessons_block(measured: Mapping | None, titles: Mapping[str, str]) -> str:
         verdict = "fits" if total <= lesson.slot else "does NOT fit"
         lines += [f"#### {lesson.title}", "", f"Planned: about {total} of {lesson.slot} minutes ({verdict}).", ""]
         for segment in lesson.segments:
-            lines += _render_segment(segment, measured, titles)
+            lines += _render_segment(segment, measured)
     lines.append(f"The minutes are estimates. Per segment: {PLAN_FACTOR:g} x the reading time of the sections "
                  "shown, plus the time their cells took to run, rounded up, plus "
                  f"{EXERCISE_MINUTES} for each exercise done in class; each lesson adds {SWITCH_MINUTES} for each "

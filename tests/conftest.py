@@ -98,11 +98,20 @@ class Built(NamedTuple):
     output: str  # what the build printed
 
 
+def _run(*command: str | Path, cwd: Path, env: dict | None = None, timeout: float | None = None) -> str:
+    done = subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(map(str, command))} failed:\n{done.stdout[-2000:]}{done.stderr[-4000:]}"
+    return done.stdout
+
+
+@pytest.fixture
+def run() -> Callable[..., str]:
+    """run(*command, cwd=, env=None, timeout=None) -> its stdout; a failure fails the test with its output's tail."""
+    return _run
+
+
 def _build(command: list[str], out: Path, notebooks: list[Path]) -> Built:
-    build = subprocess.run([sys.executable, "-m", *command, "--out", str(out), *map(str, notebooks)],
-                           capture_output=True, text=True, cwd=ROOT)
-    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    return Built(out, build.stdout)
+    return Built(out, _run(sys.executable, "-m", *command, "--out", out, *notebooks, cwd=ROOT))
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from classroom import lessons
 from classroom.lessons import EXERCISE_MINUTES, LESSONS, PLAN_FACTOR, SWITCH_MINUTES, lesson_minutes, segment_minutes
-from tools.chapters import CHAPTERS, EXPLORER, ROOT, TITLES, WORDS_PER_MINUTE, sections
+from tools.chapters import CHAPTERS, EXPLORER, ROOT, WORDS_PER_MINUTE, sections
 
 MEASURED = json.loads((ROOT / "assets" / "notebooks.json").read_text())
 
@@ -66,13 +66,13 @@ def test_the_cells_to_run_first_and_the_questions_come_from_the_chapter(monkeypa
 
 
 def test_every_lesson_fits_its_slot_and_the_guide_prints_its_estimate_cells_and_questions() -> None:
-    block = lessons.lessons_block(MEASURED, TITLES)
+    block = lessons.lessons_block(MEASURED)
     for lesson in LESSONS:
         assert lesson_minutes(lesson, MEASURED) <= lesson.slot, lesson.title
         assert f"about {lesson_minutes(lesson, MEASURED)} of {lesson.slot} minutes (fits)" in block
         for segment in lesson.segments:
             assert all(ask in block for ask in lessons.questions(segment))
-    assert lessons.lessons_block(None, TITLES).startswith("Not measured yet")
+    assert lessons.lessons_block(None).startswith("Not measured yet")
 
 
 def test_sections_split_at_level_two_headings_with_their_words_and_run_times() -> None:

@@ -161,5 +161,6 @@ def main() -> int:
         print(f"error: {problem}")
     return 1 if problems else 0
 
+
 if __name__ == "__main__":
     raise SystemExit(main())

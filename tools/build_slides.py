@@ -19,9 +19,9 @@ from pathlib import Path
 import nbformat
 from nbconvert import SlidesExporter
 
-from tools.chapters import EXPLORER, ROOT
+from tools.chapters import EXPLORER, INJECTED, ROOT
 from tools.editions import is_notes
-from tools.pages import INJECTED, LIVE_ONLY, PLOTLY_JS, exporter, page_title, prepare
+from tools.pages import LIVE_ONLY, PLOTLY_JS, exporter, page_title, prepare
 from tools.paginate import paginate
 
 REVEAL = "reveal.js@5.2.1"

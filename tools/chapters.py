@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 EXPLORER = "explorer.ipynb"
 EXPLORER_TITLE = "The attention explorer"
+INJECTED = "injected"
+"""The tag of a cell `execute` adds (presenter mode on, a memory reading): sections, decks and timings leave it out."""
 
 
 class Chapter(NamedTuple):
@@ -79,7 +81,7 @@ def notebook_paths(only: str | None = None) -> list[Path]:
 def execute(path: Path, *, nb: nbformat.NotebookNode | None = None, timeout: int = 300, allow_errors: bool = False,
             first: str | None = None, last: str | None = None) -> nbformat.NotebookNode:
     """Run the notebook at `path` (or `nb`, an edition of it) in a fresh kernel, top to bottom; return it with
-    its outputs. `first` and `last` are code run in an added first or last cell (tagged "injected").
+    its outputs. `first` and `last` are code run in an added first or last cell (tagged INJECTED).
 
     The kernel runs in the notebook's folder and inherits this process's environment (the site builder sets
     SPOTLIGHTS_STATIC there). With allow_errors, a failing cell's error is kept as its output and the run goes
@@ -88,9 +90,9 @@ def execute(path: Path, *, nb: nbformat.NotebookNode | None = None, timeout: int
     """
     nb = copy.deepcopy(nb) if nb is not None else nbformat.read(path, as_version=4)
     if first is not None:
-        nb.cells.insert(0, nbformat.v4.new_code_cell(first, metadata={"tags": ["injected"]}))
+        nb.cells.insert(0, nbformat.v4.new_code_cell(first, metadata={"tags": [INJECTED]}))
     if last is not None:
-        nb.cells.append(nbformat.v4.new_code_cell(last, metadata={"tags": ["injected"]}))
+        nb.cells.append(nbformat.v4.new_code_cell(last, metadata={"tags": [INJECTED]}))
     NotebookClient(nb, timeout=timeout, startup_timeout=300, kernel_name="python3", allow_errors=allow_errors,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     return nb
@@ -119,10 +121,10 @@ def run_seconds(cell: nbformat.NotebookNode) -> float:
 def sections(nb: nbformat.NotebookNode) -> list[dict]:
     """An executed notebook's parts: each starts at a markdown cell with a "## " heading (the cells before the
     first one are "Introduction"); per part its title, reading minutes and the seconds its cells ran.
-    Cells added by `execute` (tagged "injected") are left out."""
+    Cells added by `execute` (tagged INJECTED) are left out."""
     parts = [{"title": "Introduction", "words": 0, "run_seconds": 0.0}]
     for cell in nb.cells:
-        if "injected" in cell.metadata.get("tags", []):
+        if INJECTED in cell.metadata.get("tags", []):
             continue
         heading = next((line[3:].strip() for line in cell.source.splitlines() if line.startswith("## ")), None)
         if cell.cell_type == "markdown" and heading is not None:
