@@ -56,12 +56,13 @@ def time_views(page) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     times: dict[str, list[float]] = {"model_switch": [], "all_heads_after_switch": [], "head_change": [],
                                      "focus_change": [], "chapter_4_click": []}
     loads = {"projector": load()}
-    models = [(shipped("one_head").label, "one-head"), (shipped("four_heads").label, "4-head")]
+    models = [(shipped("one_head").label, "one-head", "The one-head"),
+              (shipped("four_heads").label, "4-head", "Every head")]
     for i in range(6):
-        label, heads = models[i % 2]
+        label, heads, whole = models[i % 2]  # whole: how the all-heads view's title starts
         page.evaluate(TIME, [ex, "head", "head 0", "Head 0"])
         times["model_switch"].append(page.evaluate(TIME, [ex, "model", label, f"Head 0 of the {heads}"]))
-        times["all_heads_after_switch"].append(page.evaluate(TIME, [ex, "head", "all heads", "Every head"]))
+        times["all_heads_after_switch"].append(page.evaluate(TIME, [ex, "head", "all heads", whole]))
     loads["head_change"] = load()
     for i in range(1, 7):
         times["head_change"].append(page.evaluate(TIME, [ex, "head", f"head {i % 2}", f"Head {i % 2}"]))
