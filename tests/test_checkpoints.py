@@ -8,17 +8,7 @@ import shutil
 import pytest
 import torch
 
-from helpers.checkpoints import (
-    ASSETS,
-    EXAMPLES,
-    MOST_UNKNOWN,
-    PIECE_WORDS,
-    CheckpointError,
-    find_checkpoints,
-    held_out_examples,
-    load_model,
-    save_checkpoint,
-)
+from helpers import checkpoints
 from helpers.corpus import story_validation, text_corpus
 from helpers.course import COURSE_TABLE
 from helpers.evaluate import perplexity
@@ -33,7 +23,7 @@ COURSE_PARAMS = {row["heads"]: row["params"] for row in COURSE_TABLE}  # 328,704
 @pytest.mark.parametrize(("name", "heads", "params"),
                          [(c.name, c.heads, COURSE_PARAMS[c.heads]) for c in SHIPPED if c.text == STORY_WORLD])
 def test_shipped_checkpoint_matches_its_card(name, heads, params):
-    model = load_model(name)
+    model = checkpoints.load_model(name)
     assert not model.training
     assert model.config.heads == heads and count_parameters(model) == params == model.card["params"]
     assert model.tokenizer.words == story_tokenizer().words  # whose round trips test_tokenizer checks
@@ -43,14 +33,14 @@ def test_shipped_checkpoint_matches_its_card(name, heads, params):
 
 def test_four_heads_beat_one_head_in_the_shipped_checkpoints():
     """The course's claim, whatever a retraining gives: chapter 3's checked cells print the numbers themselves."""
-    one, four = (load_model(trained_on(STORY_WORLD, heads).name).card for heads in (1, 4))
+    one, four = (checkpoints.load_model(trained_on(STORY_WORLD, heads).name).card for heads in (1, 4))
     assert four["val_ppl"] < one["val_ppl"] and four["clue_accuracy"]["all"] > one["clue_accuracy"]["all"]
 
 
 def test_save_and_load_round_trip(tmp_path, small_stories):
     result = train(heads=4, steps=2, seed=0, corpus=small_stories, batch_size=4, progress=False)
-    card_path = save_checkpoint(result, tmp_path / "tiny", "python -m helpers.train --heads 4 --steps 2")
-    model = load_model(card_path)
+    card_path = checkpoints.save_checkpoint(result, tmp_path / "tiny", "python -m helpers.train --heads 4 --steps 2")
+    model = checkpoints.load_model(card_path)
     ids = small_stories.val_ids[:20]
     assert torch.equal(model(ids), result.model(ids))
     assert model.tokenizer.words == result.model.tokenizer.words
@@ -66,11 +56,11 @@ def test_a_card_written_with_out_keeps_held_out_sentences_the_rate_the_kept_step
     held_out = corpus.tokenizer.decode(corpus.val_ids.tolist())
     card = json.loads((mine / "four_heads.json").read_text())
     examples = card["examples"]
-    assert 1 <= len(examples) <= EXAMPLES
+    assert 1 <= len(examples) <= checkpoints.EXAMPLES
     for sentence in examples:
         assert f" {sentence}" in held_out, f"not a whole sentence of the held-out text: {sentence!r}"
     unknown = [corpus.tokenizer.encode(sentence).count(0) for sentence in examples]
-    assert unknown == sorted(unknown) and max(unknown) <= MOST_UNKNOWN  # fewest <unk> first
+    assert unknown == sorted(unknown) and max(unknown) <= checkpoints.MOST_UNKNOWN  # fewest <unk> first
     assert card["lr"] == card["recipe"]["lr"] > 0 and 0 <= card["best_step"] <= card["steps"]
     assert card["unknown_share"] == pytest.approx(float((corpus.val_ids == 0).float().mean()), abs=1e-4)
     assert f"--lr {card['lr']:g}" in card["command"]
@@ -83,12 +73,13 @@ def test_held_out_examples_take_sentences_with_few_unknown_words_and_else_pieces
     one = "the dog sat on a mat and then it slept ."  # 'dog' is unknown
     three = "the dog ran on a rug and then it slept ."
     words = f". {three} {one} {known}".split()
-    assert held_out_examples(tok, words) == [known, one.replace("dog", UNK)]  # fewest <unk> first, none with 3
-    assert held_out_examples(tok, words, count=1) == [known]
-    assert held_out_examples(tok, f". {known} {known} {one} {known}".split()) == [known, one.replace("dog", UNK)]
-    pieces = held_out_examples(tok, ("the cat sat on a mat and then it slept and the cat sat on a mat and then "
-                                     "it slept and the cat sat").split())  # no sentence end: pieces of text
-    assert pieces and all(len(piece.split()) == PIECE_WORDS for piece in pieces)
+    held_out = checkpoints.held_out_examples
+    assert held_out(tok, words) == [known, one.replace("dog", UNK)]  # fewest <unk> first, none with 3
+    assert held_out(tok, words, count=1) == [known]
+    assert held_out(tok, f". {known} {known} {one} {known}".split()) == [known, one.replace("dog", UNK)]
+    pieces = held_out(tok, ("the cat sat on a mat and then it slept and the cat sat on a mat and then "
+                            "it slept and the cat sat").split())  # no sentence end: pieces of text
+    assert pieces and all(len(piece.split()) == checkpoints.PIECE_WORDS for piece in pieces)
     assert len(set(pieces)) == len(pieces)  # a text that repeats itself offers each piece once
 
 
@@ -100,52 +91,52 @@ def test_the_explorer_shows_the_notes_of_a_learners_card(mine):
 
 
 def test_find_checkpoints_describes_shipped_names_folders_and_cards(mine):
-    assert find_checkpoints(DEFAULT) == [shipped(DEFAULT)]
-    found = find_checkpoints(mine)
+    assert checkpoints.find_checkpoints(DEFAULT) == [shipped(DEFAULT)]
+    found = checkpoints.find_checkpoints(mine)
     assert [(c.name, c.heads, c.label, c.examples) for c in found] == [
         (str(mine / "one_head.json"), 1, "one head, your text (mine)", CARD),
         (str(mine / "four_heads.json"), 4, "four heads, your text (mine)", CARD)]
-    assert find_checkpoints(mine / "one_head.safetensors") == found[:1]
+    assert checkpoints.find_checkpoints(mine / "one_head.safetensors") == found[:1]
     other = mine.parent / "other"
     shutil.copytree(mine, other)
     (other / "four_heads.json").rename(other / "big.json")
     (other / "four_heads.safetensors").rename(other / "big.safetensors")
-    assert [c.label for c in find_checkpoints(other)] == ["one head, your text (other)",
+    assert [c.label for c in checkpoints.find_checkpoints(other)] == ["one head, your text (other)",
                                                           "four heads, your text (other/big)"]
 
 
 def test_load_model_takes_a_card_or_a_folder_holding_one(mine, tmp_path):
-    assert load_model(mine / "four_heads.json").config.heads == 4
-    with pytest.raises(CheckpointError, match=r"holds 2 checkpoints \(four_heads\.json, one_head\.json\): "
+    assert checkpoints.load_model(mine / "four_heads.json").config.heads == 4
+    with pytest.raises(checkpoints.CheckpointError, match=r"holds 2 checkpoints \(four_heads\.json, one_head\.json\): "
                                               r"give the path of one card"):
-        load_model(mine)
+        checkpoints.load_model(mine)
     shutil.copytree(mine, tmp_path / "one", ignore=shutil.ignore_patterns("four_heads.*"))
-    assert load_model(tmp_path / "one").config.heads == 1
+    assert checkpoints.load_model(tmp_path / "one").config.heads == 1
 
 
 def test_a_wrong_path_names_what_was_looked_for(tmp_path, monkeypatch, sample_text):
-    with pytest.raises(CheckpointError) as error:
-        load_model(tmp_path / "mien")
+    with pytest.raises(checkpoints.CheckpointError) as error:
+        checkpoints.load_model(tmp_path / "mien")
     for part in (str((tmp_path / "mien").resolve()), *card_names(), *shipped_names()):
         assert part in str(error.value)
-    with pytest.raises(CheckpointError, match=f"{tmp_path.resolve()} holds no checkpoint card"):
-        load_model(tmp_path)
+    with pytest.raises(checkpoints.CheckpointError, match=f"{tmp_path.resolve()} holds no checkpoint card"):
+        checkpoints.load_model(tmp_path)
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(CheckpointError, match="checkpoint card not found") as error:
-        load_model("mine/nothing.json")
+    with pytest.raises(checkpoints.CheckpointError, match="checkpoint card not found") as error:
+        checkpoints.load_model("mine/nothing.json")
     assert str(tmp_path.resolve() / "mine" / "nothing.json") in str(error.value)  # the whole path, not a part
     shutil.copy(sample_text, tmp_path / "my_text.txt")
     (tmp_path / "my_text.json").write_text("{}")  # its --json output beside it: still the text that was meant
-    with pytest.raises(CheckpointError, match=r"python -m helpers\.train .*--text my_text\.txt"):
-        find_checkpoints("my_text.txt")
+    with pytest.raises(checkpoints.CheckpointError, match=r"python -m helpers\.train .*--text my_text\.txt"):
+        checkpoints.find_checkpoints("my_text.txt")
 
 
 def test_a_folder_one_level_up_is_pointed_to(tmp_path, monkeypatch) -> None:
     (tmp_path / "mine").mkdir()
     for suffix in (".json", ".safetensors"):
-        shutil.copy(ASSETS / f"four_heads{suffix}", tmp_path / "mine")
+        shutil.copy(checkpoints.ASSETS / f"four_heads{suffix}", tmp_path / "mine")
     (tmp_path / "notebooks").mkdir()
     monkeypatch.chdir(tmp_path / "notebooks")  # where a notebook's kernel runs
     with pytest.raises(ValueError, match=r"from a notebook, give '\.\./mine'"):
-        load_model("mine")
-    assert load_model("../mine").card["config"]["heads"] == 4
+        checkpoints.load_model("mine")
+    assert checkpoints.load_model("../mine").card["config"]["heads"] == 4

@@ -7,17 +7,7 @@ import sys
 import pytest
 import torch
 
-from helpers.plots import (
-    FIGURE_CONFIG,
-    FIT_WIDTH,
-    LOOKS,
-    attention_heatmap,
-    heads_grid,
-    heatmap_axes,
-    spotlight_bars,
-    spotlights_side_by_side,
-    style,
-)
+from helpers import plots
 
 WORDS = ["the", "fox", "sees", "the", "bridge"]
 
@@ -27,16 +17,16 @@ def _weights(n: int) -> torch.Tensor:
 
 
 def test_each_layer_hovers_only_on_its_own_cells_names_unknown_words_and_labels_its_colour_bar() -> None:
-    shown, masked = attention_heatmap(_weights(5), WORDS).data
+    shown, masked = plots.attention_heatmap(_weights(5), WORDS).data
     assert shown.hoverongaps is False and masked.hoverongaps is False
     assert shown.z[1][3] is None and masked.z[1][3] == 1  # 'fox' cannot see the second 'the'
     assert shown.z[3][1] == pytest.approx(0.25) and masked.z[3][1] is None
     assert shown.text[3][1] == "'the (2)' looks at 'fox'" and shown.hovertemplate.startswith("%{text}: %{z:.1%}")
     assert masked.text[1][3] == "masked: 'fox' cannot see the later word 'the (2)'"
-    shown = attention_heatmap(_weights(3), ["the", "<unk>", "sighs"], originals=["the", "zebra", "sighs"]).data[0]
+    shown = plots.attention_heatmap(_weights(3), ["the", "<unk>", "sighs"], originals=["the", "zebra", "sighs"]).data[0]
     assert shown.text[2][1] == "'sighs' looks at '<unk> = zebra'"
     with pytest.raises(ValueError, match="original words"):
-        attention_heatmap(_weights(3), ["the", "<unk>", "sighs"], originals=["the"])
+        plots.attention_heatmap(_weights(3), ["the", "<unk>", "sighs"], originals=["the"])
     bar = shown.colorbar  # its labels sit under their ticks, so the top one clears the title
     assert bar.title.side == "top" and bar.ticklabelposition == "outside bottom"
 
@@ -45,18 +35,18 @@ def test_each_layer_hovers_only_on_its_own_cells_names_unknown_words_and_labels_
 def test_every_figure_shows_whole_on_the_screen_and_presenter_mode_grows_every_text(presenter: bool) -> None:
     """No figure is wider than JupyterLab's output area or taller than the screen shows (on a projector at
     1280x720: 580 px of JupyterLab's 600); every text, tooltips and subplot titles too, at the mode's size."""
-    tallest, font = style()["tallest"], 22 if presenter else 14
+    tallest, font = plots.style()["tallest"], 22 if presenter else 14
     assert tallest <= (580 if presenter else 900)
     for n in (5, 12, 40, 128):
         words = [f"w{i}" for i in range(n)]
         spotlights = {f"head {h}": _weights(n)[-1] for h in range(5)}
-        for fig in (attention_heatmap(_weights(n), words), heads_grid(_weights(n).expand(4, n, n), words),
-                    heads_grid(_weights(n).expand(16, n, n), words, cols=4), spotlight_bars(_weights(n)[-1], words),
-                    spotlights_side_by_side(spotlights, words)):
-            assert fig.layout.height <= tallest and fig.layout.width <= FIT_WIDTH, (n, fig.layout.title.text)
+        for fig in (plots.attention_heatmap(_weights(n), words), plots.heads_grid(_weights(n).expand(4, n, n), words),
+                    plots.heads_grid(_weights(n).expand(16, n, n), words, cols=4),
+                    plots.spotlight_bars(_weights(n)[-1], words), plots.spotlights_side_by_side(spotlights, words)):
+            assert fig.layout.height <= tallest and fig.layout.width <= plots.FIT_WIDTH, (n, fig.layout.title.text)
             assert fig.layout.font.size == fig.layout.hoverlabel.font.size == font
             assert all(a.font.size == font for a in fig.layout.annotations)  # subplot titles too
-    assert heads_grid(_weights(5).expand(4, 5, 5), WORDS, tallest=400).layout.height <= 400
+    assert plots.heads_grid(_weights(5).expand(4, 5, 5), WORDS, tallest=400).layout.height <= 400
 
 
 def test_figures_carry_a_config_without_the_mode_bar_and_importing_changes_no_renderer(monkeypatch) -> None:
@@ -65,9 +55,9 @@ def test_figures_carry_a_config_without_the_mode_bar_and_importing_changes_no_re
     import plotly.io as pio
 
     monkeypatch.setattr(pio.renderers, "default", "plotly_mimetype")
-    bundle = attention_heatmap(_weights(3), WORDS[:3])._repr_mimebundle_()
-    assert bundle["application/vnd.plotly.v1+json"]["config"] == FIGURE_CONFIG
-    assert FIGURE_CONFIG["displayModeBar"] is False
+    bundle = plots.attention_heatmap(_weights(3), WORDS[:3])._repr_mimebundle_()
+    assert bundle["application/vnd.plotly.v1+json"]["config"] == plots.FIGURE_CONFIG
+    assert plots.FIGURE_CONFIG["displayModeBar"] is False
     code = ("import plotly.io as pio; before = {n: dict(getattr(pio.renderers[n], 'config', {}) or {}) for n in "
             "pio.renderers}; import helpers.plots; print(before == {n: dict(getattr(pio.renderers[n], 'config', {}) "
             "or {}) for n in pio.renderers})")
@@ -79,29 +69,30 @@ def test_figures_carry_a_config_without_the_mode_bar_and_importing_changes_no_re
 @pytest.mark.parametrize(("n", "every", "title"), [(40, 1, "word looked at"),
                                                     (100, 3, "word looked at (every 3rd word labelled)")])
 def test_every_word_is_labelled_up_to_forty_and_the_axis_says_which_beyond(n: int, every: int, title: str) -> None:
-    x, y = (attention_heatmap(_weights(n), [f"w{i}" for i in range(n)]).layout[axis] for axis in ("xaxis", "yaxis"))
+    layout = plots.attention_heatmap(_weights(n), [f"w{i}" for i in range(n)]).layout
+    x, y = layout.xaxis, layout.yaxis
     assert x.dtick == y.dtick == every and x.tickmode == y.tickmode == "linear" and x.tick0 == y.tick0 == 0
     assert x.title.text == title
 
 
 def test_four_heads_are_a_two_by_two_grid() -> None:
-    fig = heads_grid(_weights(5).expand(4, 5, 5), WORDS)
+    fig = plots.heads_grid(_weights(5).expand(4, 5, 5), WORDS)
     cells = {(trace.xaxis, trace.yaxis) for trace in fig.data}
     assert len(cells) == 4
     domains = {(tuple(fig.layout[f"xaxis{'' if i == 1 else i}"].domain),
                 tuple(fig.layout[f"yaxis{'' if i == 1 else i}"].domain)) for i in range(1, 5)}
     assert len({x for x, _ in domains}) == 2 and len({y for _, y in domains}) == 2
-    assert [a.text for a in fig.layout.annotations] == [*(f"head {h}" for h in range(4)), LOOKS]
+    assert [a.text for a in fig.layout.annotations] == [*(f"head {h}" for h in range(4)), plots.LOOKS]
     assert all(fig.layout[f"{axis}{i}"].matches is None for axis in ("xaxis", "yaxis") for i in ("", 2, 3, 4)), (
         "plotly keeps every word a live grid showed on matched axes")
     assert [fig.layout[f"yaxis{i}"].showticklabels for i in ("", 2, 3, 4)] == [True, False, True, False]
     assert [fig.layout[f"xaxis{i}"].showticklabels for i in ("", 2, 3, 4)] == [False, False, True, True]
-    later = heads_grid(_weights(5).expand(4, 5, 5), WORDS, first_head=8)
+    later = plots.heads_grid(_weights(5).expand(4, 5, 5), WORDS, first_head=8)
     assert [a.text for a in later.layout.annotations][:4] == [f"head {h}" for h in range(8, 12)]
 
 
 def test_spotlights_side_by_side_share_the_words_down_the_left() -> None:
-    fig = spotlights_side_by_side({"one head": _weights(5)[4], "head 0 of 4": _weights(5)[2]}, WORDS)
+    fig = plots.spotlights_side_by_side({"one head": _weights(5)[4], "head 0 of 4": _weights(5)[2]}, WORDS)
     assert [a.text for a in fig.layout.annotations] == ["one head", "head 0 of 4"]
     first, second = fig.data
     assert first.orientation == "h" and list(first.y) == ["the", "fox", "sees", "the (2)", "bridge"]
@@ -122,7 +113,7 @@ def test_slanted_word_labels_do_not_overlap_in_presenter_mode(presenter: bool) -
 
 def test_a_short_wide_heatmap_sizes_its_row_labels_by_its_height() -> None:
     labels = [f"w{i}" for i in range(23)]
-    wide = heatmap_axes(labels, 600)
-    short = heatmap_axes(labels, 600, tall=350)
+    wide = plots.heatmap_axes(labels, 600)
+    short = plots.heatmap_axes(labels, 600, tall=350)
     assert short["xaxis"]["tickfont"] == wide["xaxis"]["tickfont"]  # the columns keep their width's size
     assert short["yaxis"]["tickfont"]["size"] == int(0.85 * 350 / 23)  # upright row labels, sized to the rows

@@ -10,19 +10,7 @@ from pathlib import Path
 from helpers.model import attention_layer_size
 from helpers.reading import attention, load_cached, read_sentence, unique_labels
 from helpers.registry import shipped
-from tests.browser.support import (
-    CELL_STATES,
-    SCREENSHOTS,
-    control_problems,
-    drawn,
-    jupyter_lab,
-    notebook,
-    open_page,
-    pick,
-    run_all_cells,
-    severe_violations,
-    tooltip,
-)
+from tests.browser import support
 
 SETUP = """import torch
 
@@ -70,7 +58,7 @@ def off_screen(page, css: str) -> list[str]:
     if box["top"] < box["view_top"] - 1 or box["bottom"] > box["view_bottom"] + 1:
         problems.append(f"{css}: from its controls at {box['top']:.0f} px to its drawing's end at {box['bottom']:.0f}"
                         f" px, more than the notebook's {box['view_top']:.0f}-{box['view_bottom']:.0f} px")
-    page.screenshot(path=str(SCREENSHOTS / f"{css}-presenter.png"))
+    page.screenshot(path=str(support.SCREENSHOTS / f"{css}-presenter.png"))
     return problems
 
 
@@ -79,34 +67,34 @@ def check_explorer(page) -> None:
     model = load_cached("four_heads")
     reading = read_sentence(model, SENTENCE)
     weights = attention(model, reading.ids)  # [H, T, T]
-    pick(page, EX, "head", "all heads")
-    grid = drawn(page, EX, "Every head of the 4-head model")[0]
+    support.pick(page, EX, "head", "all heads")
+    grid = support.drawn(page, EX, "Every head of the 4-head model")[0]
     assert grid["panels"] == [f"head {h}" for h in range(4)]
-    pick(page, EX, "model", shipped("one_head").label)
-    assert drawn(page, EX, "The one-head model")[0]["panels"] == ["head 0"]
-    pick(page, EX, "model", shipped("four_heads").label)
-    pick(page, EX, "head", "head 0")
+    support.pick(page, EX, "model", shipped("one_head").label)
+    assert support.drawn(page, EX, "The one-head model")[0]["panels"] == ["head 0"]
+    support.pick(page, EX, "model", shipped("four_heads").label)
+    support.pick(page, EX, "head", "head 0")
     box = page.locator(f"{EX} .widget-text input").first
     box.fill(SENTENCE)
     box.press("Enter")
     page.wait_for_function("() => Array.from(document.querySelectorAll('.attention-explorer .x-label'),"
                            " t => t.textContent).includes('bridge')", timeout=30_000)
-    head_0 = drawn(page, EX, "Head 0 of the 4-head model")[0]
+    head_0 = support.drawn(page, EX, "Head 0 of the 4-head model")[0]
     assert head_0["x"] == head_0["y"] == unique_labels(reading.words), "every word labelled, on both axes"
-    pick(page, EX, "head", "head 2")
-    head_2 = drawn(page, EX, "Head 2 of the 4-head model")[0]
+    support.pick(page, EX, "head", "head 2")
+    head_2 = support.drawn(page, EX, "Head 2 of the 4-head model")[0]
     assert head_2["x"] == head_0["x"] and head_2["cells"] != head_0["cells"], "head 2 drew head 0's weights"
-    cell = tooltip(page, EX, "rect[data-r='3'][data-c='2']")
+    cell = support.tooltip(page, EX, "rect[data-r='3'][data-c='2']")
     assert cell == f"'foxes' looks at 'the': {weights[2, 3, 2]:.1%}", cell
-    masked = tooltip(page, EX, "rect[data-r='2'][data-c='3']")
+    masked = support.tooltip(page, EX, "rect[data-r='2'][data-c='3']")
     assert masked == "masked: 'the' cannot see the later word 'foxes'", masked
     page.locator(f"{EX} .spotlights-drawing rect[data-r='3'][data-c='1']").first.click()  # focus on 'foxes'
     page.wait_for_function("() => document.querySelector('.attention-explorer').innerText.includes(\"'foxes'\")")
     assert not page.locator(f"{EX} .cursor[visibility=visible]").count(), "a click left the keyboard's cursor"
-    pick(page, EX, "head", "all heads")  # every 2nd row labelled, and the focus row whatever its place
-    assert "foxes" in drawn(page, EX, "Every head")[0]["y"]
-    pick(page, EX, "head", "head 2")
-    drawn(page, EX, "Head 2 of the 4-head model")
+    support.pick(page, EX, "head", "all heads")  # every 2nd row labelled, and the focus row whatever its place
+    assert "foxes" in support.drawn(page, EX, "Every head")[0]["y"]
+    support.pick(page, EX, "head", "head 2")
+    support.drawn(page, EX, "Head 2 of the 4-head model")
     # the keyboard: Tab reaches the heatmap, the arrow keys read its cells, JupyterLab keeps the active cell
     active = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
     cell_index = page.evaluate(active)
@@ -127,7 +115,7 @@ def check_widgets(page) -> None:
     w = ".spotlight-playground"
     page.locator(f"{w} button", has_text="three clues").click()
     page.wait_for_function("() => document.querySelector('.spotlight-playground').innerText.includes('animal 33%')")
-    assert drawn(page, w)[0]["values"].count("33.3%") == 3
+    assert support.drawn(page, w)[0]["values"].count("33.3%") == 3
     temperature = page.locator(f"{w} .widget-slider", has=page.locator("label", has_text="temperature"))
     assert temperature.locator("[role=slider]").get_attribute("aria-valuetext") == "1.00"
     w = ".step-through"
@@ -136,18 +124,19 @@ def check_widgets(page) -> None:
     page.wait_for_function("() => document.querySelector('.step-through').innerText.includes('step 2 of 6')")
     w = ".split-the-width"
     page.locator(f"{w} .widget-toggle-button", has_text="16").click()
-    assert drawn(page, w, "16 untrained heads: heads 0 to 3")[0]["panels"] == [f"head {h}" for h in range(4)]
-    pick(page, w, "show", "heads 12 to 15")
-    assert drawn(page, w, "16 untrained heads: heads 12 to 15")[0]["panels"] == [f"head {h}" for h in range(12, 16)]
+    assert support.drawn(page, w, "16 untrained heads: heads 0 to 3")[0]["panels"] == [f"head {h}" for h in range(4)]
+    support.pick(page, w, "show", "heads 12 to 15")
+    twelve = support.drawn(page, w, "16 untrained heads: heads 12 to 15")[0]["panels"]
+    assert twelve == [f"head {h}" for h in range(12, 16)]
     assert f"{attention_layer_size(128, 16)['attention_params']:,}" in page.locator(w).inner_text()
     page.locator(f"{w} .widget-toggle-button", has_text="trained four-head checkpoint").click()
-    drawn(page, w, "The trained four-head checkpoint")
+    support.drawn(page, w, "The trained four-head checkpoint")
     w = ".change-one-word"
     page.locator(f"{w} select").select_option(label="fox")
     box = page.locator(f"{w} input[type=text]")
     box.fill("girl")
     box.press("Enter")
-    moved = drawn(page, w, "'fox' → 'girl'")[0]["cells"]
+    moved = support.drawn(page, w, "'fox' → 'girl'")[0]["cells"]
     attn, ff = moved[: len(moved) // 2], moved[len(moved) // 2 :]
     assert [a[1] > 0.01 for a in attn] == [i >= 3 for i in range(len(attn))]
     assert [f[1] > 0.01 for f in ff] == [i == 3 for i in range(len(ff))]
@@ -165,10 +154,10 @@ def check_rise(page, base: str, token: str) -> None:
         page.locator(".reveal .controls .navigate-right").click()
     page.wait_for_function("(shown) => document.querySelector(shown)", arg=shown)
     page.locator(f"{shown} .widget-toggle-button", has_text="8").click()
-    drawn(page, shown, "8 untrained heads: heads 0 to 3")
+    support.drawn(page, shown, "8 untrained heads: heads 0 to 3")
     bottom = page.evaluate("(shown) => document.querySelector(`${shown} .spotlights-drawing svg`)"
                            ".getBoundingClientRect().bottom", shown)
-    page.screenshot(path=str(SCREENSHOTS / "rise-split-the-width.png"))
+    page.screenshot(path=str(support.SCREENSHOTS / "rise-split-the-width.png"))
     assert bottom <= 720, f"the widget's grid ends at {bottom:.0f} px, below the 720 px slide"
     for _ in range(len(VIEWS) + 1 - slide):  # on to the long printout, the last slide
         page.locator(".reveal .controls .navigate-right").click()
@@ -178,34 +167,34 @@ def check_rise(page, base: str, token: str) -> None:
 
 def test_live_views_on_a_projector_after_a_reload_and_in_rise(chromium: str, tmp_path: Path, axe_script) -> None:
     (tmp_path / "root").mkdir()
-    notebook(tmp_path / "root", [SETUP, *VIEWS.values(), LONG_PRINTOUT])
-    with (jupyter_lab(tmp_path / "root", tmp_path) as (base, token),
-          open_page(chromium, 1280, 720, 60_000) as (page, errors)):
+    support.notebook(tmp_path / "root", [SETUP, *VIEWS.values(), LONG_PRINTOUT])
+    with (support.jupyter_lab(tmp_path / "root", tmp_path) as (base, token),
+          support.open_page(chromium, 1280, 720, 60_000) as (page, errors)):
         try:
             page.goto(f"{base}/lab/tree/views.ipynb?token={token}")
-            run_all_cells(page)
+            support.run_all_cells(page)
             for css in VIEWS:
                 page.wait_for_selector(f".{css}", timeout=60_000)
             problems = [p for css in VIEWS for p in off_screen(page, css)]
-            pick(page, EX, "head", "all heads")
-            drawn(page, EX, "Every head")
+            support.pick(page, EX, "head", "all heads")
+            support.drawn(page, EX, "Every head")
             problems += off_screen(page, "attention-explorer")
             check_explorer(page)
             check_widgets(page)
-            problems += control_problems(page, ".spotlights-widget")
-            problems += severe_violations(page, axe_script, ".spotlights-widget")
+            problems += support.control_problems(page, ".spotlights-widget")
+            problems += support.severe_violations(page, axe_script, ".spotlights-widget")
             page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")  # as Ctrl+S, or autosave
             page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
             page.reload()  # the kernel keeps running: JupyterLab fetches every widget's state again
-            assert drawn(page, EX, "Head 2 of the 4-head model")[0]["x"][3] == "foxes"
-            pick(page, EX, "head", "head 1")
-            drawn(page, EX, "Head 1 of the 4-head model")
+            assert support.drawn(page, EX, "Head 2 of the 4-head model")[0]["x"][3] == "foxes"
+            support.pick(page, EX, "head", "head 1")
+            support.drawn(page, EX, "Head 1 of the 4-head model")
             page.locator(".split-the-width .widget-toggle-button", has_text="untrained layer").click()
-            drawn(page, ".split-the-width", "4 untrained heads")
+            support.drawn(page, ".split-the-width", "4 untrained heads")
             assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()
             check_rise(page, base, token)
         except Exception:
-            page.screenshot(path=str(SCREENSHOTS / "live-views-failure.png"), full_page=True)
-            print("\ncode cells when it failed:", page.evaluate(CELL_STATES), "\npage errors:", errors[-10:])
+            page.screenshot(path=str(support.SCREENSHOTS / "live-views-failure.png"), full_page=True)
+            print("\ncode cells when it failed:", page.evaluate(support.CELL_STATES), "\npage errors:", errors[-10:])
             raise
     assert not problems, "live views on a 1280x720 projector:\n" + "\n".join(problems)
