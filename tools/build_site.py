@@ -149,7 +149,7 @@ def main() -> int:
     if not args.no_pages:
         print(f"index: {write_index(pages, args.out)}; notebooks: {write_notebooks_zip(args.out)}")
     size = sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file()) / 1e6  # MB
-    print(f"built {built} notebooks in {time.perf_counter() - start:.0f} s (load average "
+    print(f"built {built} notebook{'s' * (built != 1)} in {time.perf_counter() - start:.0f} s (load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}); the site is {size:.1f} MB "
           f"(limit {MAX_SITE_MB:.0f} MB)")
     if size > MAX_SITE_MB:
