@@ -53,8 +53,8 @@ def _loads(rows) -> str:
 def timing_block() -> str:
     measured = _load("notebooks.json") or {"notebooks": {}}
     whole, half = measured["notebooks"], measured.get("cpu_shares", {}).get(HALF, {}).get("notebooks", {})
-    rows = []
-    for name, title in [*TITLES.items(), (EXPLORER, EXPLORER_TITLE)]:
+    notebooks, rows = {**TITLES, EXPLORER: EXPLORER_TITLE}, []
+    for name, title in notebooks.items():
         m, h = whole.get(name), half.get(name)
         cell = h["slowest_cells"][0] if h and h["slowest_cells"] else None
         cells = [f"about {(h or m)['reading_minutes']} min" if h or m else None,
@@ -84,7 +84,11 @@ def timing_block() -> str:
         over = [TITLES[name] for name in over_targets(half, chapter_s, cell_s) if name in CHAPTERS]
         notes.append(f"Target at half a CPU: every chapter within {chapter_s} s and every cell within {cell_s} s: "
                      + (f"NOT met by {', '.join(over)}." if over else "met by every chapter measured."))
-    notes.append(f"Memory target {measured['target_mb']} MB per chapter. Reading time counts each notebook's words "
+    heavy = [title for name, title in notebooks.items()
+             if any(r[name]["peak_mb"] > measured["target_mb"] for r in (whole, half) if name in r)]
+    notes.append(f"Memory target {measured['target_mb']} MB per notebook: "
+                 + (f"NOT met by {', '.join(heavy)}." if heavy else "met by every notebook measured.")
+                 + f" Reading time counts each notebook's words "
                  f"at {measured['words_per_minute']} a minute; cells are numbered as in the notebook file, counting "
                  "every cell from 0.")
     return "\n".join([*lines, "", " ".join(notes)])

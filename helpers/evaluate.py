@@ -60,9 +60,14 @@ def evaluating(model: LanguageModel) -> Iterator[LanguageModel]:
 def _guesses(model: LanguageModel, x: torch.Tensor, batch: int = 16) -> torch.Tensor:
     """The model's top guess for every position of every window: [N, T].
 
-    Works batch by batch so that only one batch of scores over the vocabulary is held at a time.
+    Works batch by batch so that only one batch of scores over the vocabulary is held at a time, and writes each
+    batch's guesses into one tensor made first: small results kept between the large scores would scatter them in
+    memory, and the process would grow by one batch of scores per batch.
     """
-    return torch.cat([model(x[i : i + batch]).argmax(-1) for i in range(0, len(x), batch)])
+    guesses = torch.empty(x.shape, dtype=torch.long)  # [N, T]
+    for i in range(0, len(x), batch):
+        torch.argmax(model(x[i : i + batch]), -1, out=guesses[i : i + batch])
+    return guesses
 
 
 @torch.no_grad()

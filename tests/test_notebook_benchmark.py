@@ -82,3 +82,9 @@ def test_the_timing_table_shows_the_whole_machine_and_half_a_cpu_side_by_side(mo
             for row in [[cell.strip() for cell in line.split("|")]]}
     assert rows["Train and compare"][1:4] == ["20 s", "61 s", "cell 18: 24 s"]
     assert "95 s" in rows["The transformer block"] and "20 s" not in rows["The transformer block"]
+    def memory() -> str:  # the memory target's verdict
+        return report.timing_block().split("Memory target")[1].split(".")[0]
+
+    assert "NOT" not in memory()
+    results["cpu_shares"]["0.5"]["notebooks"]["05_train_and_compare.ipynb"]["peak_mb"] = 601.0  # at half a CPU only
+    assert "NOT" in memory() and "Train and compare" in memory() and "transformer" not in memory()
