@@ -165,17 +165,20 @@ function render({ model, el }) {
   const draw = () => {
     spec = model.get("figure");
     if (!spec || !spec.panels) return;
-    const kept = cursor && box.contains(document.activeElement) ? cursor : null;  // a keyboard user's place
+    const active = document.activeElement, focused = box.contains(active) && active.closest("g.panel");
+    const kept = focused && cursor ? cursor : null;  // a keyboard user's place
     cursor = null;
+    said.textContent = "";  // what it said described the figure before
     box.innerHTML = svg(spec) + (spec.caption ? `<p class="caption" style="font-size: ${spec.font}px; max-width: `
       + `${spec.width}px">${esc(spec.caption)}</p>` : "");
     box.append(tip);
     tip.style.cssText = `display: none; font-size: ${spec.font}px`;
-    const group = kept && box.querySelector(`g.panel[data-panel="${kept.k}"]`);
-    if (group) {  // the redraw (Enter focused a row) keeps the keyboard in the heatmap, on the same cell
+    const group = focused && box.querySelector(`g.panel[data-panel="${focused.dataset.panel}"]`);
+    if (group) {  // the redraw (a row picked by a click or Enter) keeps the keyboard in the heatmap
+      pointing = !kept;  // after a click: no cursor until a key is pressed
       cursor = kept;
       group.focus({preventScroll: true});
-      show(kept.k, kept.r, kept.c);
+      if (kept) show(kept.k, kept.r, kept.c);  // after Enter: on the same cell
     }
   };
   const place = (target, body) => {
@@ -230,6 +233,7 @@ function render({ model, el }) {
   });
   box.addEventListener("focusout", () => {
     tip.style.display = "none";
+    said.textContent = "";
     cursor = null;
     box.querySelectorAll(".cursor").forEach(mark => mark.setAttribute("visibility", "hidden"));
   });

@@ -76,8 +76,9 @@ class Explorer(Widget):
                                              layout=widgets.Layout(width=f"{22 * self.font}px"),
                                              options=[(c.label, name) for name, c in self.menu.items()])
         self.head_picker = widgets.Dropdown(description="head", layout=widgets.Layout(width=f"{13 * self.font}px"))
-        self.focus_picker = widgets.Dropdown(description="focus on",
-                                             layout=widgets.Layout(width=f"{13 * self.font}px"))
+        self.focus_picker = widgets.Dropdown(description="focus on",  # as wide as its words ('<unk> = pizza')
+                                             layout=widgets.Layout(width="auto", min_width=f"{13 * self.font}px",
+                                                                   max_width=f"{26 * self.font}px", flex="0 0 auto"))
         self.summary = widgets.HTML()
         self.tallest = int(style()["tallest"] - CONTROLS * self.font)  # the figures' height below the controls
         self.heatmap = Drawing()  # one head's heatmap, or the grid of every head

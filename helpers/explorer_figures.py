@@ -20,6 +20,7 @@ from helpers.plots import (
     LOOKED_AT,
     PALETTE,
     grid_shape,
+    heatmap_side,
     heatmap_size,
     label_every,
     quoted,
@@ -63,16 +64,18 @@ def grid_figure(weights: torch.Tensor, words: Sequence[str], title: str, origina
                 tallest: int | None = None, first_head: int = 0, cols: int = 4, focus: int | None = None) -> dict:
     """[H, T, T] weights as a grid of heatmaps `cols` to a row (four heads: one row of square panels, which show
     a pattern better than a flat 2 x 2 on a wide screen), one colour scale, at most `tallest` pixels high; the
-    left column labels the rows (the `focus` row always), the last row the columns."""
+    left column labels the rows (the `focus` row always), the last row the columns. A panel is never larger than
+    the same heatmap alone, so one or two heads do not fill the screen."""
     heads = weights.shape[0]
-    shape = grid_shape(heads, cols, tallest)
+    shape = grid_shape(heads, cols, tallest, side=heatmap_side(len(words)))
     every, tick, xtitle = _labelling(len(words), shape.wide, shape.tall)
     labels, names = unique_labels(words), word_names(words, originals)
     panels = [heatmap(weights[h], labels, names, title=f"head {first_head + h}", every=every, tick=tick,
                       show_x=h + shape.cols >= heads, show_y=h % shape.cols == 0, xtitle=xtitle, focus=focus)
               for h in range(heads)]
     height = shape.plots + shape.frame["top"] + shape.frame["bottom"]
-    return figure(title, panels, FIT_WIDTH, height, style()["font"], cols=shape.cols, scale="weight")
+    width = min(FIT_WIDTH, shape.cols * shape.wide + shape.frame["across"])
+    return figure(title, panels, width, height, style()["font"], cols=shape.cols, scale="weight")
 
 
 def focus_figure(rows: torch.Tensor, words: Sequence[str], title: str) -> dict:

@@ -276,13 +276,14 @@ class GridShape:
         return self.rows * self.tall + (self.rows - 1) * self.frame["gap"]
 
 
-def grid_shape(heads: int, cols: int = 2, tallest: int | None = None) -> GridShape:
+def grid_shape(heads: int, cols: int = 2, tallest: int | None = None, side: float | None = None) -> GridShape:
     """The shape of a grid of `heads` heatmaps, `cols` to a row, at most `tallest` pixels high (default: the
-    tallest figure the screen shows whole): square panels where the height allows, else wider than tall."""
+    tallest figure the screen shows whole) and each at most `side` pixels across: square panels where the height
+    allows, else wider than tall."""
     cols = max(1, min(heads, cols))
     rows = math.ceil(heads / cols)
     frame = {key: int(value * _style["font"]) for key, value in GRID_FRAME.items()}
-    wide = (FIT_WIDTH - frame["across"]) / cols  # pixels per panel, across
+    wide = min((FIT_WIDTH - frame["across"]) / cols, side or math.inf)  # pixels per panel, across
     budget = min(tallest or _style["tallest"], _style["tallest"])
     tall = min(wide, (budget - frame["top"] - frame["bottom"] - (rows - 1) * frame["gap"]) / rows)
     return GridShape(rows, cols, wide, tall, frame)

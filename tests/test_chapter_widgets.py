@@ -12,9 +12,10 @@ from IPython.display import HTML
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
 from helpers.chapter_widgets.one_word import static_change_one_word
 from helpers.chapter_widgets.playground import static_playground
-from helpers.chapter_widgets.split_width import AT_ONCE, HEAD_COUNTS, TRAINED, static_split_the_width
+from helpers.chapter_widgets.split_width import AT_ONCE, HEAD_COUNTS, TRAINED, ink, static_split_the_width
 from helpers.chapter_widgets.step_through import STEPS, static_step_through
 from helpers.drawing import Drawing
+from helpers.explorer_figures import head_figure
 from helpers.model import attention_layer_size
 from helpers.plots import FIT_WIDTH, presenter_mode
 from helpers.static import STATIC_ENV
@@ -127,7 +128,8 @@ def test_step_through_static_copy_has_every_word_and_step() -> None:
     assert page.count("<details open>") == 1 + len(STEPS), "at reading sizes the last word's steps are open"
 
 
-def test_split_counts_parameters_from_the_model_code(split) -> None:
+def test_split_counts_parameters_from_the_model_code_at_sizes_that_fit(split) -> None:
+    tall = {}
     for heads in HEAD_COUNTS:
         split.set_heads(heads)
         with_proj = attention_layer_size(128, heads, out_proj=True)["attention_params"]
@@ -144,6 +146,10 @@ def test_split_counts_parameters_from_the_model_code(split) -> None:
         assert [p["title"] for p in split.grid.figure["panels"]] == [f"head {h}" for h in range(min(heads, AT_ONCE))]
         assert len(split.group_picker.options) == max(1, heads // AT_ONCE)
         assert (split.group_picker.layout.visibility == "visible") == (heads > AT_ONCE)
+        tall[heads] = split.grid.figure["height"]
+    alone = head_figure(split.option.att[0], split.words, "one head alone")["height"]
+    assert tall[4] < tall[1] <= alone, f"one head's grid is no taller than its heatmap alone: {tall}, {alone}"
+    assert [ink(c) for c in ("#F0E442", "#E69F00", "#0072B2", "#000000")] == ["black", "black", "white", "white"]
 
 
 def test_split_draws_many_heads_four_at_a_time(split) -> None:

@@ -67,12 +67,25 @@ def build_options(sentence: str, loader: Loader) -> tuple[list[str], list[Option
     return reading.words, options
 
 
+def ink(background: str) -> str:
+    """Black or white, whichever reads better on the colour `background` ('#rrggbb'): the larger contrast ratio
+    of WCAG's relative luminance."""
+    def linear(c: int) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(int(background[i : i + 2], 16)) for i in (1, 3, 5))
+    light = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return "black" if (light + 0.05) / 0.05 > 1.05 / (light + 0.05) else "white"
+
+
 def split_strip(heads: int, width: int, font: int) -> str:
     """HTML: one word's `width` numbers as a bar cut into one coloured slice per head."""
     d = width // heads
     cells = "".join(
         f"<div title='head {h}: numbers {h * d} to {(h + 1) * d - 1}' style='flex: {d}; background: "
-        f"{PALETTE[h % len(PALETTE)]}; color: white; text-align: center; border-right: 1px solid white; "
+        f"{PALETTE[h % len(PALETTE)]}; color: {ink(PALETTE[h % len(PALETTE)])}; text-align: center; "
+        "border-right: 1px solid white; "
         f"overflow: hidden; white-space: nowrap'>{d if heads > 4 else f'head {h}: {d}'}</div>"
         for h in range(heads)
     )

@@ -30,8 +30,14 @@ VIEWS = {"attention-explorer": "explore()",
          "step-through": "step_through(words, q, k, v)", "split-the-width": "split_the_width()",
          "change-one-word": "change_one_word()"}
 LONG_PRINTOUT = "print(*range(60), sep='\\n')"  # a slide taller than the screen, which RISE scrolls
-SENTENCE = "sadly , the foxes that cross the old bridge sigh ."
+SENTENCE = "sadly , the foxes that cross the zanzibar bridge sigh ."  # zanzibar: an unknown word
 EX = ".attention-explorer"
+FOCUSED = "() => !!document.activeElement.closest('.attention-explorer g.panel.heatmap')"
+WIDEST = """s => { const look = getComputedStyle(s), c = document.createElement('canvas').getContext('2d');
+    c.font = look.font;
+    return [Math.max(...Array.from(s.options, o => c.measureText(o.text).width)),
+            s.clientWidth - parseFloat(look.paddingLeft) - parseFloat(look.paddingRight)]; }"""
+"""A menu's widest choice and the room for it, in pixels."""
 
 
 ON_SCREEN = """([css, figure]) => {
@@ -81,6 +87,9 @@ def check_explorer(page) -> None:
                            " t => t.textContent).includes('bridge')", timeout=30_000)
     head_0 = support.drawn(page, EX, "Head 0 of the 4-head model")[0]
     assert head_0["x"] == head_0["y"] == unique_labels(reading.words), "every word labelled, on both axes"
+    menu = page.locator(f"{EX} .widget-dropdown").filter(has=page.locator("label", has_text="focus on"))
+    widest, room = menu.locator("select").evaluate(WIDEST)
+    assert widest <= room + 1, f"the focus menu cuts its words ('<unk> = zanzibar'): {widest:.0f} > {room:.0f} px"
     support.pick(page, EX, "head", "head 2")
     head_2 = support.drawn(page, EX, "Head 2 of the 4-head model")[0]
     assert head_2["x"] == head_0["x"] and head_2["cells"] != head_0["cells"], "head 2 drew head 0's weights"
@@ -91,6 +100,8 @@ def check_explorer(page) -> None:
     page.locator(f"{EX} .spotlights-drawing rect[data-r='3'][data-c='1']").first.click()  # focus on 'foxes'
     page.wait_for_function("() => document.querySelector('.attention-explorer').innerText.includes(\"'foxes'\")")
     assert not page.locator(f"{EX} .cursor[visibility=visible]").count(), "a click left the keyboard's cursor"
+    page.wait_for_function("() => document.querySelector('.attention-explorer .y-label.focus').textContent === 'foxes'")
+    assert page.evaluate(FOCUSED), "the redraw after a click took the keyboard off the heatmap"
     support.pick(page, EX, "head", "all heads")  # every 2nd row labelled, and the focus row whatever its place
     assert "foxes" in support.drawn(page, EX, "Every head")[0]["y"]
     support.pick(page, EX, "head", "head 2")
@@ -107,7 +118,9 @@ def check_explorer(page) -> None:
     page.keyboard.press("Enter")  # focus on that row: the heatmap redraws and keeps the keyboard on the same cell
     page.wait_for_function("() => document.querySelector('.attention-explorer').innerText.includes(\"reading 'the'\")")
     assert page.locator(f"{EX} .spotlights-said").first.inner_text() == said
-    assert page.evaluate("() => !!document.activeElement.closest('.attention-explorer g.panel.heatmap')")
+    assert page.evaluate(FOCUSED)
+    box.focus()
+    assert not page.locator(f"{EX} .spotlights-said").first.inner_text(), "read out of a heatmap left behind"
 
 
 def check_widgets(page) -> None:
