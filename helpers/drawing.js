@@ -146,8 +146,9 @@ function describe(spec, k, r, c, s) {
   const p = spec.panels[k];
   if (p.type === "heatmap") {
     const v = p.z[r][c], names = p.names || p.y;
-    return v === null ? `masked: ${names[r]} cannot see the later word ${names[c]}`
-      : `${names[r]} looks at ${names[c]}: ${percent(v)}`;
+    const head = spec.panels.length > 1 && p.title ? `${p.title}: ` : "";
+    return head + (v === null ? `masked: ${names[r]} cannot see the later word ${names[c]}`
+      : `${names[r]} looks at ${names[c]}: ${percent(v)}`);
   }
   const series = p.series[s];
   return `${p.series.length > 1 ? `${series.name}, ` : ""}${p.x[c]}: ${number(series.y[c], p.format)}`;
@@ -161,7 +162,7 @@ function render({ model, el }) {
   said.setAttribute("aria-live", "polite");
   said.className = "spotlights-said";
   el.append(box, said);
-  let spec = null, cursor = null, pointing = false;
+  let spec = null, cursor = null, pointing = false, clicked = null;  // clicked: where the arrow keys go on from
   const draw = () => {
     spec = model.get("figure");
     if (!spec || !spec.panels) return;
@@ -170,7 +171,7 @@ function render({ model, el }) {
     cursor = null;
     said.textContent = "";  // what it said described the figure before
     box.innerHTML = svg(spec) + (spec.caption ? `<p class="caption" style="font-size: ${spec.font}px; max-width: `
-      + `${spec.width}px">${esc(spec.caption)}</p>` : "");
+      + `${spec.caption_width}px">${esc(spec.caption)}</p>` : "");
     box.append(tip);
     tip.style.cssText = `display: none; font-size: ${spec.font}px`;
     const group = focused && box.querySelector(`g.panel[data-panel="${focused.dataset.panel}"]`);
@@ -209,13 +210,16 @@ function render({ model, el }) {
   box.addEventListener("pointerdown", () => { pointing = true; });  // a click focuses a panel: no keyboard cursor
   box.addEventListener("click", event => {
     const d = event.target.dataset || {};
-    if (d.r !== undefined) model.send({event: "click", row: +d.r, column: +d.c});
+    if (d.r === undefined) return;
+    clicked = {k: +d.panel, r: +d.r, c: +d.c};
+    model.send({event: "click", row: +d.r, column: +d.c});
   });
   box.addEventListener("keydown", event => {
     const group = event.target.closest && event.target.closest("g.panel.heatmap");
     pointing = false;
     if (!group || !spec) return;
-    const k = +group.dataset.panel, p = spec.panels[k], at = cursor && cursor.k === k ? cursor : {r: 0, c: 0};
+    const k = +group.dataset.panel, p = spec.panels[k];
+    const at = cursor && cursor.k === k ? cursor : clicked && clicked.k === k ? clicked : {r: p.focus || 0, c: 0};
     const moves = {ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1]};
     if (event.key in moves) {
       const [dr, dc] = moves[event.key];
@@ -228,7 +232,11 @@ function render({ model, el }) {
   });
   box.addEventListener("focusin", event => {
     const group = event.target.closest && event.target.closest("g.panel.heatmap");
-    if (group && !pointing && !(cursor && cursor.k === +group.dataset.panel)) show(+group.dataset.panel, 0, 0);
+    const k = group && +group.dataset.panel;  // the keyboard comes in on the focus row
+    if (group && !pointing && !(cursor && cursor.k === k)) {
+      clicked = null;
+      show(k, spec.panels[k].focus || 0, 0);
+    }
     pointing = false;
   });
   box.addEventListener("focusout", () => {

@@ -24,7 +24,7 @@ import traitlets
 from IPython.display import HTML
 from plotly.colors import get_colorscale
 
-from helpers.plots import COLOURS, LOOKED_AT, LOOKS, MASKED
+from helpers.plots import COLOURS, FIT_WIDTH, LOOKED_AT, LOOKS, MASKED
 
 SCRIPT = files("helpers").joinpath("drawing.js").read_text(encoding="utf-8")
 STYLE = files("helpers").joinpath("drawing.css").read_text(encoding="utf-8")
@@ -92,8 +92,10 @@ def figure(title: str, panels: Sequence[dict], width: int, height: int, font: in
            subtitle: str = "", scale: str | None = None, legend: bool = False, caption: str = "") -> dict:
     """A whole figure: a title (and subtitle) over panels `cols` to a row, `width` x `height` pixels at most
     (narrower screens scale it down), text at `font` px; `scale` names a colour bar, `legend` lists the series,
-    `caption` says in words what it shows (under it, wrapped: a static copy's summary line)."""
-    return {"title": title, "subtitle": subtitle, "caption": caption, "panels": list(panels), "cols": cols,
+    `caption` says in words what it shows (under it, wrapped at FIT_WIDTH whatever the figure's width: a static
+    copy's summary line)."""
+    return {"title": title, "subtitle": subtitle, "caption": caption, "caption_width": FIT_WIDTH,
+            "panels": list(panels), "cols": cols,
             "width": int(width),
             "height": int(height), "font": int(font), "scale": scale, "legend": legend, "colours": SCALE,
             "masked": MASKED, "zmax": 1}
@@ -102,7 +104,7 @@ def figure(title: str, panels: Sequence[dict], width: int, height: int, font: in
 def shown_height(specs: Collection[dict], font: int) -> int:
     """The most height in pixels a static view takes: its menus, its tallest figure and its longest caption
     (wrapped at about two characters per font size of width); a slide deck's pagination reads it."""
-    lines = [math.ceil(len(spec.get("caption", "")) * font * 0.5 / spec["width"]) for spec in specs]
+    lines = [math.ceil(len(spec.get("caption", "")) * font * 0.5 / spec["caption_width"]) for spec in specs]
     return int(2.2 * font + max(spec["height"] for spec in specs) + 1.5 * font * max(lines, default=0))
 
 

@@ -14,6 +14,7 @@ given the folder or card of a learner's own training run, the learner's checkpoi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from helpers.drawing import Drawing
 from helpers.examples import examples_for, text_examples
 from helpers.explorer_figures import focus_figure, grid_figure, head_figure, short_label, static_figure, word_names
 from helpers.model import CourseModel
-from helpers.plots import presenting, style, word_name
+from helpers.plots import FIT_WIDTH, presenting, style, word_name
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, SHIPPED, Checkpoint, shipped
 from helpers.static import static_build
@@ -236,13 +237,16 @@ class Explorer(Widget):
         new numbers and words in the one drawing, whichever model and view."""
         heads = self.att.shape[0]
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
+        # CONTROLS holds one line of notes; each further line (wrapped at about two characters per font size of
+        # FIT_WIDTH) takes its height from the figure, which stays on the screen with the controls
+        lines = sum(math.ceil(len(note) * 0.5 * self.font / FIT_WIDTH) for note in self.notes)
+        tallest = int(self.tallest - 1.5 * self.font * max(0, lines - 1))
         if self.head == ALL_HEADS:
             whole = f"Every head of the {name}" if heads > 1 else f"The {name}"
-            self.heatmap.figure = grid_figure(self.att, self.words, whole, self.originals, self.tallest,
-                                              focus=self.focus)
+            self.heatmap.figure = grid_figure(self.att, self.words, whole, self.originals, tallest, focus=self.focus)
         else:
             self.heatmap.figure = head_figure(self.att[self.head], self.words, f"Head {self.head} of the {name}",
-                                              self.originals, self.tallest, focus=self.focus)
+                                              self.originals, tallest, focus=self.focus)
         self._redraw_focus()
 
     def _redraw_focus(self) -> None:

@@ -8,6 +8,7 @@ no kernel.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import torch
@@ -61,13 +62,14 @@ def head_figure(weights: torch.Tensor, words: Sequence[str], title: str, origina
 
 
 def grid_figure(weights: torch.Tensor, words: Sequence[str], title: str, originals: Sequence[str] | None = None,
-                tallest: int | None = None, first_head: int = 0, cols: int = 4, focus: int | None = None) -> dict:
+                tallest: int | None = None, first_head: int = 0, cols: int = 4, focus: int | None = None,
+                side: float | None = None) -> dict:
     """[H, T, T] weights as a grid of heatmaps `cols` to a row (four heads: one row of square panels, which show
     a pattern better than a flat 2 x 2 on a wide screen), one colour scale, at most `tallest` pixels high; the
-    left column labels the rows (the `focus` row always), the last row the columns. A panel is never larger than
-    the same heatmap alone, so one or two heads do not fill the screen."""
+    left column labels the rows (the `focus` row always), the last row the columns. A panel is at most `side`
+    pixels across, and never larger than the same heatmap alone, so one or two heads do not fill the screen."""
     heads = weights.shape[0]
-    shape = grid_shape(heads, cols, tallest, side=heatmap_side(len(words)))
+    shape = grid_shape(heads, cols, tallest, side=min(side or math.inf, heatmap_side(len(words))))
     every, tick, xtitle = _labelling(len(words), shape.wide, shape.tall)
     labels, names = unique_labels(words), word_names(words, originals)
     panels = [heatmap(weights[h], labels, names, title=f"head {first_head + h}", every=every, tick=tick,

@@ -21,7 +21,7 @@ from helpers.chapter_widgets.base import ChapterWidget
 from helpers.drawing import Drawing, static_view
 from helpers.explorer_figures import grid_figure
 from helpers.model import CourseModel, count_parameters, course_model
-from helpers.plots import FIT_WIDTH, PALETTE, style
+from helpers.plots import FIT_WIDTH, PALETTE, grid_shape, style
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, unique_labels
 from helpers.registry import STORY_WORLD, trained_on
 from helpers.static import static_build
@@ -107,7 +107,7 @@ def _grid(option: Option, words: Sequence[str], group: range, tallest: int | Non
             else "The trained four-head checkpoint")
     title = name + (f": heads {group.start} to {group.stop - 1}" if len(group) < option.heads else "")
     spec = grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest,
-                       focus=last_word(words))
+                       focus=last_word(words), side=grid_shape(2, 2, tallest).wide)  # one head: two heads' size
     qkv, proj = option.qkv_params, option.params - option.qkv_params
     mix = f"+ output projection {proj:,}" if proj else "and no output projection (one head has nothing to mix)"
     return spec | {"caption": f"{WIDTH // option.heads} numbers per head; parameters: query, key, value {qkv:,} "

@@ -102,15 +102,20 @@ def check_explorer(page) -> None:
     assert not page.locator(f"{EX} .cursor[visibility=visible]").count(), "a click left the keyboard's cursor"
     page.wait_for_function("() => document.querySelector('.attention-explorer .y-label.focus').textContent === 'foxes'")
     assert page.evaluate(FOCUSED), "the redraw after a click took the keyboard off the heatmap"
+    page.keyboard.press("ArrowUp")  # on from the clicked cell
+    said = page.locator(f"{EX} .spotlights-said").first.inner_text()
+    assert said == f"'the' looks at ',': {weights[2, 2, 1]:.1%}", said
+    box.focus()  # off the heatmap
     support.pick(page, EX, "head", "all heads")  # every 2nd row labelled, and the focus row whatever its place
     assert "foxes" in support.drawn(page, EX, "Every head")[0]["y"]
     support.pick(page, EX, "head", "head 2")
     support.drawn(page, EX, "Head 2 of the 4-head model")
-    # the keyboard: Tab reaches the heatmap, the arrow keys read its cells, JupyterLab keeps the active cell
+    # the keyboard: Tab reaches the heatmap on the focus row ('foxes'), the arrow keys read its cells, JupyterLab
+    # keeps the active cell
     active = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
     cell_index = page.evaluate(active)
     page.locator(f"{EX} g.panel.heatmap").first.focus()
-    for key in ("ArrowDown", "ArrowDown", "ArrowRight"):
+    for key in ("ArrowUp", "ArrowRight"):
         page.keyboard.press(key)
     said = page.locator(f"{EX} .spotlights-said").first.inner_text()
     assert said == f"'the' looks at ',': {weights[2, 2, 1]:.1%}", said
