@@ -263,6 +263,8 @@ def test_on_a_projector_the_heatmap_and_the_grid_fit_below_the_controls(presente
         assert spec["height"] <= room and spec["width"] <= FIT_WIDTH and spec["font"] == font
         assert min(p["tick"] for p in spec["panels"]) >= smallest
     assert f"font-size: {font}px" in ex.children[0].value and ex.access in ex.children
+    ex.set_sentence("zanzibar")  # two notes over three lines: the heatmap gives up two lines of its height
+    assert len(ex.notes) == 2 and ex.heatmap.figure["height"] <= room - 2 * 1.5 * font
 
 
 def test_long_sentences_label_every_kth_word_and_say_so(ex: Explorer) -> None:
