@@ -36,9 +36,10 @@ COLOUR_BAR = {"tickformat": ".0%", "ticklabelposition": "outside bottom"}
 """A colour bar of shares: each label under its tick, so "100%" stays clear of the title above the bar."""
 MAX_LABELLED = 40
 """Up to this many words every word gets an axis label; beyond it every k-th, and the axis says so."""
-_READING, _PRESENTER = {"font": 14, "size": 460, "tallest": 900}, {"font": 22, "size": 620, "tallest": 580}
+_READING, _PRESENTER = {"font": 14, "size": 460, "tallest": 640}, {"font": 22, "size": 620, "tallest": 580}
 """font: text size; size: a square figure's side; tallest: the most height a figure may take and still show
-whole on the screen (JupyterLab shows about 600 px of notebook at 1280x720)."""
+whole on the screen (JupyterLab shows about 650 px of notebook on a laptop's 1920x1080 screen at 125%, about
+600 px on a 1280x720 projector)."""
 _style = dict(_READING)
 
 

@@ -36,7 +36,7 @@ def test_every_figure_shows_whole_on_the_screen_and_presenter_mode_grows_every_t
     """No figure is wider than JupyterLab's output area or taller than the screen shows (on a projector at
     1280x720: 580 px of JupyterLab's 600); every text, tooltips and subplot titles too, at the mode's size."""
     tallest, font = plots.style()["tallest"], 22 if presenter else 14
-    assert tallest <= (580 if presenter else 900)
+    assert tallest <= (580 if presenter else 640)
     for n in (5, 12, 40, 128):
         words = [f"w{i}" for i in range(n)]
         spotlights = {f"head {h}": _weights(n)[-1] for h in range(5)}
