@@ -161,10 +161,14 @@ def test_split_draws_many_heads_four_at_a_time(split) -> None:
         assert f"{first} to {first + 3}" in spec["title"]
         heatmaps = [torch.tensor([[0.0 if v is None else v for v in row] for row in p["z"]]) for p in spec["panels"]]
         assert torch.allclose(torch.stack(heatmaps), split.option.att[first : first + 4].tril(), atol=1e-4)
+        marked = re.findall(r"title='head (\d+)[^>]*solid #222", split.strip.value)
+        assert marked == [str(h) for h in range(first, first + 4)], "the strip marks the heads drawn"
     split.show_heads_from(6)
     assert "0, 4, 8, 12" in split.problem and split.first == 12
     split.set_heads(8)
     assert split.first == 0 and split.group_picker.value == 0
+    split.set_heads(4)
+    assert "#222" not in split.strip.value, "all four heads are drawn: none stands out"
 
 
 def test_split_trained_checkpoint_fixes_four_heads_and_bad_values_get_a_message(split) -> None:

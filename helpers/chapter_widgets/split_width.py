@@ -79,18 +79,24 @@ def ink(background: str) -> str:
     return "black" if (light + 0.05) / 0.05 > 1.05 / (light + 0.05) else "white"
 
 
-def split_strip(heads: int, width: int, font: int) -> str:
-    """HTML: one word's `width` numbers as a bar cut into one coloured slice per head."""
+def split_strip(heads: int, width: int, font: int, drawn: range | None = None) -> str:
+    """HTML: one word's `width` numbers as a bar cut into one coloured slice per head; when not every head is
+    drawn below, the `drawn` heads' slices are underlined (the palette's colours come round again after eight)."""
     d = width // heads
+    drawn = range(heads) if drawn is None else drawn
+    some = len(drawn) < heads
+    mark = {True: "border-bottom: 5px solid #222; ", False: "border-bottom: 5px solid transparent; "
+            "background-clip: padding-box; "}
     cells = "".join(
         f"<div title='head {h}: numbers {h * d} to {(h + 1) * d - 1}' style='flex: {d}; background: "
         f"{PALETTE[h % len(PALETTE)]}; color: {ink(PALETTE[h % len(PALETTE)])}; text-align: center; "
-        "border-right: 1px solid white; "
+        f"border-right: 1px solid white; {mark[h in drawn] if some else ''}"
         f"overflow: hidden; white-space: nowrap'>{d if heads > 4 else f'head {h}: {d}'}</div>"
         for h in range(heads)
     )
+    shown = f" (heads {drawn.start} to {drawn.stop - 1}, underlined, are drawn below)" if some else ""
     return (f"<div style='font-size: {font}px'>One word's {width} numbers, cut into {heads} slice"
-            f"{'s' if heads > 1 else ''} of {d}:</div><div style='display: flex; font-size: {font}px; "
+            f"{'s' if heads > 1 else ''} of {d}{shown}:</div><div style='display: flex; font-size: {font}px; "
             f"max-width: {FIT_WIDTH}px'>{cells}</div>")
 
 
@@ -203,7 +209,8 @@ class SplitTheWidth(ChapterWidget):
             self.group_picker.layout.visibility = seen
         self.grid.figure = next(fig for fig, (other, group) in zip(self.figures, self.slots, strict=True)
                                 if other is option and group.start == self.first)
-        self.strip.value = split_strip(option.heads, WIDTH, self.font)
+        drawn = next(group for group in groups if group.start == self.first)
+        self.strip.value = split_strip(option.heads, WIDTH, self.font, drawn)
         self.say(summary_line(option, self.words))
 
 
