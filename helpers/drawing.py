@@ -95,10 +95,8 @@ def figure(title: str, panels: Sequence[dict], width: int, height: int, font: in
     `caption` says in words what it shows (under it, wrapped at FIT_WIDTH whatever the figure's width: a static
     copy's summary line)."""
     return {"title": title, "subtitle": subtitle, "caption": caption, "caption_width": FIT_WIDTH,
-            "panels": list(panels), "cols": cols,
-            "width": int(width),
-            "height": int(height), "font": int(font), "scale": scale, "legend": legend, "colours": SCALE,
-            "masked": MASKED, "zmax": 1}
+            "panels": list(panels), "cols": cols, "width": int(width), "height": int(height), "font": int(font),
+            "scale": scale, "legend": legend, "colours": SCALE, "masked": MASKED, "zmax": 1}
 
 
 def shown_height(specs: Collection[dict], font: int) -> int:
