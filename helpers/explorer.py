@@ -23,7 +23,7 @@ import ipywidgets as widgets
 import torch
 from IPython.display import HTML
 
-from helpers.chapter_widgets.base import TEXT, Widget, control_style
+from helpers.chapter_widgets.base import TEXT, Widget, control_height, control_style
 from helpers.checkpoints import find_checkpoints
 from helpers.drawing import Drawing
 from helpers.examples import examples_for, text_examples
@@ -41,9 +41,13 @@ PICK = ("pick an example…", "")
 what it offers, where an empty one would look like a text box."""
 NAMED = 0.01
 """The least share of a spotlight a word needs to be named in the summary line after the strongest one."""
-CONTROLS = 7.5
-"""The height of the controls and the message area above the heatmap, in font sizes: the heatmap gets the
-rest of the tallest figure the screen shows, so that the controls and the heatmap are on it together."""
+
+
+def controls_height(font: int) -> int:
+    """The height in pixels of the controls above the heatmap (three rows, with ipywidgets' margins of 2 px above
+    and below) and of one line of notes (ipywidgets gives a line of HTML a control's height): the heatmap gets the
+    rest of the tallest figure the screen shows, so that the controls and the heatmap are on it together."""
+    return 3 * (control_height(font) + 4) + control_height(font)
 
 
 class Explorer(Widget):
@@ -81,7 +85,7 @@ class Explorer(Widget):
                                              layout=widgets.Layout(width="auto", min_width=f"{13 * self.font}px",
                                                                    max_width=f"{26 * self.font}px", flex="0 0 auto"))
         self.summary = widgets.HTML()
-        self.tallest = int(style()["tallest"] - CONTROLS * self.font)  # the figures' height below the controls
+        self.tallest = style()["tallest"] - controls_height(self.font)  # the figures' height below the controls
         self.heatmap = Drawing()  # one head's heatmap, or the grid of every head
         self.bars = Drawing()  # the focus view: one word's spotlight from every head
         self.heatmap.on_click(self._on_click)
@@ -237,10 +241,10 @@ class Explorer(Widget):
         new numbers and words in the one drawing, whichever model and view."""
         heads = self.att.shape[0]
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
-        # CONTROLS holds one line of notes; each further line (wrapped at about two characters per font size of
+        # controls_height holds one line of notes; each further line (wrapped at about two characters per font size of
         # FIT_WIDTH) takes its height from the figure, which stays on the screen with the controls
         lines = sum(math.ceil(len(note) * 0.5 * self.font / FIT_WIDTH) for note in self.notes)
-        tallest = int(self.tallest - 1.5 * self.font * max(0, lines - 1))
+        tallest = self.tallest - control_height(self.font) * max(0, lines - 1)
         if self.head == ALL_HEADS:
             whole = f"Every head of the {name}" if heads > 1 else f"The {name}"
             self.heatmap.figure = grid_figure(self.att, self.words, whole, self.originals, tallest, focus=self.focus)

@@ -11,9 +11,10 @@ import nbformat
 import pytest
 import torch
 
+from helpers.chapter_widgets.base import control_height
 from helpers.checkpoints import CheckpointError, load_model, save_checkpoint
 from helpers.examples import default_examples, novel_examples
-from helpers.explorer import ALL_HEADS, CONTROLS, PICK, Explorer, explore, static_explorer
+from helpers.explorer import ALL_HEADS, PICK, Explorer, controls_height, explore, static_explorer
 from helpers.model import CourseModel, course_model
 from helpers.plots import FIT_WIDTH, least_label, quoted, style
 from helpers.reading import attention, read_sentence, summarise, unique_labels
@@ -258,13 +259,13 @@ def test_on_a_projector_the_heatmap_and_the_grid_fit_below_the_controls(presente
     assert len(ex.sentence.value.split()) == min(len(text.split()) for text in ex._text_examples(DEFAULT))
     ex = _explorer(sentence=" ".join((STORY.split() * 2)[:20]))
     views = [ex.heatmap.figure, ex.set_head(ALL_HEADS) or ex.heatmap.figure]
-    room, smallest, font = style()["tallest"] - CONTROLS * style()["font"], least_label(), style()["font"]
+    room, smallest, font = style()["tallest"] - controls_height(style()["font"]), least_label(), style()["font"]
     for spec in views:
         assert spec["height"] <= room and spec["width"] <= FIT_WIDTH and spec["font"] == font
         assert min(p["tick"] for p in spec["panels"]) >= smallest
     assert f"font-size: {font}px" in ex.children[0].value and ex.access in ex.children
     ex.set_sentence("zanzibar")  # two notes over three lines: the heatmap gives up two lines of its height
-    assert len(ex.notes) == 2 and ex.heatmap.figure["height"] <= room - 2 * 1.5 * font
+    assert len(ex.notes) == 2 and ex.heatmap.figure["height"] <= room - 2 * control_height(font)
 
 
 def test_long_sentences_label_every_kth_word_and_say_so(ex: Explorer) -> None:

@@ -103,6 +103,11 @@ class ChapterWidget(Widget):
         self.show_message()
 
 
+def control_height(font: int) -> int:
+    """A control's height in pixels at text size `font`: ipywidgets' inline height, as control_style sets it."""
+    return max(28, round(font * 1.7))
+
+
 def control_style(css_class: str, font: int) -> widgets.HTML:
     """A style sheet (in an HTML widget of no size) for the widget of class `css_class`: its controls' labels,
     menus, boxes and buttons at `font` pixels, and the controls and their labels' column as large as their
@@ -111,7 +116,7 @@ def control_style(css_class: str, font: int) -> widgets.HTML:
         f"<style>.{css_class} .widget-label, .{css_class} button, .{css_class} select, .{css_class} input, "
         f".{css_class} label, .{css_class} .widget-readout {{font-size: {font}px}} "
         f".{css_class} code {{font-size: inherit}} "
-        f".{css_class} {{--jp-widgets-font-size: {font}px; --jp-widgets-inline-height: {max(28, round(font * 1.7))}px; "
+        f".{css_class} {{--jp-widgets-font-size: {font}px; --jp-widgets-inline-height: {control_height(font)}px; "
         f"--jp-widgets-inline-label-width: {max(80, font * 5)}px; "
         f"--jp-widgets-slider-handle-size: {round(font * 1.1)}px}} "
         f".{css_class} .widget-toggle-buttons {{display: flex; align-items: center}}</style>",

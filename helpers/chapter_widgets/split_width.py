@@ -85,8 +85,8 @@ def split_strip(heads: int, width: int, font: int, drawn: range | None = None) -
     d = width // heads
     drawn = range(heads) if drawn is None else drawn
     some = len(drawn) < heads
-    mark = {True: "border-bottom: 5px solid #222; ", False: "border-bottom: 5px solid transparent; "
-            "background-clip: padding-box; "}
+    gap = "padding-bottom: 2px; background-clip: content-box; "  # a white line between a slice and its mark
+    mark = {True: gap + "border-bottom: 4px solid #222; ", False: gap + "border-bottom: 4px solid transparent; "}
     cells = "".join(
         f"<div title='head {h}: numbers {h * d} to {(h + 1) * d - 1}' style='flex: {d}; background: "
         f"{PALETTE[h % len(PALETTE)]}; color: {ink(PALETTE[h % len(PALETTE)])}; text-align: center; "
