@@ -12,7 +12,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 from tools.build_slides import NPM_DIR, NpmMissingError, npm_package
 from tools.chapters import ROOT
 from tools.editions import build
+from tools.lab import free_port
 
 PROXY = "configurable-http-proxy@5.3.0"
 SERVICE = "classroom-benchmark"  # the hub service whose token adds students, starts and reads their servers
@@ -42,13 +42,6 @@ def proxy_command() -> list[str]:
     except (NpmMissingError, subprocess.CalledProcessError) as missing:
         raise SetupError(f"installing {PROXY} into {NPM_DIR}: {missing}") from None
     return [str(NPM_DIR / "node_modules" / ".bin" / "configurable-http-proxy")]
-
-
-def free_port() -> int:
-    """A port nothing listens on at 127.0.0.1 (the system picks it)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def hub_config(folder: Path, port: int, hub_port: int, api_port: int, token: str) -> str:
