@@ -16,7 +16,7 @@ from functools import cache
 import nbformat
 
 from classroom.dependencies import needed
-from tools.chapters import CHAPTERS, EXPLORER, NOTEBOOKS, ROOT, chapter_title
+from tools.chapters import CHAPTERS, EXPLORER, NOTEBOOKS, ROOT, chapter_parts, chapter_title
 
 try:
     import tomllib
@@ -88,19 +88,6 @@ def lesson_minutes(lesson: Lesson, measured: Mapping) -> int:
     """The lesson's planned minutes: its segments' (as the guide prints them) and a switch between each two."""
     return (sum(segment_minutes(segment, measured) for segment in lesson.segments)
             + SWITCH_MINUTES * (len(lesson.segments) - 1))
-
-
-def chapter_parts(nb: nbformat.NotebookNode) -> list[dict]:
-    """The title and cell indices of each part of a notebook, split as tools.chapters.sections splits it."""
-    parts: list[dict] = [{"title": "Introduction", "cells": []}]
-    for index, cell in enumerate(nb.cells):
-        heading = next((line[3:].strip() for line in cell.source.splitlines() if line.startswith("## ")), None)
-        if cell.cell_type == "markdown" and heading is not None:
-            if any(nb.cells[i].source.split() for i in parts[-1]["cells"]) or len(parts) > 1:
-                parts.append({"title": heading, "cells": []})
-            parts[-1]["title"] = heading
-        parts[-1]["cells"].append(index)
-    return parts
 
 
 @cache

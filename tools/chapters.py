@@ -118,20 +118,27 @@ def run_seconds(cell: nbformat.NotebookNode) -> float:
     return (idle - busy).total_seconds()
 
 
-def sections(nb: nbformat.NotebookNode) -> list[dict]:
-    """An executed notebook's parts: each starts at a markdown cell with a "## " heading (the cells before the
-    first one are "Introduction"); per part its title, reading minutes and the seconds its cells ran.
-    Cells added by `execute` (tagged INJECTED) are left out."""
-    parts = [{"title": "Introduction", "words": 0, "run_seconds": 0.0}]
-    for cell in nb.cells:
+def chapter_parts(nb: nbformat.NotebookNode) -> list[dict]:
+    """A notebook's parts, each starting at a markdown cell with a "## " heading (the cells before the first one
+    are "Introduction"): per part its title and its cells' indices. Cells added by `execute` (tagged INJECTED)
+    are left out."""
+    found: list[dict] = [{"title": "Introduction", "cells": []}]
+    for index, cell in enumerate(nb.cells):
         if INJECTED in cell.metadata.get("tags", []):
             continue
         heading = next((line[3:].strip() for line in cell.source.splitlines() if line.startswith("## ")), None)
         if cell.cell_type == "markdown" and heading is not None:
-            if parts[-1]["words"] or len(parts) > 1:  # a heading in the first cell renames the introduction
-                parts.append({"title": heading, "words": 0, "run_seconds": 0.0})
-            parts[-1]["title"] = heading
-        parts[-1]["words"] += _words(cell)
-        parts[-1]["run_seconds"] += run_seconds(cell) if cell.cell_type == "code" else 0.0
-    return [{"title": p["title"], "reading_minutes": round(p["words"] / WORDS_PER_MINUTE, 2),
-             "run_seconds": round(p["run_seconds"], 2)} for p in parts]
+            # a heading in the first cell renames the introduction
+            if any(_words(nb.cells[i]) for i in found[-1]["cells"]) or len(found) > 1:
+                found.append({"title": heading, "cells": []})
+            found[-1]["title"] = heading
+        found[-1]["cells"].append(index)
+    return found
+
+
+def sections(nb: nbformat.NotebookNode) -> list[dict]:
+    """An executed notebook's `chapter_parts`, each with its title, reading minutes and the seconds its cells ran."""
+    return [{"title": part["title"],
+             "reading_minutes": round(sum(_words(nb.cells[i]) for i in part["cells"]) / WORDS_PER_MINUTE, 2),
+             "run_seconds": round(sum(run_seconds(nb.cells[i]) for i in part["cells"]
+                                      if nb.cells[i].cell_type == "code"), 2)} for part in chapter_parts(nb)]
