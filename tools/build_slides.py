@@ -1,7 +1,5 @@
 """The reveal.js decks tools.build_site writes to site/slides/NN.html (the explorer's: explorer.html): executed,
-with figures, solutions hidden.
-
-    python -m tools.build_site --no-pages notebooks/04_multi_head_attention.ipynb    # one deck alone
+with figures, solutions hidden (`python -m tools.build_site --no-pages NOTEBOOK` builds one deck alone).
 
 Each notebook runs as a static build (tools.pages) in presenter mode with its notes (tools.editions.with_notes),
 its slides cut to fit 1280x720 (tools.paginate). reveal.js and its notes plugin come from npm once (build/npm)

@@ -80,13 +80,10 @@ def notebook_paths(only: str | None = None) -> list[Path]:
 
 def execute(path: Path, *, nb: nbformat.NotebookNode | None = None, timeout: int = 300, allow_errors: bool = False,
             first: str | None = None, last: str | None = None) -> nbformat.NotebookNode:
-    """Run the notebook at `path` (or `nb`, an edition of it) in a fresh kernel, top to bottom; return it with
-    its outputs. `first` and `last` are code run in an added first or last cell (tagged INJECTED).
-
-    The kernel runs in the notebook's folder and inherits this process's environment (the site builder sets
-    SPOTLIGHTS_STATIC there). With allow_errors, a failing cell's error is kept as its output and the run goes
-    on, as Run All in JupyterLab shows it; without, the first error is raised. A cell running longer than
-    `timeout` seconds raises either way.
+    """Run the notebook at `path` (or `nb`, an edition of it) top to bottom in a fresh kernel in its folder, with
+    this process's environment; return it with its outputs. `first` and `last` are code run in an added first or
+    last cell (tagged INJECTED). With allow_errors a failing cell's error is kept as its output and the run goes
+    on, as Run All shows it; without, the first error is raised. A cell over `timeout` seconds raises either way.
     """
     nb = copy.deepcopy(nb) if nb is not None else nbformat.read(path, as_version=4)
     if first is not None:

@@ -56,10 +56,8 @@ def serving(cmd: list[str], status_url: str, log: Path, **popen: object) -> Iter
 
 @contextmanager
 def jupyter_lab(root: Path, home: Path, settings: dict[str, dict] | None = None) -> Iterator[tuple[str, str]]:
-    """A JupyterLab server over the folder `root` (its settings and logs in `home`); yields (base URL, token).
-
-    `settings` maps a settings file (e.g. "@jupyterlab/notebook-extension/tracker") to its values. Always stopped.
-    """
+    """A JupyterLab server over the folder `root` (its settings and logs in `home`), always stopped; yields (base
+    URL, token). `settings` maps a settings file (e.g. "@jupyterlab/notebook-extension/tracker") to its values."""
     files = {"@jupyterlab/apputils-extension/notification": {"fetchNews": "false"},  # no news pop-up over the page
              **(settings or {})}
     for name, values in files.items():
