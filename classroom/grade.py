@@ -27,12 +27,7 @@ from pathlib import Path
 
 from classroom.dependencies import names, needed
 from classroom.submission import UnreadableError, chapter_in_code, chapter_in_name, course, flags, learner_code, read
-from tools.chapters import CHAPTERS, ROOT
-
-try:
-    import tomllib
-except ImportError:  # Python 3.10
-    import tomli as tomllib
+from tools.chapters import CHAPTERS, ROOT, read_toml
 
 TIMEOUT = 60  # seconds one exercise (its code, then its check) may take
 SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy machine
@@ -206,7 +201,7 @@ def read_roster(path: Path) -> dict[str, str]:
 def read_points(path: Path) -> dict[str, float]:
     """Points per exercise from a CSV (exercise,points with a header) or a TOML file (softmax = 2)."""
     if path.suffix == ".toml":
-        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        table = read_toml(path)
         table = table.get("points", table)
     else:
         with path.open(newline="", encoding="utf-8") as handle:

@@ -16,12 +16,7 @@ from functools import cache
 import nbformat
 
 from classroom.dependencies import needed
-from tools.chapters import CHAPTERS, EXPLORER, NOTEBOOKS, ROOT, chapter_parts, chapter_title
-
-try:
-    import tomllib
-except ImportError:  # Python 3.10
-    import tomli as tomllib
+from tools.chapters import CHAPTERS, EXPLORER, NOTEBOOKS, ROOT, chapter_parts, chapter_title, read_toml
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,7 +39,7 @@ class Lesson:
     segments: tuple[Segment, ...]
 
 
-PLANS = tomllib.loads((ROOT / "docs" / "lessons.toml").read_text(encoding="utf-8"))
+PLANS = read_toml(ROOT / "docs" / "lessons.toml")
 PLAN_FACTOR: float = PLANS["assumptions"]["plan_factor"]  # the assumptions: docs/lessons.toml says what each means
 EXERCISE_MINUTES: int = PLANS["assumptions"]["exercise_minutes"]
 SWITCH_MINUTES: int = PLANS["assumptions"]["switch_minutes"]

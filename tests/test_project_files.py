@@ -10,15 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.chapters import CHAPTERS, chapter_paths, notebook_paths
+from tools.chapters import CHAPTERS, ROOT, chapter_paths, notebook_paths, read_toml
 from tools.refresh_outputs import CHECKED, load_expected
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
-
-ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 CONDA_NAMES = {"torch": "pytorch-cpu"}  # pip name -> conda-forge name where they differ
 FRONT_ENDS = {"jupyterlab", "notebook", "jupyter-server", "jupyterlab-rise", "nbgitpuller", "jupyterhub"}
@@ -41,7 +35,7 @@ def _conda(requirements: list[str]) -> set[str]:
 
 def test_environment_holds_what_a_learner_needs_and_no_test_tool() -> None:
     """Binder and a class's hub image: the kernel's packages and the lab extra (JupyterLab, RISE, nbgitpuller)."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    project = read_toml(ROOT / "pyproject.toml")["project"]
     learner = _conda(project["dependencies"]) | _conda(project["optional-dependencies"]["lab"])
     env = set(_environment())
     assert env == learner, f"missing: {sorted(learner - env)}; not a learner's: {sorted(env - learner)}"

@@ -61,6 +61,15 @@ def chapter_title(name: str) -> str:
     return TITLES.get(f"{name}.ipynb", EXPLORER_TITLE if f"{name}.ipynb" == EXPLORER else name)
 
 
+def read_toml(path: Path) -> dict:
+    """A TOML file as a dict (tomllib; tomli on Python 3.10)."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
 def _narrowed(names: list[str], only: str | None) -> list[Path]:
     only = os.environ.get(ONLY, "") if only is None else only
     wanted = tuple(p.strip() for p in only.split(",") if p.strip())
