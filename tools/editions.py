@@ -94,27 +94,21 @@ def with_folded_solutions(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return _after(nb, lambda cell: [folded_solution_cell(name)] if (name := checked_exercise(cell)) else [])
 
 
-def without_notes(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy without the speaker notes in the cells' metadata (in a graded class they would be hints)."""
-    out = copy.deepcopy(nb)
-    for cell in out.cells:
-        cell.metadata.pop(NOTES_KEY, None)
-    return out
-
-
-def cleared(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy with no outputs, execution counts, timings or widget state."""
+def cleared(nb: nbformat.NotebookNode, notes: bool = True) -> nbformat.NotebookNode:
+    """A copy with no outputs, execution counts, timings or widget state; with notes=False also without the speaker
+    notes in the cells' metadata (in a graded class they would be hints)."""
     out = copy.deepcopy(nb)
     out.metadata.pop("widgets", None)
     for cell in out.cells:
-        cell.metadata.pop("execution", None)
+        for key in ("execution",) if notes else ("execution", NOTES_KEY):
+            cell.metadata.pop(key, None)
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     return out
 
 
 EDITIONS: dict[str, Callable[[nbformat.NotebookNode], nbformat.NotebookNode]] = {
-    "learner": lambda nb: cleared(without_notes(nb)),
+    "learner": lambda nb: cleared(nb, notes=False),
     "instructor": lambda nb: cleared(with_solutions(with_notes(nb))),
 }
 
