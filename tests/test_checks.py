@@ -227,7 +227,6 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
      "head count is typed in"),
     ("name_the_detectives", lambda board: {h: max(CLUE_KINDS, key=lambda k: board[k][h]) for h in range(len(board))},
      "len(board['subject'])"),
-    ("name_the_detectives", lambda board: {**watched_most(board), 2: "chance"}, "not a clue kind"),
     ("name_the_detectives", lambda board: {**watched_most(board), 1: "grammar"}, "choose one of"),
     ("name_the_detectives", lambda board: {h: min(CLUE_KINDS, key=lambda k: board[k][h])
                                            for h in range(len(board["subject"]))}, "the largest share in its column"),
