@@ -265,8 +265,7 @@ def test_on_a_projector_the_heatmap_and_the_grid_fit_below_the_controls(presente
 
 
 def test_long_sentences_label_every_kth_word_and_say_so(ex: Explorer) -> None:
-    """60 words: every 2nd word labelled (the grid of four in a row every 6th, bars every 2nd), said on the axis;
-    then, on 11 words, every word again (the grid: every 2nd)."""
+    """60 words: every 2nd word labelled (a grid of four heads every 6th), said on the axis; 11 words: every word."""
     for head, every, short in ((0, 2, 1), (ALL_HEADS, 6, 2)):
         ex.set_head(head)
         ex.sentence.value = " ".join((STORY.split() * 6)[:60])
