@@ -13,6 +13,7 @@ from helpers.checkpoints import load_model
 from helpers.corpus import story_validation
 from helpers.model import LanguageModel, course_model
 from helpers.stories import Clue
+from helpers.train import train
 
 
 @pytest.fixture(scope="module")
@@ -133,8 +134,10 @@ def test_evaluating_restores_the_mode_even_after_an_error_so_scores_leave_a_trai
     assert model.training
 
 
-@pytest.mark.parametrize("score", [evaluate.perplexity, lambda m, ids: evaluate.head_removed(m, 0).__enter__()])
-def test_something_that_is_not_a_series_model_is_refused_clearly(val, score) -> None:
+@pytest.mark.parametrize(("score", "says"), [
+    (evaluate.perplexity, "needs"), (lambda m, ids: evaluate.head_removed(m, 0).__enter__(), "needs"),
+    (lambda m, ids: train(model=m, steps=1, progress=False), "model must be")])  # training refuses it as well
+def test_something_that_is_not_a_series_model_is_refused_clearly(val, score, says) -> None:
     ids, _ = val
-    with pytest.raises(ValueError, match=r"needs one of the series' models .* got Linear"):
+    with pytest.raises(ValueError, match=rf"{says} one of the series' models .* got Linear"):
         score(torch.nn.Linear(2, 2), ids)

@@ -189,11 +189,6 @@ def test_some_unknown_words_are_named_once_in_the_note() -> None:
     assert "<script>" not in ex.message.value and ex.message_lines[0].endswith("and 6 more.")
 
 
-def test_read_sentence_keeps_the_first_words_of_a_long_text() -> None:
-    reading = read_sentence(_model("four_heads"), " ".join(["fox"] * 127 + ["bridge", "sky"]))
-    assert len(reading.ids) == 128 and reading.words[-1] == "bridge"
-
-
 def test_a_500_word_sentence_is_trimmed_to_the_context_with_a_note() -> None:
     """The explorer notebook's suggested too-long sentence is cut to 128 words, with a note, and still fits."""
     cell = next(c for c in nbformat.read(NOTEBOOKS / "explorer.ipynb", as_version=4).cells if c.get("id") == "b8b00c00")
@@ -202,6 +197,7 @@ def test_a_500_word_sentence_is_trimmed_to_the_context_with_a_note() -> None:
     ex = _explorer(sentence=min(example_sentences(), key=lambda s: len(s.split())))
     eval(suggested[1], {"explorer": ex})  # the notebook's own line, run as a learner would
     assert len(ex.words) == len(_panel(ex)["x"]) == 128 and "128" in ex.message_lines[-1]
+    assert ex.words == story_tokenizer().split(ex.sentence.value)[:128], "the first words are kept, not the last"
     assert ex.heatmap.figure["width"] <= FIT_WIDTH and _panel(ex)["every"] > 1, "a long sentence still fits"
     ex.sentence.value = STORY
     _assert_shows(ex, STORY)
@@ -269,8 +265,7 @@ def test_on_a_projector_the_heatmap_and_the_grid_fit_below_the_controls(presente
 
 
 def test_long_sentences_label_every_kth_word_and_say_so(ex: Explorer) -> None:
-    """60 words: every 2nd word labelled (the grid of four in a row every 6th, bars every 2nd), said on the axis;
-    then, on 11 words, every word again (the grid: every 2nd)."""
+    """60 words: every 2nd word labelled (a grid of four heads every 6th), said on the axis; 11 words: every word."""
     for head, every, short in ((0, 2, 1), (ALL_HEADS, 6, 2)):
         ex.set_head(head)
         ex.sentence.value = " ".join((STORY.split() * 6)[:60])

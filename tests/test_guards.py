@@ -9,7 +9,7 @@ from helpers import guards
 from helpers.attention import MultiHeadAttention
 from helpers.block import BlockConfig, TransformerBlock, block_model
 from helpers.model import CourseConfig, LanguageModel, attention_layer_size, course_model
-from helpers.train import _heads, train
+from helpers.train import _heads
 
 RULE = "width 128 is not divisible by 3 heads: each head gets an equal slice, so pick a head count that divides 128"
 
@@ -44,8 +44,3 @@ def test_both_models_share_one_interface_and_name_the_layer_they_show() -> None:
     assert block.attention_layer is block.blocks[0].attn
     with pytest.raises(TypeError, match="abstract"):
         LanguageModel(CourseConfig())
-
-
-def test_training_refuses_something_that_is_not_a_series_model() -> None:
-    with pytest.raises(ValueError, match=r"model must be one of the series' models .* got Linear"):
-        train(model=torch.nn.Linear(2, 2), steps=1, progress=False)

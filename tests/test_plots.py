@@ -33,8 +33,7 @@ def test_each_layer_hovers_only_on_its_own_cells_names_unknown_words_and_labels_
 
 @pytest.mark.parametrize("presenter", [False, True], indirect=True)
 def test_every_figure_shows_whole_on_the_screen_and_presenter_mode_grows_every_text(presenter: bool) -> None:
-    """No figure is wider than JupyterLab's output area or taller than the screen shows (on a projector at
-    1280x720: 580 px of JupyterLab's 600); every text, tooltips and subplot titles too, at the mode's size."""
+    """Every figure fits the output area and the screen (a 1280x720 projector: 580 px), all text at the mode's size."""
     tallest, font = plots.style()["tallest"], 22 if presenter else 14
     assert tallest <= (580 if presenter else 640)
     for n in (5, 12, 40, 128):
@@ -50,8 +49,7 @@ def test_every_figure_shows_whole_on_the_screen_and_presenter_mode_grows_every_t
 
 
 def test_figures_carry_a_config_without_the_mode_bar_and_importing_changes_no_renderer(monkeypatch) -> None:
-    """Plotly's mode bar would put about ten buttons per figure in a keyboard user's tab order; the figures say
-    so themselves, so importing helpers.plots leaves plotly's renderers as they were."""
+    """No mode bar (ten buttons a figure in a keyboard user's tab order), set per figure: plotly's renderers stay."""
     import plotly.io as pio
 
     monkeypatch.setattr(pio.renderers, "default", "plotly_mimetype")

@@ -33,8 +33,7 @@ def masks(draw: st.DrawFn, n_words: int) -> torch.Tensor:
 @st.composite
 def layer_and_words(draw: st.DrawFn, bound: float = 10.0, max_words: int = 7, **options: object
                     ) -> tuple[MultiHeadAttention, torch.Tensor]:
-    """A MultiHeadAttention of a drawn size and seed (options: its own), and a batch x [B, T, width] for it of any
-    finite values in [-bound, bound]."""
+    """A MultiHeadAttention(**options) of a drawn size and seed, and an x [B, T, width] of floats in [-bound, bound]."""
     heads, width = draw(HEADS_AND_WIDTH)
     torch.manual_seed(draw(SEED))
     shape = (draw(st.integers(1, 2)), draw(st.integers(1, max_words)), width)

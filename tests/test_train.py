@@ -63,8 +63,7 @@ def test_time_budget_stops_early(small_stories):
 
 
 def test_the_progress_bar_names_the_run_and_counts_words(small_stories, monkeypatch):
-    """Chapter 7 trains three models of four heads each: its bars carry the models' names, not '4 heads'. A bar
-    counts words, so it shows words per second and time left."""
+    """Chapter 7's three four-head models: bars carry their names, not '4 heads'; a bar counts words (words/s)."""
     seen = []
     monkeypatch.setattr(train_module, "_progress_bar", lambda **options: seen.append(options)
                         or train_module.text_tqdm(**options | {"disable": True}))
