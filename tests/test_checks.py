@@ -74,7 +74,9 @@ def test_every_exercise_has_one_solution_one_check_that_returns_bool_and_wrong_a
 @pytest.mark.parametrize("name", sorted(CHECKS))
 def test_every_solution_passes_and_every_stub_is_not_attempted(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     extra = ARGS.get(name, tuple)()
+    state = torch.get_rng_state()
     assert CHECKS[name](SOLUTIONS[name], *extra) is True
+    assert torch.equal(torch.get_rng_state(), state), "the check changed the learner's random seed"
     assert f"{name}: correct" in capsys.readouterr().out
     assert CHECKS[name](stub, *extra) is False
     assert yours_or_reference(CHECKS[name], stub, *extra) is SOLUTIONS[name]  # never raises
@@ -401,9 +403,3 @@ def test_the_winner_of_the_benchmark_runs_is_read_from_the_file() -> None:
 
     with pytest.raises(AssertionError, match="the benchmark's runs"):
         CHECKS["clear_winner"](right_on_made_up_runs_only, runs)
-
-
-def test_a_check_leaves_the_learners_random_seed_alone() -> None:
-    state = torch.get_rng_state()
-    CHECKS["one_head"](SOLUTIONS["one_head"])
-    assert torch.equal(torch.get_rng_state(), state)

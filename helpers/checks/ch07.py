@@ -38,8 +38,9 @@ class _Watched(FeedForward):
 
 
 def _feed_forward() -> _Watched:
-    torch.manual_seed(7)
-    return _Watched(_C)
+    with torch.random.fork_rng(devices=[]):  # creating layers draws random numbers: keep the learner's seed
+        torch.manual_seed(7)
+        return _Watched(_C)
 
 
 def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch.Tensor]) -> bool:
@@ -88,9 +89,9 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
 
 def _block() -> TransformerBlock:
     """A small block whose two layer norms differ (random scales and shifts), so swapping them shows."""
-    torch.manual_seed(7)
-    block = TransformerBlock(_C, _H)
-    with torch.no_grad():
+    with torch.random.fork_rng(devices=[]), torch.no_grad():  # keep the learner's seed
+        torch.manual_seed(7)
+        block = TransformerBlock(_C, _H)
         for ln in (block.ln1, block.ln2):
             ln.weight.normal_(1.0, 0.3)
             ln.bias.normal_(0.0, 0.3)
