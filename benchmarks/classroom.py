@@ -18,6 +18,7 @@ import os
 import re
 import sys
 import time
+from argparse import ArgumentTypeError
 from pathlib import Path
 
 import nbformat
@@ -125,10 +126,6 @@ class Browser:
         return error, "".join(printed)
 
 
-class UsageError(ValueError):
-    """A bad command-line argument; the message says which and why."""
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", default=",".join(map(str, GRID)),
@@ -137,17 +134,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file (default: assets/classroom.json)")
     args = parser.parse_args(argv)
     if not re.fullmatch(r"\d+(,\d+)*", args.students):
-        raise UsageError(f"--students takes whole numbers separated by commas, not {args.students!r}")
+        raise ArgumentTypeError(f"--students takes whole numbers separated by commas, not {args.students!r}")
     args.students = sorted({int(n) for n in args.students.split(",")})
     if args.students[0] < 1:
-        raise UsageError("--students must be at least 1")
+        raise ArgumentTypeError("--students must be at least 1")
     if unknown := [p for p in args.chapters.split(",") if p.strip() and not chapter_paths(p.strip())]:
-        raise UsageError(f"--chapters: no chapter starts with {', '.join(unknown)} "
-                         f"(chapters: {', '.join(path.name[:2] for path in chapter_paths(''))})")
+        raise ArgumentTypeError(f"--chapters: no chapter starts with {', '.join(unknown)} "
+                                f"(chapters: {', '.join(path.name[:2] for path in chapter_paths(''))})")
     args.chapters = chapter_paths(args.chapters)
     if not args.out.parent.is_dir() or args.out.is_dir():
-        raise UsageError(f"--out {args.out}: give a file in a folder that exists (the folder {args.out.parent} "
-                         "does not exist, or the name is a folder)")
+        raise ArgumentTypeError(f"--out {args.out}: give a file in a folder that exists (the folder "
+                                f"{args.out.parent} does not exist, or the name is a folder)")
     return args
 
 
@@ -220,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parse_args(argv)
         proxy_command()  # npm and the proxy first: a clear message before anything starts
         results = asyncio.run(measure(args.students, args.chapters))
-    except (UsageError, SetupError) as problem:
+    except (ArgumentTypeError, SetupError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
