@@ -96,7 +96,7 @@ def share_parser(doc: str, **options: str) -> argparse.ArgumentParser:
 @contextmanager
 def busy_loops(count: int) -> Iterator[list[subprocess.Popen]]:
     """`count` busy loops for the body, killed by their PID however it ends (an error, Ctrl-C, SIGTERM)."""
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM raises KeyboardInterrupt
     loops: list[subprocess.Popen] = []
     try:
         loops += [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(count)]
@@ -106,10 +106,6 @@ def busy_loops(count: int) -> Iterator[list[subprocess.Popen]]:
             loop.kill()
             loop.wait()
         signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
 
 
 @contextmanager
