@@ -30,12 +30,10 @@ from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
 from benchmarks.measure import KERNEL_FIGURES, load, machine
-from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, run_figures, write_deploy_config
+from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, RESULTS, run_figures, write_deploy_config
 from classroom.hub import START_TIMEOUT_S, LocalHub, SetupError, proxy_command
-from tools.chapters import chapter_paths
+from tools.chapters import ROOT, chapter_paths
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = ROOT / "assets" / "classroom.json"
 GRID = (1, 2, 4, 8)
 SAMPLE_S = 0.5
 CELL_TIMEOUT_S = 600  # a cell still running after this long counts as an error, and the chapter stops there
@@ -131,7 +129,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--students", default=",".join(map(str, GRID)),
                         help="class sizes to measure, e.g. 4 or 1,2,4,8 (default: %(default)s)")
     parser.add_argument("--chapters", default="", help="chapter prefixes, e.g. 01,03 (default: every chapter)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file (default: assets/classroom.json)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="results file (default: assets/classroom.json)")
     args = parser.parse_args(argv)
     if not re.fullmatch(r"\d+(,\d+)*", args.students):
         raise ArgumentTypeError(f"--students takes whole numbers separated by commas, not {args.students!r}")
@@ -225,9 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {args.out}")
-    if args.out.resolve() == DEFAULT_OUT:
+    if args.out.resolve() == RESULTS:
         write_deploy_config(results)
-        print(f"wrote {DEFAULT_OUT.relative_to(ROOT)} and {DEPLOY_CONFIG.relative_to(ROOT)}; "
+        print(f"wrote {RESULTS.relative_to(ROOT)} and {DEPLOY_CONFIG.relative_to(ROOT)}; "
               "now run python -m benchmarks.report")
     print(summary_line(results["runs"]))
     return 0
