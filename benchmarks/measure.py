@@ -66,9 +66,14 @@ def markdown_table(header: Iterable[str], align: str, rows: Iterable[Iterable[ob
     return [line(header), "|" + "".join("---:|" if a == "r" else "---|" for a in align), *map(line, rows)]
 
 
+def read_results(path: Path) -> dict:
+    """A results file's contents; {} before its first run."""
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
 def save(path: Path, share: Fraction, whole: dict, shared: dict) -> None:
     """Record one run in `path`: at the top on the whole machine (keeping the shares' runs), else in cpu_shares."""
-    result = json.loads(path.read_text()) if path.exists() else {}
+    result = read_results(path)
     if share == 1:
         result = whole | {"cpu_shares": result.get("cpu_shares", {})}
     else:

@@ -8,7 +8,6 @@ chapters' code and speaker notes, never their prose (so editing a chapter's pros
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -17,7 +16,7 @@ from pathlib import Path
 import nbformat
 
 from benchmarks import bench, real_text, sizing
-from benchmarks.measure import markdown_table
+from benchmarks.measure import markdown_table, read_results
 from benchmarks.notebook_memory import over_targets
 from classroom.lessons import lessons_block, questions_block
 from tools.chapters import CHAPTERS, EXPLORER, EXPLORER_TITLE, NOTEBOOKS, ROOT, TITLES
@@ -28,8 +27,7 @@ HALF = "0.5"  # the CPU share shown beside the whole machine: four learners on t
 
 
 def _load(name: str) -> dict | None:
-    path = ASSETS / name
-    return json.loads(path.read_text()) if path.exists() else None
+    return read_results(ASSETS / name) or None
 
 
 def _measured(name: str, command: str, make: Callable[[dict], str], needs: str | None = None) -> Callable[[], str]:
