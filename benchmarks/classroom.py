@@ -18,6 +18,7 @@ import os
 import re
 import sys
 import time
+from argparse import ArgumentTypeError
 from pathlib import Path
 
 import nbformat
@@ -29,12 +30,10 @@ from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
 from benchmarks.measure import KERNEL_FIGURES, load, machine
-from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, run_figures, write_deploy_config
+from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S, DEPLOY_CONFIG, RESULTS, run_figures, write_deploy_config
 from classroom.hub import START_TIMEOUT_S, LocalHub, SetupError, proxy_command
-from tools.chapters import chapter_paths
+from tools.chapters import ROOT, chapter_paths
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = ROOT / "assets" / "classroom.json"
 GRID = (1, 2, 4, 8)
 SAMPLE_S = 0.5
 CELL_TIMEOUT_S = 600  # a cell still running after this long counts as an error, and the chapter stops there
@@ -125,29 +124,25 @@ class Browser:
         return error, "".join(printed)
 
 
-class UsageError(ValueError):
-    """A bad command-line argument; the message says which and why."""
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", default=",".join(map(str, GRID)),
                         help="class sizes to measure, e.g. 4 or 1,2,4,8 (default: %(default)s)")
     parser.add_argument("--chapters", default="", help="chapter prefixes, e.g. 01,03 (default: every chapter)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file (default: assets/classroom.json)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="results file (default: assets/classroom.json)")
     args = parser.parse_args(argv)
     if not re.fullmatch(r"\d+(,\d+)*", args.students):
-        raise UsageError(f"--students takes whole numbers separated by commas, not {args.students!r}")
+        raise ArgumentTypeError(f"--students takes whole numbers separated by commas, not {args.students!r}")
     args.students = sorted({int(n) for n in args.students.split(",")})
     if args.students[0] < 1:
-        raise UsageError("--students must be at least 1")
+        raise ArgumentTypeError("--students must be at least 1")
     if unknown := [p for p in args.chapters.split(",") if p.strip() and not chapter_paths(p.strip())]:
-        raise UsageError(f"--chapters: no chapter starts with {', '.join(unknown)} "
-                         f"(chapters: {', '.join(path.name[:2] for path in chapter_paths(''))})")
+        raise ArgumentTypeError(f"--chapters: no chapter starts with {', '.join(unknown)} "
+                                f"(chapters: {', '.join(path.name[:2] for path in chapter_paths(''))})")
     args.chapters = chapter_paths(args.chapters)
     if not args.out.parent.is_dir() or args.out.is_dir():
-        raise UsageError(f"--out {args.out}: give a file in a folder that exists (the folder {args.out.parent} "
-                         "does not exist, or the name is a folder)")
+        raise ArgumentTypeError(f"--out {args.out}: give a file in a folder that exists (the folder "
+                                f"{args.out.parent} does not exist, or the name is a folder)")
     return args
 
 
@@ -220,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parse_args(argv)
         proxy_command()  # npm and the proxy first: a clear message before anything starts
         results = asyncio.run(measure(args.students, args.chapters))
-    except (UsageError, SetupError) as problem:
+    except (ArgumentTypeError, SetupError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -228,9 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {args.out}")
-    if args.out.resolve() == DEFAULT_OUT:
+    if args.out.resolve() == RESULTS:
         write_deploy_config(results)
-        print(f"wrote {DEFAULT_OUT.relative_to(ROOT)} and {DEPLOY_CONFIG.relative_to(ROOT)}; "
+        print(f"wrote {RESULTS.relative_to(ROOT)} and {DEPLOY_CONFIG.relative_to(ROOT)}; "
               "now run python -m benchmarks.report")
     print(summary_line(results["runs"]))
     return 0

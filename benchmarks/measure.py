@@ -66,9 +66,14 @@ def markdown_table(header: Iterable[str], align: str, rows: Iterable[Iterable[ob
     return [line(header), "|" + "".join("---:|" if a == "r" else "---|" for a in align), *map(line, rows)]
 
 
+def read_results(path: Path) -> dict:
+    """A results file's contents; {} before its first run."""
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
 def save(path: Path, share: Fraction, whole: dict, shared: dict) -> None:
     """Record one run in `path`: at the top on the whole machine (keeping the shares' runs), else in cpu_shares."""
-    result = json.loads(path.read_text()) if path.exists() else {}
+    result = read_results(path)
     if share == 1:
         result = whole | {"cpu_shares": result.get("cpu_shares", {})}
     else:
@@ -96,7 +101,7 @@ def share_parser(doc: str, **options: str) -> argparse.ArgumentParser:
 @contextmanager
 def busy_loops(count: int) -> Iterator[list[subprocess.Popen]]:
     """`count` busy loops for the body, killed by their PID however it ends (an error, Ctrl-C, SIGTERM)."""
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM raises KeyboardInterrupt
     loops: list[subprocess.Popen] = []
     try:
         loops += [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(count)]
@@ -106,10 +111,6 @@ def busy_loops(count: int) -> Iterator[list[subprocess.Popen]]:
             loop.kill()
             loop.wait()
         signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
 
 
 @contextmanager

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 
-from benchmarks.measure import KERNEL_FIGURES, cpu_share, load, share_parser
+from benchmarks.measure import KERNEL_FIGURES, cpu_share, load, read_results, share_parser
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S
 from tools.chapters import INJECTED, WORDS_PER_MINUTE, execute, notebook_paths, reading_minutes, run_seconds, sections
 
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = share_parser(__doc__, prog="python -m benchmarks.notebook_memory")
     parser.add_argument("notebooks", nargs="*", type=Path)
     args = parser.parse_args(argv)
-    result = json.loads(OUT.read_text()) if OUT.exists() else {}
+    result = read_results(OUT)
     section = (result if args.cpu_share == 1 else result.setdefault("cpu_shares", {}).setdefault(
         f"{float(args.cpu_share):.2g}", {"cpu_share": float(args.cpu_share)}))
     rows = section.get("notebooks", {})

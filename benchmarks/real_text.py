@@ -27,7 +27,7 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.measure import load, machine, markdown_table
+from benchmarks.measure import load, machine, markdown_table, read_results
 from helpers.checkpoints import ASSETS, save_checkpoint
 from helpers.compare import seed_margin
 from helpers.corpus import Corpus
@@ -84,16 +84,12 @@ def choose_recipe(sweep: dict) -> dict | None:
                                              "classes": dict(SWEEP_CLASSES), "rule": RULE}
 
 
-def _load() -> dict:
-    return json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-
-
 def _merge(update: Callable[[dict], object]) -> dict:
     """Read the results file, let `update` change it, and write it back, holding a lock throughout (a summary may
     run while a training job records its runs)."""
     with open(Path(tempfile.gettempdir()) / "several_spotlights_real_text.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        results = _load()
+        results = read_results(RESULTS)
         update(results)
         RESULTS.write_text(json.dumps(results, indent=1) + "\n")
         return results
@@ -118,7 +114,7 @@ def run_sweep(files: dict) -> None:
     `files`: {name: path} of the OUTSIDE_TEXTS; without it their runs are skipped, with a message."""
     corpora: dict = {}
     for run in sweep_plan():
-        if run["id"] in current_sweep(_load().get("sweep", {})):
+        if run["id"] in current_sweep(read_results(RESULTS).get("sweep", {})):
             continue
         if run["text"] in OUTSIDE_TEXTS and run["text"] not in files:
             print(f"sweep {run['id']}: skipped, the series does not ship {run['text']} (give --file "
@@ -152,7 +148,7 @@ def run_transfer(name: str, path: str) -> None:
             "steps": TEXT_RECIPE.steps_for(words), "unknown_share": round(unknown_share(corpus.val_ids), 4)}
     for run in transfer_runs(words):
         lr = run["lr"] or TEXT_RECIPE.lr_for(words)
-        if _load().get("transfer", {}).get(name, {}).get("runs", {}).get(run["id"], {}).get("lr") == lr:
+        if read_results(RESULTS).get("transfer", {}).get(name, {}).get("runs", {}).get(run["id"], {}).get("lr") == lr:
             continue  # recorded (a default run of an earlier recipe is trained again)
         command = ["-m", "helpers.train", "--heads", str(run["heads"]), "--text", str(path), "--json"]
         command += ["--lr", f"{run['lr']:g}"] if run["lr"] is not None else []
@@ -224,7 +220,7 @@ def _set_aside_other_recipes(recipe: Recipe) -> None:
 def run_table(recipe: Recipe, amounts_only: bool = False) -> None:
     """Train the table's runs not recorded yet for this recipe, one at a time, each recorded at once."""
     _set_aside_other_recipes(recipe)
-    done = {_run_key(run) for run in _load().get("table", {}).values()}
+    done = {_run_key(run) for run in read_results(RESULTS).get("table", {}).values()}
     test_ids = novel_corpus(evaluate_on="test").val_ids
     plan = [run for run in table_runs(recipe, amounts_only) if _run_key(run) not in done]
     for number, run in enumerate(plan, start=1):

@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 
 from benchmarks.measure import markdown_table
-from tools.chapters import CHAPTERS
+from tools.chapters import CHAPTERS, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "assets" / "classroom.json"
 DEPLOY_CONFIG = ROOT / "deploy" / "config.yaml"
 CHAPTER_TARGET_S = 90
@@ -178,7 +177,6 @@ cull:
 
 
 def write_deploy_config(results: dict) -> Path:
-    DEPLOY_CONFIG.parent.mkdir(exist_ok=True)
     DEPLOY_CONFIG.write_text(z2jh_config(results))
     return DEPLOY_CONFIG
 

@@ -15,13 +15,12 @@ import os
 import statistics
 import subprocess
 import sys
-from pathlib import Path
 
 from benchmarks.measure import busy_loops, load, machine
 from benchmarks.report import threads_block
 from helpers.threads import affinity_cpus, cgroup_quota, usable_threads
+from tools.chapters import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "assets" / "threads.json"
 STEPS, ROUNDS = 100, 5
 TARGET_RATIO = 0.8
