@@ -306,9 +306,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS), help="training seeds")
     parser.add_argument("--out", type=Path, default=ASSETS, help="folder for results.json")
     parser.add_argument("--only-controls", action="store_true",
-                        help="train only the output-projection control and merge it into the existing results.json")
+                        help="train only the control rows (output projection, chapter 7's blocks) and merge them into "
+                             "the existing results.json")
     parser.add_argument("--control", nargs="+", choices=list(CONTROLS), default=list(CONTROLS),
-                        help="with --only-controls: which control rows to train (default: both)")
+                        help="with --only-controls: which control rows to train (default: all)")
     args = parser.parse_args(argv)
     existing = args.out / "results.json"
     if args.steps < 1:

@@ -120,7 +120,9 @@ def run_sweep(files: dict) -> None:
             print(f"sweep {run['id']}: skipped, the series does not ship {run['text']} (give --file "
                   f"{run['text']}=PATH)", flush=True)
             continue
-        corpus = corpora.setdefault(run["text"], sweep_corpus(run["text"], files.get(run["text"])))
+        if run["text"] not in corpora:  # each text is read and split once
+            corpora[run["text"]] = sweep_corpus(run["text"], files.get(run["text"]))
+        corpus = corpora[run["text"]]
         words = len(corpus.train_ids)
         options = replace(TEXT_RECIPE, lr=run["lr"], long_lr=run["lr"]).train_options(words)
         result, record = _train(run, corpus, heads=run["heads"], seed=0, **options)
