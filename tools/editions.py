@@ -100,8 +100,9 @@ def cleared(nb: nbformat.NotebookNode, notes: bool = True) -> nbformat.NotebookN
     out = copy.deepcopy(nb)
     out.metadata.pop("widgets", None)
     for cell in out.cells:
-        for key in ("execution",) if notes else ("execution", NOTES_KEY):
-            cell.metadata.pop(key, None)
+        cell.metadata.pop("execution", None)
+        if not notes:
+            cell.metadata.pop(NOTES_KEY, None)
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     return out
