@@ -176,6 +176,12 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
     return reference
 
 
+def whose(fn: Any) -> str:
+    """"your" for the learner's own function, "the reference" for the solution `yours_or_reference` handed on: a
+    line printed after a check never credits the learner with the reference's result."""
+    return "the reference" if any(fn is reference for reference in SOLUTIONS.values()) else "your"
+
+
 SOLUTIONS_OFF = "SPOTLIGHTS_SOLUTIONS"
 """Set to "off" (a graded class's hub does) and `solution()` shows no solution."""
 
