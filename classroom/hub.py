@@ -110,10 +110,10 @@ class LocalHub:
                     raise SetupError(f"JupyterHub did not answer on {self.url} in 120 s: {self.log_tail()}") from None
                 await asyncio.sleep(0.5)
 
-    def log_tail(self, lines: int = 5) -> str:
-        """The end of the hub's log (the proxy and the servers log there too), on one line."""
+    def log_tail(self) -> str:
+        """The last five lines of the hub's log (the proxy and the servers log there too), on one line."""
         path = self._folder / "hub.log"
-        return " | ".join(path.read_text(errors="replace").strip().splitlines()[-lines:]) if path.exists() else ""
+        return " | ".join(path.read_text(errors="replace").strip().splitlines()[-5:]) if path.exists() else ""
 
     async def request(self, method: str, url: str, token: str, body: object = None) -> dict | list | None:
         """One JSON request to the hub or a server through the proxy; the decoded answer (None when empty)."""

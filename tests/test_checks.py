@@ -370,6 +370,7 @@ def test_feedback_wraps_between_words_never_inside_code() -> None:
     for start in range(60, 100):
         lines = say("x" * start + " view(B, T, heads, C // heads) then [B, H, T, D]").splitlines()
         assert any("view(B, T, heads, C // heads)" in line for line in lines), lines
+        assert any("x = x + attn(ln1(x))" in line for line in say("y" * start + " x = x + attn(ln1(x))").splitlines())
         assert any("[B, H, T, D]" in line for line in lines) and all(len(line) <= LINE for line in lines)
     assert say("a sentence").endswith("sentence.")
 

@@ -182,7 +182,7 @@ def _cut(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     """A cell too tall for a slide, cut into pieces that each fit one where they can."""
     if cell.cell_type == "markdown":
         return _cut_text(cell)
-    return _cut_code(cell) if cell.get("outputs") or cell.cell_type == "code" else [cell]
+    return _cut_code(cell) if cell.cell_type == "code" else [cell]
 
 
 def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:

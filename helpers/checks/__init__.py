@@ -31,12 +31,14 @@ import torch
 from helpers.checks.solutions import SOLUTIONS
 
 LINE = 100  # printed lines stay within what a projector shows unwrapped
-_CODE_SPAN = re.compile(r"\([^()\n]{1,40}\)|\[[^\[\]\n]{1,40}\]")  # view(B, T, H, D), [B, H, T, D]
+_CODE_SPAN = re.compile(  # view(B, T, H, D), [B, H, T, D], x = x + attn(ln1(x))
+    r"\([^()\n]{1,40}\)|\[[^\[\]\n]{1,40}\]|(?:\b\w+ = )?\b\w+ \+ [\w.()\[\]]+")
 
 
 def say(text: str) -> str:
-    """`text` wrapped to LINE characters, never inside a short bracketed span (code such as
-    .reshape(B, T, H * D) or a shape such as [B, T, C] stays on one line), ending with a full stop."""
+    """`text` wrapped to LINE characters, never inside a short bracketed span or a sum (code such as
+    .reshape(B, T, H * D), a shape such as [B, T, C] or x = x + attn(ln1(x)) stays on one line), ending with a
+    full stop."""
     text = text.rstrip()
     if not text.endswith((".", "!", "?", ":")):
         text += "."
