@@ -84,7 +84,6 @@ class Explorer(Widget):
         self.focus_picker = widgets.Dropdown(description="focus on",  # as wide as its words ('<unk> = pizza')
                                              layout=widgets.Layout(width="auto", min_width=f"{13 * self.font}px",
                                                                    max_width=f"{26 * self.font}px", flex="0 0 auto"))
-        self.summary = widgets.HTML()
         self.tallest = style()["tallest"] - controls_height(self.font)  # the figures' height below the controls
         self.heatmap = Drawing()  # one head's heatmap, or the grid of every head
         self.bars = Drawing()  # the focus view: one word's spotlight from every head

@@ -11,7 +11,9 @@ its controls change, it
 - makes every slider say the value its readout shows (`aria-valuetext`: "10.00", where a log slider's
   handle says its exponent, and "0.00" where floating point left 8.9e-16);
 - gives every toggle button its pressed state (`aria-pressed`) and lets the arrow keys move the choice
-  along a group of toggle buttons, as in a radio group.
+  along a group of toggle buttons, as in a radio group;
+- makes the widget's message area and summary line (class STATUS_CLASS) status regions, so a screen reader
+  reads out a problem, or what a change from the keyboard shows, when it appears.
 
 ipywidgets marks the pressed toggle button only with its CSS class `mod-active`: no public property says it in
 the page, so that class is read. The same script works with ipywidgets 7 and 8.
@@ -23,8 +25,10 @@ import anywidget
 
 ROOT_CLASS = "spotlights-widget"
 """The class of every widget of the series, by which a ControlAccess finds the controls it looks after."""
+STATUS_CLASS = "spotlights-status"
+"""The class of the lines a screen reader should read out when they change (ipywidgets gives no role)."""
 
-_ESM = f'const ROOT = ".{ROOT_CLASS}";' + r"""
+_ESM = f'const ROOT = ".{ROOT_CLASS}", STATUS = ".{STATUS_CLASS}";' + r"""
 const CONTROLS = ".widget-dropdown, .widget-toggle-buttons, .widget-slider, .widget-text, .widget-textarea,"
     + " .widget-checkbox, .widget-radio, .widget-select";
 const FOCUSABLE = "select, input, textarea, button, [role=slider], [contenteditable]";
@@ -41,6 +45,7 @@ function nameIt(element, name) {
 }
 
 function fix(root) {
+  root.querySelectorAll(STATUS).forEach(e => e.getAttribute("role") !== "status" && e.setAttribute("role", "status"));
   for (const box of root.querySelectorAll(CONTROLS)) {
     // Lumino checks the focused element itself first, so the mark goes on every focusable part
     [box, ...box.querySelectorAll(FOCUSABLE)].forEach(e => e.setAttribute("data-lm-suppress-shortcuts", "true"));

@@ -19,7 +19,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from helpers.chapter_widgets.access import ROOT_CLASS, ControlAccess
+from helpers.chapter_widgets.access import ROOT_CLASS, STATUS_CLASS, ControlAccess
 from helpers.plots import FIT_WIDTH, style
 
 PROBLEM, NOTE, TEXT = "#b35806", "#333333", "#1a1a1a"
@@ -27,13 +27,15 @@ PROBLEM, NOTE, TEXT = "#b35806", "#333333", "#1a1a1a"
 
 
 class Widget(widgets.VBox):
-    """A VBox with `message`: the last problem (`problem`) above the notes on what it shows (`notes`)."""
+    """A VBox with `message`: the last problem (`problem`) above the notes on what it shows (`notes`), and
+    `summary`: what it shows, in words. A screen reader reads both out when they change."""
 
     def __init__(self, **kwargs: Any) -> None:
         self.problem = ""  # what went wrong with the last thing asked for, if anything
         self.notes: list[str] = []  # notes on what the widget shows (the explorer's unknown words, trimming)
         self.font = style()["font"]
-        self.message = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
+        self.message = widgets.HTML(layout=widgets.Layout(min_height="1.5em")).add_class(STATUS_CLASS)
+        self.summary = widgets.HTML().add_class(STATUS_CLASS)
         self._quiet = False  # True while code sets a control, so its callback does not run again
         self.access = ControlAccess(layout=widgets.Layout(display="none"))  # keyboard use, accessible names
         super().__init__(**kwargs)
@@ -84,14 +86,13 @@ class Widget(widgets.VBox):
 
 
 class ChapterWidget(Widget):
-    """A Widget with `summary` (what the widget shows, in words) and its controls at the widget's font size."""
+    """A Widget with a summary line set by `say` and its controls at the widget's font size."""
 
     css_class = "chapter-widget"
 
     def __init__(self) -> None:
         super().__init__(layout=widgets.Layout(max_width=f"{FIT_WIDTH + 20}px"))
         self.summary_text = ""  # the summary line in plain text
-        self.summary = widgets.HTML()
         self.css = control_style(self.css_class, self.font)
         self.add_class("chapter-widget")
         self.add_class(self.css_class)

@@ -118,7 +118,8 @@ def severe_violations(page, script: Path, context: object = None) -> list[str]:
 
 def control_problems(page, root: str) -> list[str]:
     """What keyboard and screen-reader users miss in the widgets matching CSS `root`: a menu, text box, slider
-    or group of toggle buttons without an accessible name, and toggle buttons that do not say which is pressed."""
+    or group of toggle buttons without an accessible name, toggle buttons that do not say which is pressed, and
+    a widget whose summary is not a status region (a screen reader would not read out what a change shows)."""
     return page.evaluate("""(root) => {
         const problems = [];
         const label = e => e.id && document.querySelector(`label[for="${e.id}"]`);
@@ -130,6 +131,10 @@ def control_problems(page, root: str) -> list[str]:
             const states = Array.from(group.querySelectorAll('button'), b => b.getAttribute('aria-pressed'));
             if (states.filter(s => s === 'true').length !== 1 || states.some(s => s !== 'true' && s !== 'false'))
                 problems.push(`toggle buttons ${named(group)} say pressed: ${states}`);
+        }
+        for (const widget of document.querySelectorAll(root)) {
+            const said = Array.from(widget.querySelectorAll('[role=status]'), e => e.textContent).join(' ');
+            if (!said.trim()) problems.push(`no status region says what it shows: ${widget.className}`);
         }
         return problems;
     }""", root)

@@ -121,7 +121,7 @@ def check_explorer(page) -> None:
     assert said == f"'the' looks at ',': {weights[2, 2, 1]:.1%}", said
     assert page.evaluate(active) == cell_index, "the arrow keys moved JupyterLab to another cell"
     page.keyboard.press("Enter")  # focus on that row: the heatmap redraws and keeps the keyboard on the same cell
-    page.wait_for_function("() => document.querySelector('.attention-explorer').innerText.includes(\"reading 'the'\")")
+    page.locator(f"{EX} [role=status]", has_text="reading 'the'").wait_for()  # read out, not only drawn
     assert page.locator(f"{EX} .spotlights-said").first.inner_text() == said
     assert page.evaluate(FOCUSED)
     box.focus()
