@@ -79,6 +79,7 @@ def check_explorer(page) -> None:
     support.pick(page, EX, "model", shipped("one_head").label)
     assert support.drawn(page, EX, "The one-head model")[0]["panels"] == ["head 0"]
     support.pick(page, EX, "model", shipped("four_heads").label)
+    support.drawn(page, EX, "Every head of the 4-head model")  # the head menu's four heads are back: pick one
     support.pick(page, EX, "head", "head 0")
     box = page.locator(f"{EX} .widget-text input").first
     box.fill(SENTENCE)
