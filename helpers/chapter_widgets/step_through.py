@@ -148,7 +148,9 @@ class StepThrough(ChapterWidget):
         self.view.value = render_step(self.step, self.words, self.tensors, self.v, self.position, self.scale,
                                       self.font)
         t, word = self.tensors[self.step], unique_labels(self.words)[self.position]
-        self.say(f"Step {self.step + 1} of {len(STEPS)} for '{word}': {STEPS[self.step]}, "
+        name = STEPS[self.step] if self.scale or self.step != 2 else "the scores, not scaled"
+        scaling = "" if self.scale else " with scaling off"  # a change of the switch is read out, as the view changes
+        self.say(f"Step {self.step + 1} of {len(STEPS)} for '{word}'{scaling}: {name}, "
                  f"a tensor of shape {list(t.shape)}.")
 
 
