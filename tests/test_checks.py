@@ -203,6 +203,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("merge_heads", lambda y: y.transpose(1, 2).reshape(y.shape[0], -1), "3 heads of 4 numbers side by side"),
     ("count_attention_parameters", lambda w, h: h * 3 * w * w + w * w + w, "multiplied the query/key/value"),
     ("count_attention_parameters", lambda w, h: 3 * w * w, "forgot the output projection"),
+    ("count_attention_parameters", lambda w, h: None, "return missing"),
     ("count_attention_parameters", lambda w, h: 3 * w * w + (w * w + w) * (h > 1), "out for a single head"),
     ("count_attention_parameters", lambda w, h: 4 * w * w, "also has a bias"),
     ("count_attention_parameters", lambda w, h: 65_664, "the width is typed in"),
@@ -259,7 +260,10 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("block_step", lambda b, x: b.ln2((y := b.ln1(x + attn(b, x))) + b.ff(y)), "post-norm order"),
     ("block_step", lambda b, x: (y := x + attn(b, x)) + b.ff(y), "the layer norms are missing"),
     ("block_step", lambda b, x: (y := x + attn(b, b.ln2(x))) + b.ff(b.ln1(y)), "ln1 and ln2 are swapped"),
-    ("block_step", lambda b, x: b(x), "returned a pair"),
+    ("block_step", lambda b, x: b.attn(b.ln1(x)), "returned a pair"),
+    ("block_step", lambda b, x: b(x)[0], "called the whole block"),
+    ("block_step", lambda b, x: (y := b.ln2((n := b.ln1(x)) + attn(b, n))) + b.ff(y),
+     "replaced by its normalised version"),  # the running x normalised before both parts
     ("block_step", lambda b, x: x + b.attn(b.ln1(x)), "returns a pair (y, att)"),
     ("count_block_parameters", lambda w, h: 4 * w * w + w + ff_of(w), "left out the two layer norms"),
     ("count_block_parameters", lambda w, h: 4 * w * w + w + 2 * w + ff_of(w), "a scale AND a shift"),
@@ -370,7 +374,8 @@ def test_feedback_wraps_between_words_never_inside_code() -> None:
     for start in range(60, 100):
         lines = say("x" * start + " view(B, T, heads, C // heads) then [B, H, T, D]").splitlines()
         assert any("view(B, T, heads, C // heads)" in line for line in lines), lines
-        assert any("x = x + attn(ln1(x))" in line for line in say("y" * start + " x = x + attn(ln1(x))").splitlines())
+        for kept in ("x = x + attn(ln1(x))", "4 width x width", "feed-forward"):
+            assert any(kept in line for line in say("y" * start + " " + kept).splitlines()), kept
         assert any("[B, H, T, D]" in line for line in lines) and all(len(line) <= LINE for line in lines)
     assert say("a sentence").endswith("sentence.")
 

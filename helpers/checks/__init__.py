@@ -31,19 +31,20 @@ import torch
 from helpers.checks.solutions import SOLUTIONS
 
 LINE = 100  # printed lines stay within what a projector shows unwrapped
-_CODE_SPAN = re.compile(  # view(B, T, H, D), [B, H, T, D], x = x + attn(ln1(x))
-    r"\([^()\n]{1,40}\)|\[[^\[\]\n]{1,40}\]|(?:\b\w+ = )?\b\w+ \+ [\w.()\[\]]+")
+_TERM = r"(?:\d[\d,]* )?(?:\d[\d,]*|width)\b"  # 128, 4 width
+_CODE_SPAN = re.compile(  # view(B, T, H, D), [B, H, T, D], x = x + attn(ln1(x)), 4 width x width
+    rf"\([^()\n]{{1,40}}\)|\[[^\[\]\n]{{1,40}}\]|(?:\b\w+ = )?\b\w+ \+ [\w.()\[\]]+|\b{_TERM}(?: x {_TERM})+")
 
 
 def say(text: str) -> str:
-    """`text` wrapped to LINE characters, never inside a short bracketed span or a sum (code such as
-    .reshape(B, T, H * D), a shape such as [B, T, C] or x = x + attn(ln1(x)) stays on one line), ending with a
-    full stop."""
+    """`text` wrapped to LINE characters, never inside a short bracketed span, a sum, a product or a hyphenated
+    word (code such as .reshape(B, T, H * D), a shape such as [B, T, C], x = x + attn(ln1(x)), 4 width x width
+    or feed-forward stays on one line), ending with a full stop."""
     text = text.rstrip()
     if not text.endswith((".", "!", "?", ":")):
         text += "."
     kept = _CODE_SPAN.sub(lambda m: m.group().replace(" ", "\u00a0"), text)  # textwrap splits only at spaces
-    return textwrap.fill(kept, LINE).replace("\u00a0", " ")
+    return textwrap.fill(kept, LINE, break_on_hyphens=False).replace("\u00a0", " ")
 
 
 def todo() -> None:
@@ -75,6 +76,11 @@ def attempt(
         raise AssertionError(f"{name} stopped with an error ({torch_says}). {hint}") from err
 
 
+def type_of(value: Any) -> str:
+    """What a learner's function gave, for a message: its type's name, or a reminder when it gave nothing."""
+    return "nothing (None): is its return missing?" if value is None else type(value).__name__
+
+
 def expect(condition: bool, message: str) -> None:
     """Assert with a plain-words explanation of what went wrong."""
     if not condition:
@@ -83,7 +89,7 @@ def expect(condition: bool, message: str) -> None:
 
 def expect_tensor(name: str, got: Any, shape: tuple[int, ...]) -> torch.Tensor:
     """Check that got is a float tensor of the given shape, and return it."""
-    expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type(got).__name__}")
+    expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type_of(got)}")
     expect(got.is_floating_point(), f"{name} should return floating-point numbers, got dtype {got.dtype}")
     expect(tuple(got.shape) == tuple(shape),
            f"{name} returned shape {list(got.shape)}, expected {list(shape)}")

@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from helpers.attention import AttentionHead, causal_mask, spotlight
-from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, softmax_went_down_columns
+from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, softmax_went_down_columns, type_of
 
 
 def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -185,7 +185,7 @@ def check_one_head(
         if not done:
             return False
         expect(isinstance(result, tuple) and len(result) == 2,
-               f"{name} should return two things, (y, att), got {type(result).__name__}")
+               f"{name} should return two things, (y, att), got {type_of(result)}")
         y, att = result
         expect(not (isinstance(y, torch.Tensor) and tuple(y.shape) == (words, words) and isinstance(att, torch.Tensor)
                     and tuple(att.shape) == (words, d)),

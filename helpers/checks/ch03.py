@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.checks import attempt, expect, expect_close, expect_tensor, passed
+from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, type_of
 
 SMILES_SENTENCE = "eagerly , the fox that crosses the wet streets smiles ."
 """The story-world sentence of the first exercise: 'smiles' needs three clues at once."""
@@ -22,7 +22,7 @@ def check_clues_for_smiles(clues_for_smiles: Callable[[list[str]], dict[str, int
     if not done:
         return False
     expect(isinstance(got, dict), f"{name} should return a dict like {{'subject': 3, ...}}, "
-                                  f"got {type(got).__name__}")
+                                  f"got {type_of(got)}")
     expect(set(got) == set(_WANT_KEYS),
            f"{name} should have exactly the keys {list(_WANT_KEYS)}, got {sorted(got)}")
     for kind in _WANT_KEYS:
@@ -67,7 +67,7 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
     if not done:
         return False
     want = weights[:, positions].sum(-1)  # [H]
-    expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type(got).__name__}")
+    expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type_of(got)}")
     if tuple(got.shape) == (len(positions),):
         expect(not torch.allclose(got, torch.ones(len(positions))),
                f"{name}: you picked rows (heads) {positions} instead of the columns (words) at those positions. "

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.checks import attempt, expect, expect_close, expect_tensor, passed
+from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, type_of
 from helpers.model import attention_layer_size
 
 _B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
@@ -115,7 +115,7 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
             "sizes from y.shape (B, H, T, D = y.shape) instead of typing them in.") from err
     if not done:
         return False
-    expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type(got).__name__}")
+    expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type_of(got)}")
     expect(tuple(got.shape) != (_B, _H, _T, _D),
            f"{name}: the result still has shape {list(got.shape)}; the heads should be put back side by side "
            f"as one row of {_C} numbers per word: [B, T, H*D] = {[_B, _T, _C]}")
@@ -144,7 +144,7 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
     if not done:
         return False
     expect(isinstance(got, int) and not isinstance(got, bool),
-           f"{name} should return a whole number (int), got {type(got).__name__}")
+           f"{name} should return a whole number (int), got {type_of(got)}")
     expect(len({count(width, heads) for width, heads in ((128, 4), (64, 8), (768, 12))}) > 1,
            f"{name} gives {got:,} for widths 128, 64 and 768 alike: the width is typed in. Count with the "
            "argument width, so that the function works for any layer.")

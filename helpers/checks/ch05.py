@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from helpers.checks import attempt, expect, passed
+from helpers.checks import attempt, expect, passed, type_of
 from helpers.checks.solutions import FOUR_HEADS, NO_CLEAR_WINNER, ONE_HEAD
 from helpers.compare import seed_margin
 
@@ -39,7 +39,7 @@ def _as_number(name: str, got: Any) -> float:
                                  "the losses before taking the exponential, so that one number comes out.")
         return float(got.item())
     expect(isinstance(got, (int, float)) and not isinstance(got, bool),
-           f"{name} should return a number, got {type(got).__name__}")
+           f"{name} should return a number, got {type_of(got)}")
     return float(got)
 
 

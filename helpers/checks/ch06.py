@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from helpers.checks import attempt, expect, passed
+from helpers.checks import attempt, expect, passed, type_of
 from helpers.evaluate import attention_on_clues
 from helpers.model import CourseModel
 from helpers.stories import CLUE_KINDS, Clue
@@ -41,7 +41,7 @@ mostly elsewhere, so its largest share (5%) is below board["chance"][1] and a ma
 
 def _named(name: str, got: Any, board: Mapping[str, Sequence[float]], heads: int) -> None:
     """Judge one answer of name_the_detectives against `board`, naming the usual mistakes."""
-    expect(isinstance(got, dict), f"{name} should return a dict like {{0: 'mood', 1: ...}}, got {type(got).__name__}")
+    expect(isinstance(got, dict), f"{name} should return a dict like {{0: 'mood', 1: ...}}, got {type_of(got)}")
     expect(not (got and set(got) <= {*CLUE_KINDS, "chance"}),
            f"{name} returned {{clue kind: head}} ({got}). Turn it round: one entry per head, "
            "{head number: the kind of clue that head watches}.")

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from helpers.block import FeedForward, TransformerBlock
-from helpers.checks import attempt, expect, expect_close, expect_tensor, passed
+from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, type_of
 from helpers.model import count_parameters
 
 _B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
@@ -27,20 +27,28 @@ def _example() -> torch.Tensor:
     return torch.randn(_B, _T, _C, generator=torch.Generator().manual_seed(7))  # [B, T, C]
 
 
-class _Watched(FeedForward):
-    """A FeedForward that notes when it is run as a whole: the exercise is to write its forward from its parts."""
+class _Watched(torch.nn.Module):
+    """A module that notes when it is run as a whole: the exercises write its forward from its parts."""
 
     called = False
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         self.called = True
-        return super().forward(x)
+        return super().forward(*args, **kwargs)
 
 
-def _feed_forward() -> _Watched:
+class _WatchedFeedForward(_Watched, FeedForward):
+    pass
+
+
+class _WatchedBlock(_Watched, TransformerBlock):
+    pass
+
+
+def _feed_forward() -> _WatchedFeedForward:
     with torch.random.fork_rng(devices=[]):  # creating layers draws random numbers: keep the learner's seed
         torch.manual_seed(7)
-        return _Watched(_C)
+        return _WatchedFeedForward(_C)
 
 
 def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch.Tensor]) -> bool:
@@ -87,11 +95,11 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
     return passed(name)
 
 
-def _block() -> TransformerBlock:
+def _block() -> _WatchedBlock:
     """A small block whose two layer norms differ (random scales and shifts), so swapping them shows."""
     with torch.random.fork_rng(devices=[]), torch.no_grad():  # keep the learner's seed
         torch.manual_seed(7)
-        block = TransformerBlock(_C, _H)
+        block = _WatchedBlock(_C, _H)
         for ln in (block.ln1, block.ln2):
             ln.weight.normal_(1.0, 0.3)
             ln.bias.normal_(0.0, 0.3)
@@ -103,13 +111,15 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
     name = "block_step"
     block, x = _block(), _example()
     done, got = _run(name, block_step, block, x.clone(),
-                     hint=f"Check the order of the steps and what each one returns (a vector of width {_C} goes in "
-                          "and comes out; the attention layer returns a pair (y, att)).")
+                     hint="block.attn(...) returns a pair (y, att): add only its y, block.attn(...)[0]. Check also "
+                          f"the order of the steps (each part takes and gives vectors of width {_C}).")
     if not done:
         return False
+    expect(not block.called, f"{name}: you called the whole block, block(x): that runs the forward pass the exercise "
+                             "asks you to write. Write it from the parts: block.ln1, block.attn, block.ln2, block.ff.")
     expect(not isinstance(got, tuple),
-           f"{name} returned a pair. block.attn(...) (and the whole block(x)) gives (y, att): keep y, and return "
-           "only the new x, computed step by step with the block's parts.")
+           f"{name} returned a pair. block.attn(...) gives (y, att): keep y, and return only the new x, computed "
+           "step by step with the block's parts.")
     got = expect_tensor(name, got, (_B, _T, _C)).detach()
     with torch.no_grad():
         ln1, ln2, ff = block.ln1, block.ln2, block.ff
@@ -123,6 +133,7 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
             return passed(name)
         post = ln1(x + attn(x))  # the post-norm order: normalise after adding
         normed = ln1(x) + attn(ln1(x))  # the running x replaced by its normalised version
+        both = ln2(normed)  # ... before each part
         plain = x + attn(x)  # no layer norm at all
         swapped = x + attn(ln2(x))  # ln2 where ln1 belongs
         found = attn(ln1(x))  # attention's output alone, without x
@@ -137,8 +148,9 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
             (x + ff(ln2(x)), "the attention step is missing: first x = x + block.attn(block.ln1(x))[0]."),
             (mid + ff(ln2(x)), "the feed-forward part read the old x. It should see x after attention's findings "
                                "were added: update x first, then x = x + ff(ln2(x))."),
-            (normed + ff(ln2(normed)), "x itself was replaced by its normalised version. Only the input handed "
-                                       "to each part is normalised; the running x is added to unchanged."),
+            *((wrong, "x itself was replaced by its normalised version. Only the input handed to each part is "
+                      "normalised; the running x is added to unchanged.")
+              for wrong in (normed + ff(ln2(normed)), both + ff(both))),
             (ln2(post + ff(post)), "that is the older post-norm order (normalise after adding). This block "
                                    "normalises the input of each part instead: x + attn(ln1(x))."),
             (plain + ff(plain), "the layer norms are missing: hand block.ln1(x) to attention and block.ln2(x) "
@@ -164,7 +176,7 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
     if not done:
         return False
     expect(isinstance(got, int) and not isinstance(got, bool),
-           f"{name} should return a whole number (int), got {type(got).__name__}")
+           f"{name} should return a whole number (int), got {type_of(got)}")
     expect(len({count(width, heads) for width, heads in ((128, 4), (64, 8), (768, 12))}) > 1,
            f"{name} gives {got:,} for widths 128, 64 and 768 alike: the width is typed in. Count with the "
            "argument width, so that the function works for any block.")
