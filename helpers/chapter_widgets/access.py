@@ -5,7 +5,9 @@ with no size). In the browser it finds the widget it sits in (the element of cla
 its controls change, it
 
 - marks every control with Lumino's `data-lm-suppress-shortcuts`, so JupyterLab (and Notebook 7) leave the
-  keys to the control: the arrow keys change a dropdown's value instead of moving to another cell;
+  keys to the control: the arrow keys change a dropdown's value instead of moving to another cell. Ctrl+S
+  (Cmd+S) still reaches JupyterLab from a control or a heatmap (the marks are lifted for it), so a learner
+  saves from anywhere in a widget instead of getting the browser's "Save page as";
 - names each control after its description (slider handles, readouts, dropdowns, text boxes and groups of
   toggle buttons are otherwise announced only as "slider", "combo box" or "button");
 - makes every slider say the value its readout shows (`aria-valuetext`: "10.00", where a log slider's
@@ -33,6 +35,16 @@ const CONTROLS = ".widget-dropdown, .widget-toggle-buttons, .widget-slider, .wid
     + " .widget-checkbox, .widget-radio, .widget-select";
 const FOCUSABLE = "select, input, textarea, button, [role=slider], [contenteditable]";
 const STEPS = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1};
+const MARK = "data-lm-suppress-shortcuts";
+const PASSED = e => (e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s";  // save
+
+function letThrough(event) {  // window, capture phase: before JupyterLab reads the marks
+  if (!PASSED(event) || !event.target.closest || !event.target.closest(ROOT)) return;
+  const marked = [];
+  for (let e = event.target; e; e = e.parentElement) if (e.hasAttribute(MARK)) marked.push(e);
+  marked.forEach(e => e.removeAttribute(MARK));
+  setTimeout(() => marked.forEach(e => e.setAttribute(MARK, "true")));
+}
 
 function describe(box) {
   const label = box.querySelector(":scope > .widget-label");
@@ -48,7 +60,7 @@ function fix(root) {
   root.querySelectorAll(STATUS).forEach(e => e.getAttribute("role") !== "status" && e.setAttribute("role", "status"));
   for (const box of root.querySelectorAll(CONTROLS)) {
     // Lumino checks the focused element itself first, so the mark goes on every focusable part
-    [box, ...box.querySelectorAll(FOCUSABLE)].forEach(e => e.setAttribute("data-lm-suppress-shortcuts", "true"));
+    [box, ...box.querySelectorAll(FOCUSABLE)].forEach(e => e.setAttribute(MARK, "true"));
     const name = describe(box);
     box.querySelectorAll("select, input[type=text], input[type=number], textarea").forEach(e => nameIt(e, name));
     const readout = box.querySelector(".widget-readout");
@@ -83,6 +95,7 @@ function moveChoice(event) {
 }
 
 function attach(root) {
+  if (!window.spotlightsLetThrough) window.addEventListener("keydown", window.spotlightsLetThrough = letThrough, true);
   fix(root);
   root.addEventListener("keydown", moveChoice);
   const watcher = new MutationObserver(() => fix(root));

@@ -1,5 +1,6 @@
 """Every live view in JupyterLab at 1280x720 in presenter mode, driven in Chromium as a learner would, what it
-draws read back against the weights computed here; then after a page reload with the kernel running, and in RISE.
+draws read back against the weights computed here; then after a page reload with the kernel running, in RISE,
+and in Jupyter Notebook 7.
 Screenshots go to tests/browser/screenshots/.
 """
 
@@ -184,7 +185,18 @@ def check_rise(page, base: str, token: str) -> None:
                            ".some(s => s.style.overflowY === 'scroll')", timeout=30_000)
 
 
-def test_live_views_on_a_projector_after_a_reload_and_in_rise(chromium: str, tmp_path: Path, axe_script) -> None:
+def check_notebook_7(page, base: str, token: str) -> None:
+    """Jupyter Notebook 7 opens the saved notebook on the same running kernel: the explorer is drawn as it was
+    left, and a menu redraws it."""
+    page.goto(f"{base}/notebooks/views.ipynb?token={token}")
+    support.drawn(page, EX, "Head 1 of the 4-head model")
+    support.pick(page, EX, "head", "head 3")
+    support.drawn(page, EX, "Head 3 of the 4-head model")
+
+
+def test_live_views_on_a_projector_after_a_reload_in_rise_and_in_notebook_7(
+    chromium: str, tmp_path: Path, axe_script
+) -> None:
     (tmp_path / "root").mkdir()
     support.notebook(tmp_path / "root", [SETUP, *VIEWS.values(), LONG_PRINTOUT])
     with (support.jupyter_lab(tmp_path / "root", tmp_path) as (base, token),
@@ -202,7 +214,8 @@ def test_live_views_on_a_projector_after_a_reload_and_in_rise(chromium: str, tmp
             check_widgets(page)
             problems += support.control_problems(page, ".spotlights-widget")
             problems += support.severe_violations(page, axe_script, ".spotlights-widget")
-            page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")  # as Ctrl+S, or autosave
+            page.locator(f"{EX} g.panel.heatmap").first.focus()  # Ctrl+S saves from inside a widget too
+            page.keyboard.press("Control+s")
             page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
             page.reload()  # the kernel keeps running: JupyterLab fetches every widget's state again
             assert support.drawn(page, EX, "Head 2 of the 4-head model")[0]["x"][3] == "foxes"
@@ -212,6 +225,7 @@ def test_live_views_on_a_projector_after_a_reload_and_in_rise(chromium: str, tmp
             support.drawn(page, ".split-the-width", "4 untrained heads")
             assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()
             check_rise(page, base, token)
+            check_notebook_7(page, base, token)
         except Exception:
             page.screenshot(path=str(support.SCREENSHOTS / "live-views-failure.png"), full_page=True)
             print("\ncode cells when it failed:", page.evaluate(support.CELL_STATES), "\npage errors:", errors[-10:])
