@@ -6,8 +6,8 @@ its controls change, it
 
 - marks every control with Lumino's `data-lm-suppress-shortcuts`, so JupyterLab (and Notebook 7) leave the
   keys to the control: the arrow keys change a dropdown's value instead of moving to another cell. Ctrl+S
-  (Cmd+S) still reaches JupyterLab from a control or a heatmap (the marks are lifted for it), so a learner
-  saves from anywhere in a widget instead of getting the browser's "Save page as";
+  (Cmd+S) still saves from anywhere in a widget, text boxes included (whose ipywidgets view keeps every key
+  to itself): the key is sent on from outside the controls, instead of opening the browser's "Save page as";
 - names each control after its description (slider handles, readouts, dropdowns, text boxes and groups of
   toggle buttons are otherwise announced only as "slider", "combo box" or "button");
 - makes every slider say the value its readout shows (`aria-valuetext`: "10.00", where a log slider's
@@ -36,14 +36,17 @@ const CONTROLS = ".widget-dropdown, .widget-toggle-buttons, .widget-slider, .wid
 const FOCUSABLE = "select, input, textarea, button, [role=slider], [contenteditable]";
 const STEPS = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1};
 const MARK = "data-lm-suppress-shortcuts";
-const PASSED = e => (e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s";  // save
+const SAVE = e => (e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "s";
 
-function letThrough(event) {  // window, capture phase: before JupyterLab reads the marks
-  if (!PASSED(event) || !event.target.closest || !event.target.closest(ROOT)) return;
-  const marked = [];
-  for (let e = event.target; e; e = e.parentElement) if (e.hasAttribute(MARK)) marked.push(e);
-  marked.forEach(e => e.removeAttribute(MARK));
-  setTimeout(() => marked.forEach(e => e.setAttribute(MARK, "true")));
+function passSave(event) {  // window, capture phase: before a control (or the marks) can keep the key
+  const root = event.isTrusted && SAVE(event) && event.target.closest && event.target.closest(ROOT);
+  if (!root || !document.body.classList.contains("jp-ThemedContainer")) return;  // JupyterLab or Notebook 7
+  event.preventDefault();  // not the browser's "Save page as"
+  event.stopPropagation();
+  const {key, code, ctrlKey, metaKey, shiftKey} = event;  // the same keys, from outside the controls
+  const copy = new KeyboardEvent("keydown", {key, code, ctrlKey, metaKey, shiftKey, bubbles: true, cancelable: true});
+  Object.defineProperty(copy, "keyCode", {value: event.keyCode});  // what Lumino reads the key from
+  root.parentElement.dispatchEvent(copy);
 }
 
 function describe(box) {
@@ -95,7 +98,7 @@ function moveChoice(event) {
 }
 
 function attach(root) {
-  if (!window.spotlightsLetThrough) window.addEventListener("keydown", window.spotlightsLetThrough = letThrough, true);
+  if (!window.spotlightsPassSave) window.addEventListener("keydown", window.spotlightsPassSave = passSave, true);
   fix(root);
   root.addEventListener("keydown", moveChoice);
   const watcher = new MutationObserver(() => fix(root));

@@ -214,7 +214,7 @@ def test_live_views_on_a_projector_after_a_reload_in_rise_and_in_notebook_7(
             check_widgets(page)
             problems += support.control_problems(page, ".spotlights-widget")
             problems += support.severe_violations(page, axe_script, ".spotlights-widget")
-            page.locator(f"{EX} g.panel.heatmap").first.focus()  # Ctrl+S saves from inside a widget too
+            page.locator(f"{EX} .widget-text input").first.focus()  # Ctrl+S saves from inside a text box too
             page.keyboard.press("Control+s")
             page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
             page.reload()  # the kernel keeps running: JupyterLab fetches every widget's state again
