@@ -104,7 +104,7 @@ def test_step_through_shows_every_step_with_its_shape_and_computes_it_right() ->
     s.go_to(2)
     assert "scaled scores" in s.summary_text
     s.set_scale(False)
-    assert torch.allclose(s.tensors[2], raw) and "not scaled" in s.summary_text
+    assert torch.allclose(s.tensors[2], raw) and "not scaled" in s.summary_text and "not scaled</u>" in s.view.value
 
 
 def test_step_through_buttons_and_slider_move_between_steps() -> None:

@@ -24,6 +24,11 @@ STEPS = ("its query", "query · every key", "scaled scores", "causal mask", "sof
 """The steps in order; the widget shows one at a time."""
 
 
+def step_names(scale: bool) -> tuple[str, ...]:
+    """STEPS as the widget names them: with the 1/sqrt(D) switched off, the third step's scores are not scaled."""
+    return STEPS if scale else (*STEPS[:2], "scores, not scaled", *STEPS[3:])
+
+
 def _check_inputs(words: Sequence[str], q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor) or t.dim() != 2 or t.shape[0] != len(words) or not t.is_floating_point():
@@ -65,7 +70,8 @@ def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor]
     labels = unique_labels(words)
     t = tensors[step]
     d = tensors[0].shape[0]
-    trail = " → ".join(f"<b><u>{html.escape(s)}</u></b>" if n == step else html.escape(s) for n, s in enumerate(STEPS))
+    trail = " → ".join(f"<b><u>{html.escape(s)}</u></b>" if n == step else html.escape(s)
+                       for n, s in enumerate(step_names(scale)))
     name = ["q[i]", "q[i] · k", "scores", "masked scores", "weights", "y[i] = weights @ v"][step]
     columns = labels if t.shape[0] == len(words) and step > 0 else [f"d{n}" for n in range(t.shape[0])]
     table = tensor_table(t.tolist(), rows=[name], columns=columns, percent=step == 4, font=font)
@@ -148,9 +154,8 @@ class StepThrough(ChapterWidget):
         self.view.value = render_step(self.step, self.words, self.tensors, self.v, self.position, self.scale,
                                       self.font)
         t, word = self.tensors[self.step], unique_labels(self.words)[self.position]
-        name = STEPS[self.step] if self.scale or self.step != 2 else "the scores, not scaled"
         scaling = "" if self.scale else " with scaling off"  # a change of the switch is read out, as the view changes
-        self.say(f"Step {self.step + 1} of {len(STEPS)} for '{word}'{scaling}: {name}, "
+        self.say(f"Step {self.step + 1} of {len(STEPS)} for '{word}'{scaling}: {step_names(self.scale)[self.step]}, "
                  f"a tensor of shape {list(t.shape)}.")
 
 
