@@ -259,13 +259,16 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
      "replaced by its normalised version"),
     ("block_step", lambda b, x: b.ln2((y := b.ln1(x + attn(b, x))) + b.ff(y)), "post-norm order"),
     ("block_step", lambda b, x: (y := x + attn(b, x)) + b.ff(y), "the layer norms are missing"),
+    ("block_step", lambda b, x: (y := x + attn(b, b.ln1(x))) + b.ff(y), "feed-forward part got x without"),
+    ("block_step", lambda b, x: (y := x + attn(b, x)) + b.ff(b.ln2(y)), "attention got x without"),
     ("block_step", lambda b, x: (y := x + attn(b, b.ln2(x))) + b.ff(b.ln1(y)), "ln1 and ln2 are swapped"),
     ("block_step", lambda b, x: b.attn(b.ln1(x)), "returned a pair"),
     ("block_step", lambda b, x: b(x)[0], "called the whole block"),
     ("block_step", lambda b, x: (y := b.ln2((n := b.ln1(x)) + attn(b, n))) + b.ff(y),
      "replaced by its normalised version"),  # the running x normalised before both parts
     ("block_step", lambda b, x: x + b.attn(b.ln1(x)), "returns a pair (y, att)"),
-    ("count_block_parameters", lambda w, h: 4 * w * w + w + ff_of(w), "left out the two layer norms"),
+    ("count_block_parameters", lambda w, h: 4 * w * w + w + ff_of(w), "the two layer norms are left out"),
+    ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 8 * w * w + w, "or ff.up's bias"),
     ("count_block_parameters", lambda w, h: 4 * w * w + w + 2 * w + ff_of(w), "a scale AND a shift"),
     ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 8 * w * w, "have biases too"),
     ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 2 * w * w + 2 * w, "widens to 4 x width"),
@@ -317,7 +320,7 @@ def test_a_wrong_answer_gets_a_message_that_names_its_mistake(name, wrong, names
     assert yours_or_reference(CHECKS[name], wrong, *ARGS.get(name, tuple)()) is SOLUTIONS[name]
     words = handed_on(name, capsys)
     assert names_it in words, words
-    assert f"checking {name} stopped" not in words, "a wrong answer is explained, not reported as a crash"
+    assert f"{name}: your code stopped" not in words, "a wrong answer is explained, not reported as a crash"
     assert wrong.__code__ is code and OUTCOMES[name].passed is False and names_it in " ".join(
         OUTCOMES[name].feedback.split())
 
@@ -344,6 +347,14 @@ def test_a_crash_or_an_interrupt_hands_on_the_solution_and_names_the_line(error,
     assert yours_or_reference(CHECKS["weighted_average"], weighted_average) is SOLUTIONS["weighted_average"]
     words = handed_on("weighted_average", capsys)
     assert f"stopped with {type(error).__name__}" in words and "(at: raise error)" in words
+
+
+def test_a_crash_inside_torch_names_the_learners_line(capsys) -> None:
+    def weighted_average(weights, values):
+        return torch.nn.Identity().nowhere  # torch raises the AttributeError
+
+    yours_or_reference(CHECKS["weighted_average"], weighted_average)
+    assert "(at: return torch.nn.Identity().nowhere" in handed_on("weighted_average", capsys)
 
 
 def test_the_solution_handed_back_is_not_checked_again_and_a_non_check_is_refused(capsys) -> None:

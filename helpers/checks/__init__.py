@@ -19,6 +19,7 @@ import inspect
 import io
 import os
 import re
+import sysconfig
 import textwrap
 import traceback
 from collections.abc import Callable
@@ -134,12 +135,14 @@ class Outcome(NamedTuple):
 OUTCOMES: dict[str, Outcome] = {}
 """Exercise name -> the outcome of its latest check through `yours_or_reference` in this kernel."""
 
-_HELPERS = str(Path(__file__).resolve().parents[1])
+_LIBRARIES = (str(Path(__file__).resolve().parents[1]),
+              *{sysconfig.get_path(part) for part in ("purelib", "platlib", "stdlib")})
+"""Where code that is not the learner's lives: helpers, and the installed packages (torch) and Python's own."""
 
 
 def _where_in_your_code(err: BaseException) -> str:
     """' (at: <line>)' for the last line of the learner's own code in err's traceback, or ''."""
-    frames = [f for f in traceback.extract_tb(err.__traceback__) if not f.filename.startswith(_HELPERS) and f.line]
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if not f.filename.startswith(_LIBRARIES) and f.line]
     return f" (at: {frames[-1].line})" if frames else ""
 
 
@@ -170,7 +173,7 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
     except AssertionError as err:
         passed, problem = False, str(err)
     except (Exception, KeyboardInterrupt) as err:  # the learner's code crashed, or was stopped
-        passed, problem = False, f"checking {name} stopped with {type(err).__name__}: {err}{_where_in_your_code(err)}"
+        passed, problem = False, f"{name}: your code stopped with {type(err).__name__}: {err}{_where_in_your_code(err)}"
     if passed:
         OUTCOMES[name] = Outcome(True, f"{name}: correct" + (" (the chapter's own solution)" if solution else ""))
         if solution:
