@@ -13,7 +13,7 @@ its controls change, it
 - makes every slider say the value its readout shows (`aria-valuetext`: "10.00", where a log slider's
   handle says its exponent, and "0.00" where floating point left 8.9e-16);
 - gives every toggle button its pressed state (`aria-pressed`) and lets the arrow keys move the choice
-  along a group of toggle buttons, as in a radio group;
+  along a group of toggle buttons, as in a radio group, which Tab enters on its pressed button;
 - makes the widget's message area and summary line (class STATUS_CLASS) status regions, so a screen reader
   reads out a problem, or what a change from the keyboard shows, when it appears.
 
@@ -79,9 +79,13 @@ function fix(root) {
     if (box.classList.contains("widget-toggle-buttons")) {
       box.setAttribute("role", "group");
       nameIt(box, name);
-      box.querySelectorAll(".widget-toggle-button").forEach(b => {
+      const buttons = Array.from(box.querySelectorAll(".widget-toggle-button"));
+      const chosen = buttons.some(b => b.classList.contains("mod-active"));
+      buttons.forEach(b => {
         const pressed = String(b.classList.contains("mod-active"));
         if (b.getAttribute("aria-pressed") !== pressed) b.setAttribute("aria-pressed", pressed);
+        const stop = !chosen || pressed === "true" ? 0 : -1;  // Tab reaches the group on its pressed button
+        if (b.tabIndex !== stop) b.tabIndex = stop;
       });
     }
   }

@@ -118,7 +118,8 @@ def severe_violations(page, script: Path, context: object = None) -> list[str]:
 
 def control_problems(page, root: str) -> list[str]:
     """What keyboard and screen-reader users miss in the widgets matching CSS `root`: a menu, text box, slider
-    or group of toggle buttons without an accessible name, toggle buttons that do not say which is pressed, and
+    or group of toggle buttons without an accessible name, toggle buttons that do not say which is pressed (or
+    that Tab does not enter on the pressed one), and
     a widget whose summary is not a status region (a screen reader would not read out what a change shows)."""
     return page.evaluate("""(root) => {
         const problems = [];
@@ -131,6 +132,8 @@ def control_problems(page, root: str) -> list[str]:
             const states = Array.from(group.querySelectorAll('button'), b => b.getAttribute('aria-pressed'));
             if (states.filter(s => s === 'true').length !== 1 || states.some(s => s !== 'true' && s !== 'false'))
                 problems.push(`toggle buttons ${named(group)} say pressed: ${states}`);
+            const stops = Array.from(group.querySelectorAll('button'), b => b.tabIndex === 0 && b.ariaPressed);
+            if (stops.filter(Boolean).join() !== 'true') problems.push(`Tab enters ${named(group)} on: ${stops}`);
         }
         for (const widget of document.querySelectorAll(root)) {
             const said = Array.from(widget.querySelectorAll('[role=status]'), e => e.textContent).join(' ');
