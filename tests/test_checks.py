@@ -349,12 +349,17 @@ def test_a_crash_or_an_interrupt_hands_on_the_solution_and_names_the_line(error,
     assert f"stopped with {type(error).__name__}" in words and "(at: raise error)" in words
 
 
-def test_a_crash_inside_torch_names_the_learners_line(capsys) -> None:
+def test_a_crash_inside_torch_or_explained_by_a_hint_names_the_learners_line(capsys) -> None:
     def weighted_average(weights, values):
         return torch.nn.Identity().nowhere  # torch raises the AttributeError
 
+    def block_step(block, x):
+        return x + block.attn(block.ln1(x))  # the pair added: a TypeError, explained by the check's hint
+
     yours_or_reference(CHECKS["weighted_average"], weighted_average)
     assert "(at: return torch.nn.Identity().nowhere" in handed_on("weighted_average", capsys)
+    yours_or_reference(CHECKS["block_step"], block_step)
+    assert "(at: return x + block.attn(block.ln1(x))" in handed_on("block_step", capsys)
 
 
 def test_the_solution_handed_back_is_not_checked_again_and_a_non_check_is_refused(capsys) -> None:

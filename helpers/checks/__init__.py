@@ -74,7 +74,7 @@ def attempt(
         if hint is None:
             raise
         torch_says = str(err).strip().splitlines()[0].rstrip(".") if str(err).strip() else type(err).__name__
-        raise AssertionError(f"{name} stopped with an error ({torch_says}). {hint}") from err
+        raise AssertionError(f"{name} stopped with an error ({torch_says}){_where_in_your_code(err)}. {hint}") from err
 
 
 def type_of(value: Any) -> str:

@@ -15,14 +15,6 @@ from helpers.model import count_parameters
 _B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
 
 
-def _run(name: str, fn: Callable[..., Any], *args: Any, hint: str) -> tuple[bool, Any]:
-    """attempt(), but a torch error inside the learner's code becomes a plain-words AssertionError ending in `hint`."""
-    try:
-        return attempt(name, fn, *args)
-    except (RuntimeError, TypeError) as err:
-        raise AssertionError(f"{name} stopped with an error: {str(err).rstrip('.')}. {hint}") from err
-
-
 def _example() -> torch.Tensor:
     return torch.randn(_B, _T, _C, generator=torch.Generator().manual_seed(7))  # [B, T, C]
 
@@ -51,9 +43,9 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
     """feed_forward(ff, x [B, T, C]) must return ff.down(gelu(ff.up(x))): [B, T, C]."""
     name = "feed_forward"
     ff, x = _feed_forward(), _example()
-    done, got = _run(name, feed_forward, ff, x.clone(),
-                     hint=f"Check the order of the steps: ff.up takes each word's {_C} numbers to {4 * _C}, F.gelu "
-                          f"bends them, and ff.down brings them back to {_C}.")
+    done, got = attempt(name, feed_forward, ff, x.clone(), errors=(RuntimeError, TypeError),
+                        hint=f"Check the order of the steps: ff.up takes each word's {_C} numbers to {4 * _C}, F.gelu "
+                             f"bends them, and ff.down brings them back to {_C}.")
     if not done:
         return False
     with torch.no_grad():
@@ -106,9 +98,9 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
     """block_step(block, x [B, T, C]) must compute x + attn(ln1(x)), then x + ff(ln2(x)): [B, T, C]."""
     name = "block_step"
     block, x = _block(), _example()
-    done, got = _run(name, block_step, block, x.clone(),
-                     hint="block.attn(...) returns a pair (y, att): add only its y, block.attn(...)[0]. Check also "
-                          "the order of the steps (each part takes and gives vectors of the block's width).")
+    done, got = attempt(name, block_step, block, x.clone(), errors=(RuntimeError, TypeError),
+                        hint="block.attn(...) returns a pair (y, att): add only its y, block.attn(...)[0]. Check also "
+                             "the order of the steps (each part takes and gives vectors of the block's width).")
     if not done:
         return False
     expect(not block.called, f"{name}: you called the whole block, block(x): that runs the forward pass the exercise "
