@@ -267,7 +267,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("block_step", lambda b, x: (y := b.ln2((n := b.ln1(x)) + attn(b, n))) + b.ff(y),
      "replaced by its normalised version"),  # the running x normalised before both parts
     ("block_step", lambda b, x: x + b.attn(b.ln1(x)), "returns a pair (y, att)"),
-    ("count_block_parameters", lambda w, h: 4 * w * w + w + ff_of(w), "the two layer norms are left out"),
+    ("count_block_parameters", lambda w, h: 4 * w * w + w + ff_of(w), "either the two layer norms"),
     ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 8 * w * w + w, "or ff.up's bias"),
     ("count_block_parameters", lambda w, h: 4 * w * w + w + 2 * w + ff_of(w), "a scale AND a shift"),
     ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 8 * w * w, "have biases too"),

@@ -177,8 +177,8 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
         w = width
         attention, norms, ff = 4 * w * w + w, 4 * w, 8 * w * w + 5 * w
         expect(got != attention + ff,  # the same total as leaving out ff.up's bias
-               f"{name}({width}, {heads}): {4 * width:,} short. Either the two layer norms are left out (each has "
-               f"a scale and a shift per number: 2 x {width}), or ff.up's bias ({4 * width} numbers, one per output).")
+               f"{name}({width}, {heads}): {4 * width:,} short. Left out: either the two layer norms (each a scale "
+               f"and a shift per number: 2 x {width}) or ff.up's bias ({4 * width} numbers, one per output).")
         expect(got != attention + 2 * w + ff,
                f"{name}({width}, {heads}): almost: a layer norm has a scale AND a shift for every number "
                f"(2 x {width}), and there are two layer norms.")
