@@ -135,9 +135,10 @@ class Outcome(NamedTuple):
 OUTCOMES: dict[str, Outcome] = {}
 """Exercise name -> the outcome of its latest check through `yours_or_reference` in this kernel."""
 
-_LIBRARIES = (str(Path(__file__).resolve().parents[1]),
+_LIBRARIES = (str(Path(__file__).resolve().parents[1]), str(Path(torch.__file__).parent),
               *{sysconfig.get_path(part) for part in ("purelib", "platlib", "stdlib")})
-"""Where code that is not the learner's lives: helpers, and the installed packages (torch) and Python's own."""
+"""Where code that is not the learner's lives: helpers, torch (wherever it is installed, a user's site too), the
+other installed packages and Python's own."""
 
 
 def _where_in_your_code(err: BaseException) -> str:
