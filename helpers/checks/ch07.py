@@ -125,6 +125,8 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
         plain = x + attn(x)  # no layer norm at all
         swapped = x + attn(ln2(x))  # ln2 where ln1 belongs
         found = attn(ln1(x))  # attention's output alone, without x
+        replaced = ("x itself was replaced by its normalised version. Only the input handed to each part is "
+                    "normalised; the running x is added to unchanged.")
         mistakes = [
             (ff(ln2(found)), "nothing is added back. Keep x and add each part's output onto it: "
                              "x = x + attn(ln1(x)), then x = x + ff(ln2(x))."),
@@ -136,9 +138,8 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
             (x + ff(ln2(x)), "the attention step is missing: first x = x + block.attn(block.ln1(x))[0]."),
             (mid + ff(ln2(x)), "the feed-forward part read the old x. It should see x after attention's findings "
                                "were added: update x first, then x = x + ff(ln2(x))."),
-            *((wrong, "x itself was replaced by its normalised version. Only the input handed to each part is "
-                      "normalised; the running x is added to unchanged.")
-              for wrong in (normed + ff(ln2(normed)), both + ff(both))),
+            (normed + ff(ln2(normed)), replaced),
+            (both + ff(both), replaced),
             (ln2(post + ff(post)), "that is the older post-norm order (normalise after adding). This block "
                                    "normalises the input of each part instead: x + attn(ln1(x))."),
             (plain + ff(plain), "the layer norms are missing: hand block.ln1(x) to attention and block.ln2(x) "

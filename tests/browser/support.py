@@ -119,8 +119,8 @@ def severe_violations(page, script: Path, context: object = None) -> list[str]:
 def control_problems(page, root: str) -> list[str]:
     """What keyboard and screen-reader users miss in the widgets matching CSS `root`: a menu, text box, slider
     or group of toggle buttons without an accessible name, toggle buttons that do not say which is pressed (or
-    that Tab does not enter on the pressed one), and
-    a widget whose summary is not a status region (a screen reader would not read out what a change shows)."""
+    that Tab does not enter on the pressed one), and a widget whose summary is not a status region (a screen
+    reader would not read out what a change shows)."""
     return page.evaluate("""(root) => {
         const problems = [];
         const label = e => e.id && document.querySelector(`label[for="${e.id}"]`);
