@@ -168,12 +168,13 @@ class Explorer(Widget):
                 still = " The heatmap still shows the previous sentence." if self.words else ""
                 raise ValueError(f"{error}{still}") from error
             focus_word = self.originals[self.focus] if self.focus < len(self.originals) else None
+            nth = self.originals[: self.focus].count(focus_word)  # which of several equal words has the focus
             self.att = attention(self.model, reading.ids)  # [H, T, T]
             card = self._card(self.model_name) or {}  # a learner's card: what its text could not show
             card_notes = [f"Note on this model: {note}" for note in card.get("notes", [])]
             self.words, self.notes, self.originals = reading.words, [*card_notes, *reading.notes], reading.originals
-            self.focus = (reading.originals.index(focus_word) if focus_word in reading.originals
-                          else last_word(self.words))  # keep the focus word when the sentence still has it
+            same = [i for i, word in enumerate(reading.originals) if word == focus_word]
+            self.focus = same[min(nth, len(same) - 1)] if same else last_word(self.words)  # the same word if kept
             labels = unique_labels(self.words)
             options = [(word_name(label, word, typed), i)
                        for i, (label, word, typed) in enumerate(zip(labels, self.words, self.originals, strict=True))]

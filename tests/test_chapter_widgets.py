@@ -12,7 +12,7 @@ from IPython.display import HTML
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
 from helpers.chapter_widgets.one_word import static_change_one_word
 from helpers.chapter_widgets.playground import static_playground
-from helpers.chapter_widgets.split_width import AT_ONCE, HEAD_COUNTS, TRAINED, ink, static_split_the_width
+from helpers.chapter_widgets.split_width import AT_ONCE, HEAD_COUNTS, TRAINED, UNTRAINED, ink, static_split_the_width
 from helpers.chapter_widgets.step_through import STEPS, static_step_through
 from helpers.drawing import Drawing
 from helpers.explorer_figures import head_figure
@@ -54,6 +54,8 @@ def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clue
     soft = float(p.weights.max())
     p.set_temperature(0.5)
     assert float(p.weights.max()) > soft and p.temperature_slider.value == pytest.approx(0.5)
+    p.temperature_slider.value = 10**-0.25  # a step of the log slider: its readout and the title say the same
+    assert f"temperature {format(p.temperature, p.temperature_slider.readout_format)})" in p.bars.figure["title"]
 
 
 @pytest.mark.parametrize("call", [lambda p: p.set_temperature(0), lambda p: p.set_temperature(float("nan")),
@@ -178,6 +180,9 @@ def test_split_trained_checkpoint_fixes_four_heads_and_bad_values_get_a_message(
     split.set_layer(TRAINED)
     assert split.option.heads == 4 and split.head_buttons.disabled and split.head_buttons.value == 4
     assert not torch.equal(split.option.att, split.options[HEAD_COUNTS.index(4)].att)
+    split.set_layer(UNTRAINED)
+    assert split.option.heads == 16 == split.head_buttons.value, "the learner's own count comes back"
+    split.set_layer(TRAINED)
     split.set_heads(8)  # picking a head count goes back to the untrained layer
     assert split.layer != TRAINED and not split.head_buttons.disabled
     for bad in (lambda: split.set_heads(3), lambda: split.set_layer("half trained")):
@@ -197,9 +202,10 @@ def test_split_static_copy_has_every_option_and_four_heads_at_a_time() -> None:
 def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own() -> None:
     """The feed-forward part alone moves at the changed word only; inside the block wherever attention moved."""
     w = change_one_word()
-    for position in (2, w.words.index("wet")):
+    for position in (2, w.words.index("wet"), 6):  # 6: the second 'the'
         w.set_position(position)
         w.set_replacement("girl")
+        assert w.summary_text.startswith(f"Replacing '{w.word_picker.label}' with 'girl'"), "named as in the menu"
         later = len(w.words) - position
         assert (w.attn_moved[:position] == 0).all() and (w.attn_moved[position:] > 1e-5).all()
         assert (w.ff_moved > 1e-5).tolist() == [i == position for i in range(len(w.words))]

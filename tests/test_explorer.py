@@ -286,6 +286,10 @@ def test_focus_word_is_kept_when_the_new_sentence_has_it(ex: Explorer) -> None:
     assert ex.words[ex.focus] == "bridge"
     ex.set_sentence("the girl walks .")  # no 'bridge' here: back to the last word
     assert ex.words[ex.focus] == "walks"
+    ex.set_sentence("the fox that crosses the bridge walks .")
+    ex.set_focus(4)  # the second 'the'
+    ex.set_sentence("the fox that crosses the old bridge walks .")
+    assert ex.focus == 4, "the same 'the' of two, not the first"
 
 
 def test_unknown_words_and_quote_marks_have_one_name_everywhere() -> None:

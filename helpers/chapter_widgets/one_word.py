@@ -68,7 +68,7 @@ def summary_line(words: Sequence[str], position: int, new: str, attn: Sequence[f
     def count(moved: Sequence[float]) -> str:
         hit = sum(m > MOVED for m in moved)
         return f"{hit} position{'s' if hit != 1 else ''}"
-    return (f"Replacing '{words[position]}' (word {position}) with '{new}': attention's output moved at "
+    return (f"Replacing '{labels[position]}' with '{new}': attention's output moved at "
             f"{where(attn)}, the feed-forward part's, fed the same word vectors, at {where(ff)}. "
             f"Inside the block it reads x + attention instead, and there it moved at {count(inside)}.")
 

@@ -27,6 +27,8 @@ CLUE_BOOST = 8.0
 """The score each clue gets in the "three clues" preset (every other word gets 0)."""
 STATIC_TEMPERATURES = (0.25, 0.5, 1.0, 2.0, 4.0, 10.0)
 """The temperatures the static copy's slider offers."""
+TEMPERATURE_FORMAT = ".2f"
+"""How the live slider's readout and the drawing's title both write the temperature (d3 and Python agree on it)."""
 
 
 def _check_inputs(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str], clues: Sequence[str]) -> None:
@@ -72,7 +74,7 @@ class SpotlightPlayground(ChapterWidget):
                         for label in self.labels]
         self.temperature_slider = widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05,
                                                          description="temperature", layout=slider_layout,
-                                                         style=label_style)
+                                                         style=label_style, readout_format=TEMPERATURE_FORMAT)
         self.preset_buttons = [widgets.Button(description=name, tooltip=f"set the scores: {name}",
                                               layout=widgets.Layout(width="auto"))
                                for name in ("plain average", "three clues", "one clue")]
@@ -94,7 +96,7 @@ class SpotlightPlayground(ChapterWidget):
         self._redraw()
 
     def _title(self) -> str:
-        return f"Where '{self.labels[-1]}' looks (temperature {self.temperature:.2g})"
+        return f"Where '{self.labels[-1]}' looks (temperature {self.temperature:{TEMPERATURE_FORMAT}})"
 
     # ----- what code (and the tests) call ------------------------------------------------------
 

@@ -187,16 +187,14 @@ class SplitTheWidth(ChapterWidget):
             if layer not in (UNTRAINED, TRAINED):
                 self.set_quietly(self.layer_buttons, self.layer)
                 raise ValueError(f"Pick '{UNTRAINED}' or '{TRAINED}', got {layer!r}.")
-            self.layer, self.first = layer, 0
-            if layer == TRAINED:
-                self.heads = self.options[-1].heads
+            self.layer, self.first = layer, 0  # self.heads keeps the untrained choice for the way back
             self._redraw()
 
     # ----- drawing -----------------------------------------------------------------------------------
 
     def _redraw(self) -> None:
         option = self.option
-        self.set_quietly(self.head_buttons, self.heads)
+        self.set_quietly(self.head_buttons, option.heads)
         self.set_quietly(self.layer_buttons, self.layer)
         self.head_buttons.disabled = self.layer == TRAINED
         groups = head_groups(option.heads)
