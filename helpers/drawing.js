@@ -179,7 +179,7 @@ function render({ model, el }) {
       pointing = !kept;  // after a click: no cursor until a key is pressed
       cursor = kept;
       group.focus({preventScroll: true});
-      if (kept) show(kept.k, kept.r, kept.c);  // after Enter: on the same cell
+      if (kept) show(kept.k, kept.r, kept.c, false);  // after Enter: on the same cell, the summary speaks
     }
   };
   const place = (target, body) => {
@@ -190,7 +190,7 @@ function render({ model, el }) {
     tip.style.left = `${left}px`;
     tip.style.top = `${Math.max(0, r.top - outer.top - tip.offsetHeight - 4)}px`;
   };
-  const show = (k, r, c) => {
+  const show = (k, r, c, speak = true) => {
     const p = spec && spec.panels[k];
     if (!p || p.type !== "heatmap" || !p.z[r] || p.z[r][c] === undefined) { cursor = null; return; }
     cursor = {k, r, c};
@@ -198,8 +198,9 @@ function render({ model, el }) {
     const mark = group.querySelector(".cursor");
     ["x", "y", "width", "height"].forEach(a => mark.setAttribute(a, cell.getAttribute(a)));
     mark.setAttribute("visibility", "visible");
-    said.textContent = describe(spec, k, r, c);
-    place(cell, said.textContent);
+    const text = describe(spec, k, r, c);
+    if (speak) said.textContent = text;  // one live region at a time: a redraw's own status line is read out
+    place(cell, text);
   };
   box.addEventListener("pointermove", event => {
     const d = event.target.dataset || {};
