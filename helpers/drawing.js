@@ -64,7 +64,7 @@ function heatmap(p, k, x0, y0, w, h, L, spec) {
   const n = p.x.length, cw = w / Math.max(n, 1), ch = h / Math.max(p.y.length, 1);
   let out = `<g class="panel heatmap" data-panel="${k}" tabindex="0" role="img" data-lm-suppress-shortcuts="true"`
     + ` aria-label="${esc(`${p.title || spec.title}: ${p.ytitle} down, ${p.xtitle} across. Arrow keys read the `
-    + "cells, Enter focuses on a row.")}">`;
+    + `cells${spec.picks_rows ? ", Enter focuses on a row" : ""}.`)}">`;
   p.z.forEach((row, r) => row.forEach((v, c) => {
     const fill = v === null ? spec.masked : colour(spec.colours, v / (spec.zmax || 1));
     out += `<rect x="${x0 + c * cw}" y="${y0 + r * ch}" width="${cw + 0.3}" height="${ch + 0.3}" fill="${fill}"`
@@ -164,8 +164,9 @@ function render({ model, el }) {
   el.append(box, said);
   let spec = null, cursor = null, pointing = false, clicked = null;  // clicked: where the arrow keys go on from
   const draw = () => {
-    spec = model.get("figure");
-    if (!spec || !spec.panels) return;
+    const figure = model.get("figure");
+    if (!figure || !figure.panels) return;
+    spec = {...figure, picks_rows: model.get("picks_rows") === true};  // Enter's words only where it picks a row
     const active = document.activeElement, focused = box.contains(active) && active.closest("g.panel");
     const kept = focused && cursor ? cursor : null;  // a keyboard user's place
     cursor = null;

@@ -38,6 +38,7 @@ class Drawing(anywidget.AnyWidget):
     _esm = SCRIPT
     _css = STYLE
     figure = traitlets.Dict().tag(sync=True)
+    picks_rows = traitlets.Bool(False).tag(sync=True)  # on_click was called: Enter on a row does something
 
     def __init__(self, figure: dict | None = None, **kwargs: object) -> None:
         super().__init__(figure=figure or {}, **kwargs)
@@ -47,6 +48,7 @@ class Drawing(anywidget.AnyWidget):
     def on_click(self, callback: Callable[[int, int], None]) -> None:
         """Call callback(row, column) when a heatmap cell is clicked (or picked with Enter)."""
         self.clicks.append(callback)
+        self.picks_rows = True
 
     def click(self, row: int, column: int) -> None:
         """What a click on cell (row, column) does: every on_click callback runs."""

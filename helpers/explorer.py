@@ -173,8 +173,10 @@ class Explorer(Widget):
             card = self._card(self.model_name) or {}  # a learner's card: what its text could not show
             card_notes = [f"Note on this model: {note}" for note in card.get("notes", [])]
             self.words, self.notes, self.originals = reading.words, [*card_notes, *reading.notes], reading.originals
-            same = [i for i, word in enumerate(reading.originals) if word == focus_word]
-            self.focus = same[min(nth, len(same) - 1)] if same else last_word(self.words)  # the same word if kept
+            same = [i for i, word in enumerate(reading.originals) if word == focus_word]  # the focus word, if kept:
+            self.focus = (self.focus if self.focus in same  # where it was (another word changed),
+                          else same[min(nth, len(same) - 1)] if same  # else the same one of several equal words
+                          else last_word(self.words))
             labels = unique_labels(self.words)
             options = [(word_name(label, word, typed), i)
                        for i, (label, word, typed) in enumerate(zip(labels, self.words, self.originals, strict=True))]

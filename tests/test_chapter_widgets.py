@@ -206,6 +206,7 @@ def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own()
         w.set_position(position)
         w.set_replacement("girl")
         assert w.summary_text.startswith(f"Replacing '{w.word_picker.label}' with 'girl'"), "named as in the menu"
+        assert w.bars.figure["title"].startswith(f"'{w.word_picker.label}' → 'girl'")
         later = len(w.words) - position
         assert (w.attn_moved[:position] == 0).all() and (w.attn_moved[position:] > 1e-5).all()
         assert (w.ff_moved > 1e-5).tolist() == [i == position for i in range(len(w.words))]

@@ -290,6 +290,9 @@ def test_focus_word_is_kept_when_the_new_sentence_has_it(ex: Explorer) -> None:
     ex.set_focus(4)  # the second 'the'
     ex.set_sentence("the fox that crosses the old bridge walks .")
     assert ex.focus == 4, "the same 'the' of two, not the first"
+    ex.set_sentence("the fox that crosses the old bridge sees the girl .")
+    ex.set_sentence("a fox that crosses the old bridge sees the girl .")
+    assert ex.focus == 4, "the first 'the' changed: the focus stays on its word, not on the next 'the'"
 
 
 def test_unknown_words_and_quote_marks_have_one_name_everywhere() -> None:

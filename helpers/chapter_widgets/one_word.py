@@ -152,8 +152,9 @@ class ChangeOneWord(ChapterWidget):
         changed = list(self.ids)
         changed[self.position] = self.tokenizer.ids[self.new_word]
         self.attn_moved, self.ff_moved, self.inside_moved = outputs_moved(self.model, self.ids, changed)
-        self.bars.figure = moved_figure(unique_labels(self.words), self.attn_moved.tolist(), self.ff_moved.tolist(),
-                                        f"'{self.words[self.position]}' → '{self.new_word}': which outputs move?")
+        labels = unique_labels(self.words)
+        self.bars.figure = moved_figure(labels, self.attn_moved.tolist(), self.ff_moved.tolist(),
+                                        f"'{labels[self.position]}' → '{self.new_word}': which outputs move?")
         self.say(summary_line(self.words, self.position, self.new_word, self.attn_moved.tolist(),
                               self.ff_moved.tolist(), self.inside_moved.tolist()))
 
@@ -184,7 +185,7 @@ def static_change_one_word(sentence: str | None = None, model: BlockModel | None
         changed = list(enc.ids)
         changed[i] = model.tokenizer.ids[new]
         attn, ff, inside = (m.tolist() for m in outputs_moved(model, enc.ids, changed))
-        states[(i,)] = moved_figure(labels, attn, ff, f"'{enc.words[i]}' → '{new}': which outputs move?",
+        states[(i,)] = moved_figure(labels, attn, ff, f"'{labels[i]}' → '{new}': which outputs move?",
                                     summary_line(enc.words, i, new, attn, ff, inside))
         choices.append(f"{labels[i]} → {new}")
     start = enc.words.index("wet") if "wet" in enc.words else len(enc.words) // 2

@@ -151,6 +151,8 @@ def check_widgets(page) -> None:
     twelve = support.drawn(page, w, "16 untrained heads: heads 12 to 15")[0]["panels"]
     assert twelve == [f"head {h}" for h in range(12, 16)]
     assert f"{attention_layer_size(128, 16)['attention_params']:,}" in page.locator(w).inner_text()
+    named = [page.locator(f"{root} g.panel.heatmap").first.get_attribute("aria-label") for root in (w, EX)]
+    assert ["Enter focuses on a row" in name for name in named] == [False, True], "Enter named only where it works"
     page.locator(f"{w} .widget-toggle-button", has_text="trained four-head checkpoint").click()
     support.drawn(page, w, "The trained four-head checkpoint")
     w = ".change-one-word"
