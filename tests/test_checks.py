@@ -224,6 +224,9 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, min(spread(one), spread(four)))),
      "compare the gap with the wider"),
     ("clear_winner", lambda runs: NO_CLEAR_WINNER, "larger than each model's own range"),
+    ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, spread(one) + spread(four))), "not with their sum"),
+    ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, spread(four))), "four heads' range alone"),
+    ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, spread(one))), "one head's range alone"),
     ("clear_winner", lambda runs: "four", "should return one of"),
     ("name_the_detectives", lambda board: list(watched_most(board).values()), "should return a dict"),
     ("name_the_detectives", lambda board: {k: h for h, k in watched_most(board).items()}, "Turn it round"),
@@ -393,6 +396,11 @@ def test_feedback_wraps_between_words_never_inside_code() -> None:
         for kept in ("x = x + attn(ln1(x))", "4 width x width", "feed-forward"):
             assert any(kept in line for line in say("y" * start + " " + kept).splitlines()), kept
         assert any("[B, H, T, D]" in line for line in lines) and all(len(line) <= LINE for line in lines)
+        code = "(at: return weights.gather(1, torch.tensor(positions)).sum(-1))"  # the learner's line, quoted
+        assert any(code in line for line in say("z" * (start - 40) + f" stopped {code}. A hint").splitlines())
+        prose = say("w" * start + " for made-up runs C (the seeds differ more than the models), although")
+        first, second = prose.splitlines()[:2]
+        assert len(first) + 1 + len(second.split()[0]) > LINE, "a bracket of prose wraps like any words"
     assert say("a sentence").endswith("sentence.")
 
 

@@ -33,14 +33,16 @@ from helpers.checks.solutions import SOLUTIONS
 
 LINE = 100  # printed lines stay within what a projector shows unwrapped
 _TERM = r"(?:\d[\d,]* )?(?:\d[\d,]*|width)\b"  # 128, 4 width
-_CODE_SPAN = re.compile(  # view(B, T, H, D), [B, H, T, D], x = x + attn(ln1(x)), 4 width x width
-    rf"\([^()\n]{{1,40}}\)|\[[^\[\]\n]{{1,40}}\]|(?:\b\w+ = )?\b\w+ \+ [\w.()\[\]]+|\b{_TERM}(?: x {_TERM})+")
+_PROSE = r"(?![^()\[\]\n]*\b[a-z]{3,} [a-z]{3,}\b)"  # two words in a row: a bracket of prose, free to wrap
+_CODE_SPAN = re.compile(  # (at: a learner's line), view(B, T, H, D), [B, T, C], x = x + attn(ln1(x)), 4 width x width
+    rf"\(at: [^\n]{{1,70}}?\)(?=\.?(?:\s|$))|\({_PROSE}[^()\n]{{1,40}}\)|\[{_PROSE}[^\[\]\n]{{1,40}}\]"
+    rf"|(?:\b\w+ = )?\b\w+ \+ [\w.()\[\]]+|\b{_TERM}(?: x {_TERM})+")
 
 
 def say(text: str) -> str:
-    """`text` wrapped to LINE characters, never inside a short bracketed span, a sum, a product or a hyphenated
-    word (code such as .reshape(B, T, H * D), a shape such as [B, T, C], x = x + attn(ln1(x)), 4 width x width
-    or feed-forward stays on one line), ending with a full stop."""
+    """`text` wrapped to LINE characters, never inside a short bracket of code, the learner's line a message
+    quotes, a sum, a product or a hyphenated word (.reshape(B, T, H * D), [B, T, C], x = x + attn(ln1(x)),
+    4 width x width or feed-forward stays on one line), ending with a full stop."""
     text = text.rstrip()
     if not text.endswith((".", "!", "?", ":")):
         text += "."

@@ -108,6 +108,8 @@ _EXAMPLES = (
     ("made-up runs C (the seeds differ more than the models)", _runs([2.40, 2.50, 2.45], [2.38, 2.47, 2.44])),
     ("made-up runs D (one head's seeds agree, four heads' do not)", _runs([2.40, 2.41, 2.42], [2.20, 2.45, 2.30])),
     ("made-up runs E (close, and one head's seeds far apart)", _runs([2.40, 2.45, 2.50], [2.35, 2.37, 2.39])),
+    ("made-up runs F (four heads ahead by more than either range)", _runs([2.40, 2.45, 2.50], [2.25, 2.30, 2.35])),
+    ("made-up runs G (four heads' seeds far apart, one head's close)", _runs([2.45, 2.46, 2.47], [2.20, 2.30, 2.40])),
 )
 
 
@@ -132,6 +134,12 @@ _STDEV = (_MATCH + "compares the gap with a standard deviation; the chapter's ru
 _MISREAD = (  # rules a learner may write instead of the chapter's, each with what to say when the answers follow one
     (_by(lambda one, four: min(_spread(one), _spread(four))),
      _MATCH + "uses the narrower of the two ranges: compare the gap with the wider one"),
+    (_by(lambda one, four: _spread(one) + _spread(four)),
+     _MATCH + "adds the two ranges together: compare the gap with the wider of the two, not with their sum"),
+    (_by(lambda one, four: _spread(four)), _MATCH + "uses four heads' range alone: compare the gap with the wider "
+                                                    "of the two models' ranges"),
+    (_by(lambda one, four: _spread(one)), _MATCH + "uses one head's range alone: compare the gap with the wider "
+                                                   "of the two models' ranges"),
     (_by(lambda one, four: max(statistics.stdev(one), statistics.stdev(four))), _STDEV),
     (_by(lambda one, four: max(statistics.pstdev(one), statistics.pstdev(four))), _STDEV),
     (_by(lambda one, four: max(_spread(one), _spread(four)), either_way=False),
