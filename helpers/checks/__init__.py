@@ -76,6 +76,8 @@ def attempt(
         if hint is None:
             raise
         torch_says = str(err).strip().splitlines()[0].rstrip(".") if str(err).strip() else type(err).__name__
+        if isinstance(err, KeyError):  # its text is the key alone
+            torch_says = f"KeyError: there is no key {torch_says}"
         raise AssertionError(f"{name} stopped with an error ({torch_says}){_where_in_your_code(err)}. {hint}") from err
 
 
@@ -94,6 +96,8 @@ def expect_tensor(name: str, got: Any, shape: tuple[int, ...]) -> torch.Tensor:
     """Check that got is a float tensor of the given shape, and return it."""
     expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type_of(got)}")
     expect(got.is_floating_point(), f"{name} should return floating-point numbers, got dtype {got.dtype}")
+    expect(not (got.dim() == 0 and shape), f"{name} returned a single number (shape []) where the check expects "
+                                           f"shape {list(shape)}: did it add up everything, not along one dimension?")
     expect(tuple(got.shape) == tuple(shape),
            f"{name} returned shape {list(got.shape)}, expected {list(shape)}")
     expect(bool(torch.isfinite(got).all()), f"{name} returned NaN or infinite values")
@@ -106,7 +110,7 @@ def expect_close(name: str, got: torch.Tensor, want: torch.Tensor, what: str, at
     if float(diff.max()) > atol:
         where = tuple(int(i) for i in torch.nonzero(diff == diff.max())[0])
         raise AssertionError(
-            f"{name}: {what} differs from the reference at index {list(where)}: "
+            f"{name}: {what} differs from the reference at index {list(where)} of the check's example: "
             f"got {float(got[where]):.4f}, expected {float(want[where]):.4f}"
         )
 

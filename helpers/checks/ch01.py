@@ -52,6 +52,12 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
     total = float(got.sum())
     expect(abs(total - 1) < 1e-4,
            f"{name}'s weights add up to {total:.3f}, not 1: divide each exp(score) by the total of all of them")
+    shifted = scores - scores.max()
+    no_exp = [s / s.sum() for s in (scores, shifted, scores.abs(), shifted.abs())]  # [4] each
+    expect(not any(torch.allclose(got, weights) for weights in no_exp),
+           f"{name}: your weights add up to 1, but they are the scores themselves (or their sizes) divided by "
+           f"their total. Take exp() of each score first, then divide by the total of the exps, so that a "
+           f"higher score always gets a larger weight")
     expect_close(name, got, _reference_softmax(scores), "the weight")
 
     grid = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 4.0]])  # [2, 3], two words' scores, one row each
@@ -98,7 +104,9 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
              f"{list(values.shape)} (one row per word). PyTorch lines shapes up from the right, so weights * "
              f"values pairs the {len(weights)} weights with the {values.shape[1]} numbers inside each row instead "
              f"of with the {len(weights)} words. Make the weights a column first: weights[:, None] has shape "
-             f"[{len(weights)}, 1], and each weight then multiplies its own word's whole row.")
+             f"[{len(weights)}, 1], and each weight then multiplies its own word's whole row. (With @ the "
+             "order matters: weights @ values is the same weighted average in one step; values @ weights does "
+             "not line up.)")
     if not done:
         return False
     expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(values.shape)),

@@ -21,7 +21,7 @@ def check_clues_for_smiles(clues_for_smiles: Callable[[list[str]], dict[str, int
     done, got = attempt(name, clues_for_smiles, list(words))
     if not done:
         return False
-    expect(isinstance(got, dict), f"{name} should return a dict like {{'subject': 3, ...}}, "
+    expect(isinstance(got, dict), f"{name} should return a dict of positions, {{'subject': a whole number, ...}}, "
                                   f"got {type_of(got)}")
     expect(set(got) == set(_WANT_KEYS),
            f"{name} should have exactly the keys {list(_WANT_KEYS)}, got {sorted(got)}")
@@ -85,6 +85,10 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
            f"{name}: you took the average over the clue positions. A clue made of two words gets both "
            "words' weights together: add them up.")
     expect(not torch.allclose(got, 100 * want), f"{name}: give the share as a fraction (0.25), not in percent")
+    first, last = positions[0], positions[-1]
+    expect(not any(torch.allclose(got, weights[:, first:end].sum(-1)) for end in (last, last + 1)),
+           f"{name}: you added up every column from position {first} to {last}, a slice, but the clue is only the "
+           f"words at the positions {positions}: index with the list itself, weights[:, positions]")
     expect_close(name, got, want, "the share of this head")
     three = weights[:3]  # [3, T]: a model with another number of heads
     typed_in = (f"The check also gives weights for {len(three)} heads, and your function counts on "

@@ -32,21 +32,26 @@ def lifeline_of(rows: Sequence[Mapping[str, Any]], kind: str) -> int:
 
 
 _HEADS_HINT = ("board[kind] holds one share per head, so the head count is len(board['subject']); len(board) counts "
-               "the kinds of clue and 'chance', and a typed-in range(4) fits only a four-head model")
+               "the kinds of clue and 'chance', board['chance'] holds one value per kind of clue, and a typed-in "
+               "range(4) fits only a four-head model")
 _THREE_HEADS: Board = {"chance": [0.03, 0.06, 0.02, 0.02], "subject": [0.05, 0.04, 0.10],
                        "previous": [0.40, 0.05, 0.02], "mood": [0.01, 0.02, 0.05], "sense": [0.30, 0.03, 0.60]}
 """A made-up scoreboard of a three-head model ('chance' first), on which a typed-in head count shows; head 1 looks
 mostly elsewhere, so its largest share (5%) is below board["chance"][1] and a maximum that includes 'chance' shows."""
 
 
-def _named(name: str, got: Any, board: Mapping[str, Sequence[float]], heads: int) -> None:
-    """Judge one answer of name_the_detectives against `board`, naming the usual mistakes."""
+def _named(name: str, got: Any, board: Mapping[str, Sequence[float]], heads: int, made_up: bool) -> None:
+    """Judge one answer of name_the_detectives against `board` (the model's, or the check's made-up one), naming
+    the usual mistakes; a message about the made-up board says so, as its numbers are not on the learner's screen."""
+    if made_up:
+        name += " (on the check's made-up scoreboard of 3 heads, 'chance' listed first)"
     expect(isinstance(got, dict), f"{name} should return a dict like {{0: 'mood', 1: ...}}, got {type_of(got)}")
     expect(not (got and set(got) <= {*CLUE_KINDS, "chance"}),
            f"{name} returned {{clue kind: head}} ({got}). Turn it round: one entry per head, "
            "{head number: the kind of clue that head watches}.")
     expect(not (set(got) == set(range(4)) and heads != 4),
-           f"{name} named 4 heads for a scoreboard of {heads} heads: the head count is typed in. {_HEADS_HINT}.")
+           f"{name} named 4 heads for a scoreboard of {heads} heads: the head count does not come from the "
+           f"scoreboard's shares. {_HEADS_HINT}.")
     expect(set(got) == set(range(heads)),
            f"{name} should have one entry per head, the keys {list(range(heads))}; got the keys {list(got)}")
     truth = watched_most(board)
@@ -56,7 +61,8 @@ def _named(name: str, got: Any, board: Mapping[str, Sequence[float]], heads: int
         kind = got[head]
         expect(kind != "chance",
                f"{name}: head {head} is named 'chance', but chance is not a clue kind: it is what attention spread "
-               "evenly would give. Compare the four clue kinds only.")
+               "evenly would give. Compare the four clue kinds only, chosen by name (CLUE_KINDS), not by their "
+               "place among the scoreboard's keys.")
         expect(kind in CLUE_KINDS, f"{name}: head {head} is named {kind!r}; choose one of {list(CLUE_KINDS)}")
         want = truth[head]
         if kind == want:
@@ -79,15 +85,16 @@ def check_name_the_detectives(
     name = "name_the_detectives"
     board = attention_on_clues(model, ids, clues, max_windows=len(ids))
     done, got = attempt(name, name_the_detectives, {k: list(v) for k, v in board.items()},
-                        hint=f"The scoreboard is a dict of lists: {_HEADS_HINT}.", errors=(IndexError, KeyError))
+                        hint=f"The scoreboard is a dict of lists with the keys {list(board)}: {_HEADS_HINT}.",
+                        errors=(IndexError, KeyError))
     if not done:
         return False
-    _named(name, got, board, model.config.heads)
+    _named(name, got, board, model.config.heads, made_up=False)
     _, got = attempt(name, name_the_detectives, {k: list(v) for k, v in _THREE_HEADS.items()},
-                     hint="The check also gives it the scoreboard of a three-head model, and your function looked "
-                          f"for a fourth head: the head count is typed in. {_HEADS_HINT}.",
+                     hint="The check also gives it a made-up scoreboard of a three-head model, and your function "
+                          f"looked for a fourth head: its head count does not come from the shares. {_HEADS_HINT}.",
                      errors=(IndexError, KeyError))
-    _named(name, got, _THREE_HEADS, len(_THREE_HEADS["subject"]))
+    _named(name, got, _THREE_HEADS, len(_THREE_HEADS["subject"]), made_up=True)
     return passed(name)
 
 
@@ -105,8 +112,10 @@ def _copy(rows: Sequence[Mapping[str, Any]]) -> Rows:
 
 
 def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kind: str, example: bool) -> None:
-    """Judge lifeline(rows, kind) against the measured rows, explaining the usual mistakes."""
+    """Judge lifeline(rows, kind) against `rows` (the check's made-up `example`, or the measured ones), explaining
+    the usual mistakes; a message about the made-up rows says so, as their numbers are not on the learner's screen."""
     got = lifeline(_copy(rows), kind)
+    name = f"{name}({kind!r}) on the check's made-up rows for heads 2, 0, 1," if example else f"{name}({kind!r})"
     expect(not isinstance(got, dict), f"{name} returned a whole row; return only its head number, row['head']")
     expect(not isinstance(got, float), f"{name} returned {got}, an accuracy; return the head number instead")
     expect(isinstance(got, int) and not isinstance(got, bool),
@@ -119,7 +128,7 @@ def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kin
     least = max(rows, key=lambda row: row["clue_accuracy"][kind])["head"]
     where = [row["head"] for row in rows]
     expect(got != least,
-           f"{name}({kind!r}) gave head {got}: switching it off leaves the HIGHEST {kind} accuracy "
+           f"{name} gave head {got}: switching it off leaves the HIGHEST {kind} accuracy "
            f"({accuracy[got]:.0%}), so it is the head the model misses least. Look for the lowest accuracy.")
     answers = [lifeline(_copy(rows), other) for other in CLUE_KINDS]
     for pick, which in ((max, "highest"), (min, "lowest")):
@@ -129,9 +138,9 @@ def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kin
                f"counts every word, not one kind of clue: choose by row['clue_accuracy'][kind] instead (for "
                f"{kind!r} the lowest accuracy is with head {want} off).")
     expect(not (example and answers == [where.index(lifeline_of(rows, other)) for other in CLUE_KINDS]),
-           f"{name}({kind!r}) gave {got}, the position of the right row in the list, but the rows are not in head "
+           f"{name} gave {got}, the position of the right row in the list, but the rows are not in head "
            f"order here: return the row's own head number, row['head'] (it is {want}).")
-    expect(False, f"{name}({kind!r}) gave head {got} (with it off, {kind} accuracy is {accuracy[got]:.1%}), but with "
+    expect(False, f"{name} gave head {got} (with it off, {kind} accuracy is {accuracy[got]:.1%}), but with "
                   f"head {want} off it drops to {accuracy[want]:.1%}. Compare clue_accuracy[{kind!r}] across rows.")
 
 
@@ -142,9 +151,10 @@ def check_lifeline(lifeline: Callable[[Rows, str], int], ablation: Sequence[Mapp
     """
     name = "lifeline"
     done, _ = attempt(name, lifeline, _copy(_EXAMPLE_ROWS), CLUE_KINDS[0], errors=(IndexError, KeyError),
-                      hint="The check's rows are for 3 heads, listed out of order (heads 2, 0, 1): loop over the rows "
-                           "themselves and read each row's row['head'] and row['clue_accuracy'][kind], rather than "
-                           "indexing rows by a head number or a typed-in count.")
+                      hint=f"Each row is a dict with the keys {list(_EXAMPLE_ROWS[0])}, and the check's made-up rows "
+                           "are for 3 heads, listed out of order (heads 2, 0, 1): loop over the rows themselves and "
+                           "read each row's row['head'] and row['clue_accuracy'][kind], rather than indexing rows by "
+                           "a head number or a typed-in count.")
     if not done:
         return False
     for kind in CLUE_KINDS:
