@@ -46,8 +46,10 @@ def _ipython() -> Any:
 
 
 def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> None:
-    """IPython's handler for NameError: the usual traceback, its last line saying which cell to run first."""
+    """IPython's handler for NameError: for a name a chapter's cell makes, the error alone (no traceback, so the
+    advice is the first thing a learner reads) saying which cell to run first; else the usual traceback."""
     name = getattr(value, "name", None)
-    if name in _MAKERS:
+    known = name in _MAKERS
+    if known:
         value.args = (f"{value}. {advice([name], _MAKERS[name])}",)
-    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=known)

@@ -21,6 +21,8 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     result = shell.run_cell("model.eval()")
     assert isinstance(result.error_in_exec, NameError)
     assert "needs `model`, made by the cell 'Load the trained model' (section 2)" in str(result.error_in_exec)
+    shown = capsys.readouterr().out
+    assert "needs `model`" in shown and "Traceback" not in shown and "model.eval()" not in shown, shown
     other = shell.run_cell("not_in_the_map")
     assert isinstance(other.error_in_exec, NameError) and "made by the cell" not in str(other.error_in_exec)
     shell.run_cell("model = 1")
