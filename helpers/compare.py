@@ -108,7 +108,7 @@ def scoreboard_heatmap(
     first = next(iter(boards.values()))
     if len(first.get("chance", [])) != len(kinds):
         raise ValueError(f"the first scoreboard needs a 'chance' entry with one value per clue kind {list(kinds)}")
-    panels = [("spread evenly", ["chance"], [[v] for v in first["chance"]])]
+    panels = [("chance", ["spread evenly"], [[v] for v in first["chance"]])]
     panels += [(name, [f"head {h}" for h in range(heads[name])],
                 [list(board[k]) for k in kinds]) for name, board in boards.items()]
     widths = [len(cols) + 0.6 for _, cols, _ in panels]

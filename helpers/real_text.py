@@ -116,7 +116,7 @@ def gap_figure(results: dict | None = None) -> go.Figure:
     fig.update_xaxes(type="log", tickvals=words, ticktext=[f"{w / 1000:,.0f}k" for w in words],
                      range=[math.log10(min(words)) - 0.1, math.log10(max(words)) + 0.1],
                      title_text="words of training text (log scale)")
-    fig.update_yaxes(title_text="test perplexity: one<br>head minus four heads", zeroline=True)
+    fig.update_yaxes(title_text="test perplexity:<br>one head minus four heads", zeroline=True)
     font = style()["font"]
     fig.update_layout(title=hung_title("One head against four on the novels, by amount of text",
                                        "above the grey band: four heads better by more than the seeds' noise"),

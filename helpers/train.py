@@ -214,6 +214,8 @@ def train(
         stopped = f"interrupted after {len(losses)} of {steps} steps; the model keeps what it learned so far"
     finally:
         trial.close()
+        if losses:  # the bar ends on the last step's loss, as the run's printouts do
+            bar.set_postfix(loss=f"{losses[-1]:.3f}", refresh=False)
         bar.close()
     if keep_best_every and losses:
         best.score(len(losses))  # the last weights compete too (scored already if the last step was a multiple)

@@ -177,11 +177,14 @@ def test_split_draws_many_heads_four_at_a_time(split) -> None:
 
 def test_split_trained_checkpoint_fixes_four_heads_and_bad_values_get_a_message(split) -> None:
     split.set_heads(16)
+    split.show_heads_from(12)
     split.set_layer(TRAINED)
     assert split.option.heads == 4 and split.head_buttons.disabled and split.head_buttons.value == 4
+    assert split.group_picker.value == 0 and len(split.grid.figure["panels"]) == 4
     assert not torch.equal(split.option.att, split.options[HEAD_COUNTS.index(4)].att)
     split.set_layer(UNTRAINED)
     assert split.option.heads == 16 == split.head_buttons.value, "the learner's own count comes back"
+    assert split.group_picker.value == 12 and split.grid.figure["title"].endswith("heads 12 to 15"), "and its heads"
     split.set_layer(TRAINED)
     split.set_heads(8)  # picking a head count goes back to the untrained layer
     assert split.layer != TRAINED and not split.head_buttons.disabled

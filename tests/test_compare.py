@@ -38,7 +38,8 @@ def test_learning_curves_draw_every_step_and_a_smoothed_line_per_run() -> None:
 def test_scoreboard_heatmap_shows_chance_then_each_model() -> None:
     fig = compare.scoreboard_heatmap({"one head": BOARD_1, "four heads": BOARD_4})
     chance, one, four = fig.data
-    assert list(chance.x) == ["chance"] and [row[0] for row in chance.z] == BOARD_4["chance"]
+    assert list(chance.x) == ["spread evenly"] and [row[0] for row in chance.z] == BOARD_4["chance"]
+    assert [a.text for a in fig.layout.annotations][:3] == ["chance", "one head", "four heads"]  # panel titles
     assert list(one.x) == ["head 0"]
     assert list(four.x) == [f"head {h}" for h in range(4)] and list(four.y) == list(CLUE_KINDS)
     assert list(four.z[0]) == BOARD_4["subject"]

@@ -64,13 +64,15 @@ def test_time_budget_stops_early(small_stories):
 
 def test_the_progress_bar_names_the_run_and_counts_words(small_stories, monkeypatch):
     """Chapter 7's three four-head models: bars carry their names, not '4 heads'; a bar counts words (words/s)."""
-    seen = []
+    seen, bars = [], []
     monkeypatch.setattr(train_module, "_progress_bar", lambda **options: seen.append(options)
-                        or train_module.text_tqdm(**options | {"disable": True}))
+                        or bars.append(train_module.text_tqdm(**options | {"disable": True})) or bars[-1])
     for label, model in (("block with feed-forward", block_model(heads=4)), (None, None)):
-        train(heads=1, steps=2, corpus=small_stories, batch_size=4, evaluate_at_end=False, model=model, label=label)
+        result = train(heads=1, steps=12, corpus=small_stories, batch_size=4, evaluate_at_end=False, model=model,
+                       label=label)
     assert [options["desc"] for options in seen] == ["block with feed-forward", "1 head"]
-    assert seen[1]["total"] == 2 * 4 * 128 and seen[1]["unit"] == " words" and seen[1]["unit_scale"]
+    assert seen[1]["total"] == 12 * 4 * 128 and seen[1]["unit"] == " words" and seen[1]["unit_scale"]
+    assert bars[1].postfix == f"loss={result.losses[-1]:.3f}", "the bar ends on the last step's loss"
 
 
 def test_command_line_prints_one_json_object_and_on_the_story_world_no_notes(capsys, tmp_path):

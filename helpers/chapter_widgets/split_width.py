@@ -158,6 +158,11 @@ class SplitTheWidth(ChapterWidget):
             return self.options[-1]
         return self.options[HEAD_COUNTS.index(self.heads)]
 
+    @property
+    def shown_first(self) -> int:
+        """The first head drawn: the untrained layer's choice, or 0 for the trained checkpoint's four heads."""
+        return self.first if self.layer == UNTRAINED else 0
+
     # ----- what code (and the tests) call ------------------------------------------------------
 
     def set_heads(self, heads: int) -> None:
@@ -175,10 +180,11 @@ class SplitTheWidth(ChapterWidget):
         with self.report():
             starts = [group.start for group in head_groups(self.option.heads)]
             if type(first) is not int or first not in starts:
-                self.set_quietly(self.group_picker, self.first)
+                self.set_quietly(self.group_picker, self.shown_first)
                 raise ValueError(f"With {self.option.heads} heads, show the heads from one of "
                                  f"{', '.join(map(str, starts))}, got {first!r}.")
-            self.first = first
+            if self.layer == UNTRAINED:  # the trained checkpoint's four heads are all drawn
+                self.first = first
             self._redraw()
 
     def set_layer(self, layer: str) -> None:
@@ -187,13 +193,13 @@ class SplitTheWidth(ChapterWidget):
             if layer not in (UNTRAINED, TRAINED):
                 self.set_quietly(self.layer_buttons, self.layer)
                 raise ValueError(f"Pick '{UNTRAINED}' or '{TRAINED}', got {layer!r}.")
-            self.layer, self.first = layer, 0  # self.heads keeps the untrained choice for the way back
+            self.layer = layer  # self.heads and self.first keep the untrained choice for the way back
             self._redraw()
 
     # ----- drawing -----------------------------------------------------------------------------------
 
     def _redraw(self) -> None:
-        option = self.option
+        option, first = self.option, self.shown_first
         self.set_quietly(self.head_buttons, option.heads)
         self.set_quietly(self.layer_buttons, self.layer)
         self.head_buttons.disabled = self.layer == TRAINED
@@ -201,13 +207,13 @@ class SplitTheWidth(ChapterWidget):
         choices = tuple((f"heads {g.start} to {g.stop - 1}" if len(groups) > 1 else "all heads", g.start)
                         for g in groups)
         if self.group_picker.options != choices:  # new choices for the picker, not a pick
-            self.set_quietly(self.group_picker, self.first, options=choices)
-        self.set_quietly(self.group_picker, self.first)
+            self.set_quietly(self.group_picker, first, options=choices)
+        self.set_quietly(self.group_picker, first)
         if self.group_picker.layout.visibility != (seen := "visible" if len(groups) > 1 else "hidden"):
             self.group_picker.layout.visibility = seen
         self.grid.figure = next(fig for fig, (other, group) in zip(self.figures, self.slots, strict=True)
-                                if other is option and group.start == self.first)
-        drawn = next(group for group in groups if group.start == self.first)
+                                if other is option and group.start == first)
+        drawn = next(group for group in groups if group.start == first)
         self.strip.value = split_strip(option.heads, WIDTH, self.font, drawn)
         self.say(summary_line(option, self.words))
 
