@@ -248,8 +248,11 @@ def print_course_table(results: Mapping[str, Any]) -> None:
               f"{table['models'][str(heads)]['params']:>12,}{spread[0]:>24}{spread[1]:>24}")
 
 
-def race_verdict(runs: Mapping[str, Any]) -> str:
+def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | None = None) -> str:
     """The verdict on two live runs (train() results with a val_curve from `eval_at=late_checks(steps)`).
+
+    `notes`, by run name, say that a run's score cannot compare heads (helpers.own_text.own_text_notes given its
+    validation perplexity): they are printed, and no model is called ahead.
 
     How far each model's validation perplexity still moved over its last checks ("still changing") is the yard
     stick, measured in the run itself. It is a rough one (three checks, and the models are still learning: a
@@ -283,7 +286,10 @@ def race_verdict(runs: Mapping[str, Any]) -> str:
         lines.append("the runs took different numbers of steps, so this is not a fair race")
     lines.append(f"still changing: over its last checks (steps {checks}) each model's perplexity moved by up to "
                  f"{moved:.2f}")
-    if gap <= moved:
+    said = [f"Note ({name}): {note}" for name, run_notes in (notes or {}).items() for note in run_notes]
+    if said:
+        lines += [*said, "verdict: none, as the notes say a score here cannot compare heads"]
+    elif gap <= moved:
         lines.append("verdict: the gap is no larger than how much the models were still changing; these runs do not "
                      "say which model is better")
     elif gap <= 2 * moved:

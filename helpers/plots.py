@@ -22,6 +22,8 @@ COLOURS = "Cividis"
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 """Okabe-Ito colours for heads, curves and bars: told apart with any common colour blindness."""
 MASKED = "#d9d9d9"
+INSIDE = 0.6
+"""Side-by-side spotlights: a bar at least this long carries its label inside, so the label stays in its panel."""
 LOOKS = "word that looks"
 LOOKED_AT = "word looked at"
 FIT_WIDTH = 820
@@ -377,6 +379,18 @@ def _bars(row: Sequence[float], words: Sequence[str], colour: str = "#3b528b") -
     )
 
 
+def ink(background: str) -> str:
+    """Black or white, whichever reads better on the colour `background` ('#rrggbb'): the larger contrast ratio
+    of WCAG's relative luminance."""
+    def linear(c: int) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(int(background[i : i + 2], 16)) for i in (1, 3, 5))
+    light = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return "black" if (light + 0.05) / 0.05 > 1.05 / (light + 0.05) else "white"
+
+
 def spotlights_side_by_side(
     rows: Mapping[str, torch.Tensor | Sequence[float]], words: Sequence[str], title: str = "Several spotlights"
 ) -> go.Figure:
@@ -389,13 +403,15 @@ def spotlights_side_by_side(
     fig = make_subplots(rows=1, cols=len(rows), shared_yaxes=True, subplot_titles=list(rows),
                         horizontal_spacing=0.1 / len(rows))
     for c, weights in enumerate(rows.values(), start=1):
-        row = _as_row(weights, words)
-        fig.add_trace(go.Bar(
-            y=labels, x=row, orientation="h", text=[f"{w:.0%}" for w in row], textposition="outside",
-            marker_color=PALETTE[(c - 1) % len(PALETTE)], cliponaxis=False,
+        row, colour = _as_row(weights, words), PALETTE[(c - 1) % len(PALETTE)]
+        fig.add_trace(go.Bar(  # a long bar's label inside it, off the next panel; no label on a bar of 0%
+            y=labels, x=row, orientation="h", text=[f"{w:.0%}" if w >= 0.005 else "" for w in row],
+            textposition=["inside" if w >= INSIDE else "outside" for w in row], insidetextanchor="end",
+            insidetextfont={"color": ink(colour), "size": font}, constraintext="none", marker_color=colour,
+            cliponaxis=False,
             hovertemplate=f"%{{y}}<br>weight: %{{x:.1%}}<extra>{list(rows)[c - 1]}</extra>",
         ), row=1, col=c)
-    fig.update_xaxes(range=[0, 1.45], tickvals=[0, 0.5, 1], showticklabels=False,  # the bars say their weight
+    fig.update_xaxes(range=[0, 1 + INSIDE / 2], tickvals=[0, 0.5, 1], showticklabels=False,  # the bars say it
                      title_text="weight")
     fig.update_yaxes(autorange="reversed", title_text=LOOKED_AT, col=1)
     fig.update_layout(title=title, showlegend=False, margin={"t": int(5 * font), "b": int(2.5 * font)})

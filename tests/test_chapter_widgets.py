@@ -12,12 +12,12 @@ from IPython.display import HTML
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
 from helpers.chapter_widgets.one_word import static_change_one_word
 from helpers.chapter_widgets.playground import static_playground
-from helpers.chapter_widgets.split_width import AT_ONCE, HEAD_COUNTS, TRAINED, UNTRAINED, ink, static_split_the_width
+from helpers.chapter_widgets.split_width import AT_ONCE, HEAD_COUNTS, TRAINED, UNTRAINED, static_split_the_width
 from helpers.chapter_widgets.step_through import STEPS, static_step_through
 from helpers.drawing import Drawing
 from helpers.explorer_figures import head_figure
 from helpers.model import attention_layer_size
-from helpers.plots import FIT_WIDTH, presenter_mode
+from helpers.plots import FIT_WIDTH, ink, presenter_mode
 from helpers.static import STATIC_ENV
 
 WORDS = "the animal that crossed the wet street".split()

@@ -129,9 +129,11 @@ def test_race_verdict_compares_the_gap_with_how_much_the_runs_still_changed() ->
                           "four heads": _run({40: 29.0, 50: 25.0, 60: 22.0}, 60)})
     assert "a gap of 2.00" in close and "moved by up to 7.00" in close and "noise" not in close  # a trend
     assert "ahead" not in close and max(len(line) for line in close.splitlines()) <= 100
-    clear = compare.race_verdict({"one head": _run({40: 30.0, 50: 29.8, 60: 29.7}, 60),
-                          "four heads": _run({40: 22.4, 50: 22.2, 60: 22.0}, 60)})
-    assert "verdict: four heads is ahead on perplexity" in clear
+    runs = {"one head": _run({40: 30.0, 50: 29.8, 60: 29.7}, 60),
+            "four heads": _run({40: 22.4, 50: 22.2, 60: 22.0}, 60)}
+    assert "verdict: four heads is ahead on perplexity" in compare.race_verdict(runs)
+    learnt = compare.race_verdict(runs, {"one head": ["learnt by heart"], "four heads": []})
+    assert "Note (one head): learnt by heart" in learnt and "ahead" not in learnt, "no verdict a note contradicts"
     unfair = {"a": _run({40: 3.0, 60: 2.0}, 60), "b": _run({40: 3.0, 60: 2.5}, 90)}
     assert "not a fair race" in compare.race_verdict(unfair)
     with pytest.raises(ValueError, match="two validation checks"):

@@ -94,7 +94,10 @@ def test_spotlights_side_by_side_share_the_words_down_the_left() -> None:
     assert [a.text for a in fig.layout.annotations] == ["one head", "head 0 of 4"]
     first, second = fig.data
     assert first.orientation == "h" and list(first.y) == ["the", "fox", "sees", "the (2)", "bridge"]
-    assert list(second.x) == pytest.approx([1 / 3, 1 / 3, 1 / 3, 0, 0]) and second.text[0] == "33%"
+    assert list(second.x) == pytest.approx([1 / 3, 1 / 3, 1 / 3, 0, 0]) and list(second.text) == ["33%"] * 3 + [""] * 2
+    whole = plots.spotlights_side_by_side({"one head": [0, 0, 1.0], "four": [0.5, 0.5, 0]}, WORDS[:3])
+    assert list(whole.data[0].textposition) == ["outside", "outside", "inside"], "a long bar's label stays in its panel"
+    assert whole.data[0].insidetextfont.color == "white" and whole.data[1].textposition[0] == "outside"
     assert fig.layout.yaxis.autorange == "reversed" and fig.layout.yaxis2.matches == "y"
 
 

@@ -27,7 +27,7 @@ from helpers.stories import example_sentences
 from helpers.threads import one_thread
 from helpers.tokenizer import story_tokenizer
 
-ROWS = ("after attention (words mix)", "after the feed-forward part, fed the same word vectors (each word alone)")
+ROWS = ("after attention (words mix)", "after the feed-forward part, same word vectors (each word alone)")
 MOVED = 1e-5
 """A position counts as moved when its output changed by more than this (rounding stays far below it)."""
 SWAPS = ("old", "wet", "girl", "fox", "sadly")

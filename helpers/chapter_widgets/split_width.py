@@ -21,7 +21,7 @@ from helpers.chapter_widgets.base import ChapterWidget
 from helpers.drawing import Drawing, static_view
 from helpers.explorer_figures import grid_figure
 from helpers.model import CourseModel, count_parameters, course_model
-from helpers.plots import FIT_WIDTH, PALETTE, grid_shape, style
+from helpers.plots import FIT_WIDTH, PALETTE, grid_shape, ink, style
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, unique_labels
 from helpers.registry import STORY_WORLD, trained_on
 from helpers.static import static_build
@@ -65,18 +65,6 @@ def build_options(sentence: str, loader: Loader) -> tuple[list[str], list[Option
         options.append(Option(UNTRAINED, heads, *_counts(untrained), attention(untrained, reading.ids)))
     options.append(Option(TRAINED, trained.config.heads, *_counts(trained), attention(trained, reading.ids)))
     return reading.words, options
-
-
-def ink(background: str) -> str:
-    """Black or white, whichever reads better on the colour `background` ('#rrggbb'): the larger contrast ratio
-    of WCAG's relative luminance."""
-    def linear(c: int) -> float:
-        c /= 255
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (linear(int(background[i : i + 2], 16)) for i in (1, 3, 5))
-    light = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    return "black" if (light + 0.05) / 0.05 > 1.05 / (light + 0.05) else "white"
 
 
 def split_strip(heads: int, width: int, font: int, drawn: range | None = None) -> str:
