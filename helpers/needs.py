@@ -19,7 +19,7 @@ def advice(names: list[str], cell: str) -> str:
     """The message for a cell that needs `names`, which `cell` makes."""
     listed = ", ".join(f"`{n}`" for n in names)
     return (f"This cell needs {listed}, made by the cell {cell}: run that cell first "
-            f"(or Run > Run All Above), then run this one again.")
+            f"(or Run\u00a0>\u00a0Run All Above), then run this one again.")  # the menu path kept on one line
 
 
 def explain_missing(makers: Mapping[str, str]) -> None:

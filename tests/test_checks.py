@@ -228,6 +228,11 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, spread(one) + spread(four))), "not with their sum"),
     ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, spread(four))), "four heads' range alone"),
     ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, spread(one))), "one head's range alone"),
+    ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, 2 * max(one.std(), four.std()))), "standard deviation"),
+    ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, max(spread(one), spread(four)) / 2)), "half the wider"),
+    ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, (spread(one) + spread(four)) / 2)), "averages the two"),
+    ("clear_winner", by_rule(lambda gap, one, four: FOUR_HEADS if four.max() < one.min() else ONE_HEAD
+                             if one.max() < four.min() else NO_CLEAR_WINNER), "do not overlap"),
     ("clear_winner", lambda runs: "four", "should return one of"),
     ("name_the_detectives", lambda board: list(watched_most(board).values()), "should return a dict"),
     ("name_the_detectives", lambda board: {k: h for h, k in watched_most(board).items()}, "Turn it round"),
@@ -237,6 +242,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
                                            for h in range(len(board["chance"]))}, "one value per kind of clue"),
     ("name_the_detectives", lambda board: {h: max(list(board)[:-1], key=lambda k: board[k][h])
                                            for h in range(len(board["subject"]))}, "made-up scoreboard of 3 heads"),
+    ("lifeline", lambda rows, kind: min(rows, key=lambda r: r["clue_accuracy"]["all"])["head"], "all clues together"),
     ("lifeline", lambda rows, kind: min(rows, key=lambda r: r["clue_acuracy"][kind])["head"],
      "there is no key 'clue_acuracy'"),
     ("name_the_detectives", lambda board: {h: max(CLUE_KINDS, key=lambda k: board[k][h]) for h in range(len(board))},

@@ -106,7 +106,7 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
              f"of with the {len(weights)} words. Make the weights a column first: weights[:, None] has shape "
              f"[{len(weights)}, 1], and each weight then multiplies its own word's whole row. (With @ the "
              "order matters: weights @ values is the same weighted average in one step; values @ weights does "
-             "not line up.)")
+             "not line up)")
     if not done:
         return False
     expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(values.shape)),

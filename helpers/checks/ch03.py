@@ -86,9 +86,10 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
            "words' weights together: add them up.")
     expect(not torch.allclose(got, 100 * want), f"{name}: give the share as a fraction (0.25), not in percent")
     first, last = positions[0], positions[-1]
-    expect(not any(torch.allclose(got, weights[:, first:end].sum(-1)) for end in (last, last + 1)),
-           f"{name}: you added up every column from position {first} to {last}, a slice, but the clue is only the "
-           f"words at the positions {positions}: index with the list itself, weights[:, positions]")
+    for end in (last, last + 1):
+        expect(not torch.allclose(got, weights[:, first:end].sum(-1)),
+               f"{name}: you added up every column from position {first} to {end - 1}, a slice, but the clue is only "
+               f"the words at the positions {positions}: index with the list itself, weights[:, positions]")
     expect_close(name, got, want, "the share of this head")
     three = weights[:3]  # [3, T]: a model with another number of heads
     typed_in = (f"The check also gives weights for {len(three)} heads, and your function counts on "
@@ -100,7 +101,10 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
            f"{name} gave {weights.shape[0]} shares for weights with {len(three)} heads. {typed_in}")
     expect_close(f"{name} for {len(three)} heads", expect_tensor(name, other, (len(three),)), want[:3],
                  "the share of this head")
-    single = expect_tensor(f"{name} with one position", clue_share(weights, [6]), (weights.shape[0],))
+    _, single = attempt(name, clue_share, weights.clone(), [6], errors=(IndexError,),
+                        hint="The check also gives it a single clue position, [6]: work with however many positions "
+                             "the list holds, weights[:, positions], rather than positions[0] and positions[1]")
+    single = expect_tensor(f"{name} with one position", single, (weights.shape[0],))
     expect(torch.allclose(single, weights[:, 6]),
            f"{name}: with a single clue position it should return that column of weights")
     return passed(name)

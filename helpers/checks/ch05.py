@@ -110,6 +110,12 @@ _EXAMPLES = (
     ("made-up runs E (close, and one head's seeds far apart)", _runs([2.40, 2.45, 2.50], [2.35, 2.37, 2.39])),
     ("made-up runs F (four heads ahead by more than either range)", _runs([2.40, 2.45, 2.50], [2.25, 2.30, 2.35])),
     ("made-up runs G (four heads' seeds far apart, one head's close)", _runs([2.45, 2.46, 2.47], [2.20, 2.30, 2.40])),
+    # H to K tell apart rules that the evenly spaced seeds above cannot: twice a standard deviation, half the range,
+    # the mean of the two ranges, seeds that do not overlap
+    ("made-up runs H (two of four heads' seeds close, one far)", _runs([2.47, 2.48, 2.49], [2.20, 2.21, 2.40])),
+    ("made-up runs I (close, four heads' seeds uneven)", _runs([2.385, 2.388, 2.391], [2.30, 2.30, 2.40])),
+    ("made-up runs J (the seeds overlap, four heads' far apart)", _runs([2.40, 2.45, 2.50], [2.25, 2.30, 2.45])),
+    ("made-up runs K (very close, one head's seeds agree)", _runs([2.381, 2.382, 2.383], [2.30, 2.30, 2.40])),
 )
 
 
@@ -128,6 +134,12 @@ def _spread(scores: list[float]) -> float:
     return max(scores) - min(scores)
 
 
+def _apart(runs: Runs) -> str:
+    """A winner only where every seed of one model beats every seed of the other."""
+    one, four = perplexities(runs, 1), perplexities(runs, 4)
+    return FOUR_HEADS if max(four) < min(one) else ONE_HEAD if max(one) < min(four) else NO_CLEAR_WINNER
+
+
 _MATCH = "your answers on all the made-up examples match a rule that "
 _STDEV = (_MATCH + "compares the gap with a standard deviation; the chapter's rule compares it with the range (largest "
           "minus smallest over the seeds), which is wider")
@@ -142,6 +154,13 @@ _MISREAD = (  # rules a learner may write instead of the chapter's, each with wh
                                                    "of the two models' ranges"),
     (_by(lambda one, four: max(statistics.stdev(one), statistics.stdev(four))), _STDEV),
     (_by(lambda one, four: max(statistics.pstdev(one), statistics.pstdev(four))), _STDEV),
+    (_by(lambda one, four: 2 * max(statistics.stdev(one), statistics.stdev(four))), _STDEV),
+    (_by(lambda one, four: max(_spread(one), _spread(four)) / 2),
+     _MATCH + "uses half the wider range: compare the gap with the whole range, largest minus smallest"),
+    (_by(lambda one, four: (_spread(one) + _spread(four)) / 2),
+     _MATCH + "averages the two ranges: compare the gap with the wider of the two"),
+    (_apart, _MATCH + "calls a winner when the seeds do not overlap: the chapter's rule compares the gap between "
+                      "the means with the wider range over the seeds instead"),
     (_by(lambda one, four: max(_spread(one), _spread(four)), either_way=False),
      _MATCH + "never names one head: a gap counts in either direction, so compare abs(gap) with the range, or "
      "check one head's lead too"),

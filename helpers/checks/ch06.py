@@ -100,10 +100,13 @@ def check_name_the_detectives(
 
 # Three heads in the order 2, 0, 1: for every kind, the right head, the row's position and the head that
 # hurts least are three different numbers, so each usual mix-up gives a different, explainable answer.
-_EXAMPLE_ROWS: Rows = [
-    {"head": 2, "val_ppl": 3.0, "clue_accuracy": {"subject": 0.62, "previous": 0.40, "mood": 0.70, "sense": 0.55}},
-    {"head": 0, "val_ppl": 4.0, "clue_accuracy": {"subject": 0.30, "previous": 0.60, "mood": 0.72, "sense": 0.58}},
-    {"head": 1, "val_ppl": 2.5, "clue_accuracy": {"subject": 0.60, "previous": 0.66, "mood": 0.35, "sense": 0.20}},
+_EXAMPLE_ROWS: Rows = [  # "all": every kind together, as in the measured rows
+    {"head": 2, "val_ppl": 3.0,
+     "clue_accuracy": {"subject": 0.62, "previous": 0.40, "mood": 0.70, "sense": 0.55, "all": 0.45}},
+    {"head": 0, "val_ppl": 4.0,
+     "clue_accuracy": {"subject": 0.30, "previous": 0.60, "mood": 0.72, "sense": 0.58, "all": 0.55}},
+    {"head": 1, "val_ppl": 2.5,
+     "clue_accuracy": {"subject": 0.60, "previous": 0.66, "mood": 0.35, "sense": 0.20, "all": 0.57}},
 ]
 
 
@@ -127,10 +130,13 @@ def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kin
         return
     least = max(rows, key=lambda row: row["clue_accuracy"][kind])["head"]
     where = [row["head"] for row in rows]
+    answers = [lifeline(_copy(rows), other) for other in CLUE_KINDS]
+    expect(not ("all" in rows[0]["clue_accuracy"] and answers == [lifeline_of(rows, "all")] * len(CLUE_KINDS)),
+           f"{name} gave head {got} for every kind of clue: the lowest accuracy over all clues together. Choose "
+           f"by the kind asked for, row['clue_accuracy'][kind] (for {kind!r} the lowest is with head {want} off).")
     expect(got != least,
            f"{name} gave head {got}: switching it off leaves the HIGHEST {kind} accuracy "
            f"({accuracy[got]:.0%}), so it is the head the model misses least. Look for the lowest accuracy.")
-    answers = [lifeline(_copy(rows), other) for other in CLUE_KINDS]
     for pick, which in ((max, "highest"), (min, "lowest")):
         by_ppl = pick(rows, key=lambda row: row["val_ppl"])["head"]
         expect(answers != [by_ppl] * len(CLUE_KINDS),
@@ -151,7 +157,8 @@ def check_lifeline(lifeline: Callable[[Rows, str], int], ablation: Sequence[Mapp
     """
     name = "lifeline"
     done, _ = attempt(name, lifeline, _copy(_EXAMPLE_ROWS), CLUE_KINDS[0], errors=(IndexError, KeyError),
-                      hint=f"Each row is a dict with the keys {list(_EXAMPLE_ROWS[0])}, and the check's made-up rows "
+                      hint=f"Each row is a dict with the keys {list(_EXAMPLE_ROWS[0])} (row['clue_accuracy'] "
+                           f"with {list(_EXAMPLE_ROWS[0]['clue_accuracy'])}), and the check's made-up rows "
                            "are for 3 heads, listed out of order (heads 2, 0, 1): loop over the rows themselves and "
                            "read each row's row['head'] and row['clue_accuracy'][kind], rather than indexing rows by "
                            "a head number or a typed-in count.")
