@@ -63,12 +63,20 @@ def attempt(
 
     With a `hint`, an error of the kinds in `errors` raised inside the learner's code (by default torch's
     RuntimeError: shapes that do not line up) becomes an AssertionError that quotes the error's first line and
-    then says, in the hint, what the usual mistake behind it is.
+    then says, in the hint, what the usual mistake behind it is. A tensor it was given and changed in place
+    fails the check: in the notebook, that change would land on the chapter's own tensor.
     """
     if not callable(fn):
         raise AssertionError(f"{name}: expected a function, got {type(fn).__name__}")
+    given = {i: arg.clone() for i, arg in enumerate(args) if isinstance(arg, torch.Tensor)}
     try:
-        return True, fn(*args)
+        got = fn(*args)
+        for i, before in given.items():
+            expect(torch.equal(args[i], before),
+                   f"{name} changed the tensor it was given (input {i + 1}) where it is: write x = x - ... or "
+                   "x = x / ..., not x -= ..., x /= ... or a method ending in _ such as .sub_(), which change the "
+                   "caller's own tensor")
+        return True, got
     except NotImplementedError:
         print(say(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again."))
         return False, None

@@ -16,6 +16,18 @@ def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.shape == b.shape and torch.allclose(a, b, atol=1e-5)
 
 
+_HIDE = ("Set the later words' scores to float('-inf') before the softmax: any number in its place still leaves them "
+         "weight (exp(0) = 1), however low it looks beside the scores")
+_NAN = ("a fill of float('inf') (the minus sign dropped) gives +inf, and adding mask * float('-inf') gives NaN "
+        "(0 * -inf is NaN). Fill the later words' places with minus infinity: "
+        "scores.masked_fill(~causal_mask(T), float('-inf'))")
+
+
+def _weight(w: float) -> str:
+    """A weight in percent, or in powers of ten when it would read 0.0%."""
+    return f"{w:.1%}" if w >= 5e-4 else f"{w:.1e}"
+
+
 def _first_peek(weights: torch.Tensor) -> tuple[int, int] | None:
     """(looking word, later word) of the first weight above the diagonal that is not zero, if any."""
     future = ~causal_mask(weights.shape[-1])  # [T, T], True above the diagonal
@@ -57,9 +69,14 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
                f"{name} has rows and columns swapped: each row belongs to a word that looks (a query), each "
                f"column to a word looked at (a key), so compute q @ k.T, not k @ q.T")
         divisor = float((raw * raw).sum() / (raw * got).sum())  # raw / divisor is closest to got
+        how = (f"multiplied the scores by {1 / divisor:.4g}" if 0 < divisor < 1
+               else f"divided the scores by {divisor:.4g}")
+        if 1 < divisor < math.inf and abs(divisor**2 - round(divisor**2)) < 1e-3:
+            how += f", which is sqrt({round(divisor**2)})"
+        ending = (": mind the brackets, as x / d ** 1/2 is x / d / 2 (write d ** 0.5)" if abs(divisor - 2 * d) < 1e-3
+                  else ", with d = q.shape[-1], the width of each query, whatever the example")
         expect(not (0 < divisor < math.inf and _close(got, raw / divisor) and abs(divisor - d**0.5) > 1e-3),
-               f"{name} divided the scores by {divisor:.3g}, which is sqrt({divisor**2:.3g}); here d = {d}, so "
-               f"divide by sqrt(d) = {d**0.5:g}: read d from q.shape[-1] rather than typing a number")
+               f"{name} {how}; here d = {d}, so divide by sqrt(d) = {d**0.5:g}{ending}")
         expect_close(f"{name} with d = {d}", got, raw / d**0.5,
                      "the score (if it is right for one d but not another, read d from q.shape[-1])")
     return passed(name)
@@ -97,8 +114,8 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
     """masked_weights(scores [T, T]) must give causal softmax weights: rows add to 1, no weight on later words."""
     name = "masked_weights"
     gen = torch.Generator().manual_seed(3)
-    for words in (4, 6):
-        scores = torch.randn(words, words, generator=gen) * 2  # [T, T]
+    for words, low in ((4, 0.0), (6, 0.0), (5, -40.0)):  # -40: scores so low that a finite fill shows
+        scores = torch.randn(words, words, generator=gen) * 2 + low  # [T, T]
         done, got = attempt(
             name, masked_weights, scores.clone(),
             hint=f"The check gives your function grids of scores of its own sizes, here {words} x {words}, not "
@@ -116,9 +133,12 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
         expect(not (isinstance(got, torch.Tensor) and got.shape == masked.shape and torch.equal(got, masked)),
                f"{name} returned the masked scores, with -inf for the later words, not weights: finish with a "
                "softmax along each row, torch.softmax(..., dim=-1), so that each row adds up to 1")
-        expect(not (isinstance(got, torch.Tensor) and got.dim() == 2 and bool(got[0].isnan().any())),
+        nan_rows = got.isnan().any(dim=-1) if isinstance(got, torch.Tensor) and got.dim() == 2 else None  # [T]
+        expect(nan_rows is None or not (bool(nan_rows[0]) and int(nan_rows.sum()) == 1),
                f"{name}: the first word's row is NaN. It can only look at itself, and it found nothing "
                f"allowed: the diagonal (a word looking at itself) must stay allowed. Use .tril(), not .tril(-1)")
+        expect(nan_rows is None or not bool(nan_rows.any()),
+               f"{name}: rows are NaN. A row becomes NaN when its scores hold +inf or NaN: {_NAN}")
         got = expect_tensor(f"{name} for {words} words", got, (words, words))
         softmax_went_down_columns(name, got)
         expect(bool((got >= 0).all()),
@@ -127,9 +147,8 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
         peek = _first_peek(got)
         if peek is not None:
             raise AssertionError(
-                f"peeking at the future: the word at position {peek[0]} gives weight {float(got[peek]):.1%} "
-                f"to the later word at position {peek[1]} (positions count from 0). Set the scores of later "
-                f"words to -inf before the softmax (0 is not enough: exp(0) = 1, not 0)")
+                f"peeking at the future: the word at position {peek[0]} gives weight {_weight(float(got[peek]))} "
+                f"to the later word at position {peek[1]} (positions count from 0). {_HIDE}")
         row_sums = got.sum(dim=-1)
         expect(bool(((row_sums - 1).abs() < 1e-4).all()),
                f"{name}: each row must add up to 1, but the rows add up to "
@@ -181,7 +200,8 @@ def check_one_head(
             hint=f"The check runs your head on its own example, {words} words of width {width} with a head width "
                  f"of {d}, not on the notebook's sentence, so a size taken from the notebook's T, C or D does not "
                  "fit it. Read the sizes from the inputs: the mask from the scores, causal_mask(scores.shape[-1]), "
-                 "and D from q.shape[-1].")
+                 "and D from q.shape[-1]. Or a matrix product is the wrong way round: the scores are q @ k.T, "
+                 "[T, T], and the output is att @ v, [T, D].")
         if not done:
             return False
         expect(isinstance(result, tuple) and len(result) == 2,
@@ -191,6 +211,9 @@ def check_one_head(
                     and tuple(att.shape) == (words, d)),
                f"{name} returned (att, y), the weights first: the order is (y, att), the new vectors and then the "
                f"weights, as helpers' AttentionHead returns them. Write return att @ v, att")
+        expect(not (isinstance(att, torch.Tensor) and bool(att.isnan().any())),
+               f"{name}'s att has NaN in it. A row becomes NaN when all its scores are hidden (a mask the wrong "
+               f"way round, or one that hides the word itself) or hold +inf or NaN: {_NAN}")
         att = expect_tensor(f"{name}'s att", att, (words, words))
         expect(not (isinstance(y, torch.Tensor) and _close(y, att @ x)),
                f"{name} averaged the word vectors x, not the values v: the output is att @ v, with v = value(x)")
@@ -201,9 +224,12 @@ def check_one_head(
         peek = _first_peek(att)
         if peek is not None:
             raise AssertionError(f"peeking at the future: in att, the word at position {peek[0]} gives weight "
-                                 f"to the later word at position {peek[1]} (positions count from 0). "
-                                 f"Apply the causal mask before the softmax")
-        expect(bool(((att.sum(dim=-1) - 1).abs() < 1e-4).all()),
+                                 f"to the later word at position {peek[1]} (positions count from 0). {_HIDE}")
+        sums = att.sum(dim=-1)  # [T]
+        expect(not (bool((sums - sums[0]).abs().max() < 1e-4) and abs(float(sums[0]) - 1) > 1e-4),
+               f"{name}: every row of att adds up to {float(sums[0]):.3g}, not 1: the weights were scaled after the "
+               "softmax. Divide the scores by sqrt(d) before it, so the softmax makes the weights")
+        expect(bool(((sums - 1).abs() < 1e-4).all()),
                f"{name}: each row of att must add up to 1 (softmax along the last dimension, after masking)")
         expect(not _close(att, spotlight(q @ k.T, v, mask)[1]),
                f"{name} forgot to scale: divide the scores by sqrt(d) = {d**0.5:.3g} before the softmax")

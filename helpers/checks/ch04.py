@@ -47,7 +47,8 @@ def _split(x: torch.Tensor, heads: int) -> torch.Tensor:
 
 
 _SIZES = (f"The check uses its own small example, not the notebook's: x of shape [B, T, C] = {[_B, _T, _C]}, split "
-          f"into {_H} heads. Read B, T and C from x.shape, and the head width from them: C // heads")
+          f"into {_H} heads. Read B, T and C from x.shape, and the head width from them: C // heads (a whole "
+          "number; C / heads is a float). Cut each word's C numbers, the last dimension, not the words")
 
 
 def _shape_for(split_heads: Callable[[torch.Tensor, int], torch.Tensor], x: torch.Tensor, heads: int) -> tuple | None:
@@ -63,7 +64,7 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
     """split_heads(x [B, T, C], heads) must return [B, H, T, D] with head h holding columns h*D:(h+1)*D."""
     name = "split_heads"
     x = _numbered()
-    done, got = attempt(name, split_heads, x.clone(), _H, hint=_SIZES)
+    done, got = attempt(name, split_heads, x.clone(), _H, hint=_SIZES, errors=(RuntimeError, TypeError))
     if not done:
         return False
     expect(not (isinstance(got, torch.Tensor) and torch.equal(got, x.view(_B, _T, _H, _D))),
@@ -165,9 +166,10 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
                f"number of heads: add its {width} x {width} weights and {width} biases for heads=1 too.")
         expect(got != 3 * heads * (width // heads) ** 2 + proj,
                f"{name}({width}, {heads}): you gave each head its own D x D matrices ({width // heads} x "
-               f"{width // heads}). A head's queries are a D x C slice of the one C x C query matrix: its "
-               f"{width // heads} output numbers each read all {width} input numbers. So query, key and value stay "
-               f"{width} x {width} each, whatever the head count.")
+               f"{width // heads}), or counted a single head's D x C slice ({width // heads} x {width}): both come "
+               f"to the same. A head's queries are a D x C slice of the one C x C query matrix, one slice per head: "
+               f"its {width // heads} output numbers each read all {width} input numbers. So query, key and value "
+               f"stay {width} x {width} each, whatever the head count.")
         expect(got != qkv + 3 * width + proj,
                f"{name}({width}, {heads}): you gave query, key and value biases, but they have no biases "
                f"(bias=False in section 1); only the output projection has one, {width} numbers.")
