@@ -73,9 +73,9 @@ def attempt(
         got = fn(*args)
         for i, before in given.items():
             expect(torch.equal(args[i], before),
-                   f"{name} changed the tensor it was given (input {i + 1}) where it is: write x = x - ... or "
-                   "x = x / ..., not x -= ..., x /= ... or a method ending in _ such as .sub_(), which change the "
-                   "caller's own tensor")
+                   f"{name} changed the tensor it was given as {_parameter(fn, i)} where it is: write x = x + ... "
+                   "(or -, *, /), not x += ... (or -=, *=, /=) or a method ending in _ such as .add_(), which "
+                   "change the caller's own tensor")
         return True, got
     except NotImplementedError:
         print(say(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again."))
@@ -87,6 +87,14 @@ def attempt(
         if isinstance(err, KeyError):  # its text is the key alone
             torch_says = f"KeyError: there is no key {torch_says}"
         raise AssertionError(f"{name} stopped with an error ({torch_says}){_where_in_your_code(err)}. {hint}") from err
+
+
+def _parameter(fn: Callable[..., Any], i: int) -> str:
+    """The name of fn's parameter number i, as a message names it ('x'), or 'input i + 1' where it has none."""
+    try:
+        return repr(list(inspect.signature(fn).parameters)[i])
+    except (TypeError, ValueError, IndexError):
+        return f"input {i + 1}"
 
 
 def type_of(value: Any) -> str:

@@ -32,7 +32,10 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
     name = "softmax"
     scores = torch.tensor([2.0, -1.0, 0.5, 3.0])  # [4], one word's scores
     try:
-        done, got = attempt(name, softmax, scores.clone())
+        done, got = attempt(name, softmax, scores.clone(), errors=(IndexError, ValueError, RuntimeError),
+                            hint="The check gives it one word's scores first, shape [4] (a single dimension), and "
+                                 "a [2, 3] grid later: use dim=-1, the last dimension, which fits both, and tensor "
+                                 "operations rather than a loop over single numbers.")
     except TypeError as err:  # s - s.max(dim=-1): the largest along a dimension comes as (values, positions)
         if "return_types" not in str(err):
             raise
@@ -71,8 +74,8 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
     expect(isinstance(got, torch.Tensor) and bool(torch.isfinite(got).all()),
            f"{name} of the scores [1000, 1001, -1000] gave {got}: exp(1000) is too large for a float and "
            f"becomes infinity. Subtract the LARGEST score of each row first (not the smallest or the mean: only "
-           f"then is every score at most 0); the weights do not change, because it divides the top and the "
-           f"bottom of the fraction by the same number.")
+           f"then is every score at most 0; and its .values, not .indices or argmax, which are positions); the "
+           f"weights do not change, because it divides the top and the bottom of the fraction by the same number.")
     expect_close(f"{name} of large scores", got, _reference_softmax(big), "the weight")
 
     far_apart = torch.tensor([[1000.0, 1001.0], [-1000.0, -1001.0]])  # [2, 2], rows far apart

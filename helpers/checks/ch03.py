@@ -43,17 +43,18 @@ def check_clues_for_smiles(clues_for_smiles: Callable[[list[str]], dict[str, int
         expect(pos < target, f"{name}: position {pos} ('{words[pos]}') comes after 'smiles'; "
                              "the model reads left to right, so a clue must come earlier")
     subject = got["subject"]
+    count = "Every word counts, the comma too, from 0: " + ", ".join(f"{i} '{w}'" for i, w in enumerate(words))
     expect(words[subject] != "streets",
            f"{name}: position {subject} is 'streets', the nearest noun, but there are many streets and "
            "the verb says 'smiles' (one). The sentence is about the fox.")
     expect(subject == want["subject"],
-           f"{name}: position {subject} is '{words[subject]}'. The subject is the one who smiles.")
+           f"{name}: position {subject} is '{words[subject]}'. The subject is the one who smiles. {count}")
     expect(got["mood"] == want["mood"],
            f"{name}: position {got['mood']} is '{words[got['mood']]}'. The mood clue is the word that says "
-           "how the fox feels (it decides smile rather than sigh).")
+           f"how the fox feels (it decides smile rather than sigh). {count}")
     expect(got["previous"] == want["previous"],
            f"{name}: position {got['previous']} is '{words[got['previous']]}'. The previous-word clue is "
-           "the word right before 'smiles'.")
+           f"the word right before 'smiles'. {count}")
     return passed(name)
 
 
@@ -85,6 +86,9 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
            f"{name}: you took the average over the clue positions. A clue made of two words gets both "
            "words' weights together: add them up.")
     expect(not torch.allclose(got, 100 * want), f"{name}: give the share as a fraction (0.25), not in percent")
+    expect(not torch.allclose(got, weights[:, [p - 1 for p in positions]].sum(-1)),
+           f"{name}: you took the columns one place to the left of the positions {positions}: positions count "
+           "from 0, so weights[:, positions] takes them as they are")
     first, last = positions[0], positions[-1]
     for end in (last, last + 1):
         expect(not torch.allclose(got, weights[:, first:end].sum(-1)),

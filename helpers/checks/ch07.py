@@ -39,6 +39,13 @@ def _feed_forward() -> FeedForward:
         return _WatchedFeedForward(_C)
 
 
+def _same_twice(name: str, got: torch.Tensor, again: object) -> None:
+    """Fail when a second call on the same x gives another output: randomness such as dropout is left in."""
+    expect(isinstance(again, torch.Tensor) and torch.allclose(got, again.detach(), atol=1e-6),
+           f"{name} gives another output when called again on the same x: something random is left in, such as "
+           "dropout (F.dropout, nn.Dropout). This block has none: leave it out.")
+
+
 def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch.Tensor]) -> bool:
     """feed_forward(ff, x [B, T, C]) must return ff.down(gelu(ff.up(x))): [B, T, C]."""
     name = "feed_forward"
@@ -55,6 +62,7 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
                f"{name}: the result has shape {list(hidden.shape)}, the widened middle. Bring it back to the "
                f"word's width {_C} with ff.down after the GELU.")
         got = expect_tensor(name, got, (_B, _T, _C)).detach()
+        _same_twice(name, got, feed_forward(ff, x.clone()))
         other = x.clone()
         other[:, 2] += 1.0  # change only word 2
         changed = (feed_forward(ff, other).detach() - got).abs().amax(dim=-1)  # [B, T]
@@ -110,6 +118,7 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
            "step by step with the block's parts.")
     got = expect_tensor(name, got, (_B, _T, _C)).detach()
     with torch.no_grad():
+        _same_twice(name, got, block_step(block, x.clone()))
         ln1, ln2, ff = block.ln1, block.ln2, block.ff
 
         def attn(h: torch.Tensor) -> torch.Tensor:
@@ -151,7 +160,7 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
         ]
         for wrong, reason in mistakes:
             expect(not torch.allclose(got, wrong, atol=1e-5), f"{name}: {reason}")
-    expect_close(name, got, want, "the new x")
+    expect_close(name, got, want, "the new x (x = x + attn(ln1(x)), then x = x + ff(ln2(x)))")
     return passed(name)
 
 
@@ -180,20 +189,22 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
         expect(got != attention + ff,  # the same total as leaving out ff.up's bias
                f"{name}({width}, {heads}): {4 * width:,} short. Left out: either the two layer norms (each a scale "
                f"and a shift per number: 2 x {width}) or ff.up's bias ({4 * width} numbers, one per output).")
+        bias = f"a bias of {width} numbers (ff.down's, or the output projection's: one per output)"
+        expect(got != want - w, f"{name}({width}, {heads}): {width} short. Left out: {bias}.")
         expect(got != attention + 2 * w + ff,
-               f"{name}({width}, {heads}): almost: a layer norm has a scale AND a shift for every number "
-               f"(2 x {width}), and there are two layer norms.")
+               f"{name}({width}, {heads}): {2 * width} short. Left out: either half of the layer norms (each has a "
+               f"scale AND a shift for every number, 2 x {width}, and there are two) or both biases of {width} "
+               "numbers, ff.down's and the output projection's.")
         expect(got != attention + norms + 8 * w * w,
-               f"{name}({width}, {heads}): the feed-forward layers have biases too: {4 * width} for the first, "
-               f"{width} for the second.")
+               f"{name}({width}, {heads}): {5 * width} short. Left out: either the feed-forward layers' biases "
+               f"({4 * width} for the first, {width} for the second) or the two layer norms and {bias}.")
         expect(got != attention + 6 * w + ff,
                f"{name}({width}, {heads}): you counted three layer norms. A block has two, ln1 and ln2; the last "
                "one before the output layer (ln_f) belongs to the model around the blocks, not to a block.")
-        expect(got != attention + norms + 8 * w * w + 4 * w,
-               f"{name}({width}, {heads}): ff.down has a bias too: {width} numbers, one per output.")
         expect(got != attention + 3 * w + norms + ff,
-               f"{name}({width}, {heads}): query, key and value have no biases; only the output projection has "
-               f"one ({width} numbers).")
+               f"{name}({width}, {heads}): {3 * width} too many. Either query, key and value got biases (they have "
+               f"none; only the output projection has one, {width} numbers) or ff.down's bias was counted as "
+               f"{4 * width} numbers: it has {width}, one per output.")
         expect(got != attention + norms + 4 * w * w + 3 * w,
                f"{name}({width}, {heads}): the feed-forward part widens to 4 x width = {4 * width}, not 2 x width.")
         expect(got != attention + norms + 2 * w * w + 2 * w,
