@@ -144,7 +144,9 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("softmax", lambda s: s.exp() / s.exp().sum(dim=-1, keepdim=True), "Subtract the LARGEST score"),
     ("softmax", lambda s: (e := (s - s.min(dim=-1, keepdim=True).values).exp()) / e.sum(dim=-1, keepdim=True),
      "not the smallest or the mean"),
-    ("softmax", lambda s: torch.softmax(s, dim=0), "the softmax ran over dim=0"),
+    ("softmax", lambda s: (e := s.exp()) / e.sum(dim=0, keepdim=True), "the softmax ran over dim=0"),
+    ("softmax", lambda s: torch.softmax(s, dim=-1), "calls PyTorch's own softmax (torch.softmax)"),
+    ("softmax", lambda s: s.softmax(-1), "calls PyTorch's own softmax (.softmax())"),
     ("softmax", lambda s: s.exp() / s.exp().sum(dim=-1), "Add keepdim=True"),
     ("softmax", lambda s: s.tolist(), "should return a torch tensor"),
     ("scaled_scores", lambda q, k: q @ k.T, "divide them by sqrt(d)"),
@@ -367,7 +369,7 @@ def test_a_passing_answer_is_kept_and_a_solution_cell_says_it_is_in_use_or_what_
     assert OUTCOMES["weighted_average"] == (True, "weighted_average: correct")
     assert yours_or_reference(CHECKS["weighted_average"], weighted_average, solution=True) is weighted_average
     assert capsys.readouterr().out == solution_in_use("weighted_average") + "\n", "no praise for work not done"
-    yours_or_reference(CHECKS["softmax"], lambda s: torch.softmax(s, dim=0), solution=True)
+    yours_or_reference(CHECKS["softmax"], lambda s: (e := s.exp()) / e.sum(dim=0, keepdim=True), solution=True)
     out = capsys.readouterr().out
     assert "dim=-1" in out and solution_in_use("softmax") not in out and not OUTCOMES["softmax"].passed
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from unittest.mock import patch
 
 import torch
+import torch.nn.functional as F
 
 from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, softmax_went_down_columns
 
@@ -27,15 +30,36 @@ def _on_grid(name: str, softmax: Callable[[torch.Tensor], torch.Tensor], grid: t
         ) from err
 
 
+@contextmanager
+def _torch_softmax_watched() -> Iterator[list[str]]:
+    """While open, torch's own softmax (torch.softmax, F.softmax, Tensor.softmax, nn.Softmax) still works but
+    notes each use in the list it yields: the exercise is to build softmax, not to call it."""
+    used: list[str] = []
+
+    def watched(original: Callable[..., torch.Tensor], called: str) -> Callable[..., torch.Tensor]:
+        def call(*args: object, **kwargs: object) -> torch.Tensor:
+            used.append(called)
+            return original(*args, **kwargs)
+        return call
+
+    with ExitStack() as stack:
+        for owner, attribute, called in ((torch, "softmax", "torch.softmax"), (F, "softmax", "F.softmax"),
+                                         (torch.Tensor, "softmax", ".softmax()"),
+                                         (torch.special, "softmax", "torch.special.softmax")):
+            stack.enter_context(patch.object(owner, attribute, watched(getattr(owner, attribute), called)))
+        yield used
+
+
 def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
     """softmax(scores) must turn each row of scores into weights that are >= 0 and add up to 1."""
     name = "softmax"
     scores = torch.tensor([2.0, -1.0, 0.5, 3.0])  # [4], one word's scores
     try:
-        done, got = attempt(name, softmax, scores.clone(), errors=(IndexError, ValueError, RuntimeError),
-                            hint="The check gives it one word's scores first, shape [4] (a single dimension), and "
-                                 "a [2, 3] grid later: use dim=-1, the last dimension, which fits both, and tensor "
-                                 "operations rather than a loop over single numbers.")
+        with _torch_softmax_watched() as used:
+            done, got = attempt(name, softmax, scores.clone(), errors=(IndexError, ValueError, RuntimeError),
+                                hint="The check gives it one word's scores first, shape [4] (a single dimension), "
+                                     "and a [2, 3] grid later: use dim=-1, the last dimension, which fits both, and "
+                                     "tensor operations rather than a loop over single numbers.")
     except TypeError as err:  # s - s.max(dim=-1): the largest along a dimension comes as (values, positions)
         if "return_types" not in str(err):
             raise
@@ -44,6 +68,8 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
             f"their positions: take .values, as in s.max(dim=-1, keepdim=True).values") from err
     if not done:
         return False
+    expect(not used, f"{name} calls PyTorch's own softmax ({used[0] if used else ''}): its numbers are right, but this "
+                     "exercise is to build it from exp and a sum, so that you see what it does")
     got = expect_tensor(name, got, (4,))
     expect(bool((got >= 0).all()),
            f"{name} gave a negative weight ({float(got.min()):.3f}): a spotlight never shines a negative "
