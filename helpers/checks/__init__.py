@@ -35,7 +35,7 @@ LINE = 100  # printed lines stay within what a projector shows unwrapped
 _TERM = r"(?:\d[\d,]* )?(?:\d[\d,]*|width)\b"  # 128, 4 width
 _PROSE = r"(?![^()\[\]\n]*\b[a-z]{3,} [a-z]{3,}\b)"  # two words in a row: a bracket of prose, free to wrap
 _CODE_SPAN = re.compile(  # (at: a learner's line), view(B, T, H, D), [B, T, C], x = x + attn(ln1(x)), 4 width x width
-    rf"\(at: [^\n]{{1,70}}?\)(?=\.?(?:\s|$))|\({_PROSE}[^()\n]{{1,40}}\)|\[{_PROSE}[^\[\]\n]{{1,40}}\]"
+    rf"\(at: [^\n]{{1,88}}?\)(?=\.?(?:\s|$))|\({_PROSE}[^()\n]{{1,40}}\)|\[{_PROSE}[^\[\]\n]{{1,40}}\]"
     rf"|(?:\b\w+ = )?\b\w+ \+ [\w.()\[\]]+|\b{_TERM}(?: x {_TERM})+")
 
 
@@ -72,10 +72,12 @@ def attempt(
     try:
         got = fn(*args)
         for i, before in given.items():
+            x = _parameter(fn, i)
             expect(torch.equal(args[i], before),
-                   f"{name} changed the tensor it was given as {_parameter(fn, i)} where it is: write x = x + ... "
-                   "(or -, *, /), not x += ... (or -=, *=, /=) or a method ending in _ such as .add_(), which "
-                   "change the caller's own tensor")
+                   f"{name} changed its input {x} in place: the tensor it was given now holds other numbers, so in "
+                   f"the notebook the chapter's own {x} would change too. Make a new tensor instead: write "
+                   f"{x} = {x} + ... (or -, *, /), not {x} += ... (or -=, *=, /=), and no method ending in _ such "
+                   "as .add_()")
         return True, got
     except NotImplementedError:
         print(say(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again."))
@@ -90,11 +92,11 @@ def attempt(
 
 
 def _parameter(fn: Callable[..., Any], i: int) -> str:
-    """The name of fn's parameter number i, as a message names it ('x'), or 'input i + 1' where it has none."""
+    """The name of fn's parameter number i, as the learner wrote it ('x'), or 'x' where it has none."""
     try:
-        return repr(list(inspect.signature(fn).parameters)[i])
+        return list(inspect.signature(fn).parameters)[i]
     except (TypeError, ValueError, IndexError):
-        return f"input {i + 1}"
+        return "x"
 
 
 def type_of(value: Any) -> str:

@@ -58,8 +58,8 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
         with _torch_softmax_watched() as used:
             done, got = attempt(name, softmax, scores.clone(), errors=(IndexError, ValueError, RuntimeError),
                                 hint="The check gives it one word's scores first, shape [4] (a single dimension), "
-                                     "and a [2, 3] grid later: use dim=-1, the last dimension, which fits both, and "
-                                     "tensor operations rather than a loop over single numbers.")
+                                     "and a [2, 3] grid later: use dim=-1, the last dimension, which fits both "
+                                     "(and whole-tensor operations, not a loop over single numbers).")
     except TypeError as err:  # s - s.max(dim=-1): the largest along a dimension comes as (values, positions)
         if "return_types" not in str(err):
             raise

@@ -16,11 +16,11 @@ def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.shape == b.shape and torch.allclose(a, b, atol=1e-5)
 
 
-_HIDE = ("Set the later words' scores to float('-inf') before the softmax: any number in its place still leaves them "
-         "weight (exp(0) = 1), however low it looks beside the scores")
-_NAN = ("a fill of float('inf') (the minus sign dropped) gives +inf, and adding mask * float('-inf') gives NaN "
-        "(0 * -inf is NaN). Fill the later words' places with minus infinity: "
-        "scores.masked_fill(~causal_mask(T), float('-inf'))")
+_HIDE = ("Set the later words' scores to float('-inf') before the softmax: any other number leaves them some weight "
+         "(a fill of 0 gives each exp(0) = 1)")
+_NAN = ("NaN, 'not a number', is what 0 / 0 or 0 * infinity gives. Adding mask * float('-inf') makes it (0 * -inf "
+        "is NaN), and so does a fill of float('inf') without its minus sign. Fill the later words' places "
+        "instead: scores.masked_fill(~causal_mask(T), float('-inf'))")
 
 
 def _weight(w: float) -> str:
@@ -71,7 +71,7 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
         divisor = float((raw * raw).sum() / (raw * got).sum())  # raw / divisor is closest to got
         how = (f"multiplied the scores by {1 / divisor:.4g}" if 0 < divisor < 1
                else f"divided the scores by {divisor:.4g}")
-        if 1 < divisor < math.inf and abs(divisor**2 - round(divisor**2)) < 1e-3:
+        if 1 < divisor <= 8 and abs(divisor**2 - round(divisor**2)) < 1e-3:  # e.g. sqrt(4), typed in
             how += f", which is sqrt({round(divisor**2)})"
         ending = (": mind the brackets, as x / d ** 1/2 is x / d / 2 (write d ** 0.5)" if abs(divisor - 2 * d) < 1e-3
                   else ", with d = q.shape[-1], the width of each query, whatever the example")
@@ -138,7 +138,7 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
                f"{name}: the first word's row is NaN. It can only look at itself, and it found nothing "
                f"allowed: the diagonal (a word looking at itself) must stay allowed. Use .tril(), not .tril(-1)")
         expect(nan_rows is None or not bool(nan_rows.any()),
-               f"{name}: rows are NaN. A row becomes NaN when its scores hold +inf or NaN: {_NAN}")
+               f"{name}: some rows came out NaN. {_NAN}")
         got = expect_tensor(f"{name} for {words} words", got, (words, words))
         softmax_went_down_columns(name, got)
         expect(bool((got >= 0).all()),
@@ -147,8 +147,10 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
         peek = _first_peek(got)
         if peek is not None:
             raise AssertionError(
-                f"peeking at the future: the word at position {peek[0]} gives weight {_weight(float(got[peek]))} "
-                f"to the later word at position {peek[1]} (positions count from 0). {_HIDE}")
+                f"{name}: peeking at the future: the word at position {peek[0]} gives weight "
+                f"{_weight(float(got[peek]))} to the later word at position {peek[1]} (positions count from 0). "
+                f"{_HIDE}" + (f". The check's scores here are near {low:g}, so even a fill such as -15 is not low "
+                              "enough" if low else ""))
         row_sums = got.sum(dim=-1)
         expect(bool(((row_sums - 1).abs() < 1e-4).all()),
                f"{name}: each row must add up to 1, but the rows add up to "
@@ -212,8 +214,8 @@ def check_one_head(
                f"{name} returned (att, y), the weights first: the order is (y, att), the new vectors and then the "
                f"weights, as helpers' AttentionHead returns them. Write return att @ v, att")
         expect(not (isinstance(att, torch.Tensor) and bool(att.isnan().any())),
-               f"{name}'s att has NaN in it. A row becomes NaN when all its scores are hidden (a mask the wrong "
-               f"way round, or one that hides the word itself) or hold +inf or NaN: {_NAN}")
+               f"{name}'s att has NaN in it. A row whose scores are all hidden gives NaN (a mask the wrong way "
+               f"round, or one that hides the word itself), and so does a bad fill. {_NAN}")
         att = expect_tensor(f"{name}'s att", att, (words, words))
         expect(not (isinstance(y, torch.Tensor) and _close(y, att @ x)),
                f"{name} averaged the word vectors x, not the values v: the output is att @ v, with v = value(x)")

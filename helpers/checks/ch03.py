@@ -43,7 +43,7 @@ def check_clues_for_smiles(clues_for_smiles: Callable[[list[str]], dict[str, int
         expect(pos < target, f"{name}: position {pos} ('{words[pos]}') comes after 'smiles'; "
                              "the model reads left to right, so a clue must come earlier")
     subject = got["subject"]
-    count = "Every word counts, the comma too, from 0: " + ", ".join(f"{i} '{w}'" for i, w in enumerate(words))
+    count = "Every word counts, the comma too, from 0 (" + ", ".join(f"{i} '{w}'" for i, w in enumerate(words)) + ")"
     expect(words[subject] != "streets",
            f"{name}: position {subject} is 'streets', the nearest noun, but there are many streets and "
            "the verb says 'smiles' (one). The sentence is about the fox.")
