@@ -75,7 +75,8 @@ def test_each_students_notebooks_are_collected_for_the_grader(tmp_path: Path, pr
             nb = json.loads(chapter.read_text())
             for cell in nb["cells"]:
                 if "def softmax(" in "".join(cell["source"]):
-                    cell["source"] = "def softmax(scores):\n    return torch.softmax(scores, dim=-1)\n"
+                    cell["source"] = ("def softmax(scores):\n    e = (scores - scores.max(dim=-1, keepdim=True).values)"
+                                      ".exp()\n    return e / e.sum(dim=-1, keepdim=True)\n")
             chapter.write_text(json.dumps(nb))
             await hub.add_students(["ada", "bob"])
             await hub.api("DELETE", "/users/bob/server")
