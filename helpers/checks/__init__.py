@@ -71,14 +71,6 @@ def attempt(
     given = {i: arg.clone() for i, arg in enumerate(args) if isinstance(arg, torch.Tensor)}
     try:
         got = fn(*args)
-        for i, before in given.items():
-            x = _parameter(fn, i)
-            expect(torch.equal(args[i], before),
-                   f"{name} changed its input {x} in place: the tensor it was given now holds other numbers, so in "
-                   f"the notebook the chapter's own {x} would change too. Make a new tensor instead: write "
-                   f"{x} = {x} + ... (or -, *, /), not {x} += ... (or -=, *=, /=), and no method ending in _ such "
-                   "as .add_()")
-        return True, got
     except NotImplementedError:
         print(say(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again."))
         return False, None
@@ -89,6 +81,13 @@ def attempt(
         if isinstance(err, KeyError):  # its text is the key alone
             torch_says = f"KeyError: there is no key {torch_says}"
         raise AssertionError(f"{name} stopped with an error ({torch_says}){_where_in_your_code(err)}. {hint}") from err
+    for i, before in given.items():
+        x = _parameter(fn, i)
+        expect(torch.equal(args[i], before),
+               f"{name} changed its input {x} in place: the tensor it was given now holds other numbers, so in the "
+               f"notebook the chapter's own {x} would change too. Make a new tensor instead: write {x} = {x} + ... "
+               f"(or -, *, /), not {x} += ... (or -=, *=, /=), and no method ending in _ such as .add_()")
+    return True, got
 
 
 def _parameter(fn: Callable[..., Any], i: int) -> str:

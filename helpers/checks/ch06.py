@@ -40,11 +40,12 @@ _THREE_HEADS: Board = {"chance": [0.03, 0.06, 0.02, 0.02], "subject": [0.05, 0.0
 mostly elsewhere, so its largest share (5%) is below board["chance"][1] and a maximum that includes 'chance' shows."""
 
 
-def _named(name: str, got: Any, board: Mapping[str, Sequence[float]], heads: int, made_up: bool) -> None:
+def _named(name: str, got: Any, board: Mapping[str, Sequence[float]], made_up: bool) -> None:
     """Judge one answer of name_the_detectives against `board` (the model's, or the check's made-up one), naming
     the usual mistakes; a message about the made-up board says so, as its numbers are not on the learner's screen."""
     if made_up:
         name += " (on the check's made-up scoreboard of 3 heads, 'chance' listed first)"
+    heads = len(board[CLUE_KINDS[0]])
     expect(isinstance(got, dict), f"{name} should return a dict like {{0: 'mood', 1: ...}}, got {type_of(got)}")
     expect(not (got and set(got) <= {*CLUE_KINDS, "chance"}),
            f"{name} returned {{clue kind: head}} ({got}). Turn it round: one entry per head, "
@@ -89,12 +90,12 @@ def check_name_the_detectives(
                         errors=(IndexError, KeyError))
     if not done:
         return False
-    _named(name, got, board, model.config.heads, made_up=False)
+    _named(name, got, board, made_up=False)
     _, got = attempt(name, name_the_detectives, {k: list(v) for k, v in _THREE_HEADS.items()},
                      hint="The check also gives it a made-up scoreboard of a three-head model, and your function "
                           f"looked for a fourth head: its head count does not come from the shares. {_HEADS_HINT}.",
                      errors=(IndexError, KeyError))
-    _named(name, got, _THREE_HEADS, len(_THREE_HEADS["subject"]), made_up=True)
+    _named(name, got, _THREE_HEADS, made_up=True)
     return passed(name)
 
 
