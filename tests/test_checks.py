@@ -9,6 +9,7 @@ import math
 import pkgutil
 from functools import lru_cache
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -345,6 +346,18 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 8 * w * w + 4 * w, "or the output projection's"),
     ("count_block_parameters", lambda w, h: 4 * w * w + 4 * w + 4 * w + ff_of(w), "query, key and value got biases"),
     ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 4 * w * w + 3 * w, "not 2 x width"),
+    ("lifeline", lambda rows, kind: rows.sort(key=lambda r: r["clue_accuracy"][kind]) or rows[0]["head"],
+     "changed its input rows in place"),
+    ("name_the_detectives", lambda board: board.pop("chance") and watched_most(board), "changed its input board"),
+    ("lifeline", lambda rows, kind: 0, "for every kind of clue: does it read"),
+    ("clear_winner", by_rule(lambda gap, one, four: ahead(one.median() - four.median(),
+                                                          max(spread(one), spread(four)))), "made-up runs L"),
+    ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, max((one[-1] - one[0]).abs(),
+                                                                   (four[-1] - four[0]).abs()))), "made-up runs M"),
+    ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, max(spread(one), spread(four)) - 1e-6)),
+     "made-up runs N"),
+    ("perplexity_from_losses", lambda x: math.prod(math.exp(v) for v in x.tolist()) ** (1 / len(x)), "overflows"),
+    ("perplexity_from_losses", lambda x: 10**400, "the check could not use what your function returned"),
 ]
 
 
@@ -434,6 +447,11 @@ def test_feedback_wraps_between_words_never_inside_code() -> None:
         first, second = prose.splitlines()[:2]
         assert len(first) + 1 + len(second.split()[0]) > LINE, "a bracket of prose wraps like any words"
     assert say("a sentence").endswith("sentence.")
+
+
+def test_numpy_numbers_count_as_numbers() -> None:
+    assert CHECKS["perplexity_from_losses"](lambda x: np.exp(x.numpy().mean())) is True
+    assert CHECKS["lifeline"](lambda rows, kind: np.int64(S["lifeline"](rows, kind)), MEASURED) is True
 
 
 def test_the_detectives_are_judged_by_the_model_not_by_a_stored_answer() -> None:

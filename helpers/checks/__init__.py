@@ -15,6 +15,7 @@ instead of congratulating a learner who wrote nothing.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import io
 import os
@@ -63,12 +64,12 @@ def attempt(
 
     With a `hint`, an error of the kinds in `errors` raised inside the learner's code (by default torch's
     RuntimeError: shapes that do not line up) becomes an AssertionError that quotes the error's first line and
-    then says, in the hint, what the usual mistake behind it is. A tensor it was given and changed in place
-    fails the check: in the notebook, that change would land on the chapter's own tensor.
+    then says, in the hint, what the usual mistake behind it is. An input it changed in place (a tensor, list or
+    dict it was given) fails the check: in the notebook, that change would land on the chapter's own data.
     """
     if not callable(fn):
         raise AssertionError(f"{name}: expected a function, got {type(fn).__name__}")
-    given = {i: arg.clone() for i, arg in enumerate(args) if isinstance(arg, torch.Tensor)}
+    given = {i: copy.deepcopy(arg) for i, arg in enumerate(args) if isinstance(arg, (torch.Tensor, list, dict))}
     try:
         got = fn(*args)
     except NotImplementedError:
@@ -83,11 +84,34 @@ def attempt(
         raise AssertionError(f"{name} stopped with an error ({torch_says}){_where_in_your_code(err)}. {hint}") from err
     for i, before in given.items():
         x = _parameter(fn, i)
-        expect(torch.equal(args[i], before),
-               f"{name} changed its input {x} in place: the tensor it was given now holds other numbers, so in the "
-               f"notebook the chapter's own {x} would change too. Make a new tensor instead: write {x} = {x} + ... "
-               f"(or -, *, /), not {x} += ... (or -=, *=, /=), and no method ending in _ such as .add_()")
+        if _same(args[i], before):
+            continue
+        if isinstance(before, torch.Tensor):
+            raise AssertionError(
+                f"{name} changed its input {x} in place: the tensor it was given now holds other numbers, so in the "
+                f"notebook the chapter's own {x} would change too. Make a new tensor instead: write {x} = {x} + ... "
+                f"(or -, *, /), not {x} += ... (or -=, *=, /=), and no method ending in _ such as .add_()")
+        raise AssertionError(
+            f"{name} changed its input {x} in place: the {type(before).__name__} it was given is not the same "
+            f"afterwards, so in the notebook the chapter's own {x} would change too. Leave it as it is: sorted({x}, "
+            f"...) rather than {x}.sort(...), and build a new list or dict rather than .pop(), .append() or "
+            f"setting an entry of {x}")
     return True, got
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether a learner's input `a` still equals `b`, its copy from before the call (tensors, lists, dicts)."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
+                and a.dtype == b.dtype and torch.equal(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_same(a[key], b[key]) for key in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
+    try:
+        return a is b or bool(a == b)
+    except Exception:  # a value that cannot say whether it is equal
+        return False
 
 
 def _parameter(fn: Callable[..., Any], i: int) -> str:
@@ -170,6 +194,15 @@ def _where_in_your_code(err: BaseException) -> str:
     return f" (at: {frames[-1].line})" if frames else ""
 
 
+def _in_the_check(err: BaseException, yours: Any) -> bool:
+    """Whether `err` was raised by a check's own code after the learner's function `yours` (their own Python code,
+    whose every error passes through a line of it) had returned."""
+    frames = traceback.extract_tb(err.__traceback__)
+    own = inspect.isfunction(yours) and not yours.__code__.co_filename.startswith(_LIBRARIES)
+    return (own and isinstance(err, Exception) and not _where_in_your_code(err) and bool(frames)
+            and Path(frames[-1].filename).resolve().parent == Path(__file__).resolve().parent)
+
+
 def solution_in_use(name: str) -> str:
     """What a hidden solution cell prints when its answer passes: checked, and used from here on."""
     return f"{name}: this hidden solution passes its check; the cells below now use it."
@@ -198,6 +231,10 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
         passed, problem = False, str(err)
     except (Exception, KeyboardInterrupt) as err:  # the learner's code crashed, or was stopped
         passed, problem = False, f"{name}: your code stopped with {type(err).__name__}: {err}{_where_in_your_code(err)}"
+        if _in_the_check(err, yours):  # the check itself could not handle what the function gave
+            problem = (f"{name}: the check could not use what your function returned ({type(err).__name__}: "
+                       f"{str(err).splitlines()[0] if str(err) else ''}). Return the kind of value the exercise asks "
+                       "for, a plain Python number or string where it asks for one")
     if passed:
         OUTCOMES[name] = Outcome(True, f"{name}: correct" + (" (the chapter's own solution)" if solution else ""))
         if solution:

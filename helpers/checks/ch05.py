@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -38,7 +39,7 @@ def _as_number(name: str, got: Any) -> float:
         expect(got.numel() == 1, f"{name} returned a tensor of shape {list(got.shape)}, one value per word: average "
                                  "the losses before taking the exponential, so that one number comes out.")
         return float(got.item())
-    expect(isinstance(got, (int, float)) and not isinstance(got, bool),
+    expect(isinstance(got, numbers.Real) and not isinstance(got, bool),  # NumPy's numbers too
            f"{name} should return a number, got {type_of(got)}")
     return float(got)
 
@@ -59,7 +60,8 @@ def check_perplexity_from_losses(perplexity_from_losses: Callable[[torch.Tensor]
     name = "perplexity_from_losses"
     gen = torch.Generator().manual_seed(5)
     losses = 0.5 + 3.5 * torch.rand(12, generator=gen)  # [N]: twelve words' losses
-    done, got = attempt(name, perplexity_from_losses, losses.clone(), errors=(TypeError, ValueError, RuntimeError),
+    done, got = attempt(name, perplexity_from_losses, losses.clone(),
+                        errors=(TypeError, ValueError, RuntimeError, AttributeError),
                         hint="torch.exp takes a tensor and math.exp one plain number, and .item() turns a one-number "
                              "tensor into a plain number: average first, then math.exp(losses.mean().item()).")
     if not done:
@@ -90,6 +92,13 @@ def check_perplexity_from_losses(perplexity_from_losses: Callable[[torch.Tensor]
     got_even = _as_number(name, perplexity_from_losses(even))
     expect(_near(got_even, 4.0), f"{name}: a model that gives each of 4 words 25% has a loss of ln 4 on every "
                                  f"word and a perplexity of 4, but you returned {got_even:.4f}")
+    many = 0.5 + 3.5 * torch.rand(5000, generator=gen)  # [N]: a validation text's worth of losses
+    got_many, want_many = _as_number(name, perplexity_from_losses(many)), math.exp(many.mean().item())
+    expect(math.isfinite(got_many), f"{name} returned {got_many} for 5,000 losses, though their perplexity is "
+                                    f"{want_many:.4f}: multiplying thousands of exponentials overflows. Average "
+                                    "the losses first, then take one exponential: math.exp(losses.mean().item()).")
+    expect(_near(got_many, want_many), f"{name}: for 5,000 losses it returned {got_many:.4f}, but e to the power "
+                                       f"of their average is {want_many:.4f}")
     return passed(name)
 
 
@@ -116,6 +125,10 @@ _EXAMPLES = (
     ("made-up runs I (close, four heads' seeds uneven)", _runs([2.385, 2.388, 2.391], [2.30, 2.30, 2.40])),
     ("made-up runs J (the seeds overlap, four heads' far apart)", _runs([2.40, 2.45, 2.50], [2.25, 2.30, 2.45])),
     ("made-up runs K (very close, one head's seeds agree)", _runs([2.381, 2.382, 2.383], [2.30, 2.30, 2.40])),
+    # L to N: a median instead of the mean, a range taken as the last seed minus the first, a gap equal to the range
+    ("made-up runs L (one of four heads' seeds far behind)", _runs([2.47, 2.48, 2.49], [2.20, 2.21, 2.45])),
+    ("made-up runs M (one head's seeds not in order)", _runs([2.40, 2.50, 2.45], [2.36, 2.37, 2.38])),
+    ("made-up runs N (the gap exactly as large as the range)", _runs([3.0, 3.25, 3.5], [2.5, 2.75, 3.0])),
 )
 
 
@@ -140,7 +153,7 @@ def _apart(runs: Runs) -> str:
     return FOUR_HEADS if max(four) < min(one) else ONE_HEAD if max(one) < min(four) else NO_CLEAR_WINNER
 
 
-_MATCH = "your answers on all the made-up examples match a rule that "
+_MATCH = "perhaps your rule "  # the answers fit this rule on every example, which a few other rules may also do
 _STDEV = (_MATCH + "compares the gap with a standard deviation; the chapter's rule compares it with the range (largest "
           "minus smallest over the seeds), which is wider")
 _MISREAD = (  # rules a learner may write instead of the chapter's, each with what to say when the answers follow one

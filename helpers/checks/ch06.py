@@ -6,6 +6,7 @@ scoreboard (helpers.evaluate.attention_on_clues) and from the measured ablation 
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -111,6 +112,19 @@ _EXAMPLE_ROWS: Rows = [  # "all": every kind together, as in the measured rows
 ]
 
 
+_OTHER_ROWS: Rows = [  # a second made-up ablation, on which a head given for every kind shows which rule it follows
+    {"head": 1, "val_ppl": 2.0,
+     "clue_accuracy": {"subject": 0.50, "previous": 0.30, "mood": 0.66, "sense": 0.61, "all": 0.52}},
+    {"head": 0, "val_ppl": 3.0,
+     "clue_accuracy": {"subject": 0.45, "previous": 0.64, "mood": 0.40, "sense": 0.59, "all": 0.41}},
+    {"head": 2, "val_ppl": 5.0,
+     "clue_accuracy": {"subject": 0.33, "previous": 0.57, "mood": 0.69, "sense": 0.36, "all": 0.60}},
+]
+"""Unlike _EXAMPLE_ROWS, its first row's head is not the lowest over all clues, head 0 not the highest perplexity
+and its last row's head not the lowest: an answer that is always the same head follows a rule only if it does on
+both."""
+
+
 def _copy(rows: Sequence[Mapping[str, Any]]) -> Rows:
     return [{**row, "clue_accuracy": dict(row["clue_accuracy"])} for row in rows]
 
@@ -119,34 +133,44 @@ def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kin
     """Judge lifeline(rows, kind) against `rows` (the check's made-up `example`, or the measured ones), explaining
     the usual mistakes; a message about the made-up rows says so, as their numbers are not on the learner's screen."""
     got = lifeline(_copy(rows), kind)
-    name = f"{name}({kind!r}) on the check's made-up rows for heads 2, 0, 1," if example else f"{name}({kind!r})"
-    expect(not isinstance(got, dict), f"{name} returned a whole row; return only its head number, row['head']")
-    expect(not isinstance(got, float), f"{name} returned {got}, an accuracy; return the head number instead")
-    expect(isinstance(got, int) and not isinstance(got, bool),
-           f"{name} should return a head number (a whole number), got {got!r}")
+    name = f"{name}({kind!r}) on the check's made-up rows (heads 2, 0, 1)" if example else f"{name}({kind!r})"
     accuracy = {row["head"]: row["clue_accuracy"][kind] for row in rows}
+    expect(not isinstance(got, dict), f"{name} returned a whole row; return only its head number, row['head']")
+    expect(not (isinstance(got, float) and got.is_integer() and int(got) in accuracy),
+           f"{name} returned {got}, a head number written as a decimal: return a whole number, int(...)")
+    expect(not isinstance(got, float), f"{name} returned {got}, an accuracy; return the head number instead")
+    expect(isinstance(got, numbers.Integral) and not isinstance(got, bool),  # NumPy's whole numbers too
+           f"{name} should return a head number (a whole number), got {got!r}")
+    got = int(got)
     expect(got in accuracy, f"{name}: there is no head {got}; the rows are for heads {sorted(accuracy)}")
     want = lifeline_of(rows, kind)
     if got == want:
         return
     least = max(rows, key=lambda row: row["clue_accuracy"][kind])["head"]
-    where = [row["head"] for row in rows]
-    answers = [lifeline(_copy(rows), other) for other in CLUE_KINDS]
-    expect(not ("all" in rows[0]["clue_accuracy"] and answers == [lifeline_of(rows, "all")] * len(CLUE_KINDS)),
+    tables = [rows, _OTHER_ROWS]
+
+    def follows(rule: Callable[[Rows, str], int]) -> bool:  # on both tables, for every kind
+        return all(lifeline(_copy(table), other) == rule(table, other) for table in tables for other in CLUE_KINDS)
+
+    expect(not ("all" in rows[0]["clue_accuracy"] and follows(lambda table, _: lifeline_of(table, "all"))),
            f"{name} gave head {got} for every kind of clue: the lowest accuracy over all clues together. Choose "
            f"by the kind asked for, row['clue_accuracy'][kind] (for {kind!r} the lowest is with head {want} off).")
+    for pick, which in ((max, "highest"), (min, "lowest")):
+        expect(not follows(lambda table, _, pick=pick: pick(table, key=lambda row: row["val_ppl"])["head"]),
+               f"{name} gave head {got} for every kind of clue: the row with the {which} perplexity. Perplexity "
+               f"counts every word, not one kind of clue: choose by row['clue_accuracy'][kind] instead (for "
+               f"{kind!r} the lowest accuracy is with head {want} off).")
+    expect(not (example and follows(lambda table, other: [row["head"] for row in table].index(
+               lifeline_of(table, other)))),
+           f"{name} gave {got}, the position of the right row in the list, but the rows are not in head "
+           f"order here: return the row's own head number, row['head'] (it is {want}).")
+    expect(len({lifeline(_copy(rows), other) for other in CLUE_KINDS}) > 1  # while the right heads differ
+           or len({lifeline_of(rows, other) for other in CLUE_KINDS}) == 1,
+           f"{name} gave head {got} for every kind of clue: does it read row['clue_accuracy'][kind] for the kind it "
+           f"is asked about, and keep the row with the lowest one (for {kind!r}, head {want})?")
     expect(got != least,
            f"{name} gave head {got}: switching it off leaves the HIGHEST {kind} accuracy "
            f"({accuracy[got]:.0%}), so it is the head the model misses least. Look for the lowest accuracy.")
-    for pick, which in ((max, "highest"), (min, "lowest")):
-        by_ppl = pick(rows, key=lambda row: row["val_ppl"])["head"]
-        expect(answers != [by_ppl] * len(CLUE_KINDS),
-               f"{name} gave head {by_ppl} for every kind of clue: the row with the {which} perplexity. Perplexity "
-               f"counts every word, not one kind of clue: choose by row['clue_accuracy'][kind] instead (for "
-               f"{kind!r} the lowest accuracy is with head {want} off).")
-    expect(not (example and answers == [where.index(lifeline_of(rows, other)) for other in CLUE_KINDS]),
-           f"{name} gave {got}, the position of the right row in the list, but the rows are not in head "
-           f"order here: return the row's own head number, row['head'] (it is {want}).")
     expect(False, f"{name} gave head {got} (with it off, {kind} accuracy is {accuracy[got]:.1%}), but with "
                   f"head {want} off it drops to {accuracy[want]:.1%}. Compare clue_accuracy[{kind!r}] across rows.")
 
