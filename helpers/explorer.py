@@ -120,6 +120,7 @@ class Explorer(Widget):
             instead = f" Showing the model '{self.menu[DEFAULT].label}' instead." if self.model is not None else ""
             self.problem = problem + instead
             self.show_message()
+        self.echo = True  # from here on set_sentence, set_head, ... called in a cell also print a problem there
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         """The live widget, or in a site or slide build (no kernel to answer it) the static explorer on the
@@ -196,8 +197,10 @@ class Explorer(Widget):
             self._redraw()
 
     def set_model(self, name: str) -> None:
-        """Switch to checkpoint `name` (a name in the model menu), read when the explorer opened."""
+        """Switch to checkpoint `name` (a name in the model menu, or its label there), read when the explorer
+        opened."""
         with self.report():
+            name = next((key for key, entry in self.menu.items() if entry.label == name), name)
             if not isinstance(name, str) or name not in self.menu:
                 self.set_quietly(self.model_picker, self.model_name or None)
                 raise ValueError(f"There is no model {name!r}: choose one of "

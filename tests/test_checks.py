@@ -15,7 +15,8 @@ import torch
 import torch.nn.functional as F
 
 import helpers.checks
-from helpers.attention import causal_mask
+from helpers.attention import MultiHeadAttention, causal_mask
+from helpers.block import TransformerBlock
 from helpers.checkpoints import ASSETS
 from helpers.checks import LINE, OUTCOMES, SOLUTIONS_OFF, say, solution, solution_in_use, todo, yours_or_reference
 from helpers.checks.ch03 import SMILES_SENTENCE
@@ -358,6 +359,18 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
      "made-up runs N"),
     ("perplexity_from_losses", lambda x: math.prod(math.exp(v) for v in x.tolist()) ** (1 / len(x)), "overflows"),
     ("perplexity_from_losses", lambda x: 10**400, "the check could not use what your function returned"),
+    ("count_attention_parameters", lambda w, h: sum(p.numel() for p in MultiHeadAttention(w, h).parameters()),
+     "builds a layer (MultiHeadAttention)"),
+    ("count_block_parameters", lambda w, h: sum(p.numel() for p in TransformerBlock(w, h).parameters()),
+     "builds a layer (TransformerBlock)"),
+    ("block_step", lambda b, x: (y := x + attn(b, b.ln1(x))) + b.ff(b.ln1(y)), "got block.ln1(x)"),
+    ("block_step", lambda b, x: b.ln2((y := x + attn(b, b.ln1(x))) + b.ff(b.ln2(y))), "through block.ln2 at the end"),
+    ("feed_forward", lambda ff, x: ff.down(torch.nn.GELU(ff.up(x))), "nn.GELU is a layer class"),
+    ("split_heads", lambda x, h: x.view(*x.shape[:2], x.shape[2] // h, h).transpose(1, 2), "the wrong way round"),
+    ("one_head", lambda x, q, k, v: list(head_with()(x, q, k, v)), "a tuple"),
+    ("one_head", lambda x, q, k, v: head_with()(torch.randn(9, x.shape[1]), q, k, v), "not the notebook's own"),
+    ("masked_weights", lambda s: s.__setitem__(~causal_mask(len(s)), -math.inf) or torch.softmax(s, -1),
+     "no assignment into it"),
 ]
 
 

@@ -142,9 +142,10 @@ def test_model_picker_switches_to_one_head_and_reads_no_model_again() -> None:
     assert len(ex.bars.figure["panels"][0]["series"]) == 1 and not ex.bars.figure["legend"]
     ex.head_picker.value = ALL_HEADS
     assert len(ex.heatmap.figure["panels"]) == 1
-    for name in ("novel_four_heads", "novel_one_head", "four_heads"):
+    for name in ("novel_four_heads", "novel_one_head", shipped("four_heads").label):  # a name, or the menu's label
         ex.set_model(name)
     assert sorted(calls) == sorted(shipped_names()), "switching read a model again"
+    assert ex.model_name == "four_heads" and not ex.problem
 
 
 def test_static_explorer_precomputes_every_sentence_and_head_behind_two_menus() -> None:
@@ -206,14 +207,18 @@ def test_a_500_word_sentence_is_trimmed_to_the_context_with_a_note() -> None:
 @pytest.mark.parametrize(("pick", "bad"), [("set_head", b) for b in (4, -1, 99, "two", 1.0, True, None)]
                          + [("set_model", b) for b in ("five_heads", "", "Four Heads", None)]
                          + [("set_focus", b) for b in (-1, 11, 99, "fox", None)])
-def test_a_head_model_or_focus_word_that_does_not_exist_gets_a_message(ex: Explorer, pick: str, bad: object) -> None:
+def test_a_head_model_or_focus_word_that_does_not_exist_gets_a_message(ex: Explorer, pick: str, bad: object,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     ex.set_head(1)
     before = (ex.heatmap.figure, ex.bars.figure, ex.model_name, ex.head_picker.value, ex.model_picker.value)
     getattr(ex, pick)(bad)
     assert repr(bad) in ex.problem and ex.problem in ex.message.value
+    assert capsys.readouterr().out == ex.problem + "\n", "a call from a cell is answered in that cell too"
     assert (ex.heatmap.figure, ex.bars.figure, ex.model_name, ex.head_picker.value, ex.model_picker.value) == before
     ex.head_picker.value = 3  # the next good pick simply works
     assert ex.message_lines == [] and ex.heatmap.figure["title"] == "Head 3 of the 4-head model"
+    ex.sentence.value = ""
+    assert ex.problem and capsys.readouterr().out == "", "a control's problem shows in the widget alone"
 
 
 def test_opening_on_a_model_that_does_not_exist_shows_four_heads_and_says_so() -> None:

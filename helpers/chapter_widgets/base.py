@@ -37,6 +37,7 @@ class Widget(widgets.VBox):
         self.message = widgets.HTML(layout=widgets.Layout(min_height="1.5em")).add_class(STATUS_CLASS)
         self.summary = widgets.HTML().add_class(STATUS_CLASS)
         self._quiet = False  # True while code sets a control, so its callback does not run again
+        self.echo = False  # True once a widget is built whose methods are called from code: a problem is printed too
         self.access = ControlAccess(layout=widgets.Layout(display="none"))  # keyboard use, accessible names
         super().__init__(**kwargs)
         self.add_class(ROOT_CLASS)
@@ -64,6 +65,8 @@ class Widget(widgets.VBox):
         except Exception as error:
             kind = type(error).__name__
             self.problem = str(error) if isinstance(error, ValueError) else f"Something went wrong ({kind}): {error}"
+            if self.echo:  # called from a cell, far below the widget: say it there too
+                print(self.problem)
         self.show_message()
 
     def calls(self, update: Callable[[Any], None]) -> Callable[[dict], None]:
@@ -71,7 +74,11 @@ class Widget(widgets.VBox):
         control was emptied, as a dropdown is while its options change)."""
         def observer(change: dict) -> None:
             if not self._quiet and change["new"] is not None:
-                update(change["new"])
+                echo, self.echo = self.echo, False  # a control's problem shows in the widget alone
+                try:
+                    update(change["new"])
+                finally:
+                    self.echo = echo
         return observer
 
     def set_quietly(self, control: widgets.ValueWidget, value: Any, **traits: Any) -> None:

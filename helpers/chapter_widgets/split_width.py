@@ -1,9 +1,9 @@
 """Chapter 4's "split the width": pick a head count for width 128 and see what each head gets and costs.
 
 For 1, 2, 4, 8 or 16 heads it shows how the 128 numbers of each word are cut into slices, the width per
-head, the attention layer's parameters counted from a real `MultiHeadAttention` (query, key and value, plus
-the output projection), and the heatmaps of an untrained course model's heads on one sentence, four heads at a
-time (a picker shows the others), so that each heatmap's words stay readable on a projector. A second switch
+head, the parameters of the course model's attention layer (query, key and value, plus the output projection
+that its one-head model leaves out), and the heatmaps of an untrained course model's heads on one sentence, four
+heads at a time (a picker shows the others), so that each heatmap's words stay readable on a projector. A second switch
 shows the trained four-head checkpoint on the same sentence. Everything is computed when the widget is
 built, so a click only swaps what is on show.
 """

@@ -74,14 +74,15 @@ def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor]
                        for n, s in enumerate(step_names(scale)))
     name = ["q[i]", "q[i] · k", "scores", "masked scores", "weights", "y[i] = weights @ v"][step]
     columns = labels if t.shape[0] == len(words) and step > 0 else [f"d{n}" for n in range(t.shape[0])]
-    table = tensor_table(t.tolist(), rows=[name], columns=columns, percent=step == 4, font=font)
-    if step == 5:
-        table = (tensor_table(v.tolist(), rows=labels, columns=[f"d{n}" for n in range(d)], font=font)
+    table = (f"<div><code>{name}</code> has shape <b>{list(t.shape)}</b></div>"
+             + tensor_table(t.tolist(), rows=[name], columns=columns, percent=step == 4, font=font))
+    if step == 5:  # the values it averages first, each table under its own name
+        table = (f"<div><code>v</code> has shape <b>{list(v.shape)}</b></div>"
+                 + tensor_table(v.tolist(), rows=labels, columns=[f"d{n}" for n in range(d)], font=font)
                  + "<div>weights: " + ", ".join(f"{labels[j]} {w:.0%}" for j, w in enumerate(tensors[4].tolist())
                                                 if w > 0) + "</div>" + table)
     return (f"<div style='font-size: {font}px'><div style='color: #555'>step {step + 1} of {len(STEPS)}: {trail}</div>"
-            f"<p>{html.escape(describe(step, labels[i], d, scale, i, len(words)))}</p>"
-            f"<div><code>{name}</code> has shape <b>{list(t.shape)}</b></div>{table}</div>")
+            f"<p>{html.escape(describe(step, labels[i], d, scale, i, len(words)))}</p>{table}</div>")
 
 
 class StepThrough(ChapterWidget):

@@ -16,6 +16,7 @@ instead of congratulating a learner who wrote nothing.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import io
 import os
@@ -90,7 +91,8 @@ def attempt(
             raise AssertionError(
                 f"{name} changed its input {x} in place: the tensor it was given now holds other numbers, so in the "
                 f"notebook the chapter's own {x} would change too. Make a new tensor instead: write {x} = {x} + ... "
-                f"(or -, *, /), not {x} += ... (or -=, *=, /=), and no method ending in _ such as .add_()")
+                f"(or -, *, /), not {x} += ... (or -=, *=, /=), no assignment into it ({x}[...] = ...), and no "
+                f"method ending in _ such as .add_() (.masked_fill without the _ makes a new tensor)")
         raise AssertionError(
             f"{name} changed its input {x} in place: the {type(before).__name__} it was given is not the same "
             f"afterwards, so in the notebook the chapter's own {x} would change too. Leave it as it is: sorted({x}, "
@@ -112,6 +114,26 @@ def _same(a: Any, b: Any) -> bool:
         return a is b or bool(a == b)
     except Exception:  # a value that cannot say whether it is equal
         return False
+
+
+def arithmetic_only(name: str, count: Callable[..., Any]) -> Callable[..., Any]:
+    """`count`, made to fail with an explanation when it builds a layer (any torch.nn.Module) to count its
+    parameters: the counting exercises ask for the arithmetic, which is what shows where each number comes from."""
+    @functools.wraps(count)
+    def counted(*args: Any) -> Any:
+        def refuse(module: torch.nn.Module, *_: Any, **__: Any) -> None:
+            raise AssertionError(
+                f"{name} builds a layer ({type(module).__name__}) and counts its parameters, but the exercise asks "
+                "for arithmetic alone: add up the sizes of the matrices and biases from width and heads, with no "
+                "model built")
+
+        built = torch.nn.Module.__init__
+        torch.nn.Module.__init__ = refuse  # type: ignore[method-assign]
+        try:
+            return count(*args)
+        finally:
+            torch.nn.Module.__init__ = built  # type: ignore[method-assign]
+    return counted
 
 
 def _parameter(fn: Callable[..., Any], i: int) -> str:
@@ -163,7 +185,7 @@ def softmax_went_down_columns(name: str, weights: torch.Tensor) -> None:
     expect(rows_fine or not columns_sum_to_one,
            f"{name}: each COLUMN of the weights adds up to 1, not each row: the softmax ran over dim=0, down "
            "each column. Each row is one word's spotlight, so work along the last "
-           "dimension: dim=-1 (with keepdim=True for the max and the total).")
+           "dimension: dim=-1 (in a softmax written by hand, with keepdim=True for the max and the total).")
 
 
 def passed(name: str) -> bool:

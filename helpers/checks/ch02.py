@@ -20,7 +20,7 @@ _HIDE = ("Set the later words' scores to float('-inf') before the softmax: any o
          "(a fill of 0 gives each exp(0) = 1)")
 _NAN = ("NaN, 'not a number', is what 0 / 0 or 0 * infinity gives. Adding mask * float('-inf') makes it (0 * -inf "
         "is NaN), and so does a fill of float('inf') without its minus sign. Fill the later words' places "
-        "instead: scores.masked_fill(~causal_mask(T), float('-inf'))")
+        "instead: scores.masked_fill(~causal_mask(scores.shape[-1]), float('-inf'))")
 
 
 def _weight(w: float) -> str:
@@ -125,10 +125,10 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
         if not done:
             return False
         expect(not _hid_the_past(got, scores),
-               f"{name}: the mask is the wrong way round. causal_mask(T) is True where a word MAY look (itself "
+               f"{name}: the mask is the wrong way round. causal_mask(...) is True where a word MAY look (itself "
                "and earlier words), so filling those places with -inf hid the past and showed the future; the "
                "last word, which may look everywhere, was left with nothing and its row became NaN. Fill where "
-               "the mask is False: scores.masked_fill(~causal_mask(T), float('-inf'))")
+               "the mask is False: scores.masked_fill(~causal_mask(scores.shape[-1]), float('-inf'))")
         masked = scores.masked_fill(~causal_mask(words), float("-inf"))  # [T, T]
         expect(not (isinstance(got, torch.Tensor) and got.shape == masked.shape and torch.equal(got, masked)),
                f"{name} returned the masked scores, with -inf for the later words, not weights: finish with a "
@@ -206,6 +206,8 @@ def check_one_head(
                  "[T, T], and the output is att @ v, [T, D].")
         if not done:
             return False
+        expect(not (isinstance(result, list) and len(result) == 2),
+               f"{name} returned a list of two things: return them as a pair, a tuple (return y, att)")
         expect(isinstance(result, tuple) and len(result) == 2,
                f"{name} should return two things, (y, att), got {type_of(result)}")
         y, att = result
@@ -216,6 +218,10 @@ def check_one_head(
         expect(not (isinstance(att, torch.Tensor) and bool(att.isnan().any())),
                f"{name}'s att has NaN in it. A row whose scores are all hidden gives NaN (a mask the wrong way "
                f"round, or one that hides the word itself), and so does a bad fill. {_NAN}")
+        expect(not (isinstance(att, torch.Tensor) and att.dim() == 2 and att.shape[0] == att.shape[1] != words),
+               f"{name}'s att is {att.shape[0]} x {att.shape[0]}, but the check's x has {words} words: compute q, "
+               "k and v inside one_head from the x it is given (q = query(x), k = key(x), v = value(x)), not "
+               "the notebook's own q, k and v")
         att = expect_tensor(f"{name}'s att", att, (words, words))
         expect(not (isinstance(y, torch.Tensor) and _close(y, att @ x)),
                f"{name} averaged the word vectors x, not the values v: the output is att @ v, with v = value(x)")

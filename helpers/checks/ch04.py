@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, type_of
+from helpers.checks import arithmetic_only, attempt, expect, expect_close, expect_tensor, passed, type_of
 from helpers.model import attention_layer_size
 
 _B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
@@ -77,6 +77,10 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
                f"{name} returned shape {list(got.shape)} when asked for {_H} heads, and the same when asked for 2 "
                "or 6: the head count is typed in. Use the argument heads (and C // heads for the head width), so "
                "that the function works for any model.")
+    expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == (_B, _D, _T, _H)),
+           f"{name} returned shape {list(got.shape)}: {_H} numbers per head in {_D} heads, the view's last two "
+           f"sizes the wrong way round. Cut into heads first, then the numbers inside a head: "
+           "view(B, T, heads, C // heads), then .transpose(1, 2).")
     expect(not isinstance(got, torch.Tensor) or tuple(got.shape) == (_B, _H, _T, _D),
            f"{name} returned shape {list(got.shape) if isinstance(got, torch.Tensor) else None}, but [B, H, T, D] "
            f"is {[_B, _H, _T, _D]} here: {_B} sentences, {_H} heads, {_T} words, {_D} numbers per head")
@@ -141,6 +145,7 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
 def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
     """count(width, heads): learnable numbers in one attention layer, output projection included."""
     name = "count_attention_parameters"
+    count = arithmetic_only(name, count)
     done, got = attempt(name, count, 128, 4)
     if not done:
         return False

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from helpers.block import FeedForward, TransformerBlock
-from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, type_of
+from helpers.checks import arithmetic_only, attempt, expect, expect_close, expect_tensor, passed, type_of
 from helpers.model import count_parameters
 
 _B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
@@ -52,7 +52,8 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
     ff, x = _feed_forward(), _example()
     done, got = attempt(name, feed_forward, ff, x.clone(), errors=(RuntimeError, TypeError),
                         hint=f"Check the order of the steps: ff.up takes each word's {_C} numbers to {4 * _C}, F.gelu "
-                             f"bends them, and ff.down brings them back to {_C}.")
+                             f"bends them, and ff.down brings them back to {_C}. F.gelu(h) is a function to call on "
+                             "h; nn.GELU is a layer class (nn.GELU()(h) would work, nn.GELU(h) does not).")
     if not done:
         return False
     with torch.no_grad():
@@ -157,6 +158,10 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
             (plain + ff(ln2(plain)), "attention got x without its layer norm: hand it block.ln1(x)."),
             (swapped + ff(ln1(swapped)), "ln1 and ln2 are swapped: ln1 goes before attention, ln2 before the "
                                          "feed-forward part."),
+            (mid + ff(ln1(mid)), "the feed-forward part got block.ln1(x): each part has its own layer norm, and "
+                                 "the feed-forward part's is block.ln2."),
+            (ln2(want), "the result went through block.ln2 at the end. A block returns x after the two add-backs, "
+                        "with no layer norm after them (the model's last one, ln_f, sits after all the blocks)."),
         ]
         for wrong, reason in mistakes:
             expect(not torch.allclose(got, wrong, atol=1e-5), f"{name}: {reason}")
@@ -172,6 +177,7 @@ def _reference_count(width: int, heads: int) -> int:
 def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
     """count(width, heads): learnable numbers in one block (attention with output mix, 2 layer norms, FF 4x)."""
     name = "count_block_parameters"
+    count = arithmetic_only(name, count)
     done, got = attempt(name, count, 128, 4)
     if not done:
         return False
