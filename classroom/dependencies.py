@@ -63,10 +63,20 @@ def _statement(stmt: ast.stmt) -> tuple[set[str], set[str]]:
     return loads, stores
 
 
+def python(source: str) -> str:
+    """A cell as the grader runs it: one that is not Python as it stands has its IPython magic and shell lines
+    (%, %%, !) blanked, as IPython takes them out of the Python it runs; line numbers stay."""
+    try:
+        ast.parse(source)
+        return source
+    except SyntaxError:
+        return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
 def names(source: str) -> Names:
     """What a cell binds at the notebook's top level, and the names it uses that it has not bound itself
     first (SyntaxError if it is not Python)."""
-    code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+    code = python(source)
     bound: set[str] = set()
     used: set[str] = set()
     for stmt in ast.parse(code).body:

@@ -1,12 +1,12 @@
-"""Grade a class's chapter notebooks with the course's own checks, in a process the submission does not control.
+"""Grade a class's chapter notebooks with the course's own checks, in a fresh process for each submission.
 
     python -m classroom.grade submissions/ --out grades                 # nested folders: submissions/<student>/*.ipynb
     python -m classroom.grade submissions/ --chapter 02 --roster roster.csv --points points.toml --workers 4
     python -m classroom.grade /autograder/submission --chapter 01 --gradescope /autograder/results/results.json
 
 Each submission's exercise code (classroom/submission.py) runs with the course's cells its checks need
-(classroom/dependencies.py) in a fresh process (classroom/grade_run.py). What it runs, what it flags, the
-threat model and the statuses: docs/instructor.md, "Grading a class".
+(classroom/dependencies.py) in a fresh process (classroom/grade_run.py), beside the checks. What it runs, what it
+flags, the threat model and the statuses: docs/instructor.md, "Grading a class".
 """
 
 from __future__ import annotations
@@ -20,17 +20,23 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from classroom import submission
 from classroom.dependencies import names, needed
+from classroom.grade_run import TIMED_OUT
 from classroom.submission import UnreadableError, chapter_in_code, chapter_in_name, course, flags, learner_code, read
 from tools.chapters import CHAPTERS, ROOT, read_toml
 
 TIMEOUT = 60  # seconds one exercise (its code, then its check) may take
 SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy machine
+FEEDBACK = 2000  # characters of feedback kept: a spreadsheet's cell holds at most 32,767
+RESULT = {"exercise": str, "passed": bool, "feedback": str, "flags": list}  # the keys of a result line, and types
 
 
 @dataclass
@@ -40,6 +46,10 @@ class Score:
     max_points: float
     status: str  # passed, failed, not attempted, flagged, time limit, error
     feedback: str
+
+    def __post_init__(self) -> None:
+        if len(self.feedback) > FEEDBACK:
+            self.feedback = f"{self.feedback[:FEEDBACK]}... (cut here: {len(self.feedback):,} characters in all)"
 
 
 @dataclass
@@ -78,6 +88,7 @@ def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], 
     are not the course's own and hold no exercise's code (a learner's extra cells)."""
     own, exercises = course(chapter)
     sources = [cell.source if cell.cell_type == "code" else "" for cell in own.cells]
+    known = {cell.source.strip() for cell in own.cells}
     runs, flagged, holders = {}, {}, set()
     for exercise in exercises:
         found = learner_code(nb, exercise.name)
@@ -85,41 +96,88 @@ def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], 
         flagged[exercise.name] = [f"cell {found.cell}: {why}" for why in flags(found.whole, True)] if found else []
         holders |= {found.cell} if found else set()
         with contextlib.suppress(SyntaxError):  # what it needs cannot be read; it runs anyway: the learner sees why
-            names(code)
+            given = set().union(*(names(source).bound for source in sources[:exercise.stub]))
+            extra = submission.brought_in(nb, found.cell, set(names(code).used) - given, given, known) if found else []
+            flagged[exercise.name] += [f"cell {i}: {why}" for i, part in extra for why in flags(part, True)]
+            code = "\n".join([part for _, part in extra] + [code])
             sources[exercise.stub] = code
         runs[exercise.stub] = ("exercise", exercise.name, code)
         runs[exercise.check] = ("check", exercise.name, sources[exercise.check])
     steps = [dict(zip(("kind", "name", "source"), runs.get(i, ("course", None, sources[i])), strict=True),
                   label=f"cell {i}") for i in needed(sources, [e.check for e in exercises])]
-    known = {cell.source.strip() for cell in own.cells}
     elsewhere = [f"cell {i}: {why}" for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
                  and i not in holders and cell.source.strip() not in known for why in flags(cell.source, False)]
     return {"steps": steps, "timeout": timeout}, flagged, elsewhere
 
 
-def run_plan(planned: dict) -> tuple[list[dict], str]:
-    """Run a plan in a fresh process in an empty temporary folder: its result lines, why it stopped early (or "")."""
+def run_plan(planned: dict) -> tuple[list | None, int | None, str]:
+    """Run a plan in a fresh process in an empty temporary folder: the lines it wrote to its results (None if one
+    is not JSON), its exit code (None: stopped at the plan's time limit) and the last line of its error output."""
     with tempfile.TemporaryDirectory(prefix="spotlights-grade-") as folder:
         plan_file, out, err, work = (Path(folder, name) for name in ("plan.json", "results.jsonl", "stderr", "work"))
         work.mkdir()
         plan_file.write_text(json.dumps({**planned, "folder": str(work)}))
         limit = planned["timeout"] * 2 * len(planned["steps"]) + SETUP_S
         env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
-        with err.open("w") as stderr:
-            child = subprocess.Popen([sys.executable, "-m", "classroom.grade_run", str(plan_file), str(out)], cwd=ROOT,
-                                     env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-                                     start_new_session=True)
+        with err.open("w") as stderr, out.open("w") as results:  # its stdout: the learner's code is told no path
+            child = subprocess.Popen([sys.executable, "-m", "classroom.grade_run", str(plan_file)], cwd=ROOT, env=env,
+                                     stdin=subprocess.DEVNULL, stdout=results, stderr=stderr, start_new_session=True)
             try:
-                code, why = child.wait(timeout=limit), ""
+                code = child.wait(timeout=limit)
             except subprocess.TimeoutExpired:
                 os.killpg(child.pid, 9)
                 child.wait()
-                code, why = None, f"stopped after {limit:g} s: the time limit"
-        lines = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-        if code:
-            tail = err.read_text(errors="replace").strip().splitlines()[-1:] or ["no message"]
-            why = f"the grading process stopped (exit code {code}): {tail[0][:200]}"
-    return lines, why
+                code = None
+        try:
+            lines = [json.loads(line) for line in out.read_text(errors="replace").splitlines()]
+        except ValueError:
+            lines = None
+        tail = (err.read_text(errors="replace").strip().splitlines() or [""])[-1][:200]
+    return lines, code, tail
+
+
+def _token(line: object, exercises: Sequence[str]) -> str | None:
+    """What a result line is: its exercise's name, "!" (a course cell's error), "." (the last line), or None."""
+    kinds = {k: type(v) for k, v in line.items()} if isinstance(line, dict) else {}
+    if kinds == RESULT and line["exercise"] in exercises and all(isinstance(flag, str) for flag in line["flags"]):
+        return line["exercise"]
+    return "." if line == {"done": True} else "!" if kinds == {"error": str} else None
+
+
+def outcomes(planned: dict, exercises: Sequence[str]) -> tuple[dict[str, dict], list[str]]:
+    """Each exercise's result line, and notes on what went wrong. The grading process writes one line per exercise,
+    in order, then a last line. One that stops during an exercise (an exit, a time limit its code caught) scores
+    that exercise 0 saying so, and the exercises after it are graded in a fresh process without its code; lines
+    that are not the plan's (forged, repeated) are an error for every exercise."""
+    results: dict[str, dict] = {}
+    notes: list[str] = []
+    while len(results) < len(exercises):
+        lines, code, tail = run_plan(planned)
+        tokens = [_token(line, exercises) for line in lines] if lines is not None else [None]
+        k = sum(token in exercises for token in tokens)
+        end = tokens[k:]
+        if tokens[:k] != list(exercises[:k]) or end not in ([], ["."], ["!", "."]) or (k == len(exercises) and not end):
+            why = "the grading process wrote results that are not the grader's (forged, repeated or out of order)"
+            return {name: _error(name, why) for name in exercises}, [why]
+        results = {line["exercise"]: line for line in lines[:k]} | results  # a result from an earlier run stands
+        if end or exercises[k] in results:  # it finished, or stopped again where it stopped before
+            why = (lines[k]["error"] if end[0] == "!" else "an earlier exercise changed the checks, so this process "
+                   "stopped trusting them") if end else f"the grading process stopped again during {exercises[k]}"
+            left = [name for name in exercises if name not in results]
+            return results | {name: _error(name, why) for name in left}, notes + [why] * bool(left)
+        timed = code in (TIMED_OUT, None)
+        why = f"stopped after {planned['timeout']:g} s: the time limit" if timed else (
+            f"the grading process exited during {exercises[k]} (exit code {code}{': ' + tail if tail else ''})")
+        results[exercises[k]] = {**_error(exercises[k], why), "status": "time limit" if timed else "error"}
+        notes.append(f"{exercises[k]}: {why}" + "; the exercises after it were graded in a fresh process" * (
+            k + 1 < len(exercises)))
+        planned = {**planned, "steps": [{**step, "source": ""} if step.get("name") == exercises[k]
+                                        and step["kind"] == "exercise" else step for step in planned["steps"]]}
+    return results, notes
+
+
+def _error(name: str, why: str) -> dict:
+    return {"passed": False, "flags": [], "status": "error", "feedback": f"{name}: not graded: {why}"}
 
 
 def grade(path: Path, student: str, chapter: str | None = None, points: dict[str, float] | None = None,
@@ -143,7 +201,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     coded = chapter_in_code(nb)
     if wanted and coded and wanted != coded:
         said = f"the assignment is chapter {chapter}" if chapter else f"its file name says chapter {named}"
-        return refused("wrong chapter", f"wrong chapter: {said}, but its code is chapter {coded}'s")
+        return refused("wrong chapter", f"{said}, but its code is chapter {coded}'s")
     chapter = wanted or coded
     if chapter is None and path.stem.lower().startswith("explorer"):
         return refused("no exercises", "the explorer has no exercises to grade")
@@ -152,41 +210,40 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
                        "its chapter (01_one_spotlight.ipynb) or give --chapter")
     if not course(chapter)[1]:
         return refused("no exercises", f"chapter {chapter} has no exercises to grade", chapter)
-    planned, flagged, elsewhere = plan(nb, chapter, timeout)
-    if elsewhere:  # not run at all: the whole notebook is zeroed
-        return refused("flagged", "not scored, flagged for review: " + "; ".join(elsewhere), chapter)
-    lines, stopped = run_plan(planned)
-    results = {line["exercise"]: line for line in lines if "exercise" in line}
-    error = next((line["error"] for line in lines if "error" in line), None)
-    scores = []
+    planned, flagged, elsewhere = plan(nb, chapter, timeout)  # a flag elsewhere zeroes every exercise
+    results, notes = outcomes(planned, [e.name for e in course(chapter)[1]])
+    scores, unflagged = [], 0.0
     for exercise in course(chapter)[1]:
         name, most = exercise.name, points.get(exercise.name, 1)
-        result = results.get(name) or {"passed": False, "flags": [], "feedback": f"{name}: not graded: " + (
-            error or stopped or "an earlier exercise changed the checks, so this process stopped trusting them")}
-        result["flags"] = flagged[name] + result["flags"]
-        status = _status(result) if name in results else "error"
+        result = results[name]
+        result["flags"] = list(dict.fromkeys(elsewhere + flagged[name] + result["flags"]))
+        status = result.get("status") or _status(result)
         feedback = result["feedback"] if status != "flagged" else (
-            f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}")
+            f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Unflagged: {result['feedback']}")
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
+        unflagged += most if result["passed"] else 0
     marked = [s.exercise for s in scores if s.status == "flagged"]
-    note = f"flagged for review: {', '.join(marked)}" if marked else error or stopped
+    if marked:
+        notes.insert(0, f"flagged for review: {'; '.join(elsewhere) or ', '.join(marked)} (unflagged it would score "
+                        f"{unflagged:g} of {sum(s.max_points for s in scores):g})")
     status = "flagged" if marked else "error" if any(s.status == "error" for s in scores) else "graded"
-    return Graded(shown, student, chapter, status, note, scores, time.perf_counter() - began)
+    return Graded(shown, student, chapter, status, "; ".join(notes), scores, time.perf_counter() - began)
 
 
 def submissions(paths: Sequence[Path]) -> list[tuple[str, Path, str]]:
     """(name, notebook, how to show it) for every notebook named or found under a folder named, at any depth; a
-    nested notebook's name is its first folder under the one named (submissions/<student>/...), else its stem."""
+    nested notebook's name is its first folder under the one named (submissions/<student>/...), else its stem;
+    names are NFC-normalised (a Mac's zip spells "ë" as two characters) and .IPYNB in any case is a notebook."""
     found = []
     for path in paths:
         if not path.is_dir():
             found.append((path.stem, path, str(path)))
             continue
-        for notebook in sorted(path.rglob("*.ipynb")):
+        for notebook in sorted(p for p in path.rglob("*") if p.suffix.lower() == ".ipynb" and p.is_file()):
             parts = notebook.relative_to(path).parts
             if ".ipynb_checkpoints" not in parts:
                 found.append((parts[0] if len(parts) > 1 else notebook.stem, notebook, "/".join(parts)))
-    return found
+    return [(unicodedata.normalize("NFC", name), notebook, shown) for name, notebook, shown in found]
 
 
 def read_roster(path: Path) -> dict[str, str]:
@@ -195,17 +252,20 @@ def read_roster(path: Path) -> dict[str, str]:
         rows = [row for row in csv.reader(handle) if row and any(cell.strip() for cell in row)]
     if len(rows) < 2 or any(len(row) < 2 for row in rows):
         raise ValueError(f"{path}: a roster is a CSV with a header and two columns: file or folder name, student id")
-    return {Path(row[0].strip()).stem: row[1].strip() for row in rows[1:]}
+    return {unicodedata.normalize("NFC", Path(row[0].strip()).stem): row[1].strip() for row in rows[1:]}
 
 
 def read_points(path: Path) -> dict[str, float]:
-    """Points per exercise from a CSV (exercise,points with a header) or a TOML file (softmax = 2)."""
+    """Points per exercise from a CSV (exercise,points; a first row whose points are not a number is a header) or
+    a TOML file (softmax = 2)."""
     if path.suffix == ".toml":
         table = read_toml(path)
         table = table.get("points", table)
     else:
         with path.open(newline="", encoding="utf-8") as handle:
-            table = {row[0].strip(): row[1].strip() for row in list(csv.reader(handle))[1:] if len(row) >= 2}
+            rows = [row for row in csv.reader(handle) if len(row) >= 2]
+        header = bool(rows) and not rows[0][1].strip().replace(".", "", 1).isdigit()
+        table = {row[0].strip(): row[1].strip() for row in rows[header:]}
     known = {e.name for n in CHAPTERS for e in course(n[:2])[1]}
     unknown = sorted(set(table) - known)
     if unknown:
@@ -255,6 +315,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--points", type=Path, help="CSV (exercise,points) or TOML (softmax = 2); default 1 each")
     parser.add_argument("--gradescope", type=Path, help="write Gradescope's results.json for the one upload here")
     args = parser.parse_args(argv)
+    if absent := [str(path) for path in args.paths if not path.exists()]:
+        parser.error(f"no such file or folder: {', '.join(absent)}")
     chapter = args.chapter.zfill(2) if args.chapter else None
     if chapter and chapter not in {n[:2] for n in CHAPTERS}:
         parser.error(f"--chapter {args.chapter}: there is no such chapter ({', '.join(n[:2] for n in CHAPTERS)})")
@@ -284,11 +346,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{g.student} ({g.submission}): {g.status}, {g.points:g} of {g.max_points:g} ({g.seconds:.0f} s)"
                   + (f": {g.note}"[:160] if g.note else ""), flush=True)
     results.sort(key=lambda g: (g.student, g.submission))
-    seen = {g.student for g in results}
-    missing = sorted(student for student in roster.values() if student not in seen)
+    counts = Counter(g.student for g in results)
+    for g in results:
+        if counts[g.student] > 1:
+            g.note = "; ".join(filter(None, [g.note, f"one of {counts[g.student]} submissions from {g.student}"]))
+    missing = sorted(student for student in roster.values() if student not in counts)
     unlisted = sorted({key for key, _, _ in found if roster and key not in roster})
+    doubled = sorted(student for student, count in counts.items() if count > 1)
     summary, grades = write_csvs(results, missing, args.out)
-    print(f"wrote {summary} and {grades}" + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else ""))
+    print(f"wrote {summary} and {grades}" + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else "")
+          + (f"; warning, more than one submission from: {', '.join(doubled)}" if doubled else ""))
     return 0
 
 

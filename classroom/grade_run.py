@@ -1,9 +1,11 @@
 """The grader's fresh process for one submission: the course's chapter with the learner's exercise code in it.
 
-    python -m classroom.grade_run PLAN.json RESULTS.jsonl   (started by classroom/grade.py, one process per submission)
+    python -m classroom.grade_run PLAN.json > RESULTS.jsonl   (started by classroom/grade.py, one per submission)
 
-The plan's steps run in order in one namespace; one JSON line per exercise goes to RESULTS. The run-time flags
-(helpers, the checks or torch changed; a solution checked or called): docs/instructor.md, "Grading a class".
+The plan's steps run in order in one namespace; one JSON line per exercise goes to the process's stdout, kept on
+a descriptor the learner's code is not told of (what it prints goes nowhere), then a last line, {"done": true}.
+The run-time flags (helpers, the checks or torch changed; a solution, a check's code or helpers' own copy of the
+exercise's answer checked or called; the watch switched off): docs/instructor.md, "Grading a class".
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import functools
 import json
 import linecache
 import os
+import pkgutil
 import signal
 import sys
 import types
@@ -20,6 +23,16 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 LEARNER = "<your exercise cell>"  # the file name the learner's code is compiled under: how it is known as theirs
+TIMED_OUT = 124  # the exit code when the learner's code caught the time limit and ran on
+COPIES = {  # helpers' own functions that compute an exercise's answer, guarded in its check like the solutions
+    "weighted_average": "helpers.attention:spotlight", "softmax": "helpers.attention:spotlight",
+    "masked_weights": "helpers.attention:spotlight",
+    "one_head": "helpers.attention:spotlight helpers.attention:AttentionHead.forward",
+    "split_heads": "helpers.attention:split_heads", "merge_heads": "helpers.attention:merge_heads",
+    "count_attention_parameters": "helpers.model:attention_layer_size helpers.model:count_parameters",
+    "clear_winner": "helpers.compare:seed_margin", "count_block_parameters": "helpers.model:count_parameters",
+    "feed_forward": "helpers.block:FeedForward.forward", "block_step": "helpers.block:TransformerBlock.forward",
+}
 
 
 class TimeLimit(BaseException):
@@ -27,6 +40,9 @@ class TimeLimit(BaseException):
 
 
 def _alarm(signum: int, frame: object) -> None:
+    """The first alarm of a step stops it; the next, a second later, if the learner's code caught the first and ran
+    on, ends the process (the grader grades the other exercises in a fresh one)."""
+    signal.signal(signal.SIGALRM, lambda *_: os._exit(TIMED_OUT))
     raise TimeLimit
 
 
@@ -69,33 +85,49 @@ def _unwrapped(fn: object) -> list[object]:
     return seen
 
 
-class Watch:
-    """A profiler that notes each call from the learner's code into a solution, a check or yours_or_reference."""
+def _checks_code() -> dict[types.CodeType, str]:
+    """The code of every function of the checks' chapter modules imported so far (their own copies of answers)."""
+    return {fn.__code__: f"{name}.{fn.__name__}" for name, module in list(sys.modules.items())
+            if name.startswith("helpers.checks.ch") for fn in list(vars(module).values())
+            if isinstance(fn, types.FunctionType) and fn.__module__ == name}
 
-    def __init__(self, guarded: dict[types.CodeType, str]) -> None:
-        self.guarded, self.calls = guarded, set()
+
+class Watch:
+    """A profiler that notes each call from the learner's code (the nearest caller that is not torch's or Python's
+    own code) into a solution, a check, yours_or_reference or helpers' own copy of the exercise's answer."""
+
+    def __init__(self, guarded: dict[types.CodeType, str], helpers: str) -> None:
+        self.guarded, self.helpers, self.calls = guarded, helpers, set()
 
     def __call__(self, frame: types.FrameType, event: str, arg: object) -> None:
-        if event == "call" and frame.f_code in self.guarded and frame.f_back is not None \
-                and frame.f_back.f_code.co_filename == LEARNER:
-            self.calls.add(self.guarded[frame.f_code])
+        if event == "call" and frame.f_code in self.guarded:
+            caller = frame.f_back
+            while caller is not None and not caller.f_code.co_filename.startswith(("<", self.helpers)):
+                caller = caller.f_back  # past nn.Module.__call__ and the like
+            if caller is not None and caller.f_code.co_filename == LEARNER:
+                self.calls.add(self.guarded[frame.f_code])
 
 
 def run(source: str, label: str, namespace: dict, timeout: float, watch: Watch | None = None) -> BaseException | None:
     """Run one step's code in the chapter's namespace, its printout discarded; the exception it stopped with.
     A timeout of 0 means none (the course's own cells)."""
     linecache.cache[label] = (len(source), None, source.splitlines(True), label)  # tracebacks quote the code
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout, 1)  # then every second: see _alarm
     sys.setprofile(watch)
     try:
         with open(os.devnull, "w") as sink, redirect_stdout(sink), redirect_stderr(sink):
             exec(compile(source, label, "exec"), namespace)
-    except BaseException as err:  # the learner's code may raise anything; the time limit is a BaseException
-        return err
-    finally:
-        sys.setprofile(None)
-        signal.setitimer(signal.ITIMER_REAL, 0)
-    return None
+        err = None
+    except BaseException as caught:  # the learner's code may raise anything; the time limit is a BaseException
+        err = caught
+    off = sys.getprofile() is not watch  # the learner's code switched the watch off (or a time limit raised in it)
+    sys.setprofile(None)
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, previous)
+    if watch is not None and off and not isinstance(err, TimeLimit):
+        watch.calls.add("sys.setprofile, which switched off the grader's watch")
+    return err
 
 
 def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> None:
@@ -106,11 +138,13 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
 
     outcomes = helpers.checks.OUTCOMES  # held before any learner code runs
     solutions = {fn.__code__: name for name, fn in SOLUTIONS.items()}
+    copies = {name: {pkgutil.resolve_name(entry).__code__: entry.replace(":", ".") for entry in entries.split()}
+              for name, entries in COPIES.items()}  # every entry, whatever the chapter: a wrong one shows at once
+    home = str(Path(helpers.__file__).parent)
     handed: set[str] = set()  # exercises whose solution the chapter handed on, since the learner's did not pass
-    signal.signal(signal.SIGALRM, _alarm)
     namespace: dict = {"__name__": "__main__"}
     course: dict[str, object] = {}  # every name as the course's own cells left it
-    before, flags, stopped = {}, {}, {}
+    before, flags, stopped, aside = {}, {}, {}, {}
     for step in steps:
         name, kind, source = step.get("name"), step["kind"], step["source"]
         if kind == "course":
@@ -121,18 +155,24 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             course |= {k: namespace[k] for k in names(source).bound if k in namespace}
             continue
         guarded = {v.__code__: f"{k}()" for k, v in course.items() if isinstance(v, types.FunctionType)
-                   and (k.startswith("check_") or k == "yours_or_reference")}
-        watch = Watch({code: f"the solution {n}" for code, n in solutions.items() if n not in handed} | guarded)
+                   and (k.startswith("check_") or k == "yours_or_reference")} | _checks_code()
+        own = {code: f"the solution {n}" for code, n in solutions.items() if n not in handed} | guarded
         if kind == "exercise":
-            before[name] = fingerprint()
+            before[name], had = fingerprint(), namespace.get(name)
+            watch = Watch(own, home)
             stopped[name] = run(source, LEARNER, namespace, timeout, watch)
             flags[name] = {f"it called {call}" for call in watch.calls}
+            err = stopped[name]
+            if err is not None and namespace.get(name) is not had and not isinstance(err, TimeLimit):
+                stopped[name] = None  # a scratch line after the definition stopped the cell: the check runs anyway
+                aside[name] = f" (Your exercise cell then stopped with {type(err).__name__}: {err}.)"
             continue
         # the names the check cell uses (the check, its extra arguments) as the chapter's own cells left them
         namespace.update({k: course[k] for k in names(source).used if k in course and k != name})
-        mine = namespace.get(name)
-        if any(f is SOLUTIONS.get(name) or getattr(f, "__code__", None) in solutions for f in _unwrapped(mine)):
-            flags[name].add(f"{name} is the course's solution, not code you wrote")
+        watch = Watch(own | copies.get(name, {}), home)
+        labels = {code: "the course's solution" for code in solutions} | guarded | copies.get(name, {})
+        mine = [labels[f.__code__] for f in _unwrapped(namespace.get(name)) if getattr(f, "__code__", None) in labels]
+        flags[name] |= {f"{name} is {mine[0]}, not code you wrote"} if mine else set()
         outcomes.pop(name, None)
         err = stopped[name] or run(source, f"<the check of {name}>", namespace, timeout, watch)
         tampered = changed(before[name])
@@ -147,7 +187,7 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             flags[name].add("its check recorded no outcome")
             result = {"passed": False, "feedback": f"{name}: its check recorded no outcome"}
         else:
-            result = {"passed": bool(outcome.passed), "feedback": outcome.feedback}
+            result = {"passed": bool(outcome.passed), "feedback": outcome.feedback + aside.get(name, "")}
         if err is not None or flags[name] or not result["passed"]:
             namespace[name] = SOLUTIONS[name]  # as yours_or_reference does: the rest of the chapter still runs
             handed.add(name)
@@ -158,12 +198,16 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
 
 def main() -> None:
     plan = json.loads(Path(sys.argv[1]).read_text())
+    del sys.argv[1:]  # the learner's code is told nothing of the grader's files
     import classroom.dependencies  # noqa: F401
     import helpers.checks  # noqa: F401 - imported from the checkout before the learner's folder becomes the cwd
 
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)  # the results, line by line as they come
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # what is printed to the process's stdout goes nowhere
     os.chdir(plan["folder"])
-    with Path(sys.argv[2]).open("a", encoding="utf-8", buffering=1) as out:  # line-buffered: each line as it comes
+    with out:
         grade(plan["steps"], plan["timeout"], lambda line: out.write(json.dumps(line) + "\n"))
+        out.write(json.dumps({"done": True}) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """What a submitted notebook holds, read without running it: its chapter (from its file name and from its code),
-each exercise's code (the cell holding the last top-level definition of its function, less its expressions and
-check line), and what is suspect in it (`flags`). What is flagged and why: docs/instructor.md, "Grading a class".
+each exercise's code (the cell holding the last top-level definition of its function, less its expressions, check
+line and IPython magics; with the learner's own definitions and imports from cells above that it uses), and what
+is suspect in it (`flags`). What is flagged and why: docs/instructor.md, "Grading a class".
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import NamedTuple
 
 import nbformat
 
+from classroom.dependencies import names, python
 from tools.chapters import CHAPTERS, NOTEBOOKS
 from tools.editions import EXERCISE, checked_exercise, tags
 
@@ -20,9 +22,10 @@ MACHINERY = {"OUTCOMES", "SOLUTIONS", "solutions"}
 CHECKING = re.compile(r"check_\w+|yours_or_reference|todo")
 INTROSPECTION = {"__globals__", "__code__", "__closure__", "__dict__", "__builtins__", "__wrapped__", "__defaults__",
                  "__kwdefaults__", "__subclasses__", "__func__", "__self__", "__getattribute__", "f_globals",
-                 "f_back", "modules"}
+                 "f_back", "modules", "setprofile", "settrace"}  # the last two switch off the grader's watch
 DYNAMIC = {"exec", "eval", "compile", "__import__", "globals", "vars", "setattr", "delattr"}
-HIDDEN_IMPORTS = {"importlib", "gc", "ctypes", "inspect", "builtins"}
+SETTINGS = ("torch.backends.",)  # attributes a notebook may set (cudnn.deterministic = True): not patching
+HIDDEN_IMPORTS = {"importlib", "gc", "ctypes", "inspect", "builtins", "signal"}  # signal: the time limit's alarm
 MODULES = {"torch", "F", "nn", "math", "helpers", "np", "numpy"}  # in every chapter; an attribute set: patching
 
 
@@ -125,18 +128,36 @@ class Found(NamedTuple):
 def learner_code(nb: nbformat.NotebookNode, name: str) -> Found | None:
     """The cell holding the last definition of exercise `name`, and the part of it the grader runs."""
     for index, cell in reversed(list(enumerate(nb.cells))):
-        if cell.cell_type != "code":
-            continue
-        tree = _parse(cell.source)
+        code = python(cell.source) if cell.cell_type == "code" else ""
+        tree = _parse(code)
         if tree is None:
-            if re.search(rf"^def {name}\(", cell.source, re.M):
-                return Found(index, cell.source, cell.source)
+            if re.search(rf"^def {name}\(", code, re.M):
+                return Found(index, code, cell.source)
             continue
         if any(_binds(node, name) and not _is_check_line(node) for node in tree.body):
-            kept = [ast.get_source_segment(cell.source, node) for node in tree.body
+            kept = [ast.get_source_segment(code, node) for node in tree.body
                     if not isinstance(node, ast.Expr) and not _is_check_line(node)]
             return Found(index, "\n".join(kept), cell.source)
     return None
+
+
+def brought_in(nb: nbformat.NotebookNode, above: int, wanted: set[str], given: set[str],
+               skip: set[str]) -> list[tuple[int, str]]:
+    """(cell, code) of each of the learner's top-level statements, in the code cells above `above` that are not in
+    `skip` (the course's own), that last binds a name of `wanted`, and of those they use in turn that are not
+    `given` (the course binds them), in notebook order: Run All ran them before the exercise did."""
+    statements = [(i, node, ast.get_source_segment(code, node)) for i, cell in enumerate(nb.cells[:above])
+                  if cell.cell_type == "code" and cell.source.strip() not in skip
+                  for code in [python(cell.source)] for node in getattr(_parse(code), "body", [])]
+    taken, todo, seen = {}, set(wanted), set(wanted)
+    while todo:
+        name = todo.pop()
+        found = next((s for s in reversed(statements) if _binds(s[1], name) and not _is_check_line(s[1])), None)
+        if found:
+            taken[found[0], found[1].lineno] = found[2]
+            todo |= names(found[2]).used - given - seen
+            seen |= todo
+    return [(where[0], code) for where, code in sorted(taken.items())]
 
 
 def _dotted(node: ast.AST) -> str:
@@ -146,20 +167,23 @@ def _dotted(node: ast.AST) -> str:
 def flags(source: str, exercise: bool) -> list[str]:
     """What is suspect in one cell: the checks' machinery used or redefined, monkeypatching; in an exercise
     cell also reaching into functions and code the grader cannot read (exec, importlib, ...)."""
-    tree = _parse(source)
+    tree = _parse(python(source))
     if tree is None:
         return []
     found = []
     modules = MODULES | {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
                          if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
     for node in ast.walk(tree):
-        named = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-        if named in MACHINERY:
+        named = getattr(node, "id", getattr(node, "attr", getattr(node, "value", None)))  # a name, attribute, string
+        if isinstance(named, str) and named in MACHINERY:
             found.append(f"uses {named}, which the checks keep")
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            imported = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            imported = [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else [
+                a.name for a in node.names]
             if any("solutions" in m for m in imported):
                 found.append("imports the course's solutions")
+            if any(re.match(r"helpers\.checks\b.*\._", m) for m in imported):
+                found.append(f"imports a private name of the checks ({', '.join(imported)})")
             if exercise and {m.split(".")[0] for m in imported} & HIDDEN_IMPORTS:
                 found.append(f"imports {', '.join(imported)}")
         defined = [node.name] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
@@ -168,13 +192,15 @@ def flags(source: str, exercise: bool) -> list[str]:
             while isinstance(root, (ast.Attribute, ast.Subscript)):
                 root = root.value
             defined.append(getattr(target, "id", getattr(target, "attr", "")))  # a name, or an attribute
-            if isinstance(target, ast.Attribute) and isinstance(root, ast.Name) and root.id in modules:
+            if isinstance(target, ast.Attribute) and isinstance(root, ast.Name) and root.id in modules \
+                    and not _dotted(target).startswith(SETTINGS):
                 found.append(f"changes {_dotted(target)} (monkeypatching)")
         found += [f"redefines {d}" for d in defined if CHECKING.fullmatch(d)]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"setattr", "delattr"}:
             found.append(f"calls {node.func.id}()")
         if exercise and named in INTROSPECTION:
             found.append(f"reaches into .{named}")
-        if exercise and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in DYNAMIC:
-            found.append(f"calls {node.func.id}(), whose code the grader cannot read")
+        if exercise and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (node.func.id in DYNAMIC or (
+                node.func.id == "getattr" and not isinstance((node.args[1:2] or [None])[0], ast.Constant))):
+            found.append(f"calls {node.func.id}(), whose code or name the grader cannot read")
     return list(dict.fromkeys(found))

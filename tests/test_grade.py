@@ -13,9 +13,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from classroom.grade import main
+from classroom.grade import grade, main
 from classroom.grade_run import grade as run_steps
-from classroom.submission import flags
+from classroom.submission import course, flags
 from tools.chapters import chapter_paths
 from tools.editions import EXERCISE, build, tags
 
@@ -34,6 +34,12 @@ FAKES = {
                      "    OUTCOMES[name] = Outcome(True, name + ': correct')"),
 }
 """Issue 32's fakes with the stubs left empty: checks redefined, or the outcomes edited in a last cell."""
+SOFTMAX = "def softmax(scores):\n    e = shifted(scores).exp()\n    return e / e.sum(dim=-1, keepdim=True)\n"
+ABOVE = ("import math as m\ntorch.backends.cudnn.deterministic = True\n\n\ndef shifted(s):\n"
+         "    return s - s.max(-1, True)[0]")
+HONEST = {  # a helper and an import in a cell above (ABOVE), a setting, magics, a scratch line that raises
+    "weighted_average": "def weighted_average(w, v):\n    return (w[:, None] * v).sum(0) * m.cos(0)",
+    "softmax": f"%%time\n{SOFTMAX}\n\n!pip list\ntry_it = softmax(torch.ones(3))[7]"}
 
 
 def _answered(nb: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:
@@ -64,7 +70,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         "mistakes_02.ipynb": _answered(learner["02"], {"one_head": right, "scaled_scores": WRONG["scaled_scores"],
                                                        "masked_weights": WRONG["masked_weights"]}),
         "swapped_01.ipynb": learner["02"],  # chapter 2's notebook, under chapter 1's name
+        "Zoe\u0308_01.ipynb": _answered(learner["01"], HONEST),  # its name as a Mac's zip spells it (NFD)
+        "untouched/again.IPYNB": learner["01"],  # a second notebook from one student
     }
+    notebooks["Zoe\u0308_01.ipynb"].cells.insert(13, nbformat.v4.new_code_cell(ABOVE))
     for name, (where, code) in FAKES.items():
         notebooks[f"{name}_01.ipynb"] = fake = copy.deepcopy(learner["01"])
         fake.cells.insert(where if where >= 0 else len(fake.cells), nbformat.v4.new_code_cell(code))
@@ -72,11 +81,11 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         (root / "class" / name).parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, root / "class" / name)
     for name, text in {"class/truncated_01.ipynb": one.read_text()[:2000], "class/empty_01.ipynb": "",
-                       "roster.csv": "file or folder,student id\nteacher,T-1\nhalf_01.ipynb,S-2\nabsent,S-9\n",
-                       "points.toml": "softmax = 2\n"}.items():
+                       "roster.csv": "file or folder,student id\nteacher,T-1\nhalf_01.ipynb,S-2\nabsent,S-9\n"
+                                     "Zo\u00eb_01.ipynb,S-3\n", "points.csv": "softmax,2\n"}.items():  # no header
         (root / name).write_text(text)
     assert main([str(root / "class"), "--out", str(root / "out"), "--workers", "2", "--timeout", "60",
-                 "--roster", str(root / "roster.csv"), "--points", str(root / "points.toml")]) == 0
+                 "--roster", str(root / "roster.csv"), "--points", str(root / "points.csv")]) == 0
     summary = csv.DictReader((root / "out" / "summary.csv").open())
     rows = {row["student"]: {"summary": row, "exercises": {}} for row in summary}
     for row in csv.DictReader((root / "out" / "grades.csv").open()):
@@ -85,6 +94,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
 
 
 @pytest.mark.parametrize(("student", "points", "statuses"), [("T-1", "3", {"passed"}),  # the roster's "teacher"
+                                                              ("S-3", "3", {"passed"}),  # HONEST, by NFC name
                                                               ("untouched", "0", {"not attempted"})])
 def test_the_editions_get_full_marks_by_the_points_table_and_zero(graded: dict, student: str, points: str,
                                                                    statuses: set) -> None:
@@ -112,28 +122,30 @@ def test_typical_wrong_answers_get_partial_marks_with_their_explanation(graded: 
 def test_the_three_fakes_score_zero_and_are_flagged_saying_why(graded: dict, fake: str, exercise: str,
                                                                says: str) -> None:
     summary, rows = graded[fake]["summary"], graded[fake]["exercises"]
-    assert summary["points"] == "0" and summary["status"] == "flagged", summary
+    assert summary["points"] == "0" and summary["status"] == "flagged" and "would score" in summary["note"], summary
     assert {row["status"] for row in rows.values()} == {"flagged"} and says in rows[exercise]["feedback"], rows
 
 
-@pytest.mark.parametrize(("student", "status"), [("truncated_01", "corrupt"), ("empty_01", "empty"),
-                                                 ("swapped_01", "wrong chapter"), ("S-9", "missing")])
+@pytest.mark.parametrize(("student", "status", "says"), [
+    ("truncated_01", "corrupt", ""), ("empty_01", "empty", ""), ("swapped_01", "wrong chapter", ""),
+    ("S-9", "missing", ""), ("untouched", "graded", "2 submissions")])
 def test_every_submission_and_every_roster_entry_gets_a_row_with_a_reason(graded: dict, student: str,
-                                                                          status: str) -> None:
+                                                                          status: str, says: str) -> None:
     summary = graded[student]["summary"]
-    assert summary["status"] == status and summary["points"] == "0" and summary["note"], summary
+    assert summary["status"] == status and summary["points"] == "0" and says in summary["note"] and summary["note"]
 
 
 @pytest.mark.parametrize(("upload", "says"), [({"a.ipynb": "", "b.ipynb": ""}, "upload exactly one"),
                                                ({}, "no notebook"), ({"x_01.ipynb": "{"}, "corrupt"),
-                                               ({"x_01.ipynb": ""}, "empty")])
+                                               ({"x_01.ipynb": ""}, "empty"),
+                                               ({"x.ipynb": chapter_paths("02")[0].read_text()}, "wrong chapter")])
 def test_gradescope_mode_always_writes_results_json(tmp_path: Path, upload: dict, says: str) -> None:
     (tmp_path / "submission").mkdir()
     for name, text in upload.items():
         (tmp_path / "submission" / name).write_text(text)
     assert main([str(tmp_path / "submission"), "--chapter", "01", "--gradescope", str(tmp_path / "results.json")]) == 0
     results = json.loads((tmp_path / "results.json").read_text())
-    assert results["score"] == 0 and says in results["output"], results
+    assert results["score"] == 0 and says in results["output"] and f"{says}: {says}" not in results["output"], results
     assert all(test["score"] == 0 for test in results.get("tests", []))
 
 
@@ -152,11 +164,40 @@ def test_an_endless_loop_is_stopped_at_the_time_limit_and_says_so() -> None:
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
-def test_a_solution_passed_off_as_ones_own_is_flagged_at_run_time() -> None:
+@pytest.mark.parametrize(("code", "says"), [
+    ("import functools\nfrom helpers.checks import solutions as s\nsoftmax = functools.partial(s.softmax)",
+     "the course's solution"),
+    ("from helpers.checks.ch01 import _reference_softmax as softmax", "helpers.checks.ch01._reference_softmax"),
+    ("import torch\nfrom helpers.attention import spotlight\n\ndef softmax(s):\n"
+     "    return spotlight(s[None], torch.eye(len(s)))[1][0]", "helpers.attention.spotlight"),
+    ("import sys\nfrom helpers.checks import solutions as s\n\ndef softmax(x):\n    sys.setprofile(None)\n"
+     "    return s.softmax(x)", "switched off"),
+    ("import torch\n\ndef softmax(s):\n    return s.exp() / s.exp().sum()\n\nx = softmax(torch.ones(2))[5]",
+     "then stopped with IndexError"),  # its check still runs
+])
+def test_a_solution_or_helpers_copy_of_one_is_flagged_at_run_time(code: str, says: str) -> None:
     lines = []
-    run_steps(_steps("import functools\nfrom helpers.checks import solutions as s\n"
-                     "softmax = functools.partial(s.softmax)"), 5, lines.append)
-    assert any("the course's solution" in flag for flag in lines[0]["flags"]), lines
+    run_steps(_steps(code), 5, lines.append)
+    assert says in json.dumps(lines[0]), lines
+
+
+@pytest.mark.parametrize(("code", "statuses", "says"), [
+    ("def weighted_average(w, v):\n    while True:\n        try:\n            while True:\n                pass\n"
+     "        except BaseException:\n            pass", ["time limit", "passed"], "the time limit"),
+    ("import os\n\ndef weighted_average(w, v):\n    os._exit(0)", ["error", "passed"], "exited during weighted_av"),
+    ("import os\n\ndef weighted_average(w, v):\n    pass\n\nfor fd in os.listdir('/proc/self/fd'):\n"
+     "    if os.path.realpath(f'/proc/self/fd/{fd}').endswith('.jsonl'):\n        os.write(int(fd), b'{\"exercise\": "
+     "\"softmax\", \"passed\": true, \"feedback\": \"\", \"flags\": []}\\n')", ["error", "error"], "not the grader's"),
+    ("def weighted_average(w, v):\n    raise ValueError('?' * 100_000)", ["failed", "passed"], "cut here"),
+])
+def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Path, code: str, statuses: list,
+                                                                   says: str) -> None:
+    """Code that catches the time limit, exits, or forges a result line; a feedback too long for a spreadsheet."""
+    softmax = SOFTMAX.replace("shifted(scores)", "(scores - scores.max(-1, True)[0])")
+    nbformat.write(_answered(course("01")[0], {"weighted_average": code, "softmax": softmax}), tmp_path / "01.ipynb")
+    graded = grade(tmp_path / "01.ipynb", "x", timeout=2)
+    assert [s.status for s in graded.scores] == statuses and says in graded.note + str(graded.scores), graded
+    assert all(len(s.feedback) < 2100 for s in graded.scores)
 
 
 @pytest.mark.parametrize(("code", "flag"), [
@@ -165,25 +206,33 @@ def test_a_solution_passed_off_as_ones_own_is_flagged_at_run_time() -> None:
     ("exec('def softmax(s): return s')", "exec()"),
     ("import importlib\nsoftmax = importlib.import_module('helpers.checks.solutions').softmax", "importlib"),
     ("def yours_or_reference(check, fn):\n    return fn", "redefines yours_or_reference"),
+    ("from helpers.checks.ch04 import _split as split_heads", "private name"),
+    ("import helpers.checks as c\nS = getattr(c, 'SOLU' + 'TIONS')", "getattr()"),
+    ("from helpers.checks import solutions", "solutions"), ("import sys\nsys.setprofile(None)", "setprofile"),
+    ("import signal\nsignal.setitimer(signal.ITIMER_REAL, 0)", "imports signal"),
+    ("%run other.py\ntorch.equal = lambda a, b: True", "monkeypatching"),  # a magic hides nothing
 ])
 def test_the_static_look_flags_reaching_into_the_machinery(code: str, flag: str) -> None:
     assert any(flag in found for found in flags(code, exercise=True)), flags(code, exercise=True)
 
 
 def test_honest_code_is_not_flagged() -> None:
-    for code in (*WRONG.values(), "import math\n\ndef f(x):\n    return math.exp(x)\n\n\nprint(f(1))",
-                 "softmax = yours_or_reference(check_softmax, softmax)"):
+    for code in (*WRONG.values(), "import math\n\ndef f(x):\n    return math.exp(x)\n\n\nprint(f(1))", ABOVE,
+                 "softmax = yours_or_reference(check_softmax, softmax)", HONEST["softmax"], "torch.set_printoptions(3)",
+                 ):
         assert flags(code, exercise=True) == [] and flags(code, exercise=False) == []
 
 
 @pytest.mark.parametrize(("option", "name", "text", "says"), [
+    ("", "absent_01.ipynb", None, "absent_01.ipynb"),  # a path that does not exist
     ("--roster", "roster.csv", "file or folder,student id\nalice\n", "two columns"),
     ("--points", "points.toml", "softmx = 2\n", "no exercise called softmx"),
     ("--points", "points.csv", "exercise,points\nsoftmax,two\n", "points must be numbers"),
 ])
 def test_a_bad_roster_or_points_file_is_refused_saying_why(tmp_path: Path, capsys, option: str, name: str,
                                                            text: str, says: str) -> None:
-    (tmp_path / name).write_text(text)
+    if text is not None:
+        (tmp_path / name).write_text(text)
     with pytest.raises(SystemExit):
-        main([str(tmp_path), option, str(tmp_path / name)])
+        main([str(tmp_path), *filter(None, [option]), str(tmp_path / name)])
     assert says in capsys.readouterr().err
