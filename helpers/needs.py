@@ -11,6 +11,7 @@ after which a NameError for `model` anywhere in the notebook also says which cel
 from __future__ import annotations
 
 import sys
+import textwrap
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,5 +52,8 @@ def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
     name = getattr(value, "name", None)
     known = name in _MAKERS
     if known:
-        value.args = (f"{value}. {advice([name], _MAKERS[name])}",)
+        # wrapped to 100 characters with "NameError: " in front, so that no line breaks inside a word
+        said = textwrap.fill(f"{etype.__name__}: {value}. {advice([name], _MAKERS[name])}", 100,
+                             break_on_hyphens=False)
+        value.args = (said.removeprefix(f"{etype.__name__}: "),)
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=known)

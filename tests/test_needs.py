@@ -20,7 +20,9 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     explain_missing({"model": "'Load the trained model' (section 2)"})
     result = shell.run_cell("model.eval()")
     assert isinstance(result.error_in_exec, NameError)
-    assert "needs `model`, made by the cell 'Load the trained model' (section 2)" in str(result.error_in_exec)
+    said = str(result.error_in_exec)
+    assert "needs `model`, made by the cell 'Load the trained model' (section 2)" in " ".join(said.split())
+    assert max(len(line) for line in f"NameError: {said}".splitlines()) <= 100, "wrapped for a projector"
     shown = capsys.readouterr().out
     assert "needs `model`" in shown and "Traceback" not in shown and "model.eval()" not in shown, shown
     other = shell.run_cell("not_in_the_map")

@@ -13,6 +13,7 @@ gives its controls keyboard use and accessible names, and `control_style` sizes 
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -66,7 +67,7 @@ class Widget(widgets.VBox):
             kind = type(error).__name__
             self.problem = str(error) if isinstance(error, ValueError) else f"Something went wrong ({kind}): {error}"
             if self.echo:  # called from a cell, far below the widget: say it there too
-                print(self.problem)
+                print(textwrap.fill(self.problem, 100, break_on_hyphens=False))  # a projector's line
         self.show_message()
 
     def calls(self, update: Callable[[Any], None]) -> Callable[[dict], None]:

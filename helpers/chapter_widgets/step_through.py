@@ -60,7 +60,7 @@ def describe(step: int, word: str, d: int, scale: bool, i: int, n_words: int) ->
         (f"The {later} later word{'s' if later != 1 else ''} get minus infinity: '{word}' may not see them."
          if later else f"'{word}' is the last word: every word is allowed, nothing is hidden."),
         "Softmax turns the scores into weights that add up to 100% (exp(−∞) = 0 for the hidden words).",
-        f"The weighted sum of the values (v is [{n_words}, {d}]): what '{word}' takes home from this head.",
+        f"The weighted sum of the values: what '{word}' takes home from this head.",
     ][step]
 
 
@@ -75,7 +75,7 @@ def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor]
     name = ["q[i]", "q[i] · k", "scores", "masked scores", "weights", "y[i] = weights @ v"][step]
     columns = labels if t.shape[0] == len(words) and step > 0 else [f"d{n}" for n in range(t.shape[0])]
     table = (f"<div><code>{name}</code> has shape <b>{list(t.shape)}</b></div>"
-             + tensor_table(t.tolist(), rows=[name], columns=columns, percent=step == 4, font=font))
+             + tensor_table(t.tolist(), rows=[name.split(" =")[0]], columns=columns, percent=step == 4, font=font))
     if step == 5:  # the values it averages first, each table under its own name
         table = (f"<div><code>v</code> has shape <b>{list(v.shape)}</b></div>"
                  + tensor_table(v.tolist(), rows=labels, columns=[f"d{n}" for n in range(d)], font=font)

@@ -93,11 +93,12 @@ def attempt(
                 f"notebook the chapter's own {x} would change too. Make a new tensor instead: write {x} = {x} + ... "
                 f"(or -, *, /), not {x} += ... (or -=, *=, /=), no assignment into it ({x}[...] = ...), and no "
                 f"method ending in _ such as .add_() (.masked_fill without the _ makes a new tensor)")
+        instead = (f"build a new dict rather than .pop(), del or setting a key: {{k: v for k, v in {x}.items() "
+                   "if ...}" if isinstance(before, dict) else f"sorted({x}, ...) rather than {x}.sort(...), and a "
+                   "new list rather than .append(), .pop() or setting an entry")
         raise AssertionError(
             f"{name} changed its input {x} in place: the {type(before).__name__} it was given is not the same "
-            f"afterwards, so in the notebook the chapter's own {x} would change too. Leave it as it is: sorted({x}, "
-            f"...) rather than {x}.sort(...), and build a new list or dict rather than .pop(), .append() or "
-            f"setting an entry of {x}")
+            f"afterwards, so in the notebook the chapter's own {x} would change too. Leave it as it is: {instead}")
     return True, got
 
 
@@ -254,9 +255,9 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
     except (Exception, KeyboardInterrupt) as err:  # the learner's code crashed, or was stopped
         passed, problem = False, f"{name}: your code stopped with {type(err).__name__}: {err}{_where_in_your_code(err)}"
         if _in_the_check(err, yours):  # the check itself could not handle what the function gave
-            problem = (f"{name}: the check could not use what your function returned ({type(err).__name__}: "
-                       f"{str(err).splitlines()[0] if str(err) else ''}). Return the kind of value the exercise asks "
-                       "for, a plain Python number or string where it asks for one")
+            problem = (f"{name}: the check could not use what your function returned (it raised {type(err).__name__} "
+                       "while reading it). Return the kind of value the exercise asks for: a plain Python number or "
+                       "string where it asks for one, not a NumPy array or a huge whole number")
     if passed:
         OUTCOMES[name] = Outcome(True, f"{name}: correct" + (" (the chapter's own solution)" if solution else ""))
         if solution:

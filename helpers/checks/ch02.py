@@ -121,7 +121,8 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
             hint=f"The check gives your function grids of scores of its own sizes, here {words} x {words}, not "
                  "the notebook's sentence, and the mask does not fit them: most likely it was built with the "
                  "notebook's T (the length of our sentence) instead of the size of the scores it is given. "
-                 "Use causal_mask(scores.shape[-1]): the mask then always has the size of these scores.")
+                 "Use causal_mask(scores.shape[-1]): the mask then always has the size of these scores.",
+            errors=(RuntimeError, IndexError))
         if not done:
             return False
         expect(not _hid_the_past(got, scores),

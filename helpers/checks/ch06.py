@@ -113,16 +113,16 @@ _EXAMPLE_ROWS: Rows = [  # "all": every kind together, as in the measured rows
 
 
 _OTHER_ROWS: Rows = [  # a second made-up ablation, on which a head given for every kind shows which rule it follows
-    {"head": 1, "val_ppl": 2.0,
+    {"head": 1, "val_ppl": 3.0,
      "clue_accuracy": {"subject": 0.50, "previous": 0.30, "mood": 0.66, "sense": 0.61, "all": 0.52}},
-    {"head": 0, "val_ppl": 3.0,
+    {"head": 0, "val_ppl": 2.0,
      "clue_accuracy": {"subject": 0.45, "previous": 0.64, "mood": 0.40, "sense": 0.59, "all": 0.41}},
     {"head": 2, "val_ppl": 5.0,
      "clue_accuracy": {"subject": 0.33, "previous": 0.57, "mood": 0.69, "sense": 0.36, "all": 0.60}},
 ]
-"""Unlike _EXAMPLE_ROWS, its first row's head is not the lowest over all clues, head 0 not the highest perplexity
-and its last row's head not the lowest: an answer that is always the same head follows a rule only if it does on
-both."""
+"""Each rule that gives one head for every kind (the lowest over all clues, the highest or the lowest perplexity)
+gives another head here than on _EXAMPLE_ROWS, and never the one a fixed head, the first row's or the last row's
+gives on both: an answer that is always the same head follows a rule only if it does on both tables."""
 
 
 def _copy(rows: Sequence[Mapping[str, Any]]) -> Rows:
@@ -140,7 +140,8 @@ def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kin
            f"{name} returned {got}, a head number written as a decimal: return a whole number, int(...)")
     expect(not isinstance(got, float), f"{name} returned {got}, an accuracy; return the head number instead")
     expect(isinstance(got, numbers.Integral) and not isinstance(got, bool),  # NumPy's whole numbers too
-           f"{name} should return a head number (a whole number), got {got!r}")
+           f"{name} should return a head number (a whole number), got {got!r}: int(...) or .item() turns a "
+           "one-number tensor or array into one")
     got = int(got)
     expect(got in accuracy, f"{name}: there is no head {got}; the rows are for heads {sorted(accuracy)}")
     want = lifeline_of(rows, kind)

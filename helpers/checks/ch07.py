@@ -184,8 +184,9 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
     expect(isinstance(got, int) and not isinstance(got, bool),
            f"{name} should return a whole number (int), got {type_of(got)}")
     expect(len({count(width, heads) for width, heads in ((128, 4), (64, 8), (768, 12))}) > 1,
-           f"{name} gives {got:,} for widths 128, 64 and 768 alike: the width is typed in. Count with the "
-           "argument width, so that the function works for any block.")
+           f"{name} gives {got:,} for widths 128, 64 and 768 alike: it does not depend on the argument width "
+           "(a typed-in width, or a layer the notebook built). Count with the argument width, so that the function "
+           "works for any block.")
     for width, heads in ((128, 4), (64, 8), (96, 3), (768, 12)):
         got, want = count(width, heads), _reference_count(width, heads)
         if got == want:
