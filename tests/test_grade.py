@@ -188,7 +188,8 @@ def test_a_solution_or_helpers_copy_of_one_is_flagged_at_run_time(code: str, say
     ("import os\n\ndef weighted_average(w, v):\n    pass\n\nfor fd in os.listdir('/proc/self/fd'):\n"
      "    if os.path.realpath(f'/proc/self/fd/{fd}').endswith('.jsonl'):\n        os.write(int(fd), b'{\"exercise\": "
      "\"softmax\", \"passed\": true, \"feedback\": \"\", \"flags\": []}\\n')", ["error", "error"], "not the grader's"),
-    ("def weighted_average(w, v):\n    raise ValueError('?' * 100_000)", ["failed", "passed"], "cut here"),
+    (f"def weighted_average(w, v):\n    raise ValueError('?') from ValueError('{'?' * 3000}')", ["failed", "passed"],
+     "cut here"),  # the learner's line, quoted whole
 ])
 def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Path, code: str, statuses: list,
                                                                    says: str) -> None:

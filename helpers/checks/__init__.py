@@ -79,7 +79,7 @@ def attempt(
     except errors as err:
         if hint is None:
             raise
-        torch_says = str(err).strip().splitlines()[0].rstrip(".") if str(err).strip() else type(err).__name__
+        torch_says = _first_line(err).rstrip(".") or type(err).__name__
         if isinstance(err, KeyError):  # its text is the key alone
             torch_says = f"KeyError: there is no key {torch_says}"
         raise AssertionError(f"{name} stopped with an error ({torch_says}){_where_in_your_code(err)}. {hint}") from err
@@ -135,6 +135,13 @@ def arithmetic_only(name: str, count: Callable[..., Any]) -> Callable[..., Any]:
         finally:
             torch.nn.Module.__init__ = built  # type: ignore[method-assign]
     return counted
+
+
+def _first_line(err: BaseException) -> str:
+    """The first line of an error's message, at most 300 characters: what a message quotes of it."""
+    text = str(err).strip()
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= 300 else line[:300] + "..."
 
 
 def _parameter(fn: Callable[..., Any], i: int) -> str:
@@ -253,7 +260,8 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
     except AssertionError as err:
         passed, problem = False, str(err)
     except (Exception, KeyboardInterrupt) as err:  # the learner's code crashed, or was stopped
-        passed, problem = False, f"{name}: your code stopped with {type(err).__name__}: {err}{_where_in_your_code(err)}"
+        passed, problem = False, f"{name}: your code stopped with {type(err).__name__}: {_first_line(err)}" + (
+            _where_in_your_code(err))
         if _in_the_check(err, yours):  # the check itself could not handle what the function gave
             problem = (f"{name}: the check could not use what your function returned (it raised {type(err).__name__} "
                        "while reading it). Return the kind of value the exercise asks for: a plain Python number or "
