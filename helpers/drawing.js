@@ -52,12 +52,13 @@ function layout(spec) {
   return {font, cols, rows, tick, left, top, plotW, plotH, gapX, gapY, bottom};
 }
 
-// every k-th word; a focus word always, the labelled words that would touch it left out (within half the
-// spacing, at least the next row)
-function axisWords(words, every, focus) {
+// every k-th word; a focus word and the words in `keep` always, the labelled words that would touch one of them
+// left out (within half the spacing, at least the next row)
+function axisWords(words, every, focus, keep) {
   const k = every || 1, gap = k > 1 ? Math.max(2, Math.ceil(k / 2)) : 1;
-  const near = i => focus != null && i !== focus && Math.abs(i - focus) < gap;
-  return words.map((w, i) => (i === focus || (i % k === 0 && !near(i)) ? w : null));
+  const always = [focus, ...(keep || [])].filter(i => i != null);
+  const near = i => always.some(j => i !== j && Math.abs(i - j) < gap);
+  return words.map((w, i) => (always.includes(i) || (i % k === 0 && !near(i)) ? w : null));
 }
 
 function heatmap(p, k, x0, y0, w, h, L, spec) {
@@ -76,7 +77,7 @@ function heatmap(p, k, x0, y0, w, h, L, spec) {
     const cls = r === p.focus ? 'y-label focus" font-weight="bold' : "y-label";
     if (word !== null) out += text(x0 - 6, y0 + (r + 0.5) * ch, word, p.tick, `class="${cls}" text-anchor="end" dominant-baseline="middle"`);
   });
-  if (p.show_x !== false) axisWords(p.x, p.every).forEach((word, c) => {
+  if (p.show_x !== false) axisWords(p.x, p.every, null, p.keep).forEach((word, c) => {
     const x = x0 + (c + 0.5) * cw, y = y0 + h + 6;
     if (word !== null) out += text(x, y, word, p.tick, `class="x-label" text-anchor="end" transform="rotate(-45 ${x} ${y})"`);
   });

@@ -70,12 +70,13 @@ def cells(weights: torch.Tensor, causal: bool = True) -> list[list[float | None]
 
 def heatmap(weights: torch.Tensor, labels: Sequence[str], names: Sequence[str], title: str = "", every: int = 1,
             tick: int = 14, causal: bool = True, show_x: bool = True, show_y: bool = True,
-            xtitle: str = LOOKED_AT, focus: int | None = None) -> dict:
+            xtitle: str = LOOKED_AT, focus: int | None = None, keep: Sequence[int] = ()) -> dict:
     """A heatmap panel: rows look, columns are looked at; `names` are the words as tooltips say them (quoted),
-    `labels` as the axes do (every `every`-th, at `tick` px); row `focus`, if given, is always labelled, in bold."""
+    `labels` as the axes do (every `every`-th, at `tick` px); row `focus`, if given, is always labelled, in bold,
+    and so are the columns `keep`."""
     return {"type": "heatmap", "title": title, "z": cells(weights, causal), "x": list(labels), "y": list(labels),
             "names": list(names), "every": every, "tick": tick, "show_x": show_x, "show_y": show_y,
-            "xtitle": xtitle, "ytitle": LOOKS, "focus": focus}
+            "xtitle": xtitle, "ytitle": LOOKS, "focus": focus, "keep": list(keep)}
 
 
 def bars(labels: Sequence[str], series: Sequence[tuple[str, Sequence[float], str]], title: str = "",

@@ -49,14 +49,20 @@ def _labelling(n: int, wide: float, tall: float) -> tuple[int, int, str]:
     return every, tick, LOOKED_AT + (f" ({note})" if note else "")
 
 
+def looked_at_most(weights: torch.Tensor, focus: int | None) -> list[int]:
+    """The words the `focus` word looks at most in each head of [H, T, T] weights: the ones a summary names, so
+    their columns keep a label when a long sentence labels only every k-th word."""
+    return [] if focus is None else sorted({int(row.argmax()) for row in weights[:, focus, : focus + 1]})
+
+
 def head_figure(weights: torch.Tensor, words: Sequence[str], title: str, originals: Sequence[str] | None = None,
                 tallest: int | None = None, focus: int | None = None) -> dict:
     """One head's [T, T] weights as a heatmap (rows: the word that looks), at most `tallest` pixels high; the
-    `focus` row always labelled."""
+    `focus` row always labelled, and the columns it looks at most."""
     wide, tall = heatmap_size(len(words), tallest)
     every, tick, xtitle = _labelling(len(words), wide, tall)
     panel = heatmap(weights, unique_labels(words), word_names(words, originals), every=every, tick=tick,
-                    xtitle=xtitle, focus=focus)
+                    xtitle=xtitle, focus=focus, keep=looked_at_most(weights[None], focus))
     return figure(title, [panel], min(FIT_WIDTH, wide + HEATMAP_FRAME[0]), tall + HEATMAP_FRAME[1], style()["font"],
                   scale="weight")
 
@@ -66,15 +72,16 @@ def grid_figure(weights: torch.Tensor, words: Sequence[str], title: str, origina
                 side: float | None = None) -> dict:
     """[H, T, T] weights as a grid of heatmaps `cols` to a row (four heads: one row of square panels, which show
     a pattern better than a flat 2 x 2 on a wide screen), one colour scale, at most `tallest` pixels high; the
-    left column labels the rows (the `focus` row always), the last row the columns. A panel is at most `side`
+    left column labels the rows (the `focus` row always), the last row the columns (those the focus row looks at
+    most always). A panel is at most `side`
     pixels across, and never larger than the same heatmap alone, so one or two heads do not fill the screen."""
     heads = weights.shape[0]
     shape = grid_shape(heads, cols, tallest, side=min(side or math.inf, heatmap_side(len(words))))
     every, tick, xtitle = _labelling(len(words), shape.wide, shape.tall)
     labels, names = unique_labels(words), word_names(words, originals)
     panels = [heatmap(weights[h], labels, names, title=f"head {first_head + h}", every=every, tick=tick,
-                      show_x=h + shape.cols >= heads, show_y=h % shape.cols == 0, xtitle=xtitle, focus=focus)
-              for h in range(heads)]
+                      show_x=h + shape.cols >= heads, show_y=h % shape.cols == 0, xtitle=xtitle, focus=focus,
+                      keep=looked_at_most(weights, focus)) for h in range(heads)]
     height = shape.plots + shape.frame["top"] + shape.frame["bottom"]
     width = min(FIT_WIDTH, shape.cols * shape.wide + shape.frame["across"])
     return figure(title, panels, width, height, style()["font"], cols=shape.cols, scale="weight")

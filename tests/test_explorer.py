@@ -279,6 +279,8 @@ def test_long_sentences_label_every_kth_word_and_say_so(ex: Explorer) -> None:
         assert _panel(ex)["xtitle"].endswith(f"(every {every}{'nd' if every == 2 else 'th'} word labelled)")
         ex.set_focus(59)
         assert ex.bars.figure["panels"][0]["every"] == 2 and ex.bars.figure["panels"][0]["focus"] == 59
+        most = sorted({int(_weights(p)[59].nan_to_num(-1).argmax()) for p in ex.heatmap.figure["panels"]})
+        assert all(p["keep"] == most for p in ex.heatmap.figure["panels"]), "the words a summary names keep a label"
         ex.sentence.value = STORY
         assert _panel(ex)["every"] == short and ex.bars.figure["panels"][0]["every"] == 1
         assert (_panel(ex)["xtitle"] == "word looked at") == (short == 1)

@@ -95,8 +95,8 @@ def head_groups(heads: int) -> list[range]:
 
 def _grid(option: Option, words: Sequence[str], group: range, tallest: int | None = None) -> dict:
     """Some of the option's heads (`group`) as one row of heatmaps, at most `tallest` pixels high, the row of the
-    word the summary reads (the last) always labelled; the
-    caption counts what the layer costs, part by part."""
+    word the summary reads (the last) always labelled, and the columns it names; the caption counts what the layer
+    costs, part by part."""
     name = (f"{option.heads} untrained head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
             else "The trained four-head checkpoint")
     title = name + (f": heads {group.start} to {group.stop - 1}" if len(group) < option.heads else "")
