@@ -78,10 +78,10 @@ def grid_figure(weights: torch.Tensor, words: Sequence[str], title: str, origina
     heads = weights.shape[0]
     shape = grid_shape(heads, cols, tallest, side=min(side or math.inf, heatmap_side(len(words))))
     every, tick, xtitle = _labelling(len(words), shape.wide, shape.tall)
-    labels, names = unique_labels(words), word_names(words, originals)
+    labels, names, keep = unique_labels(words), word_names(words, originals), looked_at_most(weights, focus)
     panels = [heatmap(weights[h], labels, names, title=f"head {first_head + h}", every=every, tick=tick,
                       show_x=h + shape.cols >= heads, show_y=h % shape.cols == 0, xtitle=xtitle, focus=focus,
-                      keep=looked_at_most(weights, focus)) for h in range(heads)]
+                      keep=keep) for h in range(heads)]
     height = shape.plots + shape.frame["top"] + shape.frame["bottom"]
     width = min(FIT_WIDTH, shape.cols * shape.wide + shape.frame["across"])
     return figure(title, panels, width, height, style()["font"], cols=shape.cols, scale="weight")

@@ -73,9 +73,10 @@ def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor]
     trail = " → ".join(f"<b><u>{html.escape(s)}</u></b>" if n == step else html.escape(s)
                        for n, s in enumerate(step_names(scale)))
     name = ["q[i]", "q[i] · k", "scores", "masked scores", "weights", "y[i] = weights @ v"][step]
+    row = "y[i]" if step == 5 else name  # the table's row label, short enough to keep y's columns under v's
     columns = labels if t.shape[0] == len(words) and step > 0 else [f"d{n}" for n in range(t.shape[0])]
     table = (f"<div><code>{name}</code> has shape <b>{list(t.shape)}</b></div>"
-             + tensor_table(t.tolist(), rows=[name.split(" =")[0]], columns=columns, percent=step == 4, font=font))
+             + tensor_table(t.tolist(), rows=[row], columns=columns, percent=step == 4, font=font))
     if step == 5:  # the values it averages first, each table under its own name
         table = (f"<div><code>v</code> has shape <b>{list(v.shape)}</b></div>"
                  + tensor_table(v.tolist(), rows=labels, columns=[f"d{n}" for n in range(d)], font=font)

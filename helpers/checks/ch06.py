@@ -100,26 +100,19 @@ def check_name_the_detectives(
     return passed(name)
 
 
+def _row(head: int, val_ppl: float, *accuracy: float) -> dict[str, Any]:
+    """A made-up ablation row: the head switched off, perplexity, and clue accuracy per kind, then over all."""
+    return {"head": head, "val_ppl": val_ppl, "clue_accuracy": dict(zip([*CLUE_KINDS, "all"], accuracy, strict=True))}
+
+
 # Three heads in the order 2, 0, 1: for every kind, the right head, the row's position and the head that
 # hurts least are three different numbers, so each usual mix-up gives a different, explainable answer.
-_EXAMPLE_ROWS: Rows = [  # "all": every kind together, as in the measured rows
-    {"head": 2, "val_ppl": 3.0,
-     "clue_accuracy": {"subject": 0.62, "previous": 0.40, "mood": 0.70, "sense": 0.55, "all": 0.45}},
-    {"head": 0, "val_ppl": 4.0,
-     "clue_accuracy": {"subject": 0.30, "previous": 0.60, "mood": 0.72, "sense": 0.58, "all": 0.55}},
-    {"head": 1, "val_ppl": 2.5,
-     "clue_accuracy": {"subject": 0.60, "previous": 0.66, "mood": 0.35, "sense": 0.20, "all": 0.57}},
-]
-
-
-_OTHER_ROWS: Rows = [  # a second made-up ablation, on which a head given for every kind shows which rule it follows
-    {"head": 1, "val_ppl": 3.0,
-     "clue_accuracy": {"subject": 0.50, "previous": 0.30, "mood": 0.66, "sense": 0.61, "all": 0.52}},
-    {"head": 0, "val_ppl": 2.0,
-     "clue_accuracy": {"subject": 0.45, "previous": 0.64, "mood": 0.40, "sense": 0.59, "all": 0.41}},
-    {"head": 2, "val_ppl": 5.0,
-     "clue_accuracy": {"subject": 0.33, "previous": 0.57, "mood": 0.69, "sense": 0.36, "all": 0.60}},
-]
+_EXAMPLE_ROWS: Rows = [_row(2, 3.0, 0.62, 0.40, 0.70, 0.55, 0.45),  # "all": every kind together, as measured
+                       _row(0, 4.0, 0.30, 0.60, 0.72, 0.58, 0.55),
+                       _row(1, 2.5, 0.60, 0.66, 0.35, 0.20, 0.57)]
+_OTHER_ROWS: Rows = [_row(1, 3.0, 0.50, 0.30, 0.66, 0.61, 0.52),  # a second ablation: which rule an answer follows
+                     _row(0, 2.0, 0.45, 0.64, 0.40, 0.59, 0.41),
+                     _row(2, 5.0, 0.33, 0.57, 0.69, 0.36, 0.60)]
 """Each rule that gives one head for every kind (the lowest over all clues, the highest or the lowest perplexity)
 gives another head here than on _EXAMPLE_ROWS, and never the one a fixed head, the first row's or the last row's
 gives on both: an answer that is always the same head follows a rule only if it does on both tables."""
@@ -149,9 +142,10 @@ def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kin
         return
     least = max(rows, key=lambda row: row["clue_accuracy"][kind])["head"]
     tables = [rows, _OTHER_ROWS]
+    answers = [[lifeline(_copy(table), other) for other in CLUE_KINDS] for table in tables]
 
     def follows(rule: Callable[[Rows, str], int]) -> bool:  # on both tables, for every kind
-        return all(lifeline(_copy(table), other) == rule(table, other) for table in tables for other in CLUE_KINDS)
+        return answers == [[rule(table, other) for other in CLUE_KINDS] for table in tables]
 
     expect(not ("all" in rows[0]["clue_accuracy"] and follows(lambda table, _: lifeline_of(table, "all"))),
            f"{name} gave head {got} for every kind of clue: the lowest accuracy over all clues together. Choose "
@@ -165,7 +159,7 @@ def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kin
                lifeline_of(table, other)))),
            f"{name} gave {got}, the position of the right row in the list, but the rows are not in head "
            f"order here: return the row's own head number, row['head'] (it is {want}).")
-    expect(len({lifeline(_copy(rows), other) for other in CLUE_KINDS}) > 1  # while the right heads differ
+    expect(len(set(answers[0])) > 1  # while the right heads differ
            or len({lifeline_of(rows, other) for other in CLUE_KINDS}) == 1,
            f"{name} gave head {got} for every kind of clue: does it read row['clue_accuracy'][kind] for the kind it "
            f"is asked about, and keep the row with the lowest one (for {kind!r}, head {want})?")
