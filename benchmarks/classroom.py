@@ -70,7 +70,7 @@ class Browser:
                 max_message_size=512 * MB)  # tornado's 20 s default timed out with 8 kernels starting on 2 cores
             result["kernel_start_s"] = round(time.perf_counter() - began, 2)
             slowest = (None, 0.0)
-            try:
+            with contextlib.closing(socket):
                 for index, source in cells:
                     start = time.perf_counter()
                     error, _ = await self._execute(socket, source)
@@ -81,8 +81,6 @@ class Browser:
                 result["slowest_cell"] = {"index": slowest[0], "seconds": round(slowest[1], 2)}
                 figures = json.loads((await self._execute(socket, KERNEL_FIGURES))[1])
                 result |= {"cpu_s": round(figures["cpu_s"], 2), "kernel_peak_mb": figures["peak_mb"]}
-            finally:
-                socket.close()
         except Exception as exc:  # a broken connection or a failed request is this chapter's error, not the run's
             result["error"] = result["error"] or {"cell": None, "ename": type(exc).__name__, "evalue": str(exc)[:300]}
         finally:

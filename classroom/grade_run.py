@@ -4,8 +4,7 @@
 
 The plan's steps run in order in one namespace; one JSON line per exercise goes to the process's stdout, kept on
 a descriptor the learner's code is not told of (what it prints goes nowhere), then a last line, {"done": true}.
-The run-time flags (helpers, the checks or torch changed; a solution, a check's code or helpers' own copy of the
-exercise's answer checked or called; the watch switched off): docs/instructor.md, "Grading a class".
+What it flags at run time, and why: docs/instructor.md, "Grading a class".
 """
 
 from __future__ import annotations

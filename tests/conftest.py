@@ -1,7 +1,5 @@
-"""Shared fixtures: a notebook executed once for the browser tests (nbval's run, or one in presenter mode, with
-`helpers.presenter_mode(True)` in an added first cell), the site's pages and decks built once, a small story
-corpus for short training runs, tests/data/sample.txt, a learner's folder of checkpoints and presenter mode.
-"""
+"""The suite's shared fixtures: notebooks executed and the site built once per run, small training data, presenter
+mode."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The notebooks' one run: nbval runs each chapter once, one test item per code cell, as Restart and Run All does.
-
-After each cell this plugin fails it when it printed to stderr, printed a line longer than PRINTOUT_WIDTH, or,
-tagged `check-output`, printed other text than tests/expected_outputs/<notebook>.json records. It keeps the
-executed notebook for the browser tests (`executed_copy`) and counts the runs; docs/architecture.md ("How the
-suite runs notebooks") tells the rest, xdist included.
+"""The notebooks' one run under nbval: after each cell this plugin fails it when it printed to stderr, a line
+longer than PRINTOUT_WIDTH, or other text than tests/expected_outputs records; it keeps the executed notebook for
+the browser tests and counts the runs (docs/architecture.md, "How the suite runs notebooks", tells the rest).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ _TOK, _MODEL = story_tokenizer(), course_model(heads=4, seed=0).eval()
 _HEAD, _MHA = AttentionHead(8), MultiHeadAttention(8, 2)
 _NO_ROW = torch.tensor([[True, False], [False, False]])  # the second word may look nowhere
 _X = torch.randn(1, 4, 8)  # one sentence of 4 words, width 8
+_SQ = torch.randn(2, 2)  # scores or values for two words
 Case = Callable[[Path], object]  # a case's call, given the test's own folder
 
 
@@ -36,9 +37,6 @@ def _read(name: str, data: bytes, read: Case = Tokenizer.from_text_file) -> Case
         return read(folder / name)
 
     return call
-
-
-_SQ = torch.randn(2, 2)  # scores or values for two words
 
 
 def _huge(tmp: Path) -> Path:

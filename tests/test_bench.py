@@ -8,7 +8,6 @@ import json
 import pytest
 
 from benchmarks import bench
-from benchmarks.bench import markdown, targets, training_flops_per_token
 from helpers.checkpoints import ASSETS
 
 
@@ -30,7 +29,7 @@ def test_targets_say_what_they_compare() -> None:
     for runs, accuracies in ((one, (0.70, 0.80, 0.70)), (four, (0.90, 0.85, 0.90))):  # seed 1's own gap: 5 points
         for seed, accuracy in zip(table["seeds"], accuracies, strict=True):  # one head's range: 10 points
             runs[seed]["clue_accuracy"]["all"] = accuracy
-    verdict = targets(table)[1]
+    verdict = bench.targets(table)[1]
     assert verdict["target"].endswith("the gap between the two means is larger than the wider of their ranges "
                                       "over seeds")
     assert verdict["measured"] == ("won 3 of 3 seeds; gap between the means 15.0 points, wider range 10.0 points; "
@@ -38,13 +37,13 @@ def test_targets_say_what_they_compare() -> None:
     assert verdict["met"], "the means' gap beats the range although one seed's own gap does not"
     loser = four[table["seeds"][0]]
     loser["val_ppl"], loser["clue_accuracy"]["all"] = 1000.0, 0.0
-    assert [t["met"] for t in targets(table)[:2]] == [False, False]
+    assert [t["met"] for t in bench.targets(table)[:2]] == [False, False]
 
 
 def test_flops_per_token_counts_the_output_mix_only_for_several_heads():
-    assert training_flops_per_token(4) - training_flops_per_token(1) == 3 * 2 * 128 * 128
-    assert training_flops_per_token(4, out_proj=False) == training_flops_per_token(1)
-    assert training_flops_per_token(1, out_proj=True) == training_flops_per_token(4)
+    assert bench.training_flops_per_token(4) - bench.training_flops_per_token(1) == 3 * 2 * 128 * 128
+    assert bench.training_flops_per_token(4, out_proj=False) == bench.training_flops_per_token(1)
+    assert bench.training_flops_per_token(1, out_proj=True) == bench.training_flops_per_token(4)
 
 
 def _fake_run(heads: int, steps: int, seed: int, out_proj: bool | None = None, **block: object) -> dict:
@@ -72,4 +71,4 @@ def test_only_controls_merges_into_the_existing_results(tmp_path, monkeypatch) -
     assert new["table"] == old["table"] and new["speed"] == old["speed"]
     assert [r["seed"] for r in new["controls"]["runs"]["4-no-proj"]] == old["table"]["seeds"]  # seed 0 replaced
     assert len(new["controls"]["sessions"]) == 2
-    assert "±" not in markdown(new), "a range over seeds is never written as plus or minus"
+    assert "±" not in bench.markdown(new), "a range over seeds is never written as plus or minus"

@@ -10,9 +10,7 @@ import torch
 from IPython.display import HTML
 
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
-from helpers.chapter_widgets.one_word import static_change_one_word
-from helpers.chapter_widgets.playground import static_playground
-from helpers.chapter_widgets.split_width import AT_ONCE, HEAD_COUNTS, TRAINED, UNTRAINED, static_split_the_width
+from helpers.chapter_widgets.split_width import AT_ONCE, HEAD_COUNTS, TRAINED, UNTRAINED
 from helpers.chapter_widgets.step_through import STEPS, static_step_through
 from helpers.drawing import Drawing
 from helpers.explorer_figures import head_figure
@@ -31,6 +29,12 @@ Q, K, V = torch.randn(3, len(SENTENCE), 4, generator=torch.Generator().manual_se
 @pytest.fixture(scope="module")
 def split() -> object:
     return split_the_width()
+
+
+@pytest.fixture
+def static_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A site or slide build: each widget's factory returns its static copy."""
+    monkeypatch.setenv(STATIC_ENV, "1")
 
 
 def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clues_a_third() -> None:
@@ -82,8 +86,8 @@ def _states(page: HTML) -> dict:
     return json.loads(re.search(r"states = (\{.*?\}), listeners", page.data, re.S)[1].replace("<\\/", "</"))
 
 
-def test_playground_static_copy_has_presets_and_temperatures() -> None:
-    page = static_playground(WORDS, VECTORS, FEATURES, CLUES)
+def test_playground_static_copy_has_presets_and_temperatures(static_build: None) -> None:
+    page = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES)
     states = _states(page)
     assert len(states) == 3 * 6 and "<option value='1' selected>three clues</option>" in page.data
     for spec in states.values():
@@ -125,8 +129,8 @@ def test_step_through_buttons_and_slider_move_between_steps() -> None:
     assert "42" in s.message.value and s.position == 8
 
 
-def test_step_through_static_copy_has_every_word_and_step() -> None:
-    page = static_step_through(SENTENCE, Q, K, V).data
+def test_step_through_static_copy_has_every_word_and_step(static_build: None) -> None:
+    page = step_through(SENTENCE, Q, K, V).data
     assert page.count("<details") == len(SENTENCE) * (1 + len(STEPS))  # a fold-out per word, one per step
     assert page.count("has shape") == len(SENTENCE) * (len(STEPS) + 1) and "<script" not in page  # v's too
     assert page.count("<details open>") == 1 + len(STEPS), "at reading sizes the last word's steps are open"
@@ -193,8 +197,8 @@ def test_split_trained_checkpoint_fixes_four_heads_and_bad_values_get_a_message(
         assert split.problem and split.message.value and split.option.heads == 8
 
 
-def test_split_static_copy_has_every_option_and_four_heads_at_a_time() -> None:
-    states = _states(static_split_the_width())
+def test_split_static_copy_has_every_option_and_four_heads_at_a_time(static_build: None) -> None:
+    states = _states(split_the_width())
     assert len(states) == (len(HEAD_COUNTS) + 1) * (max(HEAD_COUNTS) // AT_ONCE)
     for n, heads in enumerate((*HEAD_COUNTS, 4)):
         drawn = [p["title"] for p in states[f"{n}|3"]["panels"]]
@@ -228,20 +232,13 @@ def test_change_one_word_bad_replacements_get_a_message(word) -> None:
     assert "99" in w.problem
 
 
-def test_change_one_word_static_copy_changes_each_word() -> None:
-    states = _states(static_change_one_word())
+def test_change_one_word_static_copy_changes_each_word(static_build: None) -> None:
+    states = _states(change_one_word())
     assert len(states) == 11
     attn, ff = (p["series"][0]["y"] for p in states["3"]["panels"])
     assert [a > 1e-5 for a in attn] == [i >= 3 for i in range(11)]
     assert [f > 1e-5 for f in ff] == [i == 3 for i in range(11)]
     assert "at 8 positions" in states["3"]["caption"]
-
-
-def test_static_build_returns_static_copies(monkeypatch) -> None:
-    monkeypatch.setenv(STATIC_ENV, "1")
-    for copy in (spotlight_playground(WORDS, VECTORS, FEATURES, CLUES), step_through(SENTENCE, Q, K, V),
-                 split_the_width(), change_one_word()):
-        assert isinstance(copy, HTML) and ("<select" in copy.data or "<details" in copy.data)
 
 
 def test_presenter_mode_enlarges_and_fits_the_output_area(presenter: bool) -> None:

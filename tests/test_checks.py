@@ -52,7 +52,7 @@ def benchmark_runs() -> list[dict]:
     return json.loads((ASSETS / "results.json").read_text())["table"]["runs"]
 
 
-# the extra arguments a chapter hands a check, ARGS.get(name, tuple)() (only name_the_detectives needs them)
+# the extra arguments a chapter hands a check, ARGS.get(name, tuple)() (chapters 5 and 6 hand some)
 ARGS = {"name_the_detectives": detectives, "lifeline": lambda: (MEASURED,), "clear_winner": lambda: (benchmark_runs(),)}
 
 

@@ -12,7 +12,6 @@ import pytest
 from jupyter_server.services.kernels.connection.base import serialize_binary_message
 
 from benchmarks import classroom, sizing
-from benchmarks.classroom import Browser
 from classroom import hub
 from tools.chapters import CHAPTERS, ROOT
 
@@ -71,7 +70,7 @@ def test_a_cell_runs_until_its_reply_and_idle_and_its_error_is_kept(fail: bool) 
         return frames.pop(0)
 
     socket = SimpleNamespace(write_message=write_message, read_message=read_message)
-    browser = Browser(SimpleNamespace(url="http://127.0.0.1:1"), "s1", "token")
+    browser = classroom.Browser(SimpleNamespace(url="http://127.0.0.1:1"), "s1", "token")
     error, printed = asyncio.run(browser._execute(socket, "1 / 0"))
     assert sent[0]["header"]["msg_type"] == "execute_request" and sent[0]["content"]["code"] == "1 / 0"
     assert frames == [] and error == ({"ename": "ValueError", "evalue": "no such head"} if fail else None)

@@ -36,6 +36,8 @@ def test_every_figure_shows_whole_on_the_screen_and_presenter_mode_grows_every_t
     """Every figure fits the output area and the screen (a 1280x720 projector: 580 px), all text at the mode's size."""
     tallest, font = plots.style()["tallest"], 22 if presenter else 14
     assert tallest <= (580 if presenter else 640)
+    grown = plots.attention_heatmap(_weights(5), WORDS).layout.width == plots.FIT_WIDTH
+    assert grown == presenter, "on a projector a figure grows across"
     for n in (5, 12, 40, 128):
         words = [f"w{i}" for i in range(n)]
         spotlights = {f"head {h}": _weights(n)[-1] for h in range(5)}
@@ -77,8 +79,7 @@ def test_four_heads_are_a_two_by_two_grid() -> None:
     fig = plots.heads_grid(_weights(5).expand(4, 5, 5), WORDS)
     cells = {(trace.xaxis, trace.yaxis) for trace in fig.data}
     assert len(cells) == 4
-    domains = {(tuple(fig.layout[f"xaxis{'' if i == 1 else i}"].domain),
-                tuple(fig.layout[f"yaxis{'' if i == 1 else i}"].domain)) for i in range(1, 5)}
+    domains = {(tuple(fig.layout[f"xaxis{i}"].domain), tuple(fig.layout[f"yaxis{i}"].domain)) for i in ("", 2, 3, 4)}
     assert len({x for x, _ in domains}) == 2 and len({y for _, y in domains}) == 2
     assert [a.text for a in fig.layout.annotations] == [*(f"head {h}" for h in range(4)), plots.LOOKS]
     assert all(fig.layout[f"{axis}{i}"].matches is None for axis in ("xaxis", "yaxis") for i in ("", 2, 3, 4)), (

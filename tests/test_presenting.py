@@ -1,7 +1,5 @@
-"""Presenting: presenter mode enlarges what a projector shows; RISE and the decks find every cell and its notes.
-
-The decks themselves (tools.build_slides, every chapter's) are walked in tests/browser/test_site_browser.py.
-"""
+"""Presenting: RISE and the decks find every cell and its notes (presenter mode's sizes: tests/test_plots.py).
+The decks themselves (tools.build_slides, every chapter's) are walked in tests/browser/test_site_browser.py."""
 
 import itertools
 import json
@@ -10,22 +8,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-import torch
 
-from helpers.plots import attention_heatmap, presenter_mode
 from tools.build_slides import deck_body
 from tools.chapters import notebook_paths
 from tools.editions import EXERCISE, NOTES_KEY, is_notes, tags, with_notes
-
-
-def test_presenter_mode_enlarges_fonts_and_figures(presenter: bool) -> None:
-    weights, words = torch.full((3, 3), 1 / 3), ["a", "b", "c"]
-    large = attention_heatmap(weights, words).layout
-    presenter_mode(False)
-    small = attention_heatmap(weights, words).layout
-    assert large.font.size > small.font.size
-    assert large.width > small.width, "on a projector a figure grows across"
-    assert large.height <= 580, "and stays within the 600 px of notebook a 1280x720 screen shows"
 
 
 @pytest.mark.parametrize("path", notebook_paths(""), ids=lambda p: p.name)

@@ -118,4 +118,3 @@ def test_steps_that_fit_counts_the_checks_only_of_checked_runs(monkeypatch, smal
 def test_steps_that_fit_times_real_steps(small_stories) -> None:
     steps = steps_that_fit(MAKERS, full_steps=30, corpus=small_stories, batch_size=4)
     assert MIN_STEPS <= steps <= 30
-

@@ -73,7 +73,6 @@ def test_sweep_rule_prefers_close_to_best_everywhere_in_each_class_and_ignores_w
     assert chosen["worst_ratio"]["short"] == pytest.approx(50.5 / 50, abs=1e-4)
     swapped = script.choose_recipe(_measure(lambda run: score(run | {"heads": 5 - run["heads"]})))
     assert (swapped["lr"], swapped["long_lr"]) == (1e-2, 4e-2)  # one head winning instead changes nothing
-    assert {k: chosen[k] for k in fixed_settings(TEXT_RECIPE)} == fixed_settings(TEXT_RECIPE)
     assert script.choose_recipe({k: r for k, r in _measure(score).items() if r["heads"] == 4}) is None  # one model
     unfinished = dict(list(_measure(score).items())[:-1])
     other = {k: r | {"fixed": fixed_settings(replace(TEXT_RECIPE, max_steps=7))} for k, r in _measure(score).items()}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
 import subprocess
@@ -75,14 +74,13 @@ def test_explorer_displays_its_static_copy_in_static_builds(monkeypatch: pytest.
     assert explorer.head == 2, "the explorer still works from code in a static build"
 
 
-def test_progress_is_plain_text_on_stdout_in_static_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_progress_is_plain_text_on_stdout_in_static_builds(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.setenv(STATIC_ENV, "1")
-    printed = io.StringIO()
-    monkeypatch.setattr(sys, "stdout", printed)
     bar = _progress_bar(total=3, desc="1 head", disable=False)
     bar.update(3)
     bar.close()
-    assert "1 head: 100%" in printed.getvalue() and "3/3" in printed.getvalue(), printed.getvalue()
+    printed = capsys.readouterr().out
+    assert "1 head: 100%" in printed and "3/3" in printed, printed
 
 
 def test_every_notebooks_math_converts_to_mathml() -> None:

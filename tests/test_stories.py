@@ -4,55 +4,39 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.stories import (
-    CLAUSE_VERBS,
-    CLUE_KINDS,
-    HEROES,
-    MOOD_VERBS,
-    MOOD_WORDS,
-    NAMES,
-    PLAIN_VERBS,
-    PRONOUNS,
-    SENSE_VERBS,
-    STORY_START,
-    TOPICS,
-    agree,
-    example_sentences,
-    example_stories,
-    generate_stories,
-    join_stories,
-    story_vocabulary,
-)
+from helpers import stories as world
 from helpers.tokenizer import story_tokenizer
 
-HAPPY, SAD = set(MOOD_WORDS["happy"]), set(MOOD_WORDS["sad"])
-PRONOUN_WORDS = {w for forms in PRONOUNS.values() for w in forms}
-FAMILY = {pronoun: family for family, (pronoun, _) in PRONOUNS.items()}
-FAMILY |= {name: family for family, names in NAMES.items() for name in names}
-for _family, _nouns in HEROES.items():
+HAPPY, SAD = set(world.MOOD_WORDS["happy"]), set(world.MOOD_WORDS["sad"])
+PRONOUN_WORDS = {w for forms in world.PRONOUNS.values() for w in forms}
+FAMILY = {pronoun: family for family, (pronoun, _) in world.PRONOUNS.items()}
+FAMILY |= {name: family for family, names in world.NAMES.items() for name in names}
+for _family, _nouns in world.HEROES.items():
     FAMILY |= {singular: _family for singular, _ in _nouns} | {plural: "they" for _, plural in _nouns}
-VERBS = [*PLAIN_VERBS, *CLAUSE_VERBS, *SENSE_VERBS.values()] + [v for row in MOOD_VERBS.values() for v in row.values()]
+VERBS = [*world.PLAIN_VERBS, *world.CLAUSE_VERBS, *world.SENSE_VERBS.values()]
+VERBS += [verb for row in world.MOOD_VERBS.values() for verb in row.values()]
+TOPIC_WORDS = {name: set(topic["places"] + topic["things"]) for name, topic in world.TOPICS.items()}
 
 
 @pytest.fixture(scope="module")
 def stories():
-    return generate_stories(300, seed=7)
+    return world.generate_stories(300, seed=7)
 
 
 def test_same_seed_same_stories_other_seed_other_stories(stories):
-    again = generate_stories(300, seed=7)
+    again = world.generate_stories(300, seed=7)
     assert [s.words for s in again] == [s.words for s in stories]
     assert [s.clues for s in again] == [s.clues for s in stories]
-    assert [s.words for s in generate_stories(300, seed=8)] != [s.words for s in stories]
+    assert [s.words for s in world.generate_stories(300, seed=8)] != [s.words for s in stories]
 
 
 def test_stories_are_varied_and_use_the_whole_vocabulary(stories):
-    assert all(s.words[0] == STORY_START for s in stories)
+    assert all(s.words[0] == world.STORY_START for s in stories)
     lengths = [len(s.words) for s in stories]
     assert 50 < sum(lengths) / len(lengths) < 128  # a story fits in the model's context
     assert len({s.text for s in stories}) == len(stories)
-    assert set(join_stories(generate_stories(3000, seed=1)).words) == set(story_vocabulary())
-    assert len(story_vocabulary()) > 300
+    assert set(world.join_stories(world.generate_stories(3000, seed=1)).words) == set(world.story_vocabulary())
+    assert len(world.story_vocabulary()) > 300
 
 
 def test_many_words_need_several_kinds_of_clue_at_once(stories):
@@ -64,7 +48,7 @@ def test_many_words_need_several_kinds_of_clue_at_once(stories):
 
 
 def test_every_kind_of_clue_occurs_and_points_back_at_the_right_words(stories):
-    assert {c.kind for s in stories for c in s.clues} == set(CLUE_KINDS)
+    assert {c.kind for s in stories for c in s.clues} == set(world.CLUE_KINDS)
     for story in stories:
         words = story.words
         for clue in story.clues:
@@ -82,23 +66,22 @@ def test_every_kind_of_clue_occurs_and_points_back_at_the_right_words(stories):
                 # it is the latest mood word before the target
                 assert not (set(words[clue.clues[0] + 1 : clue.target]) & (HAPPY | SAD))
             elif clue.kind == "sense":
-                topics = [name for name, t in TOPICS.items() if set(clue_words) <= set(t["places"] + t["things"])]
+                topics = [name for name, spots in TOPIC_WORDS.items() if set(clue_words) <= spots]
                 assert len(topics) == 1, clue_words
-                assert TOPICS[topics[0]]["word"] in words[: clue.target] or target in clue_words
+                assert world.TOPICS[topics[0]]["word"] in words[: clue.target] or target in clue_words
             else:  # subject: a pronoun, a possessive or a verb that agrees with the hero
                 (subject,) = clue_words
                 family = FAMILY[subject]
                 if target in PRONOUN_WORDS:
-                    assert target in PRONOUNS[family], (subject, target)
+                    assert target in world.PRONOUNS[family], (subject, target)
                 elif target in {"is", "are"}:
                     assert (target == "are") == (family == "they")
                 else:
-                    assert target in {agree(base, family == "they") for base in VERBS}, (subject, target)
+                    assert target in {world.agree(base, family == "they") for base in VERBS}, (subject, target)
 
 
 def test_example_stories_and_sentences_use_story_words():
-    assert len(example_stories()) >= 3 and len(example_sentences()) >= 4
-    for sentence in example_sentences():
+    assert len(world.example_stories()) >= 3 and len(world.example_sentences()) >= 4
+    for sentence in world.example_sentences():
         encoding = story_tokenizer().encode_with_report(sentence)
-        assert encoding.unknown == [] and set(encoding.words) <= set(story_vocabulary()), sentence
-
+        assert encoding.unknown == [] and set(encoding.words) <= set(world.story_vocabulary()), sentence

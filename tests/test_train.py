@@ -23,8 +23,7 @@ DATA = Path(__file__).parent / "data"
 def test_loss_goes_down_in_a_tiny_run(small_stories, make):
     """A fresh course model of four heads, or the model given (chapter 7's block, here with two heads)."""
     model = make()
-    result = train(heads=4, steps=40, seed=0, corpus=small_stories, batch_size=8, lr=3e-3, progress=False,
-                   model=model)
+    result = train(heads=4, steps=40, seed=0, corpus=small_stories, batch_size=8, lr=3e-3, progress=False, model=model)
     assert model is None or result.model is model
     assert result.steps == 40 and len(result.losses) == 40 and result.heads == (2 if model else 4)
     assert sum(result.losses[-5:]) / 5 < sum(result.losses[:5]) / 5 - 1.0
@@ -84,11 +83,9 @@ def test_command_line_prints_one_json_object_and_on_the_story_world_no_notes(cap
     assert "notes" not in out and "notes" not in json.loads((tmp_path / "four_heads.json").read_text())
 
 
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [(["--heads", "3"], "divide"), (["--steps", "0"], ">= 1"), (["--seed", "x"], "whole number"),
-     (["--text", str(DATA / "binary.bin")], "binary")],
-)
+@pytest.mark.parametrize(("argv", "message"), [(["--heads", "3"], "divide"), (["--steps", "0"], ">= 1"),
+                                               (["--seed", "x"], "whole number"),
+                                               (["--text", str(DATA / "binary.bin")], "binary")])
 def test_command_line_errors(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(argv)

@@ -105,8 +105,7 @@ as the <a href="{repository}/blob/main/docs/instructor.md">instructor guide</a> 
 
 
 def write_notebooks_zip(out_dir: Path) -> Path:
-    """The learner edition (tools.editions: the chapters as learners open them, no outputs) as
-    out_dir/notebooks.zip."""
+    """The learner edition (tools.editions: the chapters as learners open them) as out_dir/notebooks.zip."""
     with tempfile.TemporaryDirectory() as folder:
         build("learner", Path(folder) / "notebooks")
         return Path(shutil.make_archive(str(out_dir / "notebooks"), "zip", root_dir=folder, base_dir="notebooks"))

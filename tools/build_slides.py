@@ -1,9 +1,6 @@
-"""The reveal.js decks tools.build_site writes to site/slides/NN.html (the explorer's: explorer.html): executed,
-with figures, solutions hidden (`python -m tools.build_site --no-pages NOTEBOOK` builds one deck alone).
-
-Each notebook runs as a static build (tools.pages) in presenter mode with its notes (tools.editions.with_notes),
-its slides cut to fit 1280x720 (tools.paginate). reveal.js and its notes plugin come from npm once (build/npm)
-and are copied next to the decks, so a deck works offline.
+"""The reveal.js decks tools.build_site writes to site/slides/NN.html (the explorer's: explorer.html): executed in
+presenter mode with their notes (tools.editions.with_notes), solutions hidden, cut to fit 1280x720 (tools.paginate).
+reveal.js and its notes plugin come from npm once (build/npm) and are copied next to the decks, to work offline.
 """
 
 from __future__ import annotations
@@ -23,7 +20,6 @@ from tools.pages import LIVE_ONLY, PLOTLY_JS, exporter, page_title, prepare
 from tools.paginate import paginate
 
 REVEAL = "reveal.js@5.2.1"
-"""The npm package and version the decks use."""
 NPM_DIR = ROOT / "build" / "npm"
 THEME = "white"
 REVEAL_FILES = ["dist/reveal.js", "dist/reveal.css", f"dist/theme/{THEME}.css", "dist/theme/fonts/source-sans-pro",

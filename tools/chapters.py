@@ -1,9 +1,5 @@
-"""The chapter list and the one notebook runner, shared by the tools, the benchmarks and the tests.
-
-`CHAPTERS` gives every chapter's file, title and one idea in reading order (tests/test_project_files.py fails when a
-numbered notebook is missing from it). `execute` runs a notebook top to bottom in a fresh kernel, as
-"Restart and Run All" does, and returns it with its outputs. `reading_minutes` and `sections` measure how long
-a notebook takes to read and to run, part by part (benchmarks/notebook_memory.py stores them for the docs).
+"""The chapter list (`CHAPTERS`) and the one notebook runner (`execute`), shared by the tools, the benchmarks and
+the tests; `reading_minutes` and `sections` measure how long a notebook takes to read and to run, part by part.
 """
 
 from __future__ import annotations

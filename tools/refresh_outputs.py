@@ -1,9 +1,7 @@
 """Run notebooks, record what their checked cells print, and strip every output.
 
-Notebooks are committed with no outputs at all. The cells tagged `check-output` (a cell tag, which a learner
-does not see) print deterministic results (counts, shapes, small tables); their text is recorded in
-tests/expected_outputs/<notebook>.json, keyed by cell id, and the suite's one nbval run of each notebook fails
-a cell that prints anything else (tests/notebook_checks.py).
+Notebooks are committed with no outputs; the text of each cell tagged `check-output` is recorded by cell id in
+tests/expected_outputs/<notebook>.json, which the suite's one nbval run of each notebook compares.
 
     python -m tools.refresh_outputs notebooks/*.ipynb
 """

@@ -1,7 +1,5 @@
-"""What the browser tests share, beside their fixtures (conftest.py): Debian's chromium on a page, skipping or
-failing when a browser piece is missing, a JupyterLab server of their own, a notebook of given cells and running
-them in it, picking from a widget's menu, reading what a live view draws (helpers.drawing) and a plotly tooltip,
-and the accessibility checks (axe-core, and the names and states of widget controls)."""
+"""What the browser tests share beside their fixtures (conftest.py): Debian's chromium on a page, a JupyterLab
+server of their own (tools.lab), reading what a page draws, and the accessibility checks."""
 
 from __future__ import annotations
 
@@ -17,8 +15,7 @@ import pytest
 from tools.chapters import NOTEBOOKS, ROOT
 from tools.lab import CELL_STATES, CHROMIUM_FLAGS, free_port, jupyter_lab, run_all_cells, serving  # noqa: F401
 
-AXE = "axe-core@4.14.1"
-"""The npm package and version of the accessibility checker."""
+AXE = "axe-core@4.14.1"  # the accessibility checker
 SCREENSHOTS = ROOT / "tests" / "browser" / "screenshots"  # Playwright makes the folder
 
 
@@ -152,7 +149,9 @@ def notebook(folder: Path, cells: list[str], name: str = "views.ipynb") -> Path:
     return folder / name
 
 
-def pick(page, root: str, menu: str, option: str) -> None:
-    """Choose `option` in the dropdown labelled `menu` of the widget `root`, as a learner does."""
+def pick(page, root: str, menu: str, option: str, title: str = "") -> list[dict]:
+    """Choose `option` in the dropdown labelled `menu` of the widget `root`, as a learner does; what `root` then
+    draws (`drawn`, once the first drawing's title starts with `title`)."""
     box = page.locator(f"{root} .widget-dropdown").filter(has=page.locator("label", has_text=re.compile(f"^{menu}$")))
     box.locator("select").select_option(label=option)
+    return drawn(page, root, title)

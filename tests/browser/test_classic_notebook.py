@@ -49,12 +49,10 @@ def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chr
             page.wait_for_function(DONE)
             ex = ".attention-explorer"
             first = drawn(page, ex, "Head 0 of the 4-head model")[0]
-            pick(page, ex, "model", shipped("one_head").label)
-            one = drawn(page, ex, "Head 0 of the one-head model")[0]
+            one = pick(page, ex, "model", shipped("one_head").label, "Head 0 of the one-head model")[0]
             assert one["x"] == first["x"] and one["cells"] != first["cells"], "the one-head model drew no change"
             pick(page, ex, "model", shipped("four_heads").label)
-            pick(page, ex, "head", "head 3")
-            head_3 = drawn(page, ex, "Head 3 of the 4-head model")[0]
+            head_3 = pick(page, ex, "head", "head 3", "Head 3 of the 4-head model")[0]
             assert head_3["cells"] != first["cells"] and head_3["x"] == first["x"]
             assert tooltip(page, ex, "rect[data-r='2'][data-c='1']").startswith(f"'{first['y'][2]}' looks at")
             page.locator(".spotlight-playground button", has_text="three clues").click()

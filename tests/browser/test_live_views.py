@@ -74,13 +74,11 @@ def check_explorer(page) -> None:
     model = load_cached("four_heads")
     reading = read_sentence(model, SENTENCE)
     weights = attention(model, reading.ids)  # [H, T, T]
-    support.pick(page, EX, "head", "all heads")
-    grid = support.drawn(page, EX, "Every head of the 4-head model")[0]
+    grid = support.pick(page, EX, "head", "all heads", "Every head of the 4-head model")[0]
     assert grid["panels"] == [f"head {h}" for h in range(4)]
-    support.pick(page, EX, "model", shipped("one_head").label)
-    assert support.drawn(page, EX, "The one-head model")[0]["panels"] == ["head 0"]
-    support.pick(page, EX, "model", shipped("four_heads").label)
-    support.drawn(page, EX, "Every head of the 4-head model")  # the head menu's four heads are back: pick one
+    assert support.pick(page, EX, "model", shipped("one_head").label, "The one-head model")[0]["panels"] == ["head 0"]
+    # the head menu's four heads are back: pick one
+    support.pick(page, EX, "model", shipped("four_heads").label, "Every head of the 4-head model")
     support.pick(page, EX, "head", "head 0")
     box = page.locator(f"{EX} .widget-text input").first
     box.fill(SENTENCE)
@@ -92,8 +90,7 @@ def check_explorer(page) -> None:
     menu = page.locator(f"{EX} .widget-dropdown").filter(has=page.locator("label", has_text="focus on"))
     widest, room = menu.locator("select").evaluate(WIDEST)
     assert widest <= room + 1, f"the focus menu cuts its words ('<unk> = zanzibar'): {widest:.0f} > {room:.0f} px"
-    support.pick(page, EX, "head", "head 2")
-    head_2 = support.drawn(page, EX, "Head 2 of the 4-head model")[0]
+    head_2 = support.pick(page, EX, "head", "head 2", "Head 2 of the 4-head model")[0]
     assert head_2["x"] == head_0["x"] and head_2["cells"] != head_0["cells"], "head 2 drew head 0's weights"
     cell = support.tooltip(page, EX, "rect[data-r='3'][data-c='2']")
     assert cell == f"'foxes' looks at 'the': {weights[2, 3, 2]:.1%}", cell
@@ -108,10 +105,9 @@ def check_explorer(page) -> None:
     said = page.locator(f"{EX} .spotlights-said").first.inner_text()
     assert said == f"'the' looks at ',': {weights[2, 2, 1]:.1%}", said
     box.focus()  # off the heatmap
-    support.pick(page, EX, "head", "all heads")  # every 2nd row labelled, and the focus row whatever its place
-    assert "foxes" in support.drawn(page, EX, "Every head")[0]["y"]
-    support.pick(page, EX, "head", "head 2")
-    support.drawn(page, EX, "Head 2 of the 4-head model")
+    # every 2nd row labelled, and the focus row whatever its place
+    assert "foxes" in support.pick(page, EX, "head", "all heads", "Every head")[0]["y"]
+    support.pick(page, EX, "head", "head 2", "Head 2 of the 4-head model")
     # the keyboard: Tab reaches the heatmap on the focus row ('foxes'), the arrow keys read its cells, JupyterLab
     # keeps the active cell
     active = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
@@ -147,8 +143,7 @@ def check_widgets(page) -> None:
     w = ".split-the-width"
     page.locator(f"{w} .widget-toggle-button", has_text="16").click()
     assert support.drawn(page, w, "16 untrained heads: heads 0 to 3")[0]["panels"] == [f"head {h}" for h in range(4)]
-    support.pick(page, w, "show", "heads 12 to 15")
-    twelve = support.drawn(page, w, "16 untrained heads: heads 12 to 15")[0]["panels"]
+    twelve = support.pick(page, w, "show", "heads 12 to 15", "16 untrained heads: heads 12 to 15")[0]["panels"]
     assert twelve == [f"head {h}" for h in range(12, 16)]
     assert f"{attention_layer_size(128, 16)['attention_params']:,}" in page.locator(w).inner_text()
     named = [page.locator(f"{root} g.panel.heatmap").first.get_attribute("aria-label") for root in (w, EX)]
@@ -194,8 +189,7 @@ def check_notebook_7(page, base: str, token: str) -> None:
     left, and a menu redraws it."""
     page.goto(f"{base}/notebooks/views.ipynb?token={token}")
     support.drawn(page, EX, "Head 1 of the 4-head model")
-    support.pick(page, EX, "head", "head 3")
-    support.drawn(page, EX, "Head 3 of the 4-head model")
+    support.pick(page, EX, "head", "head 3", "Head 3 of the 4-head model")
 
 
 def test_live_views_on_a_projector_after_a_reload_in_rise_and_in_notebook_7(
@@ -211,8 +205,7 @@ def test_live_views_on_a_projector_after_a_reload_in_rise_and_in_notebook_7(
             for css in VIEWS:
                 page.wait_for_selector(f".{css}", timeout=60_000)
             problems = [p for css in VIEWS for p in off_screen(page, css)]
-            support.pick(page, EX, "head", "all heads")
-            support.drawn(page, EX, "Every head")
+            support.pick(page, EX, "head", "all heads", "Every head")
             problems += off_screen(page, "attention-explorer")
             check_explorer(page)
             check_widgets(page)
@@ -223,8 +216,7 @@ def test_live_views_on_a_projector_after_a_reload_in_rise_and_in_notebook_7(
             page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
             page.reload()  # the kernel keeps running: JupyterLab fetches every widget's state again
             assert support.drawn(page, EX, "Head 2 of the 4-head model")[0]["x"][3] == "foxes"
-            support.pick(page, EX, "head", "head 1")
-            support.drawn(page, EX, "Head 1 of the 4-head model")
+            support.pick(page, EX, "head", "head 1", "Head 1 of the 4-head model")
             page.locator(".split-the-width .widget-toggle-button", has_text="untrained layer").click()
             support.drawn(page, ".split-the-width", "16 untrained heads")  # the count picked before the trained layer
             assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()
