@@ -73,15 +73,16 @@ def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor]
     trail = " → ".join(f"<b><u>{html.escape(s)}</u></b>" if n == step else html.escape(s)
                        for n, s in enumerate(step_names(scale)))
     name = ["q[i]", "q[i] · k", "scores", "masked scores", "weights", "y[i] = weights @ v"][step]
-    row = "y[i]" if step == 5 else name  # the table's row label, short enough to keep y's columns under v's
-    columns = labels if t.shape[0] == len(words) and step > 0 else [f"d{n}" for n in range(t.shape[0])]
+    row = "y[i]" if step == 5 else name  # the table's row label: y's name, not its formula
+    columns = labels if 0 < step < 5 else [f"d{n}" for n in range(t.shape[0])]  # a score per word, or a vector
     table = (f"<div><code>{name}</code> has shape <b>{list(t.shape)}</b></div>"
              + tensor_table(t.tolist(), rows=[row], columns=columns, percent=step == 4, font=font))
-    if step == 5:  # the values it averages first, each table under its own name
-        table = (f"<div><code>v</code> has shape <b>{list(v.shape)}</b></div>"
-                 + tensor_table(v.tolist(), rows=labels, columns=[f"d{n}" for n in range(d)], font=font)
-                 + "<div>weights: " + ", ".join(f"{labels[j]} {w:.0%}" for j, w in enumerate(tensors[4].tolist())
-                                                if w > 0) + "</div>" + table)
+    if step == 5:  # the values it averages, each row beside its weight, and y beside them: one screen's height
+        weighted = [f"{w:.0%} × {label}" for label, w in zip(labels, tensors[4].tolist(), strict=True)]
+        values = (f"<div><code>v</code> has shape <b>{list(v.shape)}</b>; y[i] adds up its rows, each times its "
+                  "word's weight</div>" + tensor_table(v.tolist(), rows=weighted, columns=columns, font=font))
+        table = ("<div style='display: flex; flex-wrap: wrap; align-items: flex-start; gap: 0.5em 2em'>"
+                 f"<div>{values}</div><div>{table}</div></div>")
     return (f"<div style='font-size: {font}px'><div style='color: #555'>step {step + 1} of {len(STEPS)}: {trail}</div>"
             f"<p>{html.escape(describe(step, labels[i], d, scale, i, len(words)))}</p>{table}</div>")
 

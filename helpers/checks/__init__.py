@@ -58,15 +58,16 @@ def todo() -> None:
 
 
 def attempt(
-    name: str, fn: Callable[..., Any], *args: Any, hint: str | None = None,
+    name: str, fn: Callable[..., Any], *args: Any, hint: str | Callable[[Exception], str] | None = None,
     errors: tuple[type[Exception], ...] = (RuntimeError,),
 ) -> tuple[bool, Any]:
     """Call the learner's fn; (False, None) with a note when it is still a stub, else (True, result).
 
     With a `hint`, an error of the kinds in `errors` raised inside the learner's code (by default torch's
     RuntimeError: shapes that do not line up) becomes an AssertionError that quotes the error's first line and
-    then says, in the hint, what the usual mistake behind it is. An input it changed in place (a tensor, list or
-    dict it was given) fails the check: in the notebook, that change would land on the chapter's own data.
+    then says, in the hint (or what `hint(error)` returns), what the usual mistake behind it is. An input it
+    changed in place (a tensor, list or dict it was given) fails the check: in the notebook, that change would
+    land on the chapter's own data.
     """
     if not callable(fn):
         raise AssertionError(f"{name}: expected a function, got {type(fn).__name__}")
@@ -82,7 +83,8 @@ def attempt(
         torch_says = _first_line(err).rstrip(".") or type(err).__name__
         if isinstance(err, KeyError):  # its text is the key alone
             torch_says = f"KeyError: there is no key {torch_says}"
-        raise AssertionError(f"{name} stopped with an error ({torch_says}){_where_in_your_code(err)}. {hint}") from err
+        why = hint(err) if callable(hint) else hint
+        raise AssertionError(f"{name} stopped with an error ({torch_says}){_where_in_your_code(err)}. {why}") from err
     for i, before in given.items():
         x = _parameter(fn, i)
         if _same(args[i], before):

@@ -46,14 +46,21 @@ def _same_twice(name: str, got: torch.Tensor, again: object) -> None:
            "dropout (F.dropout, nn.Dropout). This block has none: leave it out.")
 
 
+def _feed_forward_hint(err: Exception) -> str:
+    """What usually raises inside feed_forward: a GELU layer given the numbers, or the steps out of order."""
+    if "GELU" in str(err):
+        return ("nn.GELU is a layer class: nn.GELU(h) makes a new layer instead of bending h. Call the function "
+                "F.gelu(h) (nn.GELU()(h) would work too).")
+    return (f"Check the order of the steps: ff.up takes each word's {_C} numbers to {4 * _C}, F.gelu bends them, "
+            f"and ff.down brings them back to {_C}.")
+
+
 def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch.Tensor]) -> bool:
     """feed_forward(ff, x [B, T, C]) must return ff.down(gelu(ff.up(x))): [B, T, C]."""
     name = "feed_forward"
     ff, x = _feed_forward(), _example()
     done, got = attempt(name, feed_forward, ff, x.clone(), errors=(RuntimeError, TypeError),
-                        hint=f"Check the order of the steps: ff.up takes each word's {_C} numbers to {4 * _C}, F.gelu "
-                             f"bends them, and ff.down brings them back to {_C}. F.gelu(h) is a function to call on "
-                             "h; nn.GELU is a layer class (nn.GELU()(h) would work, nn.GELU(h) does not).")
+                        hint=_feed_forward_hint)
     if not done:
         return False
     with torch.no_grad():
