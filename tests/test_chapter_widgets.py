@@ -107,8 +107,9 @@ def test_step_through_shows_every_step_with_its_shape_and_computes_it_right() ->
     assert torch.isinf(masked[4:]).all() and not torch.isinf(masked[:4]).any()
     assert float(weights[4:].sum()) == 0 and math.isclose(float(weights.sum()), 1, rel_tol=1e-6)
     assert torch.allclose(y, weights @ V)
-    s.go_to(5)  # each row of v beside the weight it is multiplied by
-    assert all(f"{w:.0%} × {word}" in s.view.value for w, word in zip(weights.tolist(), SENTENCE, strict=True))
+    s.go_to(5)  # y first, on screen with the buttons; then each row of v beside the weight it is multiplied by
+    assert all(f"{w:.1%} × {word}" in s.view.value for w, word in zip(weights.tolist(), SENTENCE, strict=True))
+    assert s.view.value.index("y[i] = weights @ v") < s.view.value.index(f"{weights[0]:.1%} × ")
     s.go_to(2)
     assert "scaled scores" in s.summary_text
     s.set_scale(False)

@@ -144,11 +144,11 @@ def tensor_table(values: Sequence[Sequence[float]] | Sequence[float], rows: Sequ
     head = ""
     if columns is not None:
         head = "<tr>" + ("<td></td>" if rows is not None else "") + "".join(
-            f"<th style='padding: 0 0.4em'>{html.escape(c)}</th>" for c in columns) + "</tr>"
+            f"<th style='padding: 0 0.25em'>{html.escape(c)}</th>" for c in columns) + "</tr>"
     body = "".join(
-        "<tr>" + (f"<th style='text-align: right; padding-right: 0.4em'>{html.escape(rows[i])}</th>"
+        "<tr>" + (f"<th style='text-align: right; padding-right: 0.25em'>{html.escape(rows[i])}</th>"
                   if rows is not None else "")
-        + "".join(f"<td style='text-align: right; padding: 0 0.4em; font-family: monospace'>{cell(v)}</td>"
+        + "".join(f"<td style='text-align: right; padding: 0 0.25em; font-family: monospace'>{cell(v)}</td>"
                   for v in row) + "</tr>"
         for i, row in enumerate(grid)
     )

@@ -73,18 +73,18 @@ def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor]
     trail = " → ".join(f"<b><u>{html.escape(s)}</u></b>" if n == step else html.escape(s)
                        for n, s in enumerate(step_names(scale)))
     name = ["q[i]", "q[i] · k", "scores", "masked scores", "weights", "y[i] = weights @ v"][step]
-    row = "y[i]" if step == 5 else name  # the table's row label: y's name, not its formula
     columns = labels if 0 < step < 5 else [f"d{n}" for n in range(t.shape[0])]  # a score per word, or a vector
     table = (f"<div><code>{name}</code> has shape <b>{list(t.shape)}</b></div>"
-             + tensor_table(t.tolist(), rows=[row], columns=columns, percent=step == 4, font=font))
-    if step == 5:  # the values it averages, each row beside its weight, and y beside them: one screen's height
-        weighted = [f"{w:.0%} × {label}" for label, w in zip(labels, tensors[4].tolist(), strict=True)]
-        values = (f"<div><code>v</code> has shape <b>{list(v.shape)}</b>; y[i] adds up its rows, each times its "
-                  "word's weight</div>" + tensor_table(v.tolist(), rows=weighted, columns=columns, font=font))
-        table = ("<div style='display: flex; flex-wrap: wrap; align-items: flex-start; gap: 0.5em 2em'>"
-                 f"<div>{values}</div><div>{table}</div></div>")
+             + tensor_table(t.tolist(), rows=[labels[i]], columns=columns, percent=step == 4, font=font))
+    if step == 5:  # y first (one row, on screen with the buttons), then the values it adds up, each with its weight
+        weighted = [f"{w:.1%} × {label}" for label, w in zip(labels, tensors[4].tolist(), strict=True)]
+        hidden = " (0% for the later words, which it may not see)" if i < len(words) - 1 else ""
+        table += (f"<div style='margin-top: 0.5em'>It adds up the rows of <code>v</code>, which has shape "
+                  f"<b>{list(v.shape)}</b>, each times its word's weight{hidden}:</div>"
+                  + tensor_table(v.tolist(), rows=weighted, columns=columns, font=font))
     return (f"<div style='font-size: {font}px'><div style='color: #555'>step {step + 1} of {len(STEPS)}: {trail}</div>"
-            f"<p>{html.escape(describe(step, labels[i], d, scale, i, len(words)))}</p>{table}</div>")
+            f"<p>{html.escape(describe(step, labels[i], d, scale, i, len(words)))}</p>"
+            f"<div style='overflow-x: auto'>{table}</div></div>")  # a long sentence's row scrolls, never cut
 
 
 class StepThrough(ChapterWidget):

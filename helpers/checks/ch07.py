@@ -47,10 +47,16 @@ def _same_twice(name: str, got: torch.Tensor, again: object) -> None:
 
 
 def _feed_forward_hint(err: Exception) -> str:
-    """What usually raises inside feed_forward: a GELU layer given the numbers, or the steps out of order."""
+    """What usually raises inside feed_forward: GELU by a wrong name, a GELU layer given the numbers, a misspelt
+    part, or the steps out of order."""
+    if isinstance(err, AttributeError) and "gelu" in str(err).lower():
+        return ("GELU's function is F.gelu, in small letters (torch.nn.functional.gelu); nn.GELU is the layer class. "
+                "Call F.gelu on what ff.up gives.")
     if "GELU" in str(err):
-        return ("nn.GELU is a layer class: nn.GELU(h) makes a new layer instead of bending h. Call the function "
-                "F.gelu(h) (nn.GELU()(h) would work too).")
+        return ("nn.GELU is a layer class: nn.GELU(...) makes a new layer instead of bending the numbers. Call the "
+                "function F.gelu on what ff.up gives (nn.GELU()(...) would work too).")
+    if isinstance(err, AttributeError):
+        return "Check the names: the parts are ff.up and ff.down, and the bend is F.gelu."
     return (f"Check the order of the steps: ff.up takes each word's {_C} numbers to {4 * _C}, F.gelu bends them, "
             f"and ff.down brings them back to {_C}.")
 
@@ -59,7 +65,7 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
     """feed_forward(ff, x [B, T, C]) must return ff.down(gelu(ff.up(x))): [B, T, C]."""
     name = "feed_forward"
     ff, x = _feed_forward(), _example()
-    done, got = attempt(name, feed_forward, ff, x.clone(), errors=(RuntimeError, TypeError),
+    done, got = attempt(name, feed_forward, ff, x.clone(), errors=(RuntimeError, TypeError, AttributeError),
                         hint=_feed_forward_hint)
     if not done:
         return False
@@ -87,6 +93,9 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
             expect(not torch.allclose(got, ff.down(F.gelu(hidden, approximate="tanh")), atol=1e-5),
                    f"{name}: you used approximate='tanh', a quicker approximation of GELU. This block uses the "
                    "exact one, F.gelu's default: F.gelu(h).")
+            expect(not torch.allclose(got, ff.down(F.gelu(F.gelu(hidden))), atol=1e-5),
+                   f"{name}: you applied GELU twice. Bend once, between the two layers: ff.up, then F.gelu, then "
+                   "ff.down.")
             expect(not torch.allclose(got, F.gelu(ff.down(hidden)), atol=1e-5),
                    f"{name}: the GELU came after ff.down. The bend goes between the two layers: ff.up, then "
                    "F.gelu, then ff.down.")

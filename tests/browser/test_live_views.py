@@ -39,6 +39,15 @@ WIDEST = """s => { const look = getComputedStyle(s), c = document.createElement(
     return [Math.max(...Array.from(s.options, o => c.measureText(o.text).width)),
             s.clientWidth - parseFloat(look.paddingLeft) - parseFloat(look.paddingRight)]; }"""
 """A menu's widest choice and the room for it, in pixels."""
+STEP_SHOWN = """() => {
+    const w = document.querySelector('.step-through');
+    w.scrollIntoView({block: 'start'});
+    const view = w.closest('.jp-WindowedPanel-outer').getBoundingClientRect();
+    const next = Array.from(w.querySelectorAll('button')).find(b => b.innerText.includes('Next'));
+    return {next: next.getBoundingClientRect().top, table: w.querySelector('table').getBoundingClientRect().toJSON(),
+            right: w.getBoundingClientRect().right, view_top: view.top, view_bottom: view.bottom};
+}"""
+"""Where the step-through's Next button and its step's (first) table are, scrolled to its top, in pixels."""
 
 
 ON_SCREEN = """([css, figure]) => {
@@ -140,6 +149,13 @@ def check_widgets(page) -> None:
     page.locator(f"{w} button", has_text="Next").focus()
     page.keyboard.press("Enter")
     page.wait_for_function("() => document.querySelector('.step-through').innerText.includes('step 2 of 6')")
+    page.locator(f"{w} [role=slider]").focus()
+    for key, step in (("End", 6), ("ArrowLeft", 5)):  # y's table and the weights: whole, and on screen with Next
+        page.keyboard.press(key)
+        page.wait_for_function(f"() => document.querySelector('.step-through').innerText.includes('step {step} of 6')")
+        box = page.evaluate(STEP_SHOWN)
+        assert box["view_top"] <= box["next"] and box["table"]["bottom"] <= box["view_bottom"], (step, box)
+        assert box["table"]["right"] <= box["right"], (step, box)
     w = ".split-the-width"
     page.locator(f"{w} .widget-toggle-button", has_text="16").click()
     assert support.drawn(page, w, "16 untrained heads: heads 0 to 3")[0]["panels"] == [f"head {h}" for h in range(4)]
