@@ -17,9 +17,12 @@ from typing import Any
 
 
 def advice(names: list[str], cell: str) -> str:
-    """The message for a cell that needs `names`, which `cell` makes."""
+    """The message for a cell that needs `names`, which `cell` makes: with an exercise's function (`def ...`),
+    the check cell under it too, which hands on the reference until the learner's own is right."""
     listed = ", ".join(f"`{n}`" for n in names)
-    return (f"This cell needs {listed}, made by the cell {cell}: run that cell first "
+    maker, run = ((f"the cell {cell} and the check cell under it", "those two cells") if cell.startswith(
+        "that starts with `def ") else (f"the cell {cell}", "that cell"))
+    return (f"This cell needs {listed}, made by {maker}: run {run} first "
             f"(or Run\u00a0>\u00a0Run All Above), then run this one again.")  # the menu path kept on one line
 
 

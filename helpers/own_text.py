@@ -124,8 +124,8 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
     kinds = len(set(corpus.train_ids.tolist()))
     if kinds < FEW_WORDS:
         notes.append(
-            f"The training text has only {kinds:,} different word{'s' * (kinds != 1)}: it is nearly one pattern "
-            "repeated. A perplexity near 1 here shows that the pattern is easy to continue, not that the model "
+            f"The training text has only {kinds:,} different word{'s' * (kinds != 1)}: more a pattern than "
+            "language. A low perplexity here would show that the pattern is easy to continue, not that the model "
             "reads language, and it says nothing about one head against four.")
     copied = copied_share(corpus)
     if copied > 0.5 and kinds >= FEW_WORDS:  # (a text of very few words repeats itself: said above)
@@ -141,6 +141,7 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
         notes.append(
             f"The validation perplexity, {val_ppl:,.1f}, is above the {different:,} different words of the "
             f"validation part{beyond}: the model guesses worse than an even choice among the words that actually "
-            "come up there. It has most likely learnt its training text by heart (too little text to generalise), "
-            "so this score says nothing about heads.")
+            "come up there. Nothing it learnt carries over to the validation part (with little text it may have "
+            "learnt its training text by heart; a text with little pattern gives it nothing to learn), so this "
+            "score says nothing about heads.")
     return notes

@@ -66,8 +66,9 @@ def print_novel_table(results: dict | None = None) -> None:
     results = results or real_text_results()
     runs, summary = novel_runs(results), results["summary"]
     words = max((run["train_words"] for run in results.get("table", {}).values() if run["share"] == 1.0), default=0)
-    print(f"{words:,} words to train on; <unk>: {summary['unknown_share']:.1%} of the validation words, "
-          f"{summary['test_unknown_share']:.1%} of the test words")
+    print(f"the novels together: {words:,} words to train on")
+    print(f"<unk>: {summary['unknown_share']:.1%} of the validation words, {summary['test_unknown_share']:.1%} of "
+          "the test words")
     print(f"{'model':<12}{'seeds':>7}{'validation perplexity':>30}{'test perplexity':>30}")
     for heads, name in MODELS.items():
         mine = [run for run in runs if run["heads"] == heads]

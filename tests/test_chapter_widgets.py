@@ -45,6 +45,9 @@ def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clue
     assert f"{(p.weights @ VECTORS)[0]:.2f}" in p.average.value  # the weighted average of the vectors
     p.preset("plain average")
     assert f"{1 / len(WORDS):.0%}" in p.summary_text and "animal" not in p.summary_text.split("(all weights")[0]
+    p.set_score("animal", -5.0)  # the six others tie: all of them named, none picked out
+    named = p.summary_text.split(" (all weights")[0]
+    assert f"evenly over {len(WORDS) - 1} words" in named and "animal" not in named and "wet" in named, named
     p.preset("three clues")
     assert [s.value for s in p.sliders if s.value > 0] == [8.0, 8.0, 8.0]
     named = p.summary_text.split(" (all weights")[0]

@@ -73,6 +73,14 @@ def test_every_exercise_has_one_solution_one_check_that_returns_bool_and_wrong_a
     assert all(inspect.signature(check).return_annotation in (bool, "bool") for check in CHECKS.values())
 
 
+def test_a_stub_run_outside_its_check_says_how_to_get_a_working_function_back() -> None:
+    with pytest.raises(NotImplementedError) as raised:
+        stub()
+    said = " ".join(str(raised.value).split())
+    assert said.startswith("stub is not filled in yet") and "run the check cell under it" in said, said
+    assert all(len(line) <= LINE for line in f"NotImplementedError: {raised.value}".splitlines())
+
+
 @pytest.mark.parametrize("name", sorted(CHECKS))
 def test_every_solution_passes_and_every_stub_is_not_attempted(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     extra = ARGS.get(name, tuple)()
@@ -143,6 +151,8 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("softmax", lambda s: s, "negative weight"),
     ("softmax", lambda s: s.exp(), "divide each exp(score) by the total"),
     ("softmax", lambda s: s.exp() / s.exp().sum(), "each row must add up to 1"),
+    ("softmax", lambda s: (lambda e: e / e.sum())(torch.tensor([math.exp(v - max(s)) for v in s])),
+     "works on one row of scores but not on a grid"),
     ("softmax", lambda s: s.exp() / s.exp().sum(dim=-1, keepdim=True), "Subtract the LARGEST score"),
     ("softmax", lambda s: (e := (s - s.min(dim=-1, keepdim=True).values).exp()) / e.sum(dim=-1, keepdim=True),
      "not the smallest or the mean"),
@@ -176,7 +186,8 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("one_head", lambda x, q, k, v: head_with(lambda a, b: a @ b.T / x.shape[-1] ** 0.5)(x, q, k, v),
      "sqrt(C) = sqrt(6), the width of a word vector"),
     ("clues_for_smiles", lambda words: [3, 0, 8], "should return a dict"),
-    ("clues_for_smiles", lambda words: {"subject": 3, "mood": 0}, "exactly the keys"),
+    ("clues_for_smiles", lambda words: {"subject": 3, "mood": 0}, "missing 'previous'"),
+    ("clues_for_smiles", lambda words: {**RIGHT_CLUES, 1: 2}, "not one of them: 1"),
     ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "subject": "fox"}, "a position (a whole number)"),
     ("clues_for_smiles", lambda words: {k: v + 1 for k, v in RIGHT_CLUES.items()}, "one too high"),
     ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "subject": 8}, "the nearest noun"),
@@ -317,6 +328,8 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("clue_share", lambda w, p: w[:, p], "add up the positions, .sum(dim=-1)"),
     ("clue_share", lambda w, p: w[:, p[0]:p[-1] + 1].sum(-1), "a slice"),
     ("clue_share", lambda w, p: w[:, [i - 1 for i in p]].sum(-1), "positions count from 0"),
+    ("clue_share", lambda w, p: w[:, [i + 1 for i in p]].sum(-1), "one place to the right"),
+    ("clue_share", lambda w, p: w[:, p].sum(-1) * 0.9, "Add up exactly the columns at those positions"),
     ("clue_share", lambda w, p: w[:, p].sum(), "a single number (shape [])"),
     ("softmax", lambda s: (s - s.max()) / (s - s.max()).sum(), "Take exp() of each score first"),
     ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "subject": torch.tensor(3)}, "use int(...)"),

@@ -27,6 +27,9 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     assert "needs `model`" in shown and "Traceback" not in shown and "model.eval()" not in shown, shown
     other = shell.run_cell("not_in_the_map")
     assert isinstance(other.error_in_exec, NameError) and "made by the cell" not in str(other.error_in_exec)
+    explain_missing({"softmax": "that starts with `def softmax` (exercise 2)"})
+    said = " ".join(str(shell.run_cell("softmax(1)").error_in_exec).split())
+    assert "`def softmax` (exercise 2) and the check cell under it: run those two cells first" in said, said
     shell.run_cell("model = 1")
     assert shell.run_cell("model + 1").result == 2
 

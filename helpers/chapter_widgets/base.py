@@ -144,7 +144,7 @@ def tensor_table(values: Sequence[Sequence[float]] | Sequence[float], rows: Sequ
     head = ""
     if columns is not None:
         head = "<tr>" + ("<td></td>" if rows is not None else "") + "".join(
-            f"<th style='padding: 0 0.25em'>{html.escape(c)}</th>" for c in columns) + "</tr>"
+            f"<th style='text-align: right; padding: 0 0.25em'>{html.escape(c)}</th>" for c in columns) + "</tr>"
     body = "".join(
         "<tr>" + (f"<th style='text-align: right; padding-right: 0.25em'>{html.escape(rows[i])}</th>"
                   if rows is not None else "")

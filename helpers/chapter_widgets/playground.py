@@ -161,10 +161,14 @@ def looks_at(labels: Sequence[str], weights: Sequence[float]) -> str:
     """Where the last word looks, in words: the (up to three) words above an even share, strongest first,
     or that it spreads evenly when none is."""
     even = 1 / len(weights)
-    top = [i for i in sorted(range(len(weights)), key=lambda i: -weights[i]) if weights[i] > even + EVEN][:3]
-    if not top:
+    above = [i for i in sorted(range(len(weights)), key=lambda i: -weights[i]) if weights[i] > even + EVEN]
+    if not above:
         return f"'{labels[-1]}' spreads its attention evenly: {even:.0%} to each of the {len(weights)} words"
-    return f"'{labels[-1]}' looks mostly at: " + ", ".join(f"{labels[i]} {weights[i]:.0%}" for i in top)
+    tied = [i for i in above if weights[above[0]] - weights[i] < EVEN]  # as strong as the strongest
+    if len(tied) > 3:  # naming three of them would pick three of equals
+        return (f"'{labels[-1]}' spreads its attention evenly over {len(tied)} words, {weights[above[0]]:.0%} each: "
+                + ", ".join(labels[i] for i in sorted(tied)))
+    return f"'{labels[-1]}' looks mostly at: " + ", ".join(f"{labels[i]} {weights[i]:.0%}" for i in above[:3])
 
 
 def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequence[str]) -> str:

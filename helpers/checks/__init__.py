@@ -21,6 +21,7 @@ import inspect
 import io
 import os
 import re
+import sys
 import sysconfig
 import textwrap
 import traceback
@@ -53,8 +54,15 @@ def say(text: str) -> str:
 
 
 def todo() -> None:
-    """Placeholder for a learner's stub: raises NotImplementedError, which the checks recognise."""
-    raise NotImplementedError("this exercise is not filled in yet")
+    """Placeholder for a learner's stub: raises NotImplementedError, which the checks recognise. Raised in a later
+    cell (the stub's cell run again after its check), it says how to get a working function back."""
+    name = sys._getframe(1).f_code.co_name  # the stub's own name: the exercise's function
+    if not name.isidentifier():
+        raise NotImplementedError("this exercise is not filled in yet")
+    said = (f"{name} is not filled in yet. Fill in the cell that starts with `def {name}` and run it, then run the "
+            f"check cell under it: until yours is right, the check hands on the reference {name}, so the cells below "
+            "work.")
+    raise NotImplementedError(textwrap.fill(f"NotImplementedError: {said}", LINE).removeprefix("NotImplementedError: "))
 
 
 def attempt(

@@ -23,8 +23,12 @@ def check_clues_for_smiles(clues_for_smiles: Callable[[list[str]], dict[str, int
         return False
     expect(isinstance(got, dict), f"{name} should return a dict of positions, {{'subject': a whole number, ...}}, "
                                   f"got {type_of(got)}")
-    expect(set(got) == set(_WANT_KEYS),
-           f"{name} should have exactly the keys {list(_WANT_KEYS)}, got {sorted(got)}")
+    wrong = []  # which keys are missing, and which are not the clues'
+    if missing := [k for k in _WANT_KEYS if k not in got]:
+        wrong.append(f"missing {', '.join(map(repr, missing))}")
+    if extra := [k for k in got if k not in _WANT_KEYS]:
+        wrong.append(f"not one of them: {', '.join(map(repr, extra))}")
+    expect(not wrong, f"{name} should have exactly the keys {list(_WANT_KEYS)}: {'; '.join(wrong)}")
     for kind in _WANT_KEYS:
         expect(not isinstance(got[kind], torch.Tensor),
                f"{name}: the {kind} clue is a tensor, {got[kind]!r}, not a plain position: use int(...) around it")
@@ -86,15 +90,21 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
            f"{name}: you took the average over the clue positions. A clue made of two words gets both "
            "words' weights together: add them up.")
     expect(not torch.allclose(got, 100 * want), f"{name}: give the share as a fraction (0.25), not in percent")
-    expect(not torch.allclose(got, weights[:, [p - 1 for p in positions]].sum(-1)),
-           f"{name}: you took the columns one place to the left of the positions {positions}: positions count "
-           "from 0, so weights[:, positions] takes them as they are")
+    for step, side in ((-1, "left"), (1, "right")):
+        expect(not torch.allclose(got, weights[:, [p + step for p in positions]].sum(-1)),
+               f"{name}: you took the columns one place to the {side} of the positions {positions}: positions "
+               "count from 0, so weights[:, positions] takes them as they are")
     first, last = positions[0], positions[-1]
     for end in (last, last + 1):
         expect(not torch.allclose(got, weights[:, first:end].sum(-1)),
                f"{name}: you added up every column from position {first} to {end - 1}, a slice, but the clue is only "
                f"the words at the positions {positions}: index with the list itself, weights[:, positions]")
-    expect_close(name, got, want, "the share of this head")
+    head = int((got - want).abs().argmax())
+    terms = " + ".join(f"weights[{head}, {p}]" for p in positions)
+    expect(torch.allclose(got, want, atol=1e-5),
+           f"{name}: on the check's example, head {head} puts {float(want[head]):.4f} on the positions {positions} "
+           f"({terms}), and yours gave {float(got[head]):.4f}. Add up exactly the columns at those positions, for "
+           "every head: weights[:, positions].sum(dim=-1)")
     three = weights[:3]  # [3, T]: a model with another number of heads
     typed_in = (f"The check also gives weights for {len(three)} heads, and your function counts on "
                 f"{weights.shape[0]}: the head count is typed in (a loop over range(4)?). Work on every row of "
