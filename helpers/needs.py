@@ -1,4 +1,5 @@
-"""Cells run out of order: a NameError also says which cell to run first.
+"""Cells run out of order: a NameError also says which cell to run first, and a stub run outside its check
+how to get a working function back.
 
 A chapter calls, once in its set-up cell,
 
@@ -10,20 +11,37 @@ after which a NameError for `model` anywhere in the notebook also says which cel
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
 from collections.abc import Mapping
 from typing import Any
 
 
-def advice(names: list[str], cell: str) -> str:
-    """The message for a cell that needs `names`, which `cell` makes: with an exercise's function (`def ...`),
-    the check cell under it too, which hands on the reference until the learner's own is right."""
-    listed = ", ".join(f"`{n}`" for n in names)
-    maker, run = ((f"the cell {cell} and the check cell under it", "those two cells") if cell.startswith(
-        "that starts with `def ") else (f"the cell {cell}", "that cell"))
-    return (f"This cell needs {listed}, made by {maker}: run {run} first "
-            f"(or Run\u00a0>\u00a0Run All Above), then run this one again.")  # the menu path kept on one line
+class NotFilledInError(NotImplementedError):
+    """An exercise's stub run outside its check (helpers.checks.todo raises it): the message says how to get a
+    working function back, and a chapter shows that message alone, as it does a NameError's advice."""
+
+
+def _made_by(cell: str) -> str:
+    """Where a name comes from: with an exercise's function (`def ...`), the check cell under it too, which hands
+    on the reference until the learner's own is right."""
+    return f"the cell {cell} and the check cell under it" if cell.startswith("that starts with `def ") else (
+        f"the cell {cell}")
+
+
+def advice(needed: Mapping[str, str]) -> str:
+    """The message for a cell that needs the names in `needed`, each mapped to the cell that makes it."""
+    listed = ", ".join(f"`{n}`" for n in needed)
+    menu = "Run\u00a0>\u00a0Run All Above"  # the menu path kept on one line
+    cells = list(dict.fromkeys(needed.values()))
+    if len(cells) == 1:
+        run = "those two cells" if " and the check cell " in _made_by(cells[0]) else "that cell"
+        return (f"This cell needs {listed}, made by {_made_by(cells[0])}: run {run} first (or {menu}), then run this "
+                "one again.")
+    where = "; ".join(f"`{name}`: {_made_by(cell)}" for name, cell in needed.items())
+    return (f"This cell needs {listed}, made by cells above it: run them with {menu}, then run this one again "
+            f"({where}).")
 
 
 def explain_missing(makers: Mapping[str, str]) -> None:
@@ -38,7 +56,7 @@ def explain_missing(makers: Mapping[str, str]) -> None:
     if shell is None:
         return
     _MAKERS.update(makers)
-    shell.set_custom_exc((NameError,), _explain)
+    shell.set_custom_exc((NameError, NotFilledInError), _explain)
 
 
 _MAKERS: dict[str, str] = {}
@@ -50,13 +68,20 @@ def _ipython() -> Any:
 
 
 def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> None:
-    """IPython's handler for NameError: for a name a chapter's cell makes, the error alone (no traceback, so the
-    advice is the first thing a learner reads) saying which cell to run first; else the usual traceback."""
+    """IPython's handler for NameError and NotFilledInError: for a name a chapter's cell makes, or a stub, the
+    message alone (no traceback, so the advice is the first thing a learner reads); else the usual traceback. The
+    advice names every name the cell uses that no cell has made yet, not only the first."""
+    if isinstance(value, NotFilledInError):
+        print(value, file=sys.stderr)
+        return
     name = getattr(value, "name", None)
-    known = name in _MAKERS
-    if known:
-        # wrapped to 100 characters with "NameError: " in front, so that no line breaks inside a word
-        said = textwrap.fill(f"{etype.__name__}: {value}. {advice([name], _MAKERS[name])}", 100,
-                             break_on_hyphens=False)
-        value.args = (said.removeprefix(f"{etype.__name__}: "),)
-    shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=known)
+    if name not in _MAKERS:
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+        return
+    source = (shell.user_ns.get("_ih") or [""])[-1]  # the cell being run
+    needed = {name: _MAKERS[name]} | {n: cell for n, cell in _MAKERS.items()
+                                      if n not in shell.user_ns and re.search(rf"\b{re.escape(n)}\b", source)}
+    # wrapped to 100 characters with "NameError: " in front, so that no line breaks inside a word
+    said = textwrap.fill(f"{etype.__name__}: {value}. {advice(needed)}", 100, break_on_hyphens=False)
+    value.args = (said.removeprefix(f"{etype.__name__}: "),)
+    print(said, file=sys.stderr)

@@ -23,13 +23,21 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     said = str(result.error_in_exec)
     assert "needs `model`, made by the cell 'Load the trained model' (section 2)" in " ".join(said.split())
     assert max(len(line) for line in f"NameError: {said}".splitlines()) <= 100, "wrapped for a projector"
-    shown = capsys.readouterr().out
-    assert "needs `model`" in shown and "Traceback" not in shown and "model.eval()" not in shown, shown
+    out, shown = capsys.readouterr()
+    assert "needs `model`" in shown and "Traceback" not in out + shown and "model.eval()" not in shown, shown
+    assert "An exception has occurred" not in out + shown, "the advice alone, no IPython jargon above it"
     other = shell.run_cell("not_in_the_map")
     assert isinstance(other.error_in_exec, NameError) and "made by the cell" not in str(other.error_in_exec)
-    explain_missing({"softmax": "that starts with `def softmax` (exercise 2)"})
+    explain_missing({"softmax": "that starts with `def softmax` (exercise 2)", "scores": "'scores = ...'"})
     said = " ".join(str(shell.run_cell("softmax(1)").error_in_exec).split())
     assert "`def softmax` (exercise 2) and the check cell under it: run those two cells first" in said, said
+    said = " ".join(str(shell.run_cell("softmax(scores)", store_history=True).error_in_exec).split())  # both named
+    assert "needs `softmax`, `scores`, made by cells above it" in said and "`scores`: the cell 'scores" in said, said
+    shell.run_cell("from helpers.checks import todo\ndef softmax(scores):\n    todo()")
+    capsys.readouterr()
+    assert isinstance(shell.run_cell("softmax(1)").error_in_exec, NotImplementedError)
+    out, shown = capsys.readouterr()
+    assert shown.startswith("softmax is not filled in yet.") and "Traceback" not in out + shown, shown
     shell.run_cell("model = 1")
     assert shell.run_cell("model + 1").result == 2
 

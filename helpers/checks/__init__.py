@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 import torch
 
 from helpers.checks.solutions import SOLUTIONS
+from helpers.needs import NotFilledInError
 
 LINE = 100  # printed lines stay within what a projector shows unwrapped
 _TERM = r"(?:\d[\d,]* )?(?:\d[\d,]*|width)\b"  # 128, 4 width
@@ -58,11 +59,11 @@ def todo() -> None:
     cell (the stub's cell run again after its check), it says how to get a working function back."""
     name = sys._getframe(1).f_code.co_name  # the stub's own name: the exercise's function
     if not name.isidentifier():
-        raise NotImplementedError("this exercise is not filled in yet")
+        raise NotFilledInError("this exercise is not filled in yet")
     said = (f"{name} is not filled in yet. Fill in the cell that starts with `def {name}` and run it, then run the "
             f"check cell under it: until yours is right, the check hands on the reference {name}, so the cells below "
             "work.")
-    raise NotImplementedError(textwrap.fill(f"NotImplementedError: {said}", LINE).removeprefix("NotImplementedError: "))
+    raise NotFilledInError(textwrap.fill(said, LINE))
 
 
 def attempt(

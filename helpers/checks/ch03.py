@@ -28,6 +28,8 @@ def check_clues_for_smiles(clues_for_smiles: Callable[[list[str]], dict[str, int
         wrong.append(f"missing {', '.join(map(repr, missing))}")
     if extra := [k for k in got if k not in _WANT_KEYS]:
         wrong.append(f"not one of them: {', '.join(map(repr, extra))}")
+        wrong += [f"{k!r} should be {k.lower()!r} (keys must match exactly, capitals too)" for k in extra
+                  if isinstance(k, str) and k.lower() in missing]
     expect(not wrong, f"{name} should have exactly the keys {list(_WANT_KEYS)}: {'; '.join(wrong)}")
     for kind in _WANT_KEYS:
         expect(not isinstance(got[kind], torch.Tensor),
