@@ -23,11 +23,14 @@ class NotFilledInError(NotImplementedError):
     working function back, and a chapter shows that message alone, as it does a NameError's advice."""
 
 
+def _exercise(cell: str) -> bool:
+    """Whether `cell` is an exercise's function (`def ...`): its check cell under it makes the name too, handing on
+    the reference until the learner's own is right."""
+    return cell.startswith("that starts with `def ")
+
+
 def _made_by(cell: str) -> str:
-    """Where a name comes from: with an exercise's function (`def ...`), the check cell under it too, which hands
-    on the reference until the learner's own is right."""
-    return f"the cell {cell} and the check cell under it" if cell.startswith("that starts with `def ") else (
-        f"the cell {cell}")
+    return f"the cell {cell} and the check cell under it" if _exercise(cell) else f"the cell {cell}"
 
 
 def advice(needed: Mapping[str, str]) -> str:
@@ -36,7 +39,7 @@ def advice(needed: Mapping[str, str]) -> str:
     menu = "Run\u00a0>\u00a0Run All Above"  # the menu path kept on one line
     cells = list(dict.fromkeys(needed.values()))
     if len(cells) == 1:
-        run = "those two cells" if " and the check cell " in _made_by(cells[0]) else "that cell"
+        run = "those two cells" if _exercise(cells[0]) else "that cell"
         return (f"This cell needs {listed}, made by {_made_by(cells[0])}: run {run} first (or {menu}), then run this "
                 "one again.")
     where = "; ".join(f"`{name}`: {_made_by(cell)}" for name, cell in needed.items())
