@@ -9,15 +9,7 @@ from unittest.mock import patch
 import torch
 import torch.nn.functional as F
 
-from helpers.checks import (
-    _first_line,
-    attempt,
-    expect,
-    expect_close,
-    expect_tensor,
-    passed,
-    softmax_went_down_columns,
-)
+from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, softmax_went_down_columns
 
 
 def _reference_softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -27,22 +19,19 @@ def _reference_softmax(scores: torch.Tensor) -> torch.Tensor:
 def _on_grid(name: str, softmax: Callable[[torch.Tensor], torch.Tensor], grid: torch.Tensor) -> object:
     """softmax(grid); a shape error (a row's total without keepdim) or code for one row only (a loop, max(),
     math.exp) becomes a plain-words explanation."""
-    try:
-        return softmax(grid.clone())
-    except (RuntimeError, TypeError) as err:
-        rows, said = grid.shape[0], f"{name} on a {list(grid.shape)} grid of scores stopped with an error"
+    rows = grid.shape[0]
+
+    def hint(err: Exception) -> str:
         if "must match" in str(err):
-            raise AssertionError(
-                f"{said} ({str(err).rstrip('.')}). A row's largest score or total taken with .max(dim=-1) or "
-                f".sum(dim=-1) has shape [{rows}], one number per row, which does not line up with the "
-                f"{list(grid.shape)} grid. Add keepdim=True: the shape becomes [{rows}, 1] and each row is divided "
-                "by its own total") from err
-        raise AssertionError(
-            f"{said} ({_first_line(err).rstrip('.')}). It works on one row of scores but not on a grid: Python's "
-            "max(), math.exp and a loop over the scores handle single numbers. Use tensor operations along the "
-            "last dimension instead: scores.max(dim=-1, keepdim=True).values, torch.exp(scores), .sum(dim=-1, "
-            "keepdim=True)"
-        ) from err
+            return (f"A row's largest score or total taken with .max(dim=-1) or .sum(dim=-1) has shape [{rows}], one "
+                    f"number per row, which does not line up with the {list(grid.shape)} grid. Add keepdim=True: the "
+                    f"shape becomes [{rows}, 1] and each row is divided by its own total")
+        return ("It works on one row of scores but not on a grid: Python's max(), math.exp and a loop over the scores "
+                "handle single numbers. Use tensor operations along the last dimension instead: scores.max(dim=-1, "
+                "keepdim=True).values, torch.exp(scores), .sum(dim=-1, keepdim=True)")
+
+    return attempt(f"{name} on a {list(grid.shape)} grid of scores", softmax, grid.clone(),
+                   errors=(RuntimeError, TypeError), hint=hint)[1]
 
 
 @contextmanager
