@@ -8,7 +8,8 @@ FIT_WIDTH pixels wide, so it fits JupyterLab's output area, also on a 1280x720 p
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -76,6 +77,18 @@ def presenting() -> bool:
 def style() -> dict[str, int]:
     """The current font size, figure size and tallest figure, for widgets that build their own figures."""
     return dict(_style)
+
+
+@contextmanager
+def sizes(saved: dict[str, int]) -> Iterator[None]:
+    """Draw at `saved` (what style() gave earlier) whatever the mode is now, then go back to the mode: a widget
+    built in one mode keeps its sizes when it redraws after presenter_mode is switched."""
+    now = dict(_style)
+    _style.update(saved)
+    try:
+        yield
+    finally:
+        _style.update(now)
 
 
 def styled(fig: go.Figure, width: int = FIT_WIDTH, height: int | None = None) -> Figure:

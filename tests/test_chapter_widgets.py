@@ -44,7 +44,7 @@ def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clue
     assert p.bars.figure["panels"][0]["series"][0]["y"] == pytest.approx(p.weights.tolist(), abs=1e-6)
     assert f"{(p.weights @ VECTORS)[0]:.2f}" in p.average.value  # the weighted average of the vectors
     p.preset("plain average")
-    assert f"{1 / len(WORDS):.0%}" in p.summary_text and "animal" not in p.summary_text.split("(all weights")[0]
+    assert f"{1 / len(WORDS):.1%}" in p.summary_text and "animal" not in p.summary_text.split("(all weights")[0]
     p.set_score("animal", -5.0)  # the six others tie: all of them named, none picked out
     named = p.summary_text.split(" (all weights")[0]
     assert f"evenly over {len(WORDS) - 1} words" in named and "animal" not in named and "wet" in named, named
@@ -59,6 +59,8 @@ def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clue
     p.preset("one clue")
     p.set_temperature(4.0)
     soft = float(p.weights.max())
+    shares = [f"{c} {float(p.weights[WORDS.index(c)]):.1%}" for c in CLUES]  # as the bars label them
+    assert all(share in p.summary_text for share in shares), (shares, p.summary_text)
     p.set_temperature(0.5)
     assert float(p.weights.max()) > soft and p.temperature_slider.value == pytest.approx(0.5)
     p.temperature_slider.value = 10**-0.25  # a step of the log slider: its readout and the title say the same
@@ -255,6 +257,8 @@ def test_presenter_mode_enlarges_and_fits_the_output_area(presenter: bool) -> No
     small = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES)
     assert big.font > small.font and "font-size: 22px" in big.css.value and "font-size: 22px" in step.view.value
     assert big.bars.figure["font"] > small.bars.figure["font"]
+    big.preset("one clue")  # after the switch to reading sizes, the presenter's widget redraws at its own
+    assert big.bars.figure["font"] == big.font and big.bars.figure["height"] <= 580 - 2 * 22
     for drawing in (big.bars, one.bars):
         assert isinstance(drawing, Drawing) and drawing.figure["width"] <= FIT_WIDTH
         assert drawing.figure["height"] <= 580 - 2 * 22, "the controls above it stay on a 1280x720 screen with it"

@@ -21,7 +21,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from helpers.chapter_widgets.access import ROOT_CLASS, STATUS_CLASS, ControlAccess
-from helpers.plots import FIT_WIDTH, style
+from helpers.plots import FIT_WIDTH, sizes, style
 
 PROBLEM, NOTE, TEXT = "#b35806", "#333333", "#1a1a1a"
 """Colours of a problem (orange), a note on what is shown (grey) and ordinary text."""
@@ -34,7 +34,8 @@ class Widget(widgets.VBox):
     def __init__(self, **kwargs: Any) -> None:
         self.problem = ""  # what went wrong with the last thing asked for, if anything
         self.notes: list[str] = []  # notes on what the widget shows (the explorer's unknown words, trimming)
-        self.font = style()["font"]
+        self.sizes = style()  # the mode it was built in: its redraws keep these sizes
+        self.font = self.sizes["font"]
         self.message = widgets.HTML(layout=widgets.Layout(min_height="1.5em")).add_class(STATUS_CLASS)
         self.summary = widgets.HTML().add_class(STATUS_CLASS)
         self._quiet = False  # True while code sets a control, so its callback does not run again
@@ -42,6 +43,7 @@ class Widget(widgets.VBox):
         self.access = ControlAccess(layout=widgets.Layout(display="none"))  # keyboard use, accessible names
         super().__init__(**kwargs)
         self.add_class(ROOT_CLASS)
+        self.add_class(f"spotlights-font-{self.font}")  # control_style's scope: a copy built in the other mode
 
     def html_lines(self, lines: Sequence[str], colour: str = TEXT) -> str:
         """Lines of text at the widget's font size, escaped; "" when there is nothing to say."""
@@ -59,10 +61,12 @@ class Widget(widgets.VBox):
 
     @contextmanager
     def report(self) -> Iterator[None]:
-        """Run one update: a new action clears the last problem; an exception becomes a message."""
+        """Run one update at the sizes the widget was built with: a new action clears the last problem; an
+        exception becomes a message."""
         self.problem = ""
         try:
-            yield
+            with sizes(self.sizes):
+                yield
         except Exception as error:
             kind = type(error).__name__
             self.problem = str(error) if isinstance(error, ValueError) else f"Something went wrong ({kind}): {error}"
@@ -118,17 +122,19 @@ def control_height(font: int) -> int:
 
 
 def control_style(css_class: str, font: int) -> widgets.HTML:
-    """A style sheet (in an HTML widget of no size) for the widget of class `css_class`: its controls' labels,
-    menus, boxes and buttons at `font` pixels, and the controls and their labels' column as large as their
-    text (ipywidgets sizes them through its CSS variables), so presenter mode enlarges them with the rest."""
+    """A style sheet (in an HTML widget of no size) for the widgets of class `css_class` built at text size `font`:
+    their controls' labels, menus, boxes and buttons at `font` pixels, and the controls and their labels' column as
+    large as their text (ipywidgets sizes them through its CSS variables), so presenter mode enlarges them with the
+    rest. A copy of the same widget built in the other mode keeps its own sizes."""
+    w = f".{css_class}.spotlights-font-{font}"
     return widgets.HTML(
-        f"<style>.{css_class} .widget-label, .{css_class} button, .{css_class} select, .{css_class} input, "
-        f".{css_class} label, .{css_class} .widget-readout {{font-size: {font}px}} "
-        f".{css_class} code {{font-size: inherit}} "
-        f".{css_class} {{--jp-widgets-font-size: {font}px; --jp-widgets-inline-height: {control_height(font)}px; "
+        f"<style>{w} .widget-label, {w} button, {w} select, {w} input, "
+        f"{w} label, {w} .widget-readout {{font-size: {font}px}} "
+        f"{w} code {{font-size: inherit}} "
+        f"{w} {{--jp-widgets-font-size: {font}px; --jp-widgets-inline-height: {control_height(font)}px; "
         f"--jp-widgets-inline-label-width: {max(80, font * 5)}px; "
         f"--jp-widgets-slider-handle-size: {round(font * 1.1)}px}} "
-        f".{css_class} .widget-toggle-buttons {{display: flex; align-items: center}}</style>",
+        f"{w} .widget-toggle-buttons {{display: flex; align-items: center}}</style>",
         layout=widgets.Layout(height="0px", overflow="hidden"),
     )
 

@@ -163,21 +163,22 @@ def looks_at(labels: Sequence[str], weights: Sequence[float]) -> str:
     even = 1 / len(weights)
     above = [i for i in sorted(range(len(weights)), key=lambda i: -weights[i]) if weights[i] > even + EVEN]
     if not above:
-        return f"'{labels[-1]}' spreads its attention evenly: {even:.0%} to each of the {len(weights)} words"
+        return f"'{labels[-1]}' spreads its attention evenly: {even:.1%} to each of the {len(weights)} words"
     tied = [i for i in above if weights[above[0]] - weights[i] < EVEN]  # as strong as the strongest
     if len(tied) > 3:  # naming three of them would pick three of equals
-        return (f"'{labels[-1]}' spreads its attention evenly over {len(tied)} words, {weights[above[0]]:.0%} each: "
+        return (f"'{labels[-1]}' spreads its attention evenly over {len(tied)} words, {weights[above[0]]:.1%} each: "
                 + ", ".join(labels[i] for i in sorted(tied)))
-    return f"'{labels[-1]}' looks mostly at: " + ", ".join(f"{labels[i]} {weights[i]:.0%}" for i in above[:3])
+    return f"'{labels[-1]}' looks mostly at: " + ", ".join(f"{labels[i]} {weights[i]:.1%}" for i in above[:3])
 
 
 def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequence[str]) -> str:
-    """The playground's summary in words: where the last word looks, then the three clues' shares."""
+    """The playground's summary in words: where the last word looks, then the three clues' shares, to one decimal
+    as the bars are labelled (a share the bars show as 0.1% is not called 0%)."""
     shares = [weights[labels.index(c)] for c in clues]
     return (looks_at(labels, weights)
             + f" (all weights together: {sum(weights):.0%}). The three clues get "
-            + ", ".join(f"{c} {w:.0%}" for c, w in zip(clues, shares, strict=True))
-            + f"; the weakest has {min(shares):.0%}, and one spotlight cannot give all three more than a third.")
+            + ", ".join(f"{c} {w:.1%}" for c, w in zip(clues, shares, strict=True))
+            + f"; the weakest has {min(shares):.1%}, and one spotlight cannot give all three more than a third.")
 
 
 def spotlight_playground(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str],
@@ -192,10 +193,11 @@ def spotlight_playground(words: Sequence[str], vectors: torch.Tensor, features: 
 
 
 def bars_figure(labels: Sequence[str], weights: Sequence[float], title: str) -> dict:
-    """The weights as bars labelled in percent, short enough that the preset buttons and the sliders above them
-    stay on a 1280x720 screen with them in presenter mode (four rows of two sliders)."""
+    """The weights as bars labelled in percent, short enough that the sliders above them and the summary below
+    them stay on screen together: a 1366x768 laptop in reading mode, 1280x720 in presenter mode (four rows of two
+    sliders)."""
     s = style()
-    height = min(int(s["size"] * 0.8), int(s["tallest"] - 12.5 * s["font"]))
+    height = min(int(s["size"] * 0.65), int(s["tallest"] - 12.5 * s["font"]))
     panel = bars(labels, [("weight", weights, PALETTE[0])], ymax=1.15, on_bars=True, tick=s["font"],
                  xtitle=LOOKED_AT)
     return figure(title, [panel], min(FIT_WIDTH, s["size"] + 200), height, s["font"])

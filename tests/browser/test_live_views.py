@@ -1,6 +1,6 @@
 """Every live view in JupyterLab at 1280x720 in presenter mode, driven in Chromium as a learner would, what it
 draws read back against the weights computed here; then after a page reload with the kernel running, in RISE,
-and in Jupyter Notebook 7.
+and in Jupyter Notebook 7. Chapter 1's playground in reading mode on a 1366x768 laptop too.
 Screenshots go to tests/browser/screenshots/.
 """
 
@@ -31,6 +31,7 @@ VIEWS = {"attention-explorer": "explore()",
          "step-through": "step_through(words, q, k, v)", "split-the-width": "split_the_width()",
          "change-one-word": "change_one_word()"}
 LONG_PRINTOUT = "print(*range(60), sep='\\n')"  # a slide taller than the screen, which RISE scrolls
+LAPTOP = "helpers.presenter_mode(False)\n" + VIEWS["spotlight-playground"]  # the last cell: reading mode
 SENTENCE = "sadly , the foxes that cross the zanzibar bridge sigh ."  # zanzibar: an unknown word
 EX = ".attention-explorer"
 FOCUSED = "() => !!document.activeElement.closest('.attention-explorer g.panel.heatmap')"
@@ -48,6 +49,15 @@ STEP_SHOWN = """() => {
             right: w.getBoundingClientRect().right, view_top: view.top, view_bottom: view.bottom};
 }"""
 """Where the step-through's Next button and its step's (first) table are, scrolled to its top, in pixels."""
+SLIDERS_AND_SUMMARY = """() => {
+    const w = Array.from(document.querySelectorAll('.spotlight-playground')).pop();
+    w.scrollIntoView({block: 'start'});
+    const view = w.closest('.jp-WindowedPanel-outer').getBoundingClientRect();
+    const said = Array.from(w.querySelectorAll('.spotlights-status')).pop();
+    return {top: w.querySelector('button').getBoundingClientRect().top, bottom: said.getBoundingClientRect().bottom,
+            view_top: view.top, view_bottom: view.bottom, summary: said.innerText};
+}"""
+"""The reading-mode playground scrolled to its top: its buttons' top, its summary's bottom, the notebook's view."""
 
 
 ON_SCREEN = """([css, figure]) => {
@@ -140,10 +150,11 @@ def check_explorer(page) -> None:
 def check_widgets(page) -> None:
     """Each chapter widget responds to its controls, and its drawing shows what the kernel computed."""
     w = ".spotlight-playground"
-    page.locator(f"{w} button", has_text="three clues").click()
-    page.wait_for_function("() => document.querySelector('.spotlight-playground').innerText.includes('animal 33%')")
+    playground = page.locator(w).first  # the presenter's (the last cell holds a laptop's)
+    playground.locator("button", has_text="three clues").click()
+    page.wait_for_function("() => document.querySelector('.spotlight-playground').innerText.includes('animal 33.3%')")
     assert support.drawn(page, w)[0]["values"].count("33.3%") == 3
-    temperature = page.locator(f"{w} .widget-slider", has=page.locator("label", has_text="temperature"))
+    temperature = playground.locator(".widget-slider", has=page.locator("label", has_text="temperature"))
     assert temperature.locator("[role=slider]").get_attribute("aria-valuetext") == "1.00"
     w = ".step-through"
     page.locator(f"{w} button", has_text="Next").focus()
@@ -212,7 +223,7 @@ def test_live_views_on_a_projector_after_a_reload_in_rise_and_in_notebook_7(
     chromium: str, tmp_path: Path, axe_script
 ) -> None:
     (tmp_path / "root").mkdir()
-    support.notebook(tmp_path / "root", [SETUP, *VIEWS.values(), LONG_PRINTOUT])
+    support.notebook(tmp_path / "root", [SETUP, *VIEWS.values(), LONG_PRINTOUT, LAPTOP])
     with (support.jupyter_lab(tmp_path / "root", tmp_path) as (base, token),
           support.open_page(chromium, 1280, 720, 60_000) as (page, errors)):
         try:
@@ -226,6 +237,15 @@ def test_live_views_on_a_projector_after_a_reload_in_rise_and_in_notebook_7(
             check_explorer(page)
             check_widgets(page)
             problems += support.control_problems(page, ".spotlights-widget")
+            page.set_viewport_size({"width": 1366, "height": 768})  # a laptop: drag a slider, read the summary
+            page.wait_for_function("() => document.querySelector('.jp-WindowedPanel-outer')"
+                                   ".getBoundingClientRect().bottom > 720")  # JupyterLab has laid itself out again
+            box = page.evaluate(SLIDERS_AND_SUMMARY)
+            if box["top"] < box["view_top"] - 1 or box["bottom"] > box["view_bottom"] + 1 or not box["summary"]:
+                problems.append(f"the playground at 1366x768 in reading mode: from its buttons at {box['top']:.0f} "
+                                f"px to its summary's end at {box['bottom']:.0f} px, more than the notebook's "
+                                f"{box['view_top']:.0f}-{box['view_bottom']:.0f} px")
+            page.set_viewport_size({"width": 1280, "height": 720})
             problems += support.severe_violations(page, axe_script, ".spotlights-widget")
             page.locator(f"{EX} .widget-text input").first.focus()  # Ctrl+S saves from inside a text box too
             page.keyboard.press("Control+s")
