@@ -145,7 +145,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("weighted_average", lambda w, v: w @ v / len(w), "divided by the number of words"),
     ("weighted_average", lambda w, v: (w[:, None] * v).sum(dim=1), "added up each word's own numbers (dim=1"),
     ("weighted_average", lambda w, v: (w * v).sum(dim=0), "Make the weights a column first: weights[:, None]"),
-    ("weighted_average", lambda w, v: v @ w, "weights @ values is the same weighted average"),
+    ("weighted_average", lambda w, v: v @ w, "With @ the order and the shapes matter"),
     ("weighted_average", lambda w, v: (w[:, None] * v).sum(), "added up everything"),
     ("weighted_average", lambda w, v: v.sum(dim=0), "differs from the reference"),
     ("softmax", lambda s: s, "negative weight"),

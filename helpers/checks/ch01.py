@@ -127,15 +127,21 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
     name = "weighted_average"
     weights = torch.tensor([0.1, 0.6, 0.3])  # [3], adds up to 1
     values = torch.tensor([[1.0, 0.0], [2.0, 4.0], [-3.0, 1.0]])  # [3, 2], one row per word
-    done, got = attempt(
-        name, weighted_average, weights.clone(), values.clone(),
-        hint=f"Here weights has shape {list(weights.shape)} (one number per word) and values "
-             f"{list(values.shape)} (one row per word). PyTorch lines shapes up from the right, so weights * "
-             f"values pairs the {len(weights)} weights with the {values.shape[1]} numbers inside each row instead "
-             f"of with the {len(weights)} words. Make the weights a column first: weights[:, None] has shape "
-             f"[{len(weights)}, 1], and each weight then multiplies its own word's whole row. (With @ the "
-             "order matters: weights @ values is the same weighted average in one step; values @ weights does "
-             "not line up)")
+    t, c = values.shape
+
+    def hint(err: Exception) -> str:
+        """Shapes that do not line up: with * the weights need to be a column; with @ the order matters."""
+        if "must match the size" in str(err):  # from *
+            return (f"Here weights has shape [{t}] (one number per word) and values [{t}, {c}] (one row per word). "
+                    f"PyTorch lines shapes up from the right, so weights * values pairs the {t} weights with the "
+                    f"{c} numbers inside each row instead of with the {t} words. Make the weights a column first: "
+                    f"weights[:, None] has shape [{t}, 1], and each weight then multiplies its own word's whole row")
+        return (f"With @ the order and the shapes matter: weights @ values, [{t}] @ [{t}, {c}], pairs each of the "
+                f"{t} weights with its word's row and adds the rows up, giving [{c}], the weighted average in one "
+                f"step. values @ weights, or a column of weights [{t}, 1] @ values, does not line up (a column is "
+                f"for *: weights[:, None] * values, then a sum over the words)")
+
+    done, got = attempt(name, weighted_average, weights.clone(), values.clone(), hint=hint)
     if not done:
         return False
     expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(values.shape)),
