@@ -15,7 +15,9 @@ its controls change, it
 - gives every toggle button its pressed state (`aria-pressed`) and lets the arrow keys move the choice
   along a group of toggle buttons, as in a radio group, which Tab enters on its pressed button;
 - makes the widget's message area and summary line (class STATUS_CLASS) status regions, so a screen reader
-  reads out a problem, or what a change from the keyboard shows, when it appears.
+  reads out a problem, or what a change from the keyboard shows, when it appears;
+- hands the keyboard to the next button along when the focused button is disabled by its own click (the
+  step-through's Next at the last step gives it to Back), where the browser would drop it on the page.
 
 ipywidgets marks the pressed toggle button only with its CSS class `mod-active`: no public property says it in
 the page, so that class is read. The same script works with ipywidgets 7 and 8.
@@ -101,14 +103,27 @@ function moveChoice(event) {
   next.focus();
 }
 
+function keepFocus(last) {  // the button last focused here was just disabled: its neighbour takes the keyboard
+  if (!last || !last.disabled || ![document.body, last, null].includes(document.activeElement)) return;
+  const other = last.parentElement && last.parentElement.querySelector("button:not(:disabled)");
+  if (other) other.focus();
+}
+
 function attach(root) {
   if (!window.spotlightsPassSave) window.addEventListener("keydown", window.spotlightsPassSave = passSave, true);
   fix(root);
+  let last = null;  // the element last focused in this widget
+  const remember = event => { last = event.target; };
   root.addEventListener("keydown", moveChoice);
-  const watcher = new MutationObserver(() => fix(root));
+  root.addEventListener("focusin", remember);
+  const watcher = new MutationObserver(() => { fix(root); keepFocus(last); });
   watcher.observe(root, {subtree: true, childList: true, characterData: true, attributes: true,
-                         attributeFilter: ["class", "id", "aria-valuenow", "aria-valuetext", "value"]});
-  return () => { watcher.disconnect(); root.removeEventListener("keydown", moveChoice); };
+                         attributeFilter: ["class", "id", "aria-valuenow", "aria-valuetext", "value", "disabled"]});
+  return () => {
+    watcher.disconnect();
+    root.removeEventListener("keydown", moveChoice);
+    root.removeEventListener("focusin", remember);
+  };
 }
 
 export default {
