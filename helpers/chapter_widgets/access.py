@@ -16,8 +16,9 @@ its controls change, it
   along a group of toggle buttons, as in a radio group, which Tab enters on its pressed button;
 - makes the widget's message area and summary line (class STATUS_CLASS) status regions, so a screen reader
   reads out a problem, or what a change from the keyboard shows, when it appears;
-- hands the keyboard to the next button along when the focused button is disabled by its own click (the
-  step-through's Next at the last step gives it to Back), where the browser would drop it on the page.
+- when the focused button is disabled by its own click (the step-through's Next at the last step), hands the
+  keyboard to the slider in its row, else to another button there, where the browser would drop it on the page.
+  The slider, not Back: a presenter pressing Enter once too often must not walk back through the steps.
 
 ipywidgets marks the pressed toggle button only with its CSS class `mod-active`: no public property says it in
 the page, so that class is read. The same script works with ipywidgets 7 and 8.
@@ -103,9 +104,10 @@ function moveChoice(event) {
   next.focus();
 }
 
-function keepFocus(last) {  // the button last focused here was just disabled: its neighbour takes the keyboard
+function keepFocus(last) {  // the button last focused here was just disabled: its row keeps the keyboard
   if (!last || !last.disabled || ![document.body, last, null].includes(document.activeElement)) return;
-  const other = last.parentElement && last.parentElement.querySelector("button:not(:disabled)");
+  const row = last.parentElement;
+  const other = row && (row.querySelector("[role=slider]") || row.querySelector("button:not(:disabled)"));
   if (other) other.focus();
 }
 

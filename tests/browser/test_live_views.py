@@ -168,10 +168,12 @@ def check_widgets(page) -> None:
         assert box["view_top"] <= box["next"] and box["table"]["bottom"] <= box["view_bottom"], (step, box)
         assert box["table"]["right"] <= box["right"], (step, box)
     page.locator(f"{w} button", has_text="Next").focus()
-    page.keyboard.press("Enter")  # to the last step: Next is disabled, and the keyboard goes on to Back
+    page.keyboard.press("Enter")  # to the last step: Next is disabled, and the keyboard goes on to the step slider
     page.wait_for_function("() => document.querySelector('.step-through').innerText.includes('step 6 of 6')")
-    page.wait_for_function("() => document.activeElement.matches('.step-through button') "
-                           "&& document.activeElement.innerText.includes('Back')", timeout=10_000)
+    page.wait_for_function("() => document.activeElement.matches('.step-through [role=slider]')", timeout=10_000)
+    page.keyboard.press("Enter")  # once too often: still the last step
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => document.querySelector('.step-through').innerText.includes('step 5 of 6')")
     w = ".split-the-width"
     page.locator(f"{w} .widget-toggle-button", has_text="16").click()
     assert support.drawn(page, w, "16 untrained heads: heads 0 to 3")[0]["panels"] == [f"head {h}" for h in range(4)]
