@@ -266,7 +266,7 @@ class Explorer(Widget):
         every = ", in every head" if rows.shape[0] > 1 else ""
         self.bars.figure = focus_figure(rows, self.words[: i + 1], f"Where {names[i]} looks{every}")
         heads = range(rows.shape[0]) if self.head == ALL_HEADS else [self.head]
-        self.summary_lines = [f"head {h}, reading {names[i]}, looks mostly at: "
+        self.summary_lines = [f"head {h}, reading {names[i]}, looks most at: "
                               + summarise(rows[h], self.words[: i + 1], least=NAMED, names=names) for h in heads]
         self.summary.value = self.html_lines(self.summary_lines, TEXT)
         self.show_message()

@@ -76,7 +76,7 @@ def test_opens_on_a_story_sentence_with_words_on_both_axes(ex: Explorer) -> None
     sigh = ex.words.index("sigh")
     assert ex.focus == sigh and ex.focus_picker.value == sigh, "the first focus is the last word, not the '.'"
     looks = summarise(ex.att[0, sigh, : sigh + 1], ex.words[: sigh + 1], names=[f"'{w}'" for w in ex.words])
-    assert ex.summary_lines == [f"head 0, reading 'sigh', looks mostly at: {looks}"] and "'" in looks
+    assert ex.summary_lines == [f"head 0, reading 'sigh', looks most at: {looks}"] and "'" in looks
     assert summarise(torch.tensor([0.1, 0.61, 0.17, 0.12]), ["the", "animal", "the", "street"]) == (
         "animal 61%, the (2) 17%")
 

@@ -168,7 +168,7 @@ def looks_at(labels: Sequence[str], weights: Sequence[float]) -> str:
     if len(tied) > 3:  # naming three of them would pick three of equals
         return (f"'{labels[-1]}' spreads its attention evenly over {len(tied)} words, {weights[above[0]]:.1%} each: "
                 + ", ".join(labels[i] for i in sorted(tied)))
-    return f"'{labels[-1]}' looks mostly at: " + ", ".join(f"{labels[i]} {weights[i]:.1%}" for i in above[:3])
+    return f"'{labels[-1]}' looks most at: " + ", ".join(f"{labels[i]} {weights[i]:.1%}" for i in above[:3])
 
 
 def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequence[str]) -> str:

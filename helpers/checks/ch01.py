@@ -132,11 +132,13 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
     def hint(err: Exception) -> str:
         """Shapes that do not line up: with * the weights need to be a column; with @ the order matters."""
         if "must match the size" in str(err):  # from *
-            return (f"Here weights has shape [{t}] (one number per word) and values [{t}, {c}] (one row per word). "
+            return (f"In the check's small example ({t} words, {c} numbers each), weights has shape [{t}] (one "
+                    f"number per word) and values [{t}, {c}] (one row per word). "
                     f"PyTorch lines shapes up from the right, so weights * values pairs the {t} weights with the "
                     f"{c} numbers inside each row instead of with the {t} words. Make the weights a column first: "
                     f"weights[:, None] has shape [{t}, 1], and each weight then multiplies its own word's whole row")
-        return (f"With @ the order and the shapes matter: weights @ values, [{t}] @ [{t}, {c}], pairs each of the "
+        return (f"With @ the order and the shapes matter. In the check's small example ({t} words, {c} numbers "
+                f"each), weights @ values, [{t}] @ [{t}, {c}], pairs each of the "
                 f"{t} weights with its word's row and adds the rows up, giving [{c}], the weighted average in one "
                 f"step. values @ weights, or a column of weights [{t}, 1] @ values, does not line up (a column is "
                 f"for *: weights[:, None] * values, then a sum over the words)")
