@@ -73,7 +73,7 @@ def heatmap(weights: torch.Tensor, labels: Sequence[str], names: Sequence[str], 
             xtitle: str = LOOKED_AT, focus: int | None = None, keep: Sequence[int] = ()) -> dict:
     """A heatmap panel: rows look, columns are looked at; `names` are the words as tooltips say them (quoted),
     `labels` as the axes do (every `every`-th, at `tick` px); row `focus`, if given, is always labelled, in bold,
-    and so are the columns `keep`."""
+    and so are the columns `keep`, each unless it would crowd one before it in the list."""
     return {"type": "heatmap", "title": title, "z": cells(weights, causal), "x": list(labels), "y": list(labels),
             "names": list(names), "every": every, "tick": tick, "show_x": show_x, "show_y": show_y,
             "xtitle": xtitle, "ytitle": LOOKS, "focus": focus, "keep": list(keep)}

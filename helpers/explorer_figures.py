@@ -46,13 +46,20 @@ def _labelling(n: int, wide: float, tall: float) -> tuple[int, int, str]:
     labels = [str(i) for i in range(n)]
     (columns, note), rows = word_axis(labels, wide, every=every), word_axis(labels, tall, slanted=False, every=every)[0]
     tick = min(columns["tickfont"]["size"], rows["tickfont"]["size"])
-    return every, tick, LOOKED_AT + (f" ({note})" if note else "")
+    return every, tick, LOOKED_AT + (f" (about {note})" if note else "")
 
 
 def looked_at_most(weights: torch.Tensor, focus: int | None) -> list[int]:
-    """The words the `focus` word looks at most in each head of [H, T, T] weights: the ones a summary names, so
-    their columns keep a label when a long sentence labels only every k-th word."""
-    return [] if focus is None else sorted({int(row.argmax()) for row in weights[:, focus, : focus + 1]})
+    """The words the `focus` word looks at most in each head of [H, T, T] weights, strongest first: the ones a
+    summary names, so their columns keep a label when a long sentence labels only every k-th word (the stronger
+    one where two would crowd each other)."""
+    if focus is None:
+        return []
+    best = {}  # column -> its largest weight over the heads
+    for row in weights[:, focus, : focus + 1]:  # [focus + 1] per head
+        c = int(row.argmax())
+        best[c] = max(best.get(c, 0.0), float(row[c]))
+    return sorted(best, key=lambda c: -best[c])
 
 
 def head_figure(weights: torch.Tensor, words: Sequence[str], title: str, originals: Sequence[str] | None = None,
