@@ -10,6 +10,7 @@ import torch
 from IPython.display import HTML
 
 from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_playground, step_through
+from helpers.chapter_widgets.playground import CLUE_BOOST
 from helpers.chapter_widgets.split_width import AT_ONCE, HEAD_COUNTS, TRAINED, UNTRAINED
 from helpers.chapter_widgets.step_through import STEPS, static_step_through
 from helpers.drawing import Drawing
@@ -49,13 +50,15 @@ def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clue
     named = p.summary_text.split(" (all weights")[0]
     assert f"evenly over {len(WORDS) - 1} words" in named and "animal" not in named and "wet" in named, named
     p.preset("three clues")
-    assert [s.value for s in p.sliders if s.value > 0] == [8.0, 8.0, 8.0]
+    assert [s.value for s in p.sliders if s.value > 0] == [CLUE_BOOST] * 3
+    assert float(p.weights[WORDS.index(CLUES[0])]) < 0.3, "room to climb to a third as the temperature falls"
     named = p.summary_text.split(" (all weights")[0]
     assert sorted(word for word in WORDS if f" {word} " in named) == sorted(CLUES), named
     for temperature in (1.0, 0.1):  # as sharp as the slider goes: still a third at most
         p.set_temperature(temperature)
         shares = [float(p.weights[WORDS.index(c)]) for c in CLUES]
         assert max(shares) - min(shares) < 1e-6 and max(shares) <= 1 / 3 + 1e-6
+    assert min(shares) > 1 / 3 - 1e-3, "at the sharpest, the three clues share nearly everything"
     p.preset("one clue")
     p.set_temperature(4.0)
     soft = float(p.weights.max())

@@ -23,8 +23,10 @@ from helpers.static import static_build
 
 SCORE_RANGE = (-5.0, 10.0)
 """What the sliders allow: enough to make one word win outright, or to push it to nearly nothing."""
-CLUE_BOOST = 8.0
-"""The score each clue gets in the "three clues" preset (every other word gets 0)."""
+CLUE_BOOST = 2.0
+"""The score each clue gets in the "three clues" preset (every other word gets 0): low enough that the other
+words keep a visible share at temperature 1, so lowering the temperature shows the clues' shares climb to a third
+and stop there."""
 STATIC_TEMPERATURES = (0.25, 0.5, 1.0, 2.0, 4.0, 10.0)
 """The temperatures the static copy's slider offers."""
 TEMPERATURE_FORMAT = ".2f"

@@ -6,8 +6,10 @@ Screenshots go to tests/browser/screenshots/.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
+from helpers.chapter_widgets.playground import CLUE_BOOST
 from helpers.model import attention_layer_size
 from helpers.reading import attention, load_cached, read_sentence, unique_labels
 from helpers.registry import shipped
@@ -156,8 +158,9 @@ def check_widgets(page) -> None:
     w = ".spotlight-playground"
     playground = page.locator(w).first  # the presenter's (the last cell holds a laptop's)
     playground.locator("button", has_text="three clues").click()
-    page.wait_for_function("() => document.querySelector('.spotlight-playground').innerText.includes('animal 33.3%')")
-    assert support.drawn(page, w)[0]["values"].count("33.3%") == 3
+    share = f"{math.exp(CLUE_BOOST) / (3 * math.exp(CLUE_BOOST) + 4):.1%}"  # 3 clues and 4 other words
+    page.wait_for_function(f"() => document.querySelector('{w}').innerText.includes('animal {share}')")
+    assert support.drawn(page, w)[0]["values"].count(share) == 3
     temperature = playground.locator(".widget-slider", has=page.locator("label", has_text="temperature"))
     assert temperature.locator("[role=slider]").get_attribute("aria-valuetext") == "1.00"
     w = ".step-through"
