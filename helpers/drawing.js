@@ -53,12 +53,11 @@ function layout(spec) {
 }
 
 // every k-th word; a focus word always, then each word in `keep` that would not touch one already kept, and the
-// every-k-th words that would not touch a kept one (touch: within half the spacing, at least the next row)
+// every-k-th words that would not touch a kept one (touch: closer than k, the spacing at which labels fit)
 function axisWords(words, every, focus, keep) {
-  const k = every || 1, gap = k > 1 ? Math.max(2, Math.ceil(k / 2)) : 1;
+  const k = every || 1, near = i => always.some(j => i !== j && Math.abs(i - j) < k);
   const always = [];
-  for (const i of [focus, ...(keep || [])]) if (i != null && !always.some(j => Math.abs(i - j) < gap)) always.push(i);
-  const near = i => always.some(j => i !== j && Math.abs(i - j) < gap);
+  for (const i of [focus, ...(keep || [])]) if (i != null && !always.some(j => Math.abs(i - j) < k)) always.push(i);
   return words.map((w, i) => (always.includes(i) || (i % k === 0 && !near(i)) ? w : null));
 }
 
@@ -80,7 +79,7 @@ function heatmap(p, k, x0, y0, w, h, L, spec) {
   });
   if (p.show_x !== false) axisWords(p.x, p.every, null, p.keep).forEach((word, c) => {
     const x = x0 + (c + 0.5) * cw, y = y0 + h + 6;
-    if (word !== null) out += text(x, y, word, p.tick, `class="x-label" data-panel="${k}" data-c="${c}" text-anchor="end" transform="rotate(-45 ${x} ${y})"`);
+    if (word !== null) out += text(x, y, word, p.tick, `class="x-label" data-panel="${k}" text-anchor="end" transform="rotate(-45 ${x} ${y})"`);
   });
   return out;
 }

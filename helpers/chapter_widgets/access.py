@@ -18,7 +18,9 @@ its controls change, it
   reads out a problem, or what a change from the keyboard shows, when it appears;
 - when the focused button is disabled by its own click (the step-through's Next at the last step), hands the
   keyboard to the slider in its row, else to another button there, where the browser would drop it on the page.
-  The slider, not Back: a presenter pressing Enter once too often must not walk back through the steps.
+  The slider, not Back: a presenter pressing Enter once too often must not walk back through the steps. On a
+  slider, Space does nothing (it scrolled the notebook away) and Page Up and Page Down scroll the page as a
+  presentation clicker expects, instead of jumping the slider by a fifth of its range.
 
 ipywidgets marks the pressed toggle button only with its CSS class `mod-active`: no public property says it in
 the page, so that class is read. The same script works with ipywidgets 7 and 8.
@@ -104,6 +106,12 @@ function moveChoice(event) {
   next.focus();
 }
 
+function calmSlider(event) {  // capture phase, before a slider's own keys: Space and a clicker's Page keys
+  if (!event.target.matches || !event.target.matches("[role=slider]")) return;
+  if (event.key === " ") event.preventDefault();  // no slider key, and it must not scroll the notebook away
+  else if (event.key === "PageUp" || event.key === "PageDown") event.stopPropagation();  // they scroll the page
+}
+
 function keepFocus(last) {  // the button last focused here was just disabled: its row keeps the keyboard
   if (!last || !last.disabled || ![document.body, last, null].includes(document.activeElement)) return;
   const row = last.parentElement;
@@ -117,6 +125,7 @@ function attach(root) {
   let last = null;  // the element last focused in this widget
   const remember = event => { last = event.target; };
   root.addEventListener("keydown", moveChoice);
+  root.addEventListener("keydown", calmSlider, true);
   root.addEventListener("focusin", remember);
   const watcher = new MutationObserver(() => { fix(root); keepFocus(last); });
   watcher.observe(root, {subtree: true, childList: true, characterData: true, attributes: true,
@@ -124,6 +133,7 @@ function attach(root) {
   return () => {
     watcher.disconnect();
     root.removeEventListener("keydown", moveChoice);
+    root.removeEventListener("keydown", calmSlider, true);
     root.removeEventListener("focusin", remember);
   };
 }

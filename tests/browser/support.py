@@ -72,13 +72,14 @@ DRAWN = """(root) => Array.from(document.querySelectorAll(`${root} .spotlights-d
     title: svg.querySelector('.title').textContent,
     panels: Array.from(svg.querySelectorAll('.panel-title'), t => t.textContent),
     x: Array.from(svg.querySelectorAll('.x-label'), t => t.textContent),
-    columns: Array.from(svg.querySelectorAll('.x-label[data-c]'), t => [+t.dataset.panel, +t.dataset.c]),
+    columns: Array.from(svg.querySelectorAll('.x-label[data-panel]'),
+                        t => [+t.dataset.panel, +t.getAttribute('x'), +t.getAttribute('font-size')]),
     y: Array.from(svg.querySelectorAll('.y-label'), t => t.textContent),
     values: Array.from(svg.querySelectorAll('.value'), t => t.textContent),
     cells: Array.from(svg.querySelectorAll('rect[data-c]'), r => [r.getAttribute('fill'), +r.getAttribute('height')]),
 }))"""
 """What each drawing inside the elements matching CSS `root` shows: title, panel titles, axis words (and the
-heatmaps' labelled columns, [panel, column]), values, cells."""
+heatmaps' column labels: [panel, x, font size]), values, cells."""
 
 
 def drawn(page, root: str, title: str = "") -> list[dict]:

@@ -35,6 +35,8 @@ VIEWS = {"attention-explorer": "explore()",
 LONG_PRINTOUT = "print(*range(60), sep='\\n')"  # a slide taller than the screen, which RISE scrolls
 LAPTOP = "helpers.presenter_mode(False)\n" + VIEWS["spotlight-playground"]  # the last cell: reading mode
 SENTENCE = "sadly , the foxes that cross the zanzibar bridge sigh ."  # zanzibar: an unknown word
+LONG = ("sadly , the foxes that cross the old bridge sigh , and the girl sees a small boat on the water near the town "
+        "where the king lives , and the dragon walks to the river and the old man goes to the bank")
 EX = ".attention-explorer"
 FOCUSED = "() => !!document.activeElement.closest('.attention-explorer g.panel.heatmap')"
 WIDEST = """s => { const look = getComputedStyle(s), c = document.createElement('canvas').getContext('2d');
@@ -90,6 +92,12 @@ def off_screen(page, css: str) -> list[str]:
     return problems
 
 
+def crowded(drawn: dict) -> list[tuple]:
+    """Neighbouring column labels of one panel closer than 1.5 times their font: the slanted words overlap."""
+    pairs = zip(drawn["columns"], drawn["columns"][1:], strict=False)  # [panel, x, font size] each
+    return [(a, b) for a, b in pairs if a[0] == b[0] and b[1] - a[1] < 1.5 * a[2]]
+
+
 def check_explorer(page) -> None:
     """Switch model and head, type a sentence, hover and click cells: the drawing shows the kernel's weights."""
     model = load_cached("four_heads")
@@ -126,12 +134,17 @@ def check_explorer(page) -> None:
     said = page.locator(f"{EX} .spotlights-said").first.inner_text()
     assert said == f"'the' looks at ',': {weights[2, 2, 1]:.1%}", said
     box.focus()  # off the heatmap
-    # every 2nd row labelled, and the focus row whatever its place; no two labelled columns side by side, where
-    # their slanted words would print over each other
+    # every 2nd row labelled, and the focus row whatever its place; column labels far enough apart that their
+    # slanted words do not print over each other, in a long sentence too
     grid = support.pick(page, EX, "head", "all heads", "Every head")[0]
-    pairs = zip(grid["columns"], grid["columns"][1:], strict=False)
-    crowded = [(a, b) for a, b in pairs if a[0] == b[0] and b[1] - a[1] < 2]  # [panel, column] each
-    assert "foxes" in grid["y"] and not crowded, (grid["x"], crowded)
+    assert "foxes" in grid["y"] and not crowded(grid), (grid["x"], crowded(grid))
+    for sentence in (LONG, SENTENCE):  # 'foxes' in both: the focus stays on it
+        box.fill(sentence)
+        box.press("Enter")
+        page.wait_for_function("(n) => document.querySelectorAll(\"" + EX + " rect[data-panel='0'][data-r='0']\")"
+                               ".length === n", arg=len(sentence.split()), timeout=30_000)  # a column per word
+        grid = support.drawn(page, EX, "Every head")[0]
+        assert not crowded(grid), (grid["x"], crowded(grid))
     support.pick(page, EX, "head", "head 2", "Head 2 of the 4-head model")
     # the keyboard: Tab reaches the heatmap on the focus row ('foxes'), the arrow keys read its cells, JupyterLab
     # keeps the active cell
@@ -178,9 +191,15 @@ def check_widgets(page) -> None:
     page.keyboard.press("Enter")  # to the last step: Next is disabled, and the keyboard goes on to the step slider
     page.wait_for_function("() => document.querySelector('.step-through').innerText.includes('step 6 of 6')")
     page.wait_for_function("() => document.activeElement.matches('.step-through [role=slider]')", timeout=10_000)
-    page.keyboard.press("Enter")  # once too often: still the last step
-    page.keyboard.press("ArrowLeft")
+    scrolled = "() => document.querySelector('.jp-WindowedPanel-outer').scrollTop"
+    top = page.evaluate(scrolled)
+    for key in ("Enter", " ", "ArrowLeft"):  # Enter and Space once too often: still the last step, not scrolled
+        page.keyboard.press(key)
     page.wait_for_function("() => document.querySelector('.step-through').innerText.includes('step 5 of 6')")
+    assert page.evaluate(scrolled) == top, "Space on the step slider scrolled the notebook"
+    for key in ("PageDown", "ArrowRight"):  # a clicker's key scrolls the page; it does not jump the slider back
+        page.keyboard.press(key)
+    page.wait_for_function("() => document.querySelector('.step-through').innerText.includes('step 6 of 6')")
     w = ".split-the-width"
     page.locator(f"{w} .widget-toggle-button", has_text="16").click()
     assert support.drawn(page, w, "16 untrained heads: heads 0 to 3")[0]["panels"] == [f"head {h}" for h in range(4)]
