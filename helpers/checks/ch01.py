@@ -130,18 +130,20 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
     t, c = values.shape
 
     def hint(err: Exception) -> str:
-        """Shapes that do not line up: with * the weights need to be a column; with @ the order matters."""
+        """Shapes that do not line up: * needs the weights as a column; @ needs them first, as they are."""
+        example = f"In the check's small example ({t} words, {c} numbers each)"
         if "must match the size" in str(err):  # from *
-            return (f"In the check's small example ({t} words, {c} numbers each), weights has shape [{t}] (one "
-                    f"number per word) and values [{t}, {c}] (one row per word). "
-                    f"PyTorch lines shapes up from the right, so weights * values pairs the {t} weights with the "
-                    f"{c} numbers inside each row instead of with the {t} words. Make the weights a column first: "
+            return (f"{example}, weights has shape [{t}] (one number per word) and values [{t}, {c}] (one row per "
+                    f"word). PyTorch lines shapes up from the right, so weights * values pairs the {t} weights with "
+                    f"the {c} numbers inside each row instead of with the {t} words. Make the weights a column first: "
                     f"weights[:, None] has shape [{t}, 1], and each weight then multiplies its own word's whole row")
-        return (f"With @ the order and the shapes matter. In the check's small example ({t} words, {c} numbers "
-                f"each), weights @ values, [{t}] @ [{t}, {c}], pairs each of the "
-                f"{t} weights with its word's row and adds the rows up, giving [{c}], the weighted average in one "
-                f"step. values @ weights, or a column of weights [{t}, 1] @ values, does not line up (a column is "
-                f"for *: weights[:, None] * values, then a sum over the words)")
+        if "cannot be multiplied" in str(err):  # a column, then @
+            return (f"{example}, a column of weights, [{t}, 1], does not go with @: @ pairs the left side's last "
+                    f"dimension (1) with the right side's first ({t} words). The column is for *, which lines up "
+                    f"each weight with its word's row (then add the rows up); @ takes the weights as they are, [{t}]")
+        return (f"{example}: with @ the order matters, because @ pairs the left side's last dimension with the right "
+                f"side's first. With values [{t}, {c}] on the left, its {c} numbers per word meet the {t} weights. "
+                f"Put the weights, [{t}], on the left, so that the {t} weights meet the {t} words")
 
     done, got = attempt(name, weighted_average, weights.clone(), values.clone(), hint=hint)
     if not done:
