@@ -8,10 +8,12 @@ what its heatmap shows, then presses a chapter widget's button.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import secrets
 from pathlib import Path
 
+from helpers.chapter_widgets.playground import CLUE_BOOST
 from helpers.registry import shipped
 from tests.browser.support import ROOT, drawn, free_port, need, notebook, open_page, pick, serving, tooltip
 
@@ -56,8 +58,9 @@ def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chr
             assert head_3["cells"] != first["cells"] and head_3["x"] == first["x"]
             assert tooltip(page, ex, "rect[data-r='2'][data-c='1']").startswith(f"'{first['y'][2]}' looks at")
             page.locator(".spotlight-playground button", has_text="three clues").click()
-            page.wait_for_function("() => document.querySelector('.spotlight-playground .spotlights-drawing')"
-                                   ".textContent.split('33.3%').length === 4")
+            share = f"{math.exp(CLUE_BOOST) / (3 * math.exp(CLUE_BOOST) + 4):.1%}"  # 3 clues, 4 other words
+            page.wait_for_function("(share) => document.querySelector('.spotlight-playground .spotlights-drawing')"
+                                   ".textContent.split(share).length === 4", arg=share)
         except Exception:
             print("\nconsole errors:", errors[-10:])
             raise

@@ -44,24 +44,6 @@ WIDEST = """s => { const look = getComputedStyle(s), c = document.createElement(
     return [Math.max(...Array.from(s.options, o => c.measureText(o.text).width)),
             s.clientWidth - parseFloat(look.paddingLeft) - parseFloat(look.paddingRight)]; }"""
 """A menu's widest choice and the room for it, in pixels."""
-STEP_SHOWN = """() => {
-    const w = document.querySelector('.step-through');
-    w.scrollIntoView({block: 'start'});
-    const view = w.closest('.jp-WindowedPanel-outer').getBoundingClientRect();
-    const next = Array.from(w.querySelectorAll('button')).find(b => b.innerText.includes('Next'));
-    return {next: next.getBoundingClientRect().top, table: w.querySelector('table').getBoundingClientRect().toJSON(),
-            right: w.getBoundingClientRect().right, view_top: view.top, view_bottom: view.bottom};
-}"""
-"""Where the step-through's Next button and its step's (first) table are, scrolled to its top, in pixels."""
-SLIDERS_AND_SUMMARY = """() => {
-    const w = Array.from(document.querySelectorAll('.spotlight-playground')).pop();
-    w.scrollIntoView({block: 'start'});
-    const view = w.closest('.jp-WindowedPanel-outer').getBoundingClientRect();
-    const said = Array.from(w.querySelectorAll('.spotlights-status')).pop();
-    return {top: w.querySelector('button').getBoundingClientRect().top, bottom: said.getBoundingClientRect().bottom,
-            view_top: view.top, view_bottom: view.bottom, summary: said.innerText};
-}"""
-"""The reading-mode playground scrolled to its top: its buttons' top, its summary's bottom, the notebook's view."""
 
 
 ON_SCREEN = """([css, figure]) => {
@@ -76,18 +58,22 @@ ON_SCREEN = """([css, figure]) => {
         .filter(shown).map(e => getComputedStyle(e).fontSize);
     return {top: Math.min(...controls.map(e => e.getBoundingClientRect().top)),
             bottom: driven.getBoundingClientRect().bottom, view_top: view.top, view_bottom: view.bottom,
+            right: driven.getBoundingClientRect().right, edge: w.getBoundingClientRect().right,
             fonts: Array.from(new Set(fonts))};
 }"""
 
 
-def off_screen(page, css: str) -> list[str]:
-    """The live view `css`: its controls and its drawing (the step-through: all of it) within the 1280x720 screen,
-    the controls' text at the presenter's 22 px."""
-    box = page.evaluate(ON_SCREEN, [f".{css}", ".spotlights-drawing"])
-    problems = [f"{css}: controls' text {box['fonts']}"] if box["fonts"] != ["22px"] else []
+def off_screen(page, css: str, shown: str = ".spotlights-drawing", font: str = "22px") -> list[str]:
+    """The live view `css` scrolled to its top: its controls and its part `shown` (its drawing; the step-through:
+    all of it) on the screen together, `shown` within the widget's width, the controls' text at `font`."""
+    box = page.evaluate(ON_SCREEN, [f".{css}", shown])
+    problems = [f"{css}: controls' text {box['fonts']}"] if box["fonts"] != [font] else []
     if box["top"] < box["view_top"] - 1 or box["bottom"] > box["view_bottom"] + 1:
-        problems.append(f"{css}: from its controls at {box['top']:.0f} px to its drawing's end at {box['bottom']:.0f}"
-                        f" px, more than the notebook's {box['view_top']:.0f}-{box['view_bottom']:.0f} px")
+        problems.append(f"{css}: from its controls at {box['top']:.0f} px to the end of {shown} at "
+                        f"{box['bottom']:.0f} px, more than the notebook's {box['view_top']:.0f}-"
+                        f"{box['view_bottom']:.0f} px")
+    if box["right"] > box["edge"] + 1:
+        problems.append(f"{css}: {shown} runs to {box['right']:.0f} px, past the widget's edge at {box['edge']:.0f}")
     page.screenshot(path=str(support.SCREENSHOTS / f"{css}-presenter.png"))
     return problems
 
@@ -184,9 +170,8 @@ def check_widgets(page) -> None:
     for key, step in (("End", 6), ("ArrowLeft", 5)):  # y's table and the weights: whole, and on screen with Next
         page.keyboard.press(key)
         page.wait_for_function(f"() => document.querySelector('.step-through').innerText.includes('step {step} of 6')")
-        box = page.evaluate(STEP_SHOWN)
-        assert box["view_top"] <= box["next"] and box["table"]["bottom"] <= box["view_bottom"], (step, box)
-        assert box["table"]["right"] <= box["right"], (step, box)
+        problems = off_screen(page, "step-through", "table")  # the step's (first) table, whole, with Next
+        assert not problems, (step, problems)
     page.locator(f"{w} button", has_text="Next").focus()
     page.keyboard.press("Enter")  # to the last step: Next is disabled, and the keyboard goes on to the step slider
     page.wait_for_function("() => document.querySelector('.step-through').innerText.includes('step 6 of 6')")
@@ -273,11 +258,8 @@ def test_live_views_on_a_projector_after_a_reload_in_rise_and_in_notebook_7(
             page.set_viewport_size({"width": 1366, "height": 768})  # a laptop: drag a slider, read the summary
             page.wait_for_function("() => document.querySelector('.jp-WindowedPanel-outer')"
                                    ".getBoundingClientRect().bottom > 720")  # JupyterLab has laid itself out again
-            box = page.evaluate(SLIDERS_AND_SUMMARY)
-            if box["top"] < box["view_top"] - 1 or box["bottom"] > box["view_bottom"] + 1 or not box["summary"]:
-                problems.append(f"the playground at 1366x768 in reading mode: from its buttons at {box['top']:.0f} "
-                                f"px to its summary's end at {box['bottom']:.0f} px, more than the notebook's "
-                                f"{box['view_top']:.0f}-{box['view_bottom']:.0f} px")
+            problems += off_screen(page, "spotlight-playground.spotlights-font-14",  # the reading-mode copy
+                                   ".spotlights-status ~ .spotlights-status", "14px")  # the summary, after messages
             page.set_viewport_size({"width": 1280, "height": 720})
             problems += support.severe_violations(page, axe_script, ".spotlights-widget")
             page.locator(f"{EX} .widget-text input").first.focus()  # Ctrl+S saves from inside a text box too
