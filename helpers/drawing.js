@@ -55,9 +55,9 @@ function layout(spec) {
 // every k-th word; a focus word always, then each word in `keep` that would not touch one already kept, and the
 // every-k-th words that would not touch a kept one (touch: closer than k, the spacing at which labels fit)
 function axisWords(words, every, focus, keep) {
-  const k = every || 1, near = i => always.some(j => i !== j && Math.abs(i - j) < k);
-  const always = [];
+  const k = every || 1, always = [];
   for (const i of [focus, ...(keep || [])]) if (i != null && !always.some(j => Math.abs(i - j) < k)) always.push(i);
+  const near = i => always.some(j => i !== j && Math.abs(i - j) < k);
   return words.map((w, i) => (always.includes(i) || (i % k === 0 && !near(i)) ? w : null));
 }
 
