@@ -43,7 +43,7 @@ class Widget(widgets.VBox):
         self.access = ControlAccess(layout=widgets.Layout(display="none"))  # keyboard use, accessible names
         super().__init__(**kwargs)
         self.add_class(ROOT_CLASS)
-        self.add_class(f"spotlights-font-{self.font}")  # control_style's scope: a copy built in the other mode
+        self.add_class(font_class(self.font))  # control_style's scope: a copy built in the other mode
 
     def html_lines(self, lines: Sequence[str], colour: str = TEXT) -> str:
         """Lines of text at the widget's font size, escaped; "" when there is nothing to say."""
@@ -121,12 +121,17 @@ def control_height(font: int) -> int:
     return max(28, round(font * 1.7))
 
 
+def font_class(font: int) -> str:
+    """The class of every widget built at text size `font` (14 reading, 22 presenter), which scopes its style."""
+    return f"spotlights-font-{font}"
+
+
 def control_style(css_class: str, font: int) -> widgets.HTML:
     """A style sheet (in an HTML widget of no size) for the widgets of class `css_class` built at text size `font`:
     their controls' labels, menus, boxes and buttons at `font` pixels, and the controls and their labels' column as
     large as their text (ipywidgets sizes them through its CSS variables), so presenter mode enlarges them with the
     rest. A copy of the same widget built in the other mode keeps its own sizes."""
-    w = f".{css_class}.spotlights-font-{font}"
+    w = f".{css_class}.{font_class(font)}"
     return widgets.HTML(
         f"<style>{w} .widget-label, {w} button, {w} select, {w} input, "
         f"{w} label, {w} .widget-readout {{font-size: {font}px}} "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from helpers.chapter_widgets.base import font_class
 from helpers.chapter_widgets.playground import CLUE_BOOST
 from helpers.model import attention_layer_size
 from helpers.reading import attention, load_cached, read_sentence, unique_labels
@@ -258,7 +259,7 @@ def test_live_views_on_a_projector_after_a_reload_in_rise_and_in_notebook_7(
             page.set_viewport_size({"width": 1366, "height": 768})  # a laptop: drag a slider, read the summary
             page.wait_for_function("() => document.querySelector('.jp-WindowedPanel-outer')"
                                    ".getBoundingClientRect().bottom > 720")  # JupyterLab has laid itself out again
-            problems += off_screen(page, "spotlight-playground.spotlights-font-14",  # the reading-mode copy
+            problems += off_screen(page, f"spotlight-playground.{font_class(14)}",  # the reading-mode copy
                                    ".spotlights-status ~ .spotlights-status", "14px")  # the summary, after messages
             page.set_viewport_size({"width": 1280, "height": 720})
             problems += support.severe_violations(page, axe_script, ".spotlights-widget")
