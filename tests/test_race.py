@@ -113,8 +113,3 @@ def test_steps_that_fit_counts_the_checks_only_of_checked_runs(monkeypatch, smal
     checked = steps_that_fit(one, full_steps=1000, corpus=small_stories, batch_size=4)
     unchecked = steps_that_fit(one, full_steps=1000, corpus=small_stories, batch_size=4, checked=False)
     assert abs(unchecked - checked - 30) <= 1  # 3 checks of 1.0 s = 30 steps; the real measuring time may round
-
-
-def test_steps_that_fit_times_real_steps(small_stories) -> None:
-    steps = steps_that_fit(MAKERS, full_steps=30, corpus=small_stories, batch_size=4)
-    assert MIN_STEPS <= steps <= 30
