@@ -15,12 +15,6 @@ def _results() -> dict:
     return json.loads((ASSETS / "results.json").read_text())
 
 
-def test_results_cover_both_models_and_every_seed():
-    table = _results()["table"]
-    assert {(r["seed"], r["heads"]) for r in table["runs"]} == {(s, h) for s in table["seeds"] for h in (1, 4)}
-    assert table["models"]["1"]["params"] == 328_704 and table["models"]["4"]["params"] == 345_216
-
-
 def test_targets_say_what_they_compare() -> None:
     """The rule compares the gap between the means with the wider range; a single seed's gap can be smaller, but
     a seed that four heads lose fails the target."""
