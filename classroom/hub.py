@@ -77,19 +77,18 @@ class LocalHub:
         self.token = secrets.token_hex(32)  # the service's: an admin's scopes, and access to every student's server
         self._hub: psutil.Popen | None = None
         self._seen: dict[int, psutil.Process] = {}
-        self._users: list[str] = []
         self._http = AsyncHTTPClient(force_instance=True, max_clients=64)
 
     async def __aenter__(self) -> LocalHub:
         try:
             await self._start()
         except BaseException:
-            await self.stop()
+            self.stop()
             raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
+        self.stop()
 
     async def _start(self) -> None:
         config = self._folder / "jupyterhub_config.py"
@@ -142,7 +141,6 @@ class LocalHub:
     async def add_students(self, names: list[str]) -> dict[str, str]:
         """Create the users, start their servers at once, wait until all are ready; each one's API token."""
         await self.api("POST", "/users", {"usernames": names})
-        self._users += names
         await asyncio.gather(*(self.api("POST", f"/users/{name}/server") for name in names))
         deadline, waiting = time.monotonic() + START_TIMEOUT_S, set(names)
         while waiting:
@@ -177,14 +175,11 @@ class LocalHub:
                 continue
         return found
 
-    async def stop(self) -> None:
-        """Stop the servers through the hub, then the hub, then (by PID) whatever it started that still runs."""
+    def stop(self) -> None:
+        """Stop the hub (on SIGTERM it stops the servers and the proxy), then, by PID, whatever it started that runs."""
         if self._hub is not None:
             self.processes()  # remember every process now, before parents exit and children get reparented
             if self._hub.poll() is None:
-                with contextlib.suppress(asyncio.TimeoutError, OSError):
-                    await asyncio.wait_for(asyncio.gather(*(self.api("DELETE", f"/users/{name}/server")
-                                                            for name in self._users), return_exceptions=True), 60)
                 self._hub.terminate()
                 try:
                     self._hub.wait(timeout=30)
