@@ -64,26 +64,20 @@ def test_a_cell_that_would_run_off_the_slide_starts_a_new_one(cells: list, expec
     assert _types(nb) == before, "the notebook itself is left as it was"
 
 
-def test_a_cell_too_tall_for_any_slide_shows_its_code_then_its_output() -> None:
-    code = "\n".join(f"line_{i} = {i}" for i in range(12))
-    cell = _cell("code", code, "-", figure=ROOM - 100)
-    paged = _paged(cell)
-    assert _types(paged) == ["slide", "-", "subslide"]
-    source, output = paged.cells[1:]
+@pytest.mark.parametrize(("lead_in", "code", "figure", "expected"), [
+    ([], "\n".join(f"line_{i} = {i}" for i in range(12)), ROOM - 100, ["slide", "-", "subslide"]),
+    ([_cell("markdown", PROSE + "Here it is:", "subslide")], "figure()\nshow()\n", ROOM - 70,
+     ["slide", "subslide", "-", "subslide"]),  # not a slide with one sentence ending in a colon: the code joins it
+], ids=["too-tall", "lead-in"])
+def test_a_cell_too_tall_to_fit_shows_its_code_then_its_figure_on_the_next_slide(lead_in: list, code: str,
+                                                                                  figure: int, expected: list) -> None:
+    cell = _cell("code", code, "-", figure=figure)
+    paged = _paged(*lead_in, cell)
+    assert _types(paged) == expected
+    source, output = paged.cells[-2:]
     assert source.source == code and not source.outputs
-    assert output.metadata["transient"] == {"remove_source": True} and output.outputs == cell.outputs
-
-
-def test_a_long_printout_is_cut_between_lines_onto_slides_of_its_own() -> None:
-    cell = _cell("code", "print(table)", "-", printed=2 * ROOM // CODE_LINE)
-    paged = _paged(cell)
-    assert _types(paged) == ["slide", "-", "subslide", "subslide", "subslide"]
-    assert paged.cells[1].source == "print(table)" and not paged.cells[1].outputs
-    printed = [cell.outputs[0].text for cell in paged.cells[2:]]
-    assert "".join(printed) == cell.outputs[0].text, "every line once, in order"
-    assert all(cell.source == "" and cell.metadata["transient"] == {"remove_source": True}
-               for cell in paged.cells[2:])
-    assert len({cell.id for cell in paged.cells}) == len(paged.cells)
+    assert not output.source and output.metadata["transient"] == {"remove_source": True}
+    assert output.outputs == cell.outputs
 
 
 def test_a_long_text_is_cut_between_paragraphs_and_items_but_not_inside_code() -> None:
@@ -106,20 +100,15 @@ def test_a_printout_in_pieces_is_counted_and_cut_as_one() -> None:
     assert paged.cells[2].outputs[0].text == "a printed line\n" * 24
 
 
-def test_a_lead_in_too_short_to_carry_its_figure_keeps_the_code_that_draws_it() -> None:
-    """Not a slide with one sentence ending in a colon: the code joins it, and the figure follows."""
-    figure = _cell("code", "figure()\nshow()\n", "-", figure=ROOM - 70)
-    paged = _paged(_cell("markdown", PROSE + "Here it is:", "subslide"), figure)
-    assert _types(paged) == ["slide", "subslide", "-", "subslide"]
-    assert paged.cells[2].source == figure.source and not paged.cells[2].outputs
-    assert paged.cells[3].outputs == figure.outputs and not paged.cells[3].source
-
-
-def test_code_too_long_for_a_slide_is_cut_between_lines() -> None:
-    source = "\n".join(f"line_{i} = {i}" for i in range(2 * ROOM // CODE_LINE)) + "\n\nprint(line_0)"
-    cell = _cell("code", source, "-", printed=2)
+def test_code_and_a_printout_too_long_for_a_slide_are_cut_between_lines_onto_slides_of_their_own() -> None:
+    lines = 2 * ROOM // CODE_LINE
+    source = "\n".join(f"line_{i} = {i}" for i in range(lines)) + "\n\nprint(line_0)"
+    cell = _cell("code", source, "-", printed=lines)
     paged = _paged(cell)
-    codes = [cell.source for cell in paged.cells[1:] if cell.source]
-    assert len(codes) >= 3 and "\n".join(codes).split() == source.split(), "every line once, in order"
-    assert all(not cell.outputs for cell in paged.cells[1:-1]) and paged.cells[-1].outputs == cell.outputs
-    assert _types(paged)[2] == "subslide" and _types(paged).count("subslide") >= 2
+    codes = [piece for piece in paged.cells[1:] if not piece.outputs]
+    printed = [piece for piece in paged.cells[1:] if piece.outputs]
+    assert paged.cells[1:] == codes + printed, "the code first, then its printout"
+    assert len(codes) >= 3 and "\n".join(c.source for c in codes).split() == source.split(), "every line once"
+    assert len(printed) >= 3 and "".join(c.outputs[0].text for c in printed) == cell.outputs[0].text, "in order"
+    assert all(c.source == "" and c.metadata["transient"] == {"remove_source": True} for c in printed)
+    assert set(_types(paged)[1:]) == {"subslide"} and len({c.id for c in paged.cells}) == len(paged.cells)
