@@ -22,22 +22,17 @@ from tools.chapters import ROOT, notebook_paths, reading_minutes
 from tools.chapters import SITE_SAMPLE as BUILD
 from tools.pages import LIVE_ONLY, mathml, page_title, prepare
 
-# a script, style sheet, image or font that a page would fetch from another host
-REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
 
-
-def test_pages_share_one_plotly_and_fetch_nothing_from_other_hosts(built_site) -> None:
+def test_pages_share_one_plotly(built_site) -> None:
+    """One plotly.js for the whole site. That pages draw their figures with no request to another host, the
+    browser test checks in Chromium; that no live widget is left, the build itself (built_site fails if not)."""
     out = built_site.folder
     plotly_js = out / "plotly.min.js"
     assert plotly_js.stat().st_size > 1_000_000, "the site's own copy of plotly.js is missing"
     for page in (out / f"{nb.stem}.html" for nb in BUILD):
         text = page.read_text()
         assert '<script src="plotly.min.js"></script>' in text, f"{page.name} does not load the shared plotly.js"
-        assert "Plotly.newPlot" in text or "data-height=" in text, f"{page.name} draws no figure"
         assert "window.PlotlyConfig" not in text and text.count("plotly.js v") == 0, f"{page.name} inlines plotly.js"
-        assert not REMOTE.search(text), f"{page.name} fetches from another host: {REMOTE.search(text)[0]}"
-        assert "mathjax" not in text.lower() and "require.js" not in text, f"{page.name} loads MathJax or require.js"
-        assert WIDGET_MIME not in text, f"a live widget is left on {page.name}, blank without a kernel"
     explorer = (out / "explorer.html").read_text()
     assert explorer.count("data-height=") >= 2, "the explorer cell and the static copy are both drawn with their menus"
 
