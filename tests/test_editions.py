@@ -54,11 +54,13 @@ def test_every_exercise_has_a_stub_a_check_and_a_solution() -> None:
     assert len(stubs) == len(SOLUTIONS) and all("todo()" in cell.source for cell in stubs)
 
 
-def test_the_instructor_edition_shows_notes_after_their_cell_and_solutions_after_their_check(tmp_path: Path) -> None:
-    written = build("instructor", tmp_path, [NOTEBOOKS / "01_one_spotlight.ipynb"])
-    nb = nbformat.read(written[0], as_version=4)
-    source = LEARNER["01_one_spotlight.ipynb"]
-    noted = [i for i, cell in enumerate(source.cells) if cell.metadata.get(NOTES_KEY)]
+def test_the_instructor_edition_shows_notes_after_their_cell_and_runs_solutions_after_their_check(
+        tmp_path: Path) -> None:
+    """Run All in the instructor edition: each solution, right after its check, passes it and says it is now in
+    use; each cell's notes follow it."""
+    path = NOTEBOOKS / "02_queries_keys_values.ipynb"
+    nb = nbformat.read(build("instructor", tmp_path, [path])[0], as_version=4)
+    noted = [cell for cell in LEARNER[path.name].cells if cell.metadata.get(NOTES_KEY)]
     assert noted and sum(is_notes(cell) for cell in nb.cells) == len(noted)
     shown = [cell for cell in nb.cells if SOLUTION not in tags(cell)]  # a solution sits between a check and its notes
     for before, after in pairwise(shown):
@@ -66,14 +68,8 @@ def test_the_instructor_edition_shows_notes_after_their_cell_and_solutions_after
             assert before.metadata[NOTES_KEY] in after.source
     for before, after in pairwise(nb.cells):
         if SOLUTION in tags(after):
-            name = checked_exercise(before)
-            assert solution_source(name) in after.source and "solution=True)" in after.source
-
-
-def test_the_instructor_edition_runs_its_solutions(tmp_path: Path) -> None:
-    """Run All in the instructor edition: each solution passes its check and says it is now in use."""
-    nb = nbformat.read(build("instructor", tmp_path, [NOTEBOOKS / "02_queries_keys_values.ipynb"])[0], as_version=4)
-    ran = execute(NOTEBOOKS / "02_queries_keys_values.ipynb", nb=nb, timeout=300)
+            assert solution_source(checked_exercise(before)) in after.source
+    ran = execute(path, nb=nb, timeout=300)
     said = [" ".join(out.text.split()) for cell in ran.cells if SOLUTION in tags(cell)
             for out in cell.outputs if out.output_type == "stream"]
     assert len(said) == 3 and all("this hidden solution passes its check" in text for text in said), said
