@@ -12,7 +12,7 @@ import shutil
 import sys
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
+from contextlib import contextmanager
 from urllib.parse import urljoin, urlparse
 
 import nbformat
@@ -31,15 +31,6 @@ FIGURES_DRAWN = """() => {
     return figures.length + views.length > 0 && figures.every(f => f._fullLayout && f.querySelector('.main-svg'))
         && views.every(v => v.querySelector('.spotlights-drawing svg'));
 }"""
-FIGURE_ON_SLIDE = """() => {
-    const figures = Reveal.getCurrentSlide().querySelectorAll('.plotly-graph-div, .spotlights-drawing');
-    return Array.from(figures).some(f => {
-    const step = f.closest('.fragment');
-    const box = f.getBoundingClientRect();
-    return (!step || step.classList.contains('visible')) && f.querySelector('svg') && box.width > 100;
-    });
-}"""
-
 
 PAST_THE_SLIDE = """() => {
     const frame = document.querySelector('.reveal .slides').getBoundingClientRect();
@@ -102,9 +93,12 @@ def _text(url: str) -> str:
         return html.unescape(re.sub(r"<[^>]+>", "", response.read().decode()))
 
 
-def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -> None:
+@contextmanager
+def _offline_page(chromium: str, site: str, width: int, height: int) -> Iterator:
+    """Chromium on a page that may ask only the site's host (every other request is blocked); afterwards, fails
+    on a request it blocked, a script error or a failed request."""
     host = urlparse(site).netloc
-    blocked, errors, problems = [], [], []
+    blocked, errors = [], []
 
     def route(r) -> None:
         if urlparse(r.request.url).netloc == host:
@@ -113,13 +107,20 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -
             blocked.append(r.request.url)
             r.abort()
 
-    with open_page(chromium, 1400, 1000, 60_000) as (page, _):  # errors: script errors and failed requests
+    with open_page(chromium, width, height, 60_000) as (page, _):
         page.route("**/*", route)
         page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
         page.on("response", lambda r: r.ok or errors.append(f"{r.url}: HTTP {r.status}"))
         page.on("requestfailed", lambda r: urlparse(r.url).netloc != host or errors.append(f"{r.url} failed"))
+        yield page
+    assert not blocked, f"pages asked other hosts for: {json.dumps(sorted(set(blocked)), indent=1)}"
+    assert not errors, f"script errors on the pages: {errors}"
 
-        # Every page the index links (test_site checks which) loads, and every deck built beside them.
+
+def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -> None:
+    problems = []
+    with _offline_page(chromium, site, 1400, 1000) as page:
+        # Every page the index links (test_site checks which) loads; the decks are walked below.
         page.goto(site)
         links = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
         local = [href for href in links if not urlparse(href).scheme]
@@ -129,10 +130,9 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -
         for href in sorted(set(local) - set(downloads)):  # each page: drawn, named after its chapter, axe
             response = page.goto(urljoin(site, href))
             assert response is not None and response.ok, f"{href} did not load"
-            if not href.startswith("slides/"):
-                page.wait_for_function(FIGURES_DRAWN)
-                assert page.title() == page_title(href[:-5]), f"{href} is titled {page.title()!r}"
-                problems += [f"{href}: {v}" for v in severe_violations(page, axe_script)]
+            page.wait_for_function(FIGURES_DRAWN)
+            assert page.title() == page_title(href[:-5]), f"{href} is titled {page.title()!r}"
+            problems += [f"{href}: {v}" for v in severe_violations(page, axe_script)]
 
         # A chapter: figures drawn inside the page, math drawn as MathML, no TeX left over.
         page.goto(urljoin(site, f"{CHAPTERS[1]}.html"))
@@ -163,48 +163,29 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -
                                ".querySelectorAll('.x-label'), t => t.textContent).join() !== old",
                                arg=",".join(first["x"]))  # the sentence menu shows another sentence
         page.locator(explorer).first.screenshot(path=str(SCREENSHOTS / "site_explorer.png"))
-
-        # A deck on a 1280x720 projector: the keyboard moves it on, and its figures are drawn.
-        page.set_viewport_size({"width": 1280, "height": 720})
-        page.goto(urljoin(site, f"slides/{CHAPTERS[1][:2]}.html"))
-        page.wait_for_function("() => window.Reveal && Reveal.isReady()")
-        cells = nbformat.read(NOTEBOOKS / f"{CHAPTERS[1]}.ipynb", as_version=4).cells
-        slides = sum(c.metadata["slideshow"]["slide_type"] == "slide" for c in cells
-                     if "solution" not in c.metadata.get("tags", []))
-        assert page.evaluate("() => Reveal.getHorizontalSlides().length") == slides, "slides nested wrongly"
-        start = page.evaluate("() => Reveal.getIndices()")
-        page.keyboard.press("ArrowRight")
-        moved = page.evaluate("() => Reveal.getIndices()")
-        following = [(start["h"], start["v"] + 1), (start["h"] + 1, 0)]  # linear: through the vertical slides too
-        assert (moved["h"], moved["v"]) in following, f"the right arrow did not move on: {start} -> {moved}"
-        page.screenshot(path=str(SCREENSHOTS / "slides_next.png"))
-        where = None
-        while not page.evaluate(FIGURE_ON_SLIDE) and where != (where := page.evaluate("() => Reveal.getIndices()")):
-            page.keyboard.press("Space")  # the next part of the slide, or the next slide; the end stays put
-        page.wait_for_function(FIGURE_ON_SLIDE)
-        page.wait_for_timeout(300)  # the figure has drawn; let the fragment's fade-in finish for the picture
-        page.screenshot(path=str(SCREENSHOTS / "slides_figure.png"))
-    assert not blocked, f"pages asked other hosts for: {json.dumps(sorted(set(blocked)), indent=1)}"
-    assert not errors, f"script errors on the pages: {errors}"
     assert not problems, "serious accessibility problems on the pages:\n" + "\n".join(problems)
 
 
-def _notes(path: Path) -> list[str]:
-    """The first line of each notes block a chapter's deck carries, as text (no markdown marks)."""
-    cells = deck_cells(with_notes(nbformat.read(path, as_version=4)))
-    return [re.sub(r"[*`]", "", c.source.split("- ", 1)[1].splitlines()[0]) for c in cells if is_notes(c)]
-
-
-def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, site: str, axe_script) -> None:
+def test_every_deck_works_offline_fits_the_screen_and_carries_speaker_notes(chromium: str, site: str,
+                                                                           axe_script) -> None:
+    """Each deck on a 1280x720 projector: its figures drawn, its slides nested as the chapter's slide cells say,
+    its notes in it and in the speaker view; then every step, as a clicker's right arrow goes through them
+    (linear: the vertical slides too), with nothing past the slide's edges."""
     problems, steps = [], {}
-    with open_page(chromium, 1280, 720, 60_000) as (page, _):
+    with _offline_page(chromium, site, 1280, 720) as page:
         for n, chapter in enumerate(notebook_paths()):
             deck = deck_file(chapter.stem)[:-5]  # "04", or "explorer"
             page.goto(urljoin(site, f"slides/{deck}.html"))
             page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+            page.wait_for_function(FIGURES_DRAWN)
             if page.title() != f"{page_title(chapter.stem)} slides":
                 problems.append(f"{deck}: the deck's title is {page.title()!r}")
-            notes = _notes(chapter)
+            cells = deck_cells(with_notes(nbformat.read(chapter, as_version=4)))
+            slides = sum(c.metadata["slideshow"]["slide_type"] == "slide" for c in cells)
+            if page.evaluate("() => Reveal.getHorizontalSlides().length") != slides:
+                problems.append(f"{deck}: slides nested wrongly, not the chapter's {slides} slides")
+            # the first line of each notes block, as text (no markdown marks)
+            notes = [re.sub(r"[*`]", "", c.source.split("- ", 1)[1].splitlines()[0]) for c in cells if is_notes(c)]
             shown = page.eval_on_selector_all("aside.notes", "asides => asides.map(a => a.textContent)")
             missing = [line for line in notes if not any(line in text for text in shown)]
             if not notes or missing or not page.evaluate("() => Reveal.hasPlugin('notes')"):
@@ -212,21 +193,22 @@ def test_every_deck_fits_the_screen_and_carries_speaker_notes(chromium: str, sit
             problems += [f"{deck}: {v}" for v in severe_violations(page, axe_script)]
             if n == 0:
                 problems += _check_speaker_view(page, notes[0])
-            steps[deck] = 0
+            steps[deck], where, seen = 0, None, set()
             page.evaluate("() => Reveal.slide(0, 0, 0)")
-            while True:  # every step of every slide, as the space bar goes through them
+            while where != (where := page.evaluate("() => Reveal.getIndices()")):  # on to the end, which stays put
                 page.wait_for_timeout(50)  # a fragment's class changes at once; its layout is synchronous
-                where = page.evaluate("() => Reveal.getIndices()")
+                seen.add((where["h"], where["v"]))
                 found = page.evaluate(PAST_THE_SLIDE)
                 problems += [f"{deck} slide {where['h']}.{where['v']}: {x}" for x in found]
                 if found:
                     page.screenshot(path=str(SCREENSHOTS / f"deck-{deck}-{where['h']}.{where['v']}.png"))
-                if page.evaluate("() => Reveal.isLastSlide() && !Reveal.availableFragments().next"):
-                    break
-                page.evaluate("() => Reveal.next()")
+                page.keyboard.press("ArrowRight")
                 steps[deck] += 1
+            total = page.evaluate("() => Reveal.getTotalSlides()")
+            if len(seen) != total:
+                problems.append(f"{deck}: the right arrow showed {len(seen)} of its {total} slides, ending at {where}")
     print(f"\nwalked every step of the decks at 1280x720: {steps}")
-    assert not problems, "decks that do not fit the screen or lack their notes:\n" + "\n".join(problems)
+    assert not problems, "decks that do not fit the screen, step through or carry their notes:\n" + "\n".join(problems)
 
 
 def _check_speaker_view(page, first_note: str) -> list[str]:
