@@ -8,7 +8,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
 import sys
 import urllib.request
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from urllib.parse import urljoin, urlparse
 import nbformat
 import pytest
 
-from tests.browser.support import SCREENSHOTS, drawn, free_port, need, open_page, serving, severe_violations
+from tests.browser.support import SCREENSHOTS, drawn, free_port, open_page, serving, severe_violations
 from tools.build_slides import deck_cells, deck_file
 from tools.chapters import NOTEBOOKS, SITE_SAMPLE, notebook_paths
 from tools.editions import checked_exercise, is_notes, solution_source, with_notes
@@ -68,7 +67,6 @@ one), past the bottom or the right, or cut at the right inside a box that scroll
 def site(built_decks, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The built site with every notebook's deck (tests/conftest.py; SPOTLIGHTS_CHAPTERS narrows them) served on
     127.0.0.1 by Python's own file server; yields its address."""
-    need("npm (it fetches reveal.js for the slides)", shutil.which("npm") is None)
     port = free_port()
     command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
                str(built_decks.folder)]
