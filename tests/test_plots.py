@@ -1,4 +1,4 @@
-"""helpers.plots: true tooltips, figures that fit the screen, every word labelled, presenter-mode text, no mode bar."""
+"""helpers.plots: true tooltips, figures fit the screen, every word labelled, presenter-mode text, no side effect."""
 
 import math
 import subprocess
@@ -50,14 +50,11 @@ def test_every_figure_shows_whole_on_the_screen_and_presenter_mode_grows_every_t
     assert plots.heads_grid(_weights(5).expand(4, 5, 5), WORDS, tallest=400).layout.height <= 400
 
 
-def test_figures_carry_a_config_without_the_mode_bar_and_importing_changes_no_renderer(monkeypatch) -> None:
-    """No mode bar (ten buttons a figure in a keyboard user's tab order), set per figure: plotly's renderers stay."""
+def test_importing_plots_changes_no_renderer() -> None:
+    """The mode bar is switched off per figure (tests/browser/test_what_is_seen.py finds none drawn), never in
+    plotly's renderers."""
     import plotly.io as pio
 
-    monkeypatch.setattr(pio.renderers, "default", "plotly_mimetype")
-    bundle = plots.attention_heatmap(_weights(3), WORDS[:3])._repr_mimebundle_()
-    assert bundle["application/vnd.plotly.v1+json"]["config"] == plots.FIGURE_CONFIG
-    assert plots.FIGURE_CONFIG["displayModeBar"] is False
     code = ("import plotly.io as pio; before = {n: dict(getattr(pio.renderers[n], 'config', {}) or {}) for n in "
             "pio.renderers}; import helpers.plots; print(before == {n: dict(getattr(pio.renderers[n], 'config', {}) "
             "or {}) for n in pio.renderers})")
