@@ -83,13 +83,6 @@ def test_held_out_examples_take_sentences_with_few_unknown_words_and_else_pieces
     assert len(set(pieces)) == len(pieces)  # a text that repeats itself offers each piece once
 
 
-def test_the_explorer_shows_the_notes_of_a_learners_card(mine):
-    from helpers.explorer import explore
-
-    notes = json.loads((mine / "four_heads.json").read_text())["notes"]
-    assert notes and [f"Note on this model: {note}" for note in notes] == explore(mine).message_lines[:len(notes)]
-
-
 def test_find_checkpoints_describes_shipped_names_folders_and_cards(mine):
     assert checkpoints.find_checkpoints(DEFAULT) == [shipped(DEFAULT)]
     found = checkpoints.find_checkpoints(mine)

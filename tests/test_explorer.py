@@ -350,13 +350,15 @@ def test_the_static_explorer_offers_the_story_and_the_novel_four_head_models() -
     assert labels[-4:] == [f"head {h}" for h in range(4)]
 
 
-def test_a_learners_folder_joins_the_menu_with_examples_from_its_own_text(mine: Path) -> None:
+def test_a_learners_folder_joins_the_menu_with_its_card_notes_and_examples_from_its_own_text(mine: Path) -> None:
     ex = explore(str(mine))
     own = ["one head, your text (mine)", "four heads, your text (mine)"]
     assert [label for label, _ in ex.model_picker.options] == [*(shipped(n).label for n in shipped_names()), *own]
     four = str(mine / "four_heads.json")
     assert ex.model_name == four and ex.problem == "" and ex.model.config.heads == 4, ex.message_lines
-    examples = load_model(four).card["examples"]
+    card = load_model(four).card
+    notes, examples = card["notes"], card["examples"]
+    assert notes and ex.message_lines[:len(notes)] == [f"Note on this model: {note}" for note in notes]
     assert examples and ex.offered_examples == examples and ex.sentence.value == examples[0]
     assert ex.heatmap.figure["title"] == "Head 0 of the 4-head model (mine)"
     ex.model_picker.value = DEFAULT
