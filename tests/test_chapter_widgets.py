@@ -13,10 +13,9 @@ from helpers.chapter_widgets import change_one_word, split_the_width, spotlight_
 from helpers.chapter_widgets.playground import CLUE_BOOST
 from helpers.chapter_widgets.split_width import AT_ONCE, HEAD_COUNTS, TRAINED, UNTRAINED
 from helpers.chapter_widgets.step_through import STEPS, static_step_through
-from helpers.drawing import Drawing
 from helpers.explorer_figures import head_figure
 from helpers.model import attention_layer_size
-from helpers.plots import FIT_WIDTH, ink, presenter_mode
+from helpers.plots import ink, presenter_mode
 from helpers.static import STATIC_ENV
 
 WORDS = "the animal that crossed the wet street".split()
@@ -249,16 +248,14 @@ def test_change_one_word_static_copy_changes_each_word(static_build: None) -> No
     assert "at 8 positions" in states["3"]["caption"]
 
 
-def test_presenter_mode_enlarges_and_fits_the_output_area(presenter: bool) -> None:
-    big, one = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES), change_one_word()
-    step, folded = step_through(SENTENCE, Q, K, V), static_step_through(SENTENCE, Q, K, V)
+def test_presenter_mode_enlarges_the_widgets_and_folds_the_static_step_through(presenter: bool) -> None:
+    """Whether each live widget fits a 1280x720 projector is measured on screen: tests/browser/test_live_views.py."""
+    big, step = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES), step_through(SENTENCE, Q, K, V)
+    folded = static_step_through(SENTENCE, Q, K, V)
     presenter_mode(False)
     assert "<details open" not in folded.data, "on a projector every fold-out starts closed, so the slide fits"
     small = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES)
-    assert big.font > small.font and "font-size: 22px" in big.css.value and "font-size: 22px" in step.view.value
-    assert big.bars.figure["font"] > small.bars.figure["font"]
+    assert big.font > small.font and big.bars.figure["font"] > small.bars.figure["font"]
+    assert "font-size: 22px" in step.view.value
     big.preset("one clue")  # after the switch to reading sizes, the presenter's widget redraws at its own
     assert big.bars.figure["font"] == big.font and big.bars.figure["height"] <= 580 - 2 * 22
-    for drawing in (big.bars, one.bars):
-        assert isinstance(drawing, Drawing) and drawing.figure["width"] <= FIT_WIDTH
-        assert drawing.figure["height"] <= 580 - 2 * 22, "the controls above it stay on a 1280x720 screen with it"
