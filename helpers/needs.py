@@ -11,6 +11,7 @@ after which a NameError for `model` anywhere in the notebook also says which cel
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 import textwrap
@@ -70,6 +71,24 @@ def _ipython() -> Any:
     return ipython.get_ipython() if ipython is not None else None
 
 
+def _bound(source: str) -> set[str]:
+    """The names a cell's code binds (assigned, looped over, defined, imported): the cell makes those itself, so
+    the advice does not send the learner to the cell being run. Nothing, if the code does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
+
+
 def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> None:
     """IPython's handler for NameError and NotFilledInError: for a name a chapter's cell makes, or a stub, the
     message alone (no traceback, so the advice is the first thing a learner reads); else the usual traceback. The
@@ -82,8 +101,9 @@ def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
         return
     source = (shell.user_ns.get("_ih") or [""])[-1]  # the cell being run
-    needed = {name: _MAKERS[name]} | {n: cell for n, cell in _MAKERS.items()
-                                      if n not in shell.user_ns and re.search(rf"\b{re.escape(n)}\b", source)}
+    made_here = _bound(source)
+    needed = {name: _MAKERS[name]} | {n: cell for n, cell in _MAKERS.items() if n not in shell.user_ns
+                                      and n not in made_here and re.search(rf"\b{re.escape(n)}\b", source)}
     # wrapped to 100 characters with "NameError: " in front, so that no line breaks inside a word
     said = textwrap.fill(f"{etype.__name__}: {value}. {advice(needed)}", 100, break_on_hyphens=False)
     value.args = (said.removeprefix(f"{etype.__name__}: "),)

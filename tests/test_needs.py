@@ -33,6 +33,9 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     assert "`def softmax` (exercise 2) and the check cell under it: run those two cells first" in said, said
     said = " ".join(str(shell.run_cell("softmax(scores)", store_history=True).error_in_exec).split())  # both named
     assert "needs `softmax`, `scores`, made by cells above it" in said and "`scores`: the cell 'scores" in said, said
+    explain_missing({"ablation": "'ablation = ...' (section 3)", "baseline": "'baseline = ...' (section 2)"})
+    said = " ".join(str(shell.run_cell("ablation = baseline + 1\nablation", store_history=True).error_in_exec).split())
+    assert "needs `baseline`, made by the cell 'baseline" in said and "ablation" not in said, "not the cell itself"
     shell.run_cell("from helpers.checks import todo\ndef softmax(scores):\n    todo()")
     capsys.readouterr()
     assert isinstance(shell.run_cell("softmax(1)").error_in_exec, NotImplementedError)
