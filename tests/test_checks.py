@@ -337,6 +337,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("clues_for_smiles", lambda words: {**RIGHT_CLUES, "subject": torch.tensor(3)}, "use int(...)"),
     ("count_attention_parameters", lambda w, h: 3 * h * (w // h) ** 2 + w * w + w, "its own D x D matrices"),
     ("count_attention_parameters", lambda w, h: 4 * w * w + 4 * w, "have no biases"),
+    ("count_attention_parameters", lambda w, h: 4 * w * w + w - 7, "7 short. Recount each part"),
     ("merge_heads", lambda y: y.permute(0, 2, 3, 1).reshape(y.shape[0], y.shape[2], -1), "interleaved"),
     ("merge_heads", lambda y: S["merge_heads"](y).roll(1, dims=-1), "Where word 0's column 0 belongs"),
     ("split_heads", lambda x, h: S["split_heads"](x, h).flip(2), "you put word 4's column 0"),
@@ -362,6 +363,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 8 * w * w + 4 * w, "or the output projection's"),
     ("count_block_parameters", lambda w, h: 4 * w * w + 4 * w + 4 * w + ff_of(w), "query, key and value got biases"),
     ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 4 * w * w + 3 * w, "not 2 x width"),
+    ("count_block_parameters", lambda w, h: 12 * w * w + 10 * w + 1, "1 too many. Recount each part"),
     ("lifeline", lambda rows, kind: rows.sort(key=lambda r: r["clue_accuracy"][kind]) or rows[0]["head"],
      "changed its input rows in place"),
     ("name_the_detectives", lambda board: board.pop("chance") and watched_most(board), "changed its input board"),
@@ -518,3 +520,11 @@ def test_the_winner_of_the_benchmark_runs_is_read_from_the_file() -> None:
 
     with pytest.raises(AssertionError, match="the benchmark's runs"):
         CHECKS["clear_winner"](right_on_made_up_runs_only, runs)
+
+
+@pytest.mark.parametrize("name", ["count_attention_parameters", "count_block_parameters"])
+def test_a_count_off_for_no_known_reason_is_told_how_far_off_not_the_right_count(name, capsys) -> None:
+    right = SOLUTIONS[name](128, 4)
+    yours_or_reference(CHECKS[name], lambda width, heads: SOLUTIONS[name](width, heads) + 3)
+    words = handed_on(name, capsys)
+    assert "3 too many" in words and f"{right:,}" not in words and str(right) not in words, words

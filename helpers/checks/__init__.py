@@ -128,6 +128,11 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+def off_by(got: int, want: int) -> str:
+    """How far a count is from the right one, without telling the right one: '512 short' or '7 too many'."""
+    return f"{want - got:,} short" if got < want else f"{got - want:,} too many"
+
+
 def arithmetic_only(name: str, count: Callable[..., Any]) -> Callable[..., Any]:
     """`count`, made to fail with an explanation when it builds a layer (any torch.nn.Module) to count its
     parameters: the counting exercises ask for the arithmetic, which is what shows where each number comes from."""

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.checks import arithmetic_only, attempt, expect, expect_close, expect_tensor, passed, type_of
+from helpers.checks import arithmetic_only, attempt, expect, expect_close, expect_tensor, off_by, passed, type_of
 from helpers.model import attention_layer_size
 
 _B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
@@ -185,6 +185,7 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
         expect(got != qkv + width * width,
                f"{name}({width}, {heads}): almost: the output projection also has a bias, one number per "
                f"output column ({width} of them).")
-        expect(False, f"{name}({width}, {heads}) returned {got:,}, expected {want:,}: three projections of width x "
-                      "width without biases, plus width x width + width for the output projection.")
+        expect(False, f"{name}({width}, {heads}) returned {got:,}: {off_by(got, want)}. Recount each part with "
+                      "the argument width: the query, key and value projections (no biases) and the output "
+                      "projection that mixes the heads (with its bias).")
     return passed(name)

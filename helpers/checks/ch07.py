@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from helpers.block import FeedForward, TransformerBlock
-from helpers.checks import arithmetic_only, attempt, expect, expect_close, expect_tensor, passed, type_of
+from helpers.checks import arithmetic_only, attempt, expect, expect_close, expect_tensor, off_by, passed, type_of
 from helpers.model import count_parameters
 
 _B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
@@ -239,7 +239,9 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
         expect(got != heads * 3 * w * w + w * w + w + norms + ff,
                f"{name}({width}, {heads}): the heads split the width; query, key and value stay "
                f"{width} x {width} however many heads there are.")
-        expect(False, f"{name}({width}, {heads}) returned {got:,}, expected {want:,}: attention "
-                      f"(4 x width x width + width), two layer norms (2 x width each) and the feed-forward "
-                      f"part (width x 4 width + 4 width, then 4 width x width + width).")
+        expect(False, f"{name}({width}, {heads}) returned {got:,}: {off_by(got, want)}. Recount each part with "
+                      "the argument width: attention's four projections (only the output projection has a bias), "
+                      "the two layer norms, and the feed-forward part's two layers with their biases. To see which "
+                      "part is off, compare your count of each with count_parameters(block.attn), "
+                      "count_parameters(block.ln1) and count_parameters(block.ff) in a scratch cell.")
     return passed(name)
