@@ -222,6 +222,9 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
             f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Unflagged: {result['feedback']}")
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
         unflagged += most if result["passed"] else 0
+    tally = Counter(s.status for s in scores if s.status not in ("passed", "flagged"))
+    if tally:  # the summary row tells a notebook nobody tried from one tried and wrong
+        notes.insert(0, ", ".join(f"{n} {status}" for status, n in tally.items()))
     marked = [s.exercise for s in scores if s.status == "flagged"]
     if marked:
         notes.insert(0, f"flagged for review: {'; '.join(elsewhere) or ', '.join(marked)} (unflagged it would score "

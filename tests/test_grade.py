@@ -101,6 +101,7 @@ def test_the_editions_get_full_marks_by_the_points_table_and_zero(graded: dict, 
     summary = graded[student]["summary"]
     assert summary["status"] == "graded" and summary["points"] == points and summary["max_points"] == "3", summary
     assert {row["status"] for row in graded[student]["exercises"].values()} == statuses
+    assert ("2 not attempted" in summary["note"]) == (statuses == {"not attempted"}), "untried, told from wrong"
 
 
 @pytest.mark.parametrize("student", ["S-2", "mistakes_02"])
@@ -108,6 +109,7 @@ def test_typical_wrong_answers_get_partial_marks_with_their_explanation(graded: 
     """A moved definition (S-2's weighted_average, in a cell of its own at the end) is found and scored."""
     rows = graded[student]["exercises"]
     assert 0 < float(graded[student]["summary"]["points"]) < float(graded[student]["summary"]["max_points"])
+    assert f"{sum(name in WRONG for name in rows)} failed" in graded[student]["summary"]["note"]
     for name, row in rows.items():
         if name in WRONG:
             assert row["status"] == "failed" and EXPLAINED[name] in row["feedback"], row
