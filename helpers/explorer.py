@@ -29,7 +29,7 @@ from helpers.drawing import Drawing
 from helpers.examples import examples_for, text_examples
 from helpers.explorer_figures import focus_figure, grid_figure, head_figure, short_label, static_figure, word_names
 from helpers.model import CourseModel
-from helpers.plots import FIT_WIDTH, presenting, style, word_name
+from helpers.plots import FIT_WIDTH, HEATMAP_FRAME, presenting, style, word_name
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, SHIPPED, Checkpoint, shipped
 from helpers.static import static_build
@@ -247,9 +247,12 @@ class Explorer(Widget):
         heads = self.att.shape[0]
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
         # controls_height holds one line of notes; each further line (wrapped at about two characters per font size of
-        # FIT_WIDTH) takes its height from the figure, which stays on the screen with the controls
+        # FIT_WIDTH) takes its height from the figure, which stays on the screen with the controls, but the plot gives
+        # up at most a third of its height: smaller, it is unreadable, so long notes (a learner's own model) push it
+        # down the page instead
         lines = sum(math.ceil(len(note) * 0.5 * self.font / FIT_WIDTH) for note in self.notes)
-        tallest = self.tallest - control_height(self.font) * max(0, lines - 1)
+        shortest = self.tallest - (self.tallest - HEATMAP_FRAME[1]) // 3
+        tallest = max(shortest, self.tallest - control_height(self.font) * max(0, lines - 1))
         if self.head == ALL_HEADS:
             whole = f"Every head of the {name}" if heads > 1 else f"The {name}"
             self.heatmap.figure = grid_figure(self.att, self.words, whole, self.originals, tallest, focus=self.focus)

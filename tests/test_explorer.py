@@ -16,7 +16,7 @@ from helpers.checkpoints import CheckpointError, load_model, save_checkpoint
 from helpers.examples import default_examples, novel_examples
 from helpers.explorer import ALL_HEADS, PICK, Explorer, controls_height, explore, static_explorer
 from helpers.model import CourseModel, course_model
-from helpers.plots import FIT_WIDTH, least_label, quoted, style
+from helpers.plots import FIT_WIDTH, HEATMAP_FRAME, least_label, quoted, style
 from helpers.reading import attention, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, NOVELS, STORY_WORLD, shipped, shipped_names
 from helpers.stories import example_sentences
@@ -364,6 +364,13 @@ def test_a_learners_folder_joins_the_menu_with_its_card_notes_and_examples_from_
     ex.model_picker.value = str(mine / "one_head.json")
     assert ex.att.shape[0] == 1 and ex.offered_examples == examples and ex.problem == ""
     assert "your text: " in static_explorer(four).data
+
+
+@pytest.mark.parametrize("presenter", [False, True], indirect=True)
+def test_a_learners_long_card_notes_leave_the_heatmap_two_thirds_of_its_height(mine: Path, presenter: bool) -> None:
+    ex = explore(str(mine))
+    plot = ex.heatmap.figure["height"] - HEATMAP_FRAME[1]  # the figure's height less its title and labels
+    assert sum(map(len, ex.notes)) > 500 and plot >= (ex.tallest - HEATMAP_FRAME[1]) * 2 / 3 - 1, ex.notes
 
 
 def test_a_learners_card_opens_that_model_and_a_wrong_folder_shows_the_default(mine: Path, tmp_path: Path) -> None:
