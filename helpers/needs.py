@@ -12,7 +12,6 @@ after which a NameError for `model` anywhere in the notebook also says which cel
 from __future__ import annotations
 
 import ast
-import re
 import sys
 import textwrap
 from collections.abc import Mapping
@@ -71,22 +70,24 @@ def _ipython() -> Any:
     return ipython.get_ipython() if ipython is not None else None
 
 
-def _bound(source: str) -> set[str]:
-    """The names a cell's code binds (assigned, looped over, defined, imported): the cell makes those itself, so
-    the advice does not send the learner to the cell being run. Nothing, if the code does not parse."""
+def _reads_and_binds(source: str) -> tuple[set[str], set[str]]:
+    """The names a cell's code reads, and those it binds (assigned, looped over, defined, imported): the advice
+    lists a name the cell reads (not one inside a string or after a dot, as in run.losses) and does not make
+    itself. Nothing, if the code does not parse."""
+    reads: set[str] = set()
+    binds: set[str] = set()
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return set()
-    names = set()
+        return reads, binds
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
+        if isinstance(node, ast.Name):
+            (reads if isinstance(node.ctx, ast.Load) else binds).add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
+            binds.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    return names
+            binds.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return reads, binds
 
 
 def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> None:
@@ -101,9 +102,9 @@ def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
         return
     source = (shell.user_ns.get("_ih") or [""])[-1]  # the cell being run
-    made_here = _bound(source)
-    needed = {name: _MAKERS[name]} | {n: cell for n, cell in _MAKERS.items() if n not in shell.user_ns
-                                      and n not in made_here and re.search(rf"\b{re.escape(n)}\b", source)}
+    reads, binds = _reads_and_binds(source)
+    needed = {name: _MAKERS[name]} | {n: cell for n, cell in _MAKERS.items()
+                                      if n in reads - binds and n not in shell.user_ns}
     # wrapped to 100 characters with "NameError: " in front, so that no line breaks inside a word
     said = textwrap.fill(f"{etype.__name__}: {value}. {advice(needed)}", 100, break_on_hyphens=False)
     value.args = (said.removeprefix(f"{etype.__name__}: "),)

@@ -36,6 +36,9 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     explain_missing({"ablation": "'ablation = ...' (section 3)", "baseline": "'baseline = ...' (section 2)"})
     said = " ".join(str(shell.run_cell("ablation = baseline + 1\nablation", store_history=True).error_in_exec).split())
     assert "needs `baseline`, made by the cell 'baseline" in said and "ablation" not in said, "not the cell itself"
+    explain_missing({"run": "'run = train(...)' (section 5)", "losses": "'losses = ...' (section 1)"})
+    said = " ".join(str(shell.run_cell("print(run.losses, 'the losses')", store_history=True).error_in_exec).split())
+    assert "needs `run`, made by" in said and "`losses`" not in said, "an attribute or a string is not a name read"
     shell.run_cell("from helpers.checks import todo\ndef softmax(scores):\n    todo()")
     capsys.readouterr()
     assert isinstance(shell.run_cell("softmax(1)").error_in_exec, NotImplementedError)
