@@ -191,6 +191,10 @@ def read_text_file(path: str | Path) -> str:
     if path.is_dir():
         raise ValueError(f"{path}: is a folder, not a text file")
     if not path.is_file():
+        given = " ".join(str(path).split())
+        if "\n" in str(path) or len(given.split()) > 5:  # a text pasted where its file's name goes
+            raise ValueError(f"'{given[:30]}...' looks like a text itself, not a file's name: save the text as a .txt "
+                             "file (in JupyterLab: File > New > Text File) and give the file's name")
         raise ValueError(f"{path}: no such file")
     size = path.stat().st_size
     if size > MAX_TEXT_BYTES:

@@ -144,6 +144,7 @@ CASES: dict[str, tuple] = {  # the catalogue's test id: (call, what the message 
     "train-text-too-short": (_read("short.txt", b"the fox ran home . " * 20, text_corpus),
                              r"short\.txt: has 100 words, too short.*258"),
     "train-text-missing": (lambda tmp: text_corpus(tmp / "story.txt"), r"story\.txt: no such file"),
+    "train-text-pasted": (lambda _: text_corpus("Once upon a time a lamp\nwas lit."), r"a text itself.*New > Text"),
     "train-corpus-too-short": (lambda _: _train(corpus=_tiny_corpus(100)), r"100 words is too short for one"),
     "train-zero-steps": (lambda _: _train(steps=0), r"steps must be a whole number >= 1, got 0"),
     "train-float-steps": (lambda _: _train(steps=1.5), r"steps must be a whole number >= 1, got 1\.5"),
