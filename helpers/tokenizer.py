@@ -195,7 +195,7 @@ def read_text_file(path: str | Path) -> str:
         if "\n" in str(path) or len(given.split()) > 5:  # a text pasted where its file's name goes
             raise ValueError(f"'{given[:30]}...' looks like a text itself, not a file's name: save the text as a .txt "
                              "file (in JupyterLab: File > New > Text File) and give the file's name")
-        raise ValueError(f"{path}: no such file")
+        raise ValueError(f"{path}: no such file" + ("" if path.is_absolute() else f" in the folder {Path.cwd()}"))
     size = path.stat().st_size
     if size > MAX_TEXT_BYTES:
         raise ValueError(f"{path}: is {size / 1e6:.1f} MB, too large (the limit is {MAX_TEXT_BYTES / 1e6:.0f} MB, "
