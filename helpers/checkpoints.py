@@ -261,7 +261,8 @@ def load_model(name_or_path: str | Path = DEFAULT) -> CourseModel:
     if digest != card["sha256"]:
         raise CheckpointError(
             f"{weights}: the file is corrupt or was changed: its sha256 is {digest[:12]}..., "
-            f"the card {card_path.name} expects {str(card['sha256'])[:12]}..."
+            f"the card {card_path.name} expects {str(card['sha256'])[:12]}...; get the file again: reinstall the "
+            "series (or run `git checkout assets` in its repository) for a model it ships, or train your own again"
         )
     try:
         config = CourseConfig(**card["config"])

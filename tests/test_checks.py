@@ -364,6 +364,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("count_block_parameters", lambda w, h: 4 * w * w + 4 * w + 4 * w + ff_of(w), "query, key and value got biases"),
     ("count_block_parameters", lambda w, h: 4 * w * w + 5 * w + 4 * w * w + 3 * w, "not 2 x width"),
     ("count_block_parameters", lambda w, h: 12 * w * w + 10 * w + 1, "1 too many. Recount each part"),
+    ("count_block_parameters", lambda w, h: 12 * w * w + 4 * w, "every bias of the linear layers"),
     ("lifeline", lambda rows, kind: rows.sort(key=lambda r: r["clue_accuracy"][kind]) or rows[0]["head"],
      "changed its input rows in place"),
     ("name_the_detectives", lambda board: board.pop("chance") and watched_most(board), "changed its input board"),

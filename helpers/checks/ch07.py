@@ -218,6 +218,9 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
                f"{name}({width}, {heads}): {2 * width} short. Left out: either half of the layer norms (each has a "
                f"scale AND a shift for every number, 2 x {width}, and there are two) or both biases of {width} "
                "numbers, ff.down's and the output projection's.")
+        expect(got != want - 6 * w,
+               f"{name}({width}, {heads}): {6 * width} short. Left out: every bias of the linear layers, it seems: "
+               f"the output projection's ({width}), ff.up's ({4 * width}) and ff.down's ({width}).")
         expect(got != attention + norms + 8 * w * w,
                f"{name}({width}, {heads}): {5 * width} short. Left out: either the feed-forward layers' biases "
                f"({4 * width} for the first, {width} for the second) or the two layer norms and {bias}.")
