@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from classroom import submission
-from classroom.dependencies import names, needed
+from classroom.dependencies import needed
 from classroom.grade_run import TIMED_OUT
 from classroom.submission import UnreadableError, chapter_in_code, chapter_in_name, course, flags, learner_code, read
+from helpers.needs import names
 from tools.chapters import CHAPTERS, ROOT, read_toml
 
 TIMEOUT = 60  # seconds one exercise (its code, then its check) may take

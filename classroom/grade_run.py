@@ -132,8 +132,8 @@ def run(source: str, label: str, namespace: dict, timeout: float, watch: Watch |
 def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> None:
     """Run the plan's steps; emit one result per check step, or an error line if a course cell fails."""
     import helpers.checks
-    from classroom.dependencies import names
     from helpers.checks.solutions import SOLUTIONS
+    from helpers.needs import names
 
     outcomes = helpers.checks.OUTCOMES  # held before any learner code runs
     solutions = {fn.__code__: name for name, fn in SOLUTIONS.items()}

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import nbformat
 
-from classroom.dependencies import names, python
+from helpers.needs import names, python
 from tools.chapters import CHAPTERS, NOTEBOOKS
 from tools.editions import EXERCISE, checked_exercise, tags
 

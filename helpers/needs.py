@@ -6,16 +6,20 @@ A chapter calls, once in its set-up cell,
     from helpers.needs import explain_missing
     explain_missing({"model": "'Load the trained model' (section 2)"})
 
-after which a NameError for `model` anywhere in the notebook also says which cell makes it.
+after which a NameError for `model` anywhere in the notebook also says which cell makes it. The names a cell
+needs come from a static reading of its code (`names`, ast and symtable), which classroom's lesson plans and
+grader use too.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import symtable
 import sys
 import textwrap
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
 
 
 class NotFilledInError(NotImplementedError):
@@ -70,24 +74,83 @@ def _ipython() -> Any:
     return ipython.get_ipython() if ipython is not None else None
 
 
-def _reads_and_binds(source: str) -> tuple[set[str], set[str]]:
-    """The names a cell's code reads, and those it binds (assigned, looped over, defined, imported): the advice
-    lists a name the cell reads (not one inside a string or after a dot, as in run.losses) and does not make
-    itself. Nothing, if the code does not parse."""
-    reads: set[str] = set()
-    binds: set[str] = set()
+class Names(NamedTuple):
+    """What a cell binds at the notebook's top level, and the names it uses before binding them."""
+
+    bound: frozenset[str]
+    used: frozenset[str]
+
+
+def _globals_read(table: symtable.SymbolTable) -> set[str]:
+    """Global names read in a nested scope (a function, lambda, class or comprehension) and in its own nests."""
+    found = {s.get_name() for s in table.get_symbols() if s.is_global() and s.is_referenced()}
+    return found.union(*map(_globals_read, table.get_children()))
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _here(node: ast.AST) -> Iterable[ast.AST]:
+    """The nodes under `node` that run in its own scope (a comprehension's first iterable does; its body and
+    the bodies of functions, classes and lambdas do not)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, _COMPREHENSIONS):
+            child = child.generators[0].iter
+        elif isinstance(child, _SCOPES):
+            continue
+        yield child
+        yield from _here(child)
+
+
+def _statement(stmt: ast.stmt) -> tuple[set[str], set[str]]:
+    """What one top-level statement reads before binding it, and what it binds (a change in place, x[i] = ...
+    or x.a = ..., binds x anew)."""
+    nodes = [stmt, *([] if isinstance(stmt, _SCOPES) else _here(stmt))]
+    loads = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    stores = {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for node in nodes:
+        if isinstance(node, (*_SCOPES[:3], ast.Import, ast.ImportFrom)):
+            stores |= {node.name} if hasattr(node, "name") else {
+                (a.asname or a.name.split(".")[0]) for a in node.names}
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                while isinstance(target, (ast.Subscript, ast.Attribute)):
+                    target = target.value
+                stores |= {target.id} if isinstance(target, ast.Name) else set()
+                loads |= {target.id} if isinstance(node, ast.AugAssign) and isinstance(target, ast.Name) else set()
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):  # the loop's or with's names first
+        targets = [stmt.target] if isinstance(stmt, (ast.For, ast.AsyncFor)) else [
+            i.optional_vars for i in stmt.items if i.optional_vars]
+        loads -= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return loads, stores
+
+
+def python(source: str) -> str:
+    """A cell as the grader runs it: one that is not Python as it stands has its IPython magic and shell lines
+    (%, %%, !) blanked, as IPython takes them out of the Python it runs; line numbers stay."""
     try:
-        tree = ast.parse(source)
+        ast.parse(source)
+        return source
     except SyntaxError:
-        return reads, binds
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (reads if isinstance(node.ctx, ast.Load) else binds).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            binds.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            binds.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    return reads, binds
+        return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
+def names(source: str) -> Names:
+    """What a cell binds at the notebook's top level, and the names it uses that it has not bound itself
+    first (SyntaxError if it is not Python)."""
+    code = python(source)
+    bound: set[str] = set()
+    used: set[str] = set()
+    for stmt in ast.parse(code).body:
+        loads, stores = _statement(stmt)
+        used |= loads - bound
+        bound |= stores
+    top = symtable.symtable(code, "cell", "exec")
+    for child in top.get_children():  # a function reads its globals when called: after the cell binds them
+        used |= _globals_read(child) - bound
+        bound |= {s.get_name() for s in child.get_symbols() if s.is_declared_global() and s.is_assigned()}
+    return Names(frozenset(bound), frozenset(used - set(dir(builtins))))
 
 
 def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> None:
@@ -102,9 +165,11 @@ def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
         return
     source = (shell.user_ns.get("_ih") or [""])[-1]  # the cell being run
-    reads, binds = _reads_and_binds(source)
-    needed = {name: _MAKERS[name]} | {n: cell for n, cell in _MAKERS.items()
-                                      if n in reads - binds and n not in shell.user_ns}
+    try:
+        used = names(source).used  # read before the cell binds them: not inside a string, not after a dot
+    except SyntaxError:
+        used = frozenset()
+    needed = {name: _MAKERS[name]} | {n: cell for n, cell in _MAKERS.items() if n in used and n not in shell.user_ns}
     # wrapped to 100 characters with "NameError: " in front, so that no line breaks inside a word
     said = textwrap.fill(f"{etype.__name__}: {value}. {advice(needed)}", 100, break_on_hyphens=False)
     value.args = (said.removeprefix(f"{etype.__name__}: "),)
