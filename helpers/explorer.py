@@ -14,6 +14,8 @@ given the folder or card of a learner's own training run, the learner's checkpoi
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,6 +35,7 @@ from helpers.plots import FIT_WIDTH, HEATMAP_FRAME, presenting, style, word_name
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, SHIPPED, Checkpoint, shipped
 from helpers.static import static_build
+from helpers.tokenizer import UNK
 
 ALL_HEADS = "all heads"
 """The head picker's choice that shows every head side by side."""
@@ -103,7 +106,8 @@ class Explorer(Widget):
         self.models: dict[str, CourseModel] = {}  # every checkpoint of the menu, read once: switching is instant
         for name in self.menu:
             try:
-                self.models[name] = self.loader(name)
+                with contextlib.redirect_stdout(io.StringIO()):  # a card's notes: the message area shows them
+                    self.models[name] = self.loader(name)
             except Exception:  # reported by set_model when that model is picked
                 continue
         self.examples = {name: examples_for(entry, self._card(name)) for name, entry in self.menu.items()}
@@ -216,12 +220,23 @@ class Explorer(Widget):
             options = [(f"head {h}", h) for h in range(heads)] + [(ALL_HEADS, ALL_HEADS)]
             self.set_quietly(self.model_picker, name)
             self.set_quietly(self.head_picker, self.head, options=options)
-            examples = self.examples[name]
+            examples, old_example = self.examples[name], self.sentence.value in self.offered_examples
             if self.offered_examples != examples:  # the other vocabulary: its own examples
                 shown = self.example_picker.value if self.example_picker.value in examples else PICK[1]
                 self.set_quietly(self.example_picker, shown, options=[PICK, *((text, text) for text in examples)])
             if self.words:
-                self.set_sentence(self.sentence.value)
+                self._read_again(old_example)
+
+    def _read_again(self, old_example: bool) -> None:
+        """Read the sentence on show with the model just picked. A sentence you typed stays, whatever words the
+        model lacks; an example of the other text that this model knows fewer words of gives way to its own."""
+        sentence, unknown = self.sentence.value, self.words.count(UNK)
+        self.set_sentence(sentence)
+        if old_example and self.words.count(UNK) > unknown and sentence not in self.offered_examples:
+            self.set_sentence(self._first_example())
+            self.notes.append("The other model's example had words this one never learned, so here is one of its "
+                              "own examples. Type any sentence to see how this model reads it.")
+            self.show_message()
 
     def set_focus(self, position: int) -> None:
         """Focus on the word at `position`: the summary and the bars show where that word looks."""

@@ -11,6 +11,7 @@ import nbformat
 import pytest
 import torch
 
+from helpers import checkpoints
 from helpers.chapter_widgets.base import control_height
 from helpers.checkpoints import CheckpointError, load_model, save_checkpoint
 from helpers.examples import default_examples, novel_examples
@@ -336,8 +337,9 @@ def test_novel_models_switch_the_example_menu_and_keep_the_sentence_and_focus() 
     assert ex.sentence.value == novel_examples()[0] and not ex.message_lines, "a novel example has unknown words"
     ex.model_picker.value = "novel_one_head"
     assert ex.example_picker.value == novel_examples()[0], "the same examples: the pick stays"
-    ex.model_picker.value = "four_heads"
-    assert ex.offered_examples == story_examples and ex.example_picker.value == PICK[1]
+    ex.model_picker.value = "four_heads"  # a novel example gives way to a story one, with a note that says why
+    assert ex.offered_examples == story_examples and ex.example_picker.value == ex.sentence.value in story_examples
+    assert ex.message_lines and "<unk>" not in ex.words
 
 
 def test_the_static_explorer_offers_the_story_and_the_novel_four_head_models() -> None:
@@ -348,8 +350,12 @@ def test_the_static_explorer_offers_the_story_and_the_novel_four_head_models() -
     assert labels[-4:] == [f"head {h}" for h in range(4)]
 
 
-def test_a_learners_folder_joins_the_menu_with_its_card_notes_and_examples_from_its_own_text(mine: Path) -> None:
+def test_a_learners_folder_joins_the_menu_with_its_card_notes_and_examples_from_its_own_text(
+    mine: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(checkpoints, "_NOTED", set())  # as in a new session: the notes not yet printed
     ex = explore(str(mine))
+    assert capsys.readouterr().out == "", "the card notes are printed above the widget that shows them"
     own = ["one head, your text (mine)", "four heads, your text (mine)"]
     assert [label for label, _ in ex.model_picker.options] == [*(shipped(n).label for n in shipped_names()), *own]
     four = str(mine / "four_heads.json")
