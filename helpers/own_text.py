@@ -136,8 +136,11 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
     different = len(set(corpus.val_ids.tolist()))
     vocabulary = len(corpus.tokenizer)
     if val_ppl is not None and not val_ppl <= different:  # NaN counts too: no trustworthy score
-        beyond = (f", and even above the {vocabulary:,} entries of its whole vocabulary (an even guess among all "
-                  f"of them scores {vocabulary:,})") if not val_ppl <= vocabulary else ""
+        placeholders = sum(word.startswith("<reserved-") for word in corpus.tokenizer.words)  # a short text's
+        filled = (f" ({vocabulary - placeholders - 1:,} words of this text, <unk> and {placeholders:,} placeholders "
+                  "that no text fills)") if placeholders else ""
+        beyond = (f", and even above {vocabulary:,}, the score of an even guess among all {vocabulary:,} entries "
+                  f"of its vocabulary{filled}") if not val_ppl <= vocabulary else ""
         notes.append(
             f"The validation perplexity, {val_ppl:,.1f}, is above the {different:,} different words of the "
             f"validation part{beyond}: the model guesses worse than an even choice among the words that actually "
