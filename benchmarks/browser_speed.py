@@ -9,6 +9,7 @@ and Playwright for Python.
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import statistics
@@ -81,6 +82,7 @@ def time_views(page) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()  # only --help
     from playwright.sync_api import sync_playwright
 
     if (chromium := shutil.which("chromium")) is None:

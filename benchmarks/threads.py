@@ -10,6 +10,7 @@ the load to assets/threads.json. Targets: idle, TARGET_RATIO of the plain loop; 
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -76,6 +77,7 @@ def measure(condition: str) -> dict:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()  # only --help
     before = machine()
     result = {"what": f"words per second of {STEPS} four-head training steps (median of {ROUNDS} alternating fresh "
                       "runs): helpers.train with its thread policy, with OMP_NUM_THREADS=1, and a plain PyTorch loop; "
