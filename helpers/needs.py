@@ -33,20 +33,22 @@ def _exercise(cell: str) -> bool:
     return cell.startswith("that starts with `def ")
 
 
-def _made_by(cell: str) -> str:
-    return f"the cell {cell} and the check cell under it" if _exercise(cell) else f"the cell {cell}"
+def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
+    """The message for a cell that needs the names in `needed`, each mapped to the cell that makes it. An
+    exercise's name that this cell makes too (`made_here`: it is the check cell) needs only its `def` cell."""
+    def made_by(name: str, cell: str) -> str:
+        two = _exercise(cell) and name not in made_here
+        return f"the cell {cell} and the check cell under it" if two else f"the cell {cell}"
 
-
-def advice(needed: Mapping[str, str]) -> str:
-    """The message for a cell that needs the names in `needed`, each mapped to the cell that makes it."""
     listed = ", ".join(f"`{n}`" for n in needed)
     menu = "Run\u00a0>\u00a0Run All Above"  # the menu path kept on one line
     cells = list(dict.fromkeys(needed.values()))
     if len(cells) == 1:
-        run = "those two cells" if _exercise(cells[0]) else "that cell"
-        return (f"This cell needs {listed}, made by {_made_by(cells[0])}: run {run} first (or {menu}), then run this "
-                "one again.")
-    where = "; ".join(f"`{name}`: {_made_by(cell)}" for name, cell in needed.items())
+        name = next(iter(needed))
+        run = "those two cells" if _exercise(cells[0]) and name not in made_here else "that cell"
+        return (f"This cell needs {listed}, made by {made_by(name, cells[0])}: run {run} first (or {menu}), then run "
+                "this one again.")
+    where = "; ".join(f"`{name}`: {made_by(name, cell)}" for name, cell in needed.items())
     return (f"This cell needs {listed}, made by cells above it: run them with {menu}, then run this one again "
             f"({where}).")
 
@@ -166,11 +168,12 @@ def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
         return
     source = (shell.user_ns.get("_ih") or [""])[-1]  # the cell being run
     try:
-        used = names(source).used  # read before the cell binds them: not inside a string, not after a dot
+        read = names(source)  # read before the cell binds them: not inside a string, not after a dot
     except SyntaxError:
-        used = frozenset()
-    needed = {name: _MAKERS[name]} | {n: cell for n, cell in _MAKERS.items() if n in used and n not in shell.user_ns}
+        read = Names(frozenset(), frozenset())
+    missing = {n: cell for n, cell in _MAKERS.items() if n in read.used and n not in shell.user_ns}
+    needed = {name: _MAKERS[name]} | missing
     # wrapped to 100 characters with "NameError: " in front, so that no line breaks inside a word
-    said = textwrap.fill(f"{etype.__name__}: {value}. {advice(needed)}", 100, break_on_hyphens=False)
+    said = textwrap.fill(f"{etype.__name__}: {value}. {advice(needed, read.bound)}", 100, break_on_hyphens=False)
     value.args = (said.removeprefix(f"{etype.__name__}: "),)
     print(said, file=sys.stderr)

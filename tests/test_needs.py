@@ -31,6 +31,8 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     explain_missing({"softmax": "that starts with `def softmax` (exercise 2)", "scores": "'scores = ...'"})
     said = " ".join(str(shell.run_cell("softmax(1)").error_in_exec).split())
     assert "`def softmax` (exercise 2) and the check cell under it: run those two cells first" in said, said
+    said = " ".join(str(shell.run_cell("softmax = print(softmax)", store_history=True).error_in_exec).split())
+    assert "`def softmax` (exercise 2): run that cell first" in said, said  # a check cell makes the name too
     said = " ".join(str(shell.run_cell("softmax(scores)", store_history=True).error_in_exec).split())  # both named
     assert "needs `softmax`, `scores`, made by cells above it" in said and "`scores`: the cell 'scores" in said, said
     explain_missing({"ablation": "'ablation = ...' (section 3)", "baseline": "'baseline = ...' (section 2)"})
