@@ -1,4 +1,5 @@
-"""Every notebook opens with a Colab link and a set-up cell that installs the series on Colab, and only there.
+"""Every notebook opens with a Colab link and a set-up cell (folded in JupyterLab) that installs the series on Colab,
+and only there.
 
 A new chapter copies both cells from any notebook. Here the cell runs with stand-ins for Colab's `google.colab`
 module and for pip; tests/system/test_wheel.py runs it for real over Colab's versions in a fresh venv.
@@ -47,6 +48,7 @@ def run_setup_cell(path: Path, monkeypatch: pytest.MonkeyPatch, colab: bool, ins
 def test_notebook_opens_with_its_colab_link_which_pages_and_decks_leave_out(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     assert nb.cells[0].cell_type == "markdown" and f"]({COLAB}{path.name})" in nb.cells[0].source
+    assert nb.cells[1].metadata.get("jupyter", {}).get("source_hidden"), "JupyterLab shows the install code first"
     assert {cell.id for cell in nb.cells[:2]}.isdisjoint(cell.id for cell in prepare(nb).cells)
 
 
