@@ -16,7 +16,7 @@ TORCH_VERSION := $(shell sed -n 's/^ *- pytorch-cpu=\([0-9.]*\).*/\1/p' environm
 TORCH ?= torch==$(TORCH_VERSION).*
 TORCH_INDEX ?=
 
-.PHONY: lab test check colab-env colab-check site instructor install clean
+.PHONY: present lab test check colab-env colab-check site instructor install clean
 
 $(BIN)/.installed: pyproject.toml environment.yml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 # notebooks/ is the learner edition: what a learner opens
 lab: install
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
+
+# the same, every kernel in presenter mode (projector sizes) from its first cell: helpers.plots.PRESENTER_VARIABLE
+present: install
+	SPOTLIGHTS_PRESENTER=1 $(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
 # make test: one pytest-xdist worker per CPU (a notebook's cells stay on one worker), one torch thread per worker
 # and kernel; make check: everything, on one process (CI), with .venv-colab built first for the classic-notebook

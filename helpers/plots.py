@@ -8,6 +8,7 @@ FIT_WIDTH pixels wide, so it fits JupyterLab's output area, also on a 1280x720 p
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,7 +44,9 @@ _READING, _PRESENTER = {"font": 14, "size": 460, "tallest": 640}, {"font": 22, "
 """font: text size; size: a square figure's side; tallest: the most height a figure may take and still show
 whole on the screen (JupyterLab shows about 650 px of notebook on a laptop's 1920x1080 screen at 125%, about
 600 px on a 1280x720 projector)."""
-_style = dict(_READING)
+PRESENTER_VARIABLE = "SPOTLIGHTS_PRESENTER"
+"""Set to 1 in the environment (`make present`), every kernel starts in presenter mode: no cell to add."""
+_style = dict(_PRESENTER if os.environ.get(PRESENTER_VARIABLE) == "1" else _READING)
 
 
 class Figure(go.Figure):

@@ -1,6 +1,7 @@
 """helpers.plots: true tooltips, figures fit the screen, every word labelled, presenter-mode text, no side effect."""
 
 import math
+import os
 import subprocess
 import sys
 
@@ -61,6 +62,13 @@ def test_importing_plots_changes_no_renderer() -> None:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.stdout.strip() == "True", run.stderr
     assert "displayModeBar" not in (pio.renderers["plotly_mimetype"].config or {})
+
+
+def test_the_environment_starts_every_kernel_in_presenter_mode() -> None:
+    code = "import helpers.plots as p; print(p.presenting(), p.style()['font'])"  # `make present` sets it to 1
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                           env={**os.environ, plots.PRESENTER_VARIABLE: value}) for value in ("1", "0")]
+    assert [run.stdout.split() for run in runs] == [["True", "22"], ["False", "14"]], [run.stderr for run in runs]
 
 
 @pytest.mark.parametrize(("n", "every", "title"), [(40, 1, "word looked at"),
