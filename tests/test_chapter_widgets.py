@@ -253,6 +253,8 @@ def test_presenter_mode_enlarges_the_widgets_and_folds_the_static_step_through(p
     big, step = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES), step_through(SENTENCE, Q, K, V)
     folded = static_step_through(SENTENCE, Q, K, V)
     presenter_mode(False)
+    step.go_to(5)  # the last step: y, and its rows of v folded under it, so that y shows whole with the buttons
+    assert "<details" in step.view.value and "<details" not in step_through(SENTENCE, Q, K, V).view.value
     assert "<details open" not in folded.data, "on a projector every fold-out starts closed, so the slide fits"
     small = spotlight_playground(WORDS, VECTORS, FEATURES, CLUES)
     assert big.font > small.font and big.bars.figure["font"] > small.bars.figure["font"]

@@ -21,7 +21,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from helpers.chapter_widgets.access import ROOT_CLASS, STATUS_CLASS, ControlAccess
-from helpers.plots import FIT_WIDTH, sizes, style
+from helpers.plots import FIT_WIDTH, presenting, sizes, style
 
 PROBLEM, NOTE, TEXT = "#b35806", "#333333", "#1a1a1a"
 """Colours of a problem (orange), a note on what is shown (grey) and ordinary text."""
@@ -36,6 +36,7 @@ class Widget(widgets.VBox):
         self.notes: list[str] = []  # notes on what the widget shows (the explorer's unknown words, trimming)
         self.sizes = style()  # the mode it was built in: its redraws keep these sizes
         self.font = self.sizes["font"]
+        self.presenter = presenting()  # built for a projector: a widget may fold what would not fit there
         self.message = widgets.HTML(layout=widgets.Layout(min_height="1.5em")).add_class(STATUS_CLASS)
         self.summary = widgets.HTML().add_class(STATUS_CLASS)
         self._quiet = False  # True while code sets a control, so its callback does not run again

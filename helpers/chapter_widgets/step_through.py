@@ -65,8 +65,9 @@ def describe(step: int, word: str, d: int, scale: bool, i: int, n_words: int) ->
 
 
 def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor], v: torch.Tensor, i: int,
-                scale: bool, font: int) -> str:
-    """One step as HTML: where we are, what happens, and the tensor with its shape."""
+                scale: bool, font: int, fold: bool = False) -> str:
+    """One step as HTML: where we are, what happens, and the tensor with its shape. `fold` (a projector) folds
+    the last step's rows of v, so that y shows whole with the buttons."""
     labels = unique_labels(words)
     t = tensors[step]
     d = tensors[0].shape[0]
@@ -79,9 +80,11 @@ def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor]
     if step == 5:  # y first (one row, on screen with the buttons), then the values it adds up, each with its weight
         weighted = [f"{w:.1%} × {label}" for label, w in zip(labels, tensors[4].tolist(), strict=True)]
         hidden = " (0% for the later words, which it may not see)" if i < len(words) - 1 else ""
-        table += (f"<div style='margin-top: 0.5em'>It adds up the rows of <code>v</code>, which has shape "
-                  f"<b>{list(v.shape)}</b>, each times its word's weight{hidden}:</div>"
-                  + tensor_table(v.tolist(), rows=weighted, columns=columns, font=font))
+        lead = (f"It adds up the rows of <code>v</code>, which has shape <b>{list(v.shape)}</b>, each times its "
+                f"word's weight{hidden}")
+        rows = tensor_table(v.tolist(), rows=weighted, columns=columns, font=font)
+        table += (f"<details style='margin-top: 0.5em'><summary>{lead} (open to see them)</summary>{rows}</details>"
+                  if fold else f"<div style='margin-top: 0.5em'>{lead}:</div>{rows}")
     return (f"<div style='font-size: {font}px'><div style='color: #555'>step {step + 1} of {len(STEPS)}: {trail}</div>"
             f"<p>{html.escape(describe(step, labels[i], d, scale, i, len(words)))}</p>"
             f"<div style='overflow-x: auto'>{table}</div></div>")  # a long sentence's row scrolls, never cut
@@ -155,7 +158,7 @@ class StepThrough(ChapterWidget):
         self.back.disabled, self.next.disabled = self.step == 0, self.step == len(STEPS) - 1
         self.tensors = step_tensors(self.q, self.k, self.v, self.position, self.scale)
         self.view.value = render_step(self.step, self.words, self.tensors, self.v, self.position, self.scale,
-                                      self.font)
+                                      self.font, fold=self.presenter)
         t, word = self.tensors[self.step], unique_labels(self.words)[self.position]
         scaling = "" if self.scale else " with scaling off"  # a change of the switch is read out, as the view changes
         self.say(f"Step {self.step + 1} of {len(STEPS)} for '{word}'{scaling}: {step_names(self.scale)[self.step]}, "
@@ -181,13 +184,14 @@ def static_step_through(words: Sequence[str], q: torch.Tensor, k: torch.Tensor, 
     q, k, v = (t.detach().float() for t in (q, k, v))
     font = font or style()["font"]
     reading = not presenting()
+    fold = not reading  # the last step's rows of v too
     parts = []
     for i, label in enumerate(unique_labels(words)):
         tensors = step_tensors(q, k, v, i, scale=True)
         shown = " open" if reading and i == len(words) - 1 else ""
         steps = "".join(f"<details{shown}><summary style='font-size: {font}px'>step {s + 1}: "
-                        f"{html.escape(STEPS[s])}</summary>{render_step(s, words, tensors, v, i, True, font)}</details>"
-                        for s in range(len(STEPS)))
+                        f"{html.escape(STEPS[s])}</summary>{render_step(s, words, tensors, v, i, True, font, fold)}"
+                        "</details>" for s in range(len(STEPS)))
         parts.append(f"<details{shown}><summary style='font-size: {font}px'>the word '{html.escape(label)}'</summary>"
                      f"<div style='margin-left: 1.5em'>{steps}</div></details>")
     return HTML("<div class='step-through-static'>" + "".join(parts) + "</div>")
