@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import statistics
-import tempfile
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,8 +27,9 @@ from helpers.course import COURSE_TABLE
 from helpers.plots import COLOUR_BAR, COLOURS, PALETTE, style, styled
 from helpers.stories import CLUE_KINDS
 
-UPLOADS = Path(tempfile.gettempdir()) / "several-spotlights-uploads"
-"""Where `uploaded_file` saves what a learner uploads."""
+UPLOADS = Path("uploads")
+"""Where `uploaded_file` saves what a learner uploads: a folder beside the notebook (the kernel's working folder),
+the learner's own on a shared hub, where the file browser shows it and `MY_TEXT` can name it later."""
 
 
 def smooth(values: Sequence[float], window: int) -> list[float]:
@@ -320,6 +320,10 @@ def uploaded_file(value: Sequence[Mapping[str, Any]], folder: str | Path = UPLOA
     if name in ("", ".", ".."):
         raise ValueError(f"the uploaded file needs a file name, got {item['name']!r}")
     path = Path(folder) / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(content)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    except OSError as err:
+        raise ValueError(f"the upload cannot be saved as {path.resolve()} ({err.strerror}): put the file next to the "
+                         "notebook instead and give its name in MY_TEXT") from None
     return path

@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from helpers.stories import Clue, generate_stories, join_stories
-from helpers.tokenizer import Tokenizer, read_text_file, story_tokenizer
+from helpers.tokenizer import Tokenizer, read_text_file, split, story_tokenizer
 
 TRAIN_STORIES = 12_000
 VAL_STORIES = 600
@@ -57,14 +57,17 @@ def story_corpus(train_stories: int = TRAIN_STORIES, val_stories: int = VAL_STOR
 
 
 def text_corpus(path: str | Path, context: int = 128) -> Corpus:
-    """A user's UTF-8 text file: its 1,023 most frequent words, first 90% for training, last 10% to validate."""
-    text = read_text_file(path)
-    tok = Tokenizer.from_text(text, source=str(path))
-    ids = torch.tensor(tok.encode(text), dtype=torch.long)
-    n_val = max(len(ids) // 10, context + 1)
-    if len(ids) - n_val < context + 1:
+    """A user's UTF-8 text file: first 90% for training, last 10% to validate, and a vocabulary of the training
+    part's 1,023 most frequent words (as for the novels: a word only the validation part has reads <unk>)."""
+    words = split(read_text_file(path))
+    n_val = max(len(words) // 10, context + 1)
+    if len(words) - n_val < context + 1:
         raise ValueError(
-            f"{path}: has {len(ids)} words, too short to train on: it needs at least {2 * (context + 1)} "
-            f"({context + 1} for one training window of {context} words, as many again to validate)"
+            f"{path}: has {len(words)} words (each punctuation mark counts as one), too short to train on: it "
+            f"needs at least {2 * (context + 1)} ({context + 1} for one training window of {context} words, as many "
+            "again to validate)"
         )
-    return Corpus(Path(path).name, tok, ids[:-n_val], ids[-n_val:])  # the file's name: no folders in titles
+    train, validation = words[:-n_val], words[-n_val:]
+    tok = Tokenizer.from_text(" ".join(train), source=f"{path} (training part)")
+    ids = [torch.tensor([tok.ids.get(word, 0) for word in part], dtype=torch.long) for part in (train, validation)]
+    return Corpus(Path(path).name, tok, *ids)  # the file's name: no folders in titles

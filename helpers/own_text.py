@@ -81,7 +81,7 @@ def copied_share(corpus: Corpus) -> float:
     return float(torch.isin(hashed(corpus.val_ids), hashed(corpus.train_ids)).float().mean())
 
 
-def _length_note(words: int, results: dict) -> str | None:
+def _length_note(words: int, results: dict) -> str:
     """Whether `words` training words are enough to tell one head from four, by the novels' measurements."""
     found = noise_threshold(results)
     if found is None:
@@ -95,7 +95,8 @@ def _length_note(words: int, results: dict) -> str | None:
                 f"heads stayed within the seeds' noise even at {within:,} words, so whichever model comes out lower "
                 "here may be lower by chance.")
     if words >= beyond:
-        return None
+        return (f"Long enough to compare heads: {words:,} words to train on. {measured} the gap between one and four "
+                f"heads stood clear of the seeds' noise from {beyond:,} words of training text up.")
     if within is not None and words <= within:
         return (f"Too short to compare heads: {words:,} words to train on. {measured} the gap between one and four "
                 f"heads was within the seeds' noise at {within:,} words of training text and beyond it from "
@@ -113,10 +114,10 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
     validation part. The one source of these notes: the notebook, the command line, its JSON and the checkpoint
     card all print what this returns."""
     results = results or real_text_results()
-    notes = [note for note in [_length_note(len(corpus.train_ids), results)] if note]
+    notes = [_length_note(len(corpus.train_ids), results)]
     unknown, novels = unknown_share(corpus.val_ids), results["summary"]["unknown_share"]
-    note = (f"{unknown:.1%} of the validation words are <unk> (outside the vocabulary built from this text; the "
-            f"series' novels: {novels:.1%}).")
+    note = (f"{unknown:.1%} of the validation words are <unk> (not among the training part's 1,023 most frequent "
+            f"words; the series' novels: {novels:.1%}).")
     if unknown > novels:
         note += (" That is more than the novels: every <unk> is the same blank to the model, so its perplexity "
                  "looks better than its real guessing is, and the heads cannot tell those words apart.")

@@ -188,9 +188,13 @@ class Tokenizer:
 def read_text_file(path: str | Path) -> str:
     """Contents of a UTF-8 text file, or a ValueError that names the file and what is wrong with it."""
     path = Path(path)
-    if path.is_dir():
+    try:
+        folder, file = path.is_dir(), path.is_file()
+    except OSError:  # a name the file system refuses (too long): most likely a text pasted in its place
+        folder = file = False
+    if folder:
         raise ValueError(f"{path}: is a folder, not a text file")
-    if not path.is_file():
+    if not file:
         given = " ".join(str(path).split())
         if "\n" in str(path) or len(given.split()) > 5:  # a text pasted where its file's name goes
             raise ValueError(f"'{given[:30]}...' looks like a text itself, not a file's name: save the text as a .txt "
@@ -200,11 +204,17 @@ def read_text_file(path: str | Path) -> str:
     if size > MAX_TEXT_BYTES:
         raise ValueError(f"{path}: is {size / 1e6:.1f} MB, too large (the limit is {MAX_TEXT_BYTES / 1e6:.0f} MB, "
                          "twice the series' three novels together); save a part of it as its own file")
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise ValueError(f"{path}: cannot be read ({err.strerror})") from None
     if not data.strip():
         raise ValueError(f"{path}: the file is empty; it needs some text")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # the byte-order mark of UTF-16 (Notepad's "Unicode")
+        raise ValueError(f"{path}: is UTF-16 text; save it as UTF-8 (in Notepad: Save As, Encoding UTF-8)")
     if b"\x00" in data[:8192]:
-        raise ValueError(f"{path}: looks like a binary file (it contains zero bytes), not text")
+        raise ValueError(f"{path}: looks like a binary file (it contains zero bytes), not text: a word processor's "
+                         "file (.docx, .odt, .pdf) must be saved as plain text (.txt) first")
     try:
         return data.decode("utf-8-sig")  # a byte-order mark at the start is dropped, not read as a word
     except UnicodeDecodeError as err:

@@ -49,9 +49,10 @@ def test_the_threshold_is_where_the_gap_leaves_the_seeds_noise_for_good():
     assert noise_threshold(_with([r | {"seeds": [0]} for r in ROWS])) is None  # one seed has no noise to measure
 
 
-def test_a_short_text_gets_a_note_naming_the_measured_amounts_and_a_long_one_none():
+def test_a_text_gets_a_note_on_its_length_naming_the_measured_amounts():
     short, between, long = (own_text_notes(_corpus(n), RESULTS) for n in (50_000, 100_000, 300_000))
-    assert len(short) == len(between) == len(long) + 1  # the length note, besides the <unk> share
+    assert len(short) == len(between) == len(long) == 2  # the length note, then the <unk> share
+    assert "300,000" in long[0] and "240,000" in long[0] and long[0] not in (short[0], between[0])
     assert "60,000" in short[0] and "240,000" in short[0] and "50,000" in short[0]
     assert short[0] != between[0]  # below the last amount within the noise, or between the two
     never = own_text_notes(_corpus(), _with(ROWS[:2]))
@@ -60,14 +61,14 @@ def test_a_short_text_gets_a_note_naming_the_measured_amounts_and_a_long_one_non
 
 
 def test_the_unknown_share_is_always_given_and_compared_with_the_novels():
-    (plain,) = own_text_notes(_corpus(), RESULTS)
-    (many,) = own_text_notes(_corpus(unknown_every=2), RESULTS)  # half the words are <unk>
+    _, plain = own_text_notes(_corpus(), RESULTS)  # after the length note
+    _, many = own_text_notes(_corpus(unknown_every=2), RESULTS)  # half the words are <unk>
     assert "0.0%" in plain and "18.0%" in plain
     assert "50.0%" in many and "18.0%" in many and len(many) > len(plain)  # above the novels: a warning
 
 
 def test_a_text_of_very_few_different_words_or_one_that_repeats_itself_gets_a_note():
-    assert len(own_text_notes(_corpus(kinds=1), RESULTS)) == 2  # one note more than _corpus() gets
+    assert len(own_text_notes(_corpus(kinds=1), RESULTS)) == 3  # one note more than _corpus() gets
     text = torch.randint(1, 1000, (300_000,), generator=torch.Generator().manual_seed(0))
     fresh = Corpus("mine.txt", TOK, text, torch.randint(1, 1000, (1000,), generator=torch.Generator().manual_seed(1)))
     pasted_twice = Corpus("mine.txt", TOK, text, text[5_000:6_000])  # the validation part was read in training

@@ -103,6 +103,14 @@ def test_keep_best_ends_with_the_weights_that_scored_best_on_validation(small_st
     assert train(heads=1, steps=4, seed=0, corpus=small_stories, batch_size=4, progress=False).best_step == 0  # off
 
 
+def test_a_text_files_vocabulary_comes_from_its_training_part(tmp_path: Path) -> None:
+    """As for the novels: a word only the validation part (the last tenth) has is <unk>, and counted as such."""
+    (tmp_path / "zebra.txt").write_text("the fox ran home . " * 300 + "zebra " * 150)  # 1,650 words: 165 validate
+    corpus = text_corpus(tmp_path / "zebra.txt")
+    assert "zebra" not in corpus.tokenizer.ids and len(corpus.val_ids) == 165 and (corpus.val_ids == 0).sum() == 150
+    assert f"{150 / 165:.1%} of the validation words are <unk>" in own_text_notes(corpus)[1]
+
+
 def test_command_line_prints_the_rate_words_per_second_and_the_even_guess(capsys, tmp_path, sample_text):
     """On one's own text: the printout, the JSON (its notes also on stderr) and the card; loading it says the notes."""
     sample, corpus = str(sample_text), text_corpus(sample_text)
