@@ -83,8 +83,8 @@ def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor]
         lead = (f"It adds up the rows of <code>v</code>, which has shape <b>{list(v.shape)}</b>, each times its "
                 f"word's weight{hidden}")
         rows = tensor_table(v.tolist(), rows=weighted, columns=columns, font=font)
-        table += (f"<details style='margin-top: 0.5em'><summary>{lead} (open to see them)</summary>{rows}</details>"
-                  if fold else f"<div style='margin-top: 0.5em'>{lead}:</div>{rows}")
+        folded = f"<details style='margin-top: 0.5em'><summary>{lead} (open, then scroll down to read them)</summary>"
+        table += f"{folded}{rows}</details>" if fold else f"<div style='margin-top: 0.5em'>{lead}:</div>{rows}"
     return (f"<div style='font-size: {font}px'><div style='color: #555'>step {step + 1} of {len(STEPS)}: {trail}</div>"
             f"<p>{html.escape(describe(step, labels[i], d, scale, i, len(words)))}</p>"
             f"<div style='overflow-x: auto'>{table}</div></div>")  # a long sentence's row scrolls, never cut
@@ -116,6 +116,8 @@ class StepThrough(ChapterWidget):
         self.back.on_click(lambda _: self.go_to(self.step - 1))
         self.next.on_click(lambda _: self.go_to(self.step + 1))
         self.view = widgets.HTML()
+        # the step's own heading says what the summary says: the summary stays for screen readers, out of sight
+        self.summary.layout = widgets.Layout(height="1px", overflow="hidden")
         self.children = [self.css, self.access, widgets.HBox([self.word_picker, self.scale_switch]),
                          widgets.HBox([self.back, self.next, self.step_slider]), self.message, self.view,
                          self.summary]
