@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
-from helpers.checkpoints import load_model
+from helpers.checkpoints import checkpoint_paths, load_model
 from helpers.model import LanguageModel
 from helpers.threads import one_thread
 from helpers.tokenizer import UNK, split
@@ -19,14 +19,19 @@ from helpers.tokenizer import UNK, split
 Loader = Callable[[str], LanguageModel]
 """Checkpoint name -> model: how widgets get their models (tests pass small fakes)."""
 
-_loaded: dict[str, LanguageModel] = {}
+_loaded: dict[tuple[str, int], LanguageModel] = {}
 
 
 def load_cached(name: str) -> LanguageModel:
-    """helpers.checkpoints.load_model, but each checkpoint is read from disk only once per session."""
-    if name not in _loaded:
-        _loaded[name] = load_model(name)
-    return _loaded[name]
+    """helpers.checkpoints.load_model, but each checkpoint is read from disk only once per session, and again
+    when its weights file changed (a learner trained into the same folder again)."""
+    try:
+        key = (str(name), checkpoint_paths(name)[1].stat().st_mtime_ns)
+    except (OSError, ValueError):  # no such checkpoint: load_model says why
+        return load_model(name)
+    if key not in _loaded:
+        _loaded[key] = load_model(name)
+    return _loaded[key]
 
 
 @dataclass(frozen=True)
