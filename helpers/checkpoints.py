@@ -214,9 +214,9 @@ def _unknown(name_or_path: str | Path) -> CheckpointError:
     expected = " or ".join(card_names())
     if resolved.is_file():  # most likely the text a learner means to train on
         return CheckpointError(
-            f"{resolved} is a file but not a checkpoint: if it is a text, train on it first, e.g. "
-            f"`python -m helpers.train --heads 4 --text {name_or_path} --out mine` (and `--heads 1` for the other "
-            "model), then give the folder that wrote, `mine`.")
+            f"{resolved} is a file but not a checkpoint: if it is a text, train on it first. In a notebook cell, "
+            f"after `import sys`: `!{{sys.executable}} -m helpers.train --heads 4 --text {name_or_path} --out ../mine` "
+            "(and `--heads 1` for the other model), then give the folder that wrote, '../mine'.")
     where = (f"{resolved} holds no checkpoint card" if resolved.is_dir()
              else f"Nothing is at {resolved} or {resolved}.json")
     one_up = Path("..") / name_or_path  # a notebook runs in notebooks/; `--out` wrote from the folder above

@@ -275,7 +275,7 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
     ahead = name_a if a.val_ppl < b.val_ppl else name_b
     after = f"{a.steps} steps each" if a.steps == b.steps else f"{a.steps} and {b.steps} steps"
     lines = [f"validation perplexity after {after} (lower is better):",
-             f"  {name_a} {a.val_ppl:.2f}, {name_b} {b.val_ppl:.2f}: a gap of {gap:.2f}"]
+             f"  {name_a} {a.val_ppl:,.2f}, {name_b} {b.val_ppl:,.2f}: a gap of {gap:,.2f}"]
     clues = [getattr(run, "clue_accuracy", {}).get("all") for run in (a, b)]
     clue_leader = None  # the model with the higher clue accuracy, if both have one and they differ
     if None not in clues:
@@ -285,7 +285,7 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
     if a.steps != b.steps:
         lines.append("the runs took different numbers of steps, so this is not a fair race")
     lines.append(f"still changing: over its last checks (steps {checks}) each model's perplexity moved by up to "
-                 f"{moved:.2f}")
+                 f"{moved:,.2f}")
     said = [f"Note ({name}): {note}" for name, run_notes in (notes or {}).items() for note in run_notes]
     if said:
         lines += [*said, "verdict: none, as the notes say a score here cannot compare heads"]

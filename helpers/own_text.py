@@ -116,8 +116,10 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
     results = results or real_text_results()
     notes = [_length_note(len(corpus.train_ids), results)]
     unknown, novels = unknown_share(corpus.val_ids), results["summary"]["unknown_share"]
-    note = (f"{unknown:.1%} of the validation words are <unk> (not among the training part's 1,023 most frequent "
-            f"words; the series' novels: {novels:.1%}).")
+    placeholders = sum(word.startswith("<reserved-") for word in corpus.tokenizer.words)  # a text of few words
+    kept = "1,023 most frequent words"  # unless the training part has fewer: then every word it uses
+    outside = "words the training part never uses" if placeholders else f"not among the training part's {kept}"
+    note = f"{unknown:.1%} of the validation words are <unk> ({outside}; the series' novels: {novels:.1%})."
     if unknown > novels:
         note += (" That is more than the novels: every <unk> is the same blank to the model, so its perplexity "
                  "looks better than its real guessing is, and the heads cannot tell those words apart.")
@@ -135,17 +137,17 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
             "part: the text repeats itself, so the validation perplexity measures what the model remembers, not "
             "how well it guesses new text.")
     different = len(set(corpus.val_ids.tolist()))
+    counted = " (<unk> counted once, for every word the vocabulary lacks)" if (corpus.val_ids == 0).any() else ""
     vocabulary = len(corpus.tokenizer)
     if val_ppl is not None and not val_ppl <= different:  # NaN counts too: no trustworthy score
-        placeholders = sum(word.startswith("<reserved-") for word in corpus.tokenizer.words)  # a short text's
         filled = (f" ({vocabulary - placeholders - 1:,} words of this text, <unk> and {placeholders:,} placeholders "
                   "that no text fills)") if placeholders else ""
         beyond = (f", and even above {vocabulary:,}, the score of an even guess among all {vocabulary:,} entries "
                   f"of its vocabulary{filled}") if not val_ppl <= vocabulary else ""
         notes.append(
             f"The validation perplexity, {val_ppl:,.1f}, is above the {different:,} different words of the "
-            f"validation part{beyond}: the model guesses worse than an even choice among the words that actually "
-            "come up there. Nothing it learnt carries over to the validation part (with little text it may have "
-            "learnt its training text by heart; a text with little pattern gives it nothing to learn), so this "
+            f"validation part{counted}{beyond}: the model guesses worse than an even choice among the words that "
+            "actually come up there. Nothing it learnt carries over to the validation part (with little text it may "
+            "have learnt its training text by heart; a text with little pattern gives it nothing to learn), so this "
             "score says nothing about heads.")
     return notes

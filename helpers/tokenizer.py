@@ -185,6 +185,14 @@ class Tokenizer:
         return f"Tokenizer({len(self)} entries, source={self.source!r})"
 
 
+def _did_you_mean(path: Path) -> str:
+    """A file a learner likely meant: the same name here (a path copied from JupyterLab's Save As dialog names
+    the notebook's folder too), in uploads/ (where chapter 5 saves an upload), or the name with .txt added."""
+    guesses = [Path(path.name), Path("uploads") / path.name, path.with_name(path.name + ".txt")]
+    found = [guess for guess in guesses if guess != path and guess.is_file()]
+    return f"; did you mean '{found[0]}'?" if found else ""
+
+
 def read_text_file(path: str | Path) -> str:
     """Contents of a UTF-8 text file, or a ValueError that names the file and what is wrong with it."""
     path = Path(path)
@@ -199,7 +207,8 @@ def read_text_file(path: str | Path) -> str:
         if "\n" in str(path) or len(given.split()) > 5:  # a text pasted where its file's name goes
             raise ValueError(f"'{given[:30]}...' looks like a text itself, not a file's name: save the text as a .txt "
                              "file (in JupyterLab: File > New > Text File) and give the file's name")
-        raise ValueError(f"{path}: no such file" + ("" if path.is_absolute() else f" in the folder {Path.cwd()}"))
+        raise ValueError(f"{path}: no such file" + ("" if path.is_absolute() else f" in the folder {Path.cwd()}")
+                         + _did_you_mean(path))
     size = path.stat().st_size
     if size > MAX_TEXT_BYTES:
         raise ValueError(f"{path}: is {size / 1e6:.1f} MB, too large (the limit is {MAX_TEXT_BYTES / 1e6:.0f} MB, "
@@ -213,8 +222,8 @@ def read_text_file(path: str | Path) -> str:
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # the byte-order mark of UTF-16 (Notepad's "Unicode")
         raise ValueError(f"{path}: is UTF-16 text; save it as UTF-8 (in Notepad: Save As, Encoding UTF-8)")
     if b"\x00" in data[:8192]:
-        raise ValueError(f"{path}: looks like a binary file (it contains zero bytes), not text: a word processor's "
-                         "file (.docx, .odt, .pdf) must be saved as plain text (.txt) first")
+        raise ValueError(f"{path}: looks like a binary file (it contains null bytes, of value 0), not text: a word "
+                         "processor's file (.docx, .odt, .pdf) must be saved as plain text (.txt) first")
     try:
         return data.decode("utf-8-sig")  # a byte-order mark at the start is dropped, not read as a word
     except UnicodeDecodeError as err:

@@ -291,8 +291,9 @@ def even_guess_line(vocabulary: int, val_ids: torch.Tensor) -> str:
     """The baseline a validation perplexity is read against: an even guess among the whole vocabulary, and among
     the different words that actually come up in the validation part."""
     different = len(set(val_ids.tolist()))
+    unk = " (<unk> counted once)" if (val_ids == 0).any() else ""
     return (f"an even guess scores {vocabulary:,} (every one of the {vocabulary:,} vocabulary entries alike), or "
-            f"{different:,} if it knew which different words the validation part holds")
+            f"{different:,} if it knew which different words the validation part holds{unk}")
 
 
 def _whole(text: str, minimum: int) -> int:

@@ -120,7 +120,7 @@ def test_a_wrong_path_names_what_was_looked_for(tmp_path, monkeypatch, sample_te
     assert str(tmp_path.resolve() / "mine" / "nothing.json") in str(error.value)  # the whole path, not a part
     shutil.copy(sample_text, tmp_path / "my_text.txt")
     (tmp_path / "my_text.json").write_text("{}")  # its --json output beside it: still the text that was meant
-    with pytest.raises(checkpoints.CheckpointError, match=r"python -m helpers\.train .*--text my_text\.txt"):
+    with pytest.raises(checkpoints.CheckpointError, match=r"-m helpers\.train .*--text my_text\.txt .*../mine"):
         checkpoints.find_checkpoints("my_text.txt")
 
 

@@ -52,6 +52,17 @@ def test_a_byte_order_mark_is_no_word(tmp_path):
     assert "\ufeff" not in Tokenizer.from_text_file(marked).words
 
 
+def test_a_missing_file_names_the_file_the_learner_likely_meant(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a notebook's folder, with an upload and a saved text in it
+    (tmp_path / "uploads").mkdir()
+    (tmp_path / "uploads" / "moby.txt").write_text("call me")
+    (tmp_path / "my_story.txt").write_text("once")
+    for given, meant in (("moby.txt", "uploads/moby.txt"), ("notebooks/my_story.txt", "my_story.txt"),
+                         ("my_story", "my_story.txt")):
+        with pytest.raises(ValueError, match=f"no such file.*did you mean '{meant}'"):
+            read_text_file(given)
+
+
 def test_more_than_1023_distinct_words_keeps_the_1023_most_frequent():
     text = " ".join(f"w{i}" for i in range(1500)) + " common" * 5
     tok = Tokenizer.from_text(text)
