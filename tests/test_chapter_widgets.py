@@ -156,7 +156,7 @@ def test_split_counts_parameters_from_the_model_code_at_sizes_that_fit(split) ->
         assert f"{128 // heads} numbers each" in said and f"has {drawn:,} parameters" in said
         caption = split.grid.figure["caption"]
         assert f"value {without:,} " in caption and caption.endswith(f"= {drawn:,}")
-        assert split.grid.figure["panels"][0]["focus"] == len(split.words) - 2, "the row of 'sigh', before the '.'"
+        assert split.grid.figure["panels"][0]["focus"] == len(split.words) - 3, "'bridge' guesses 'sigh'"
         assert ("no output projection" in caption) == (heads == 1)
         assert [p["title"] for p in split.grid.figure["panels"]] == [f"head {h}" for h in range(min(heads, AT_ONCE))]
         assert len(split.group_picker.options) == max(1, heads // AT_ONCE)

@@ -95,13 +95,13 @@ def head_groups(heads: int) -> list[range]:
 
 def _grid(option: Option, words: Sequence[str], group: range, tallest: int | None = None) -> dict:
     """Some of the option's heads (`group`) as one row of heatmaps, at most `tallest` pixels high, the row of the
-    word the summary reads (the last) always labelled, and the columns it names; the caption counts what the layer
-    costs, part by part."""
+    word the summary reads (the one that guesses the last word) always labelled, and the columns it names; the
+    caption counts what the layer costs, part by part."""
     name = (f"{option.heads} untrained head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
             else "The trained four-head checkpoint")
     title = name + (f": heads {group.start} to {group.stop - 1}" if len(group) < option.heads else "")
     spec = grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest,
-                       focus=last_word(words), side=grid_shape(2, 2, tallest).wide)  # one head: two heads' size
+                       focus=guesser(words), side=grid_shape(2, 2, tallest).wide)  # one head: two heads' size
     qkv, proj = option.qkv_params, option.params - option.qkv_params
     mix = f"+ output projection {proj:,}" if proj else "and no output projection (one head has nothing to mix)"
     return spec | {"caption": f"{WIDTH // option.heads} numbers per head; parameters: query, key, value {qkv:,} "
@@ -206,16 +206,22 @@ class SplitTheWidth(ChapterWidget):
         self.say(summary_line(option, self.words))
 
 
+def guesser(words: Sequence[str]) -> int:
+    """The word whose spotlight guesses the sentence's last word ('bridge', before 'sigh'): the row the widget
+    reads, as chapters 4 and 6 do."""
+    return max(last_word(words) - 1, 0)
+
+
 def summary_line(option: Option, words: Sequence[str]) -> str:
-    """In words: the split, the cost, and which word each head's spotlight from the last word likes best."""
+    """In words: the split, the cost, and which word each head's spotlight from the guesser likes best."""
     labels = unique_labels(words)
-    last = last_word(words)
-    favourite = option.att[:, last].argmax(dim=-1).tolist()  # [H]: where the last word looks hardest, per head
+    reader, last = guesser(words), last_word(words)
+    favourite = option.att[:, reader].argmax(dim=-1).tolist()  # [H]: where the guesser looks hardest, per head
     which = "trained" if option.layer == TRAINED else "untrained"
     return (f"Width {WIDTH} split between {option.heads} head{'s' if option.heads > 1 else ''}: "
             f"{WIDTH // option.heads} numbers each. The layer has {option.params:,} parameters, "
             f"{option.qkv_params:,} of them in query, key and value. In the {which} layer, "
-            f"'{labels[last]}' looks hardest at: "
+            f"'{labels[reader]}', which guesses '{labels[last]}', looks hardest at: "
             + ", ".join(f"head {h} → '{labels[j]}'" for h, j in enumerate(favourite)) + ".")
 
 
