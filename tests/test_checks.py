@@ -339,6 +339,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("count_attention_parameters", lambda w, h: 4 * w * w + 4 * w, "have no biases"),
     ("count_attention_parameters", lambda w, h: 4 * w * w + w - 7, "7 short. Recount each part"),
     ("merge_heads", lambda y: y.permute(0, 2, 3, 1).reshape(y.shape[0], y.shape[2], -1), "interleaved"),
+    ("merge_heads", lambda y: y.transpose(2, 3).reshape(y.shape[0], y.shape[2], -1), "Swap dimensions 1 and 2"),
     ("merge_heads", lambda y: S["merge_heads"](y).roll(1, dims=-1), "Where word 0's column 0 belongs"),
     ("split_heads", lambda x, h: S["split_heads"](x, h).flip(2), "you put word 4's column 0"),
     ("perplexity_from_losses", lambda x: torch.exp(x.mean().item()), "torch.exp takes a tensor"),

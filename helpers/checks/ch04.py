@@ -137,6 +137,10 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
                f"1 of every head, and so on (column {_D} of x, head 1's first number, lands at place 1). Keep each "
                "head's numbers together: .transpose(1, 2) moves only the heads behind the words, giving "
                "[B, T, H, D], and .reshape(B, T, H * D) then lays the heads side by side.")
+        expect(not torch.equal(got, y.transpose(2, 3).reshape(_B, _T, _C)),
+               f"{name}: you swapped dimensions 2 and 3 (a head's words with its numbers), so each word's row got "
+               "one number from every word. Swap dimensions 1 and 2 (the heads with the words): .transpose(1, 2), "
+               "then .reshape(B, T, H * D).")
         _misplaced(name, got, x)
     expect(torch.equal(merge_heads(_split(x, 1).contiguous()), x), f"{name}: with a single head it should give x back")
     return passed(name)
