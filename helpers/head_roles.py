@@ -2,7 +2,7 @@
 
 On the story world the series knows which clue every word needs; in a novel nobody does. What we can
 measure is where each head's 100% of attention goes, sorted by simple, checkable kinds of earlier word:
-the previous word, the word itself, the same word earlier, punctuation marks, the first word of the current
+one word back, the word itself, the same word earlier, punctuation marks, the first word of the current
 sentence, and the first word of the window. Each share is set beside *chance*: what spreading attention
 evenly over the allowed words would give. One rule (`kinds_followed`) says which kinds a head follows, on the
 story world's clues (chapter 6, section 2) and on these kinds (section 4) alike; a head that follows none
@@ -17,13 +17,20 @@ import torch
 
 from helpers.model import CourseModel
 
-KINDS = ("previous word", "itself", "same word earlier", "punctuation", "start of the sentence",
+KINDS = ("one word back", "itself", "same word earlier", "punctuation", "start of the sentence",
          "first word of the window")
 SENTENCE_ENDS = (".", "!", "?")
 FOLLOWS = 3.0
 """A head follows a kind when its share of attention there is at least this many times chance."""
 RULE = f"a head follows a kind when its share of attention there is {FOLLOWS:g} x chance or more"
 NO_LABEL = "no simple label"
+
+
+def heads_named(heads: list[int]) -> str:
+    """Heads in words, for a printed sentence: [2] -> "head 2", [0, 1, 3] -> "heads 0, 1 and 3"."""
+    if len(heads) == 1:
+        return f"head {heads[0]}"
+    return "heads " + ", ".join(map(str, heads[:-1])) + f" and {heads[-1]}"
 
 
 def kinds_followed(share: Mapping[str, float], chance: Mapping[str, float]) -> list[str]:
@@ -49,7 +56,7 @@ def kind_masks(ids: torch.Tensor, words: list[str]) -> dict[str, torch.Tensor]:
     start = torch.cummax(after_end, dim=1).values  # [N, T]: position where word i's sentence starts
     same = ids[:, None, :] == ids[:, :, None]  # [N, T, T]: key word j is the query word i
     return {
-        "previous word": (pos[None, :] == pos[:, None] - 1).expand(n, t, t),
+        "one word back": (pos[None, :] == pos[:, None] - 1).expand(n, t, t),
         "itself": (pos[None, :] == pos[:, None]).expand(n, t, t),
         "same word earlier": same & (pos[None, :] < pos[:, None]) & (ids[:, :, None] != 0),  # <unk> is no word
         "punctuation": is_punct[:, None, :] & allowed,

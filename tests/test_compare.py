@@ -50,8 +50,8 @@ def test_scoreboard_heatmap_shows_chance_then_each_model() -> None:
     assert all(text.endswith("%") and (value >= 0.1 or "." in text) for text, value in shown)  # small: a decimal
     assert fig.layout.yaxis.title.text == "kind of clue" and fig.layout.xaxis2.title.text == "head"
     assert "kind of clue: %{y}" in four.hovertemplate
-    board = {kind: [0.2, 0.3] for kind in ("previous word", "punctuation")} | {"chance": [0.1, 0.1]}
-    real = compare.scoreboard_heatmap({"novels": board}, kinds=["previous word", "punctuation"],
+    board = {kind: [0.2, 0.3] for kind in ("one word back", "punctuation")} | {"chance": [0.1, 0.1]}
+    real = compare.scoreboard_heatmap({"novels": board}, kinds=["one word back", "punctuation"],
                                       kind_name="kind of word")
     assert real.layout.yaxis.title.text == "kind of word" and all("clue" not in t.hovertemplate for t in real.data)
 

@@ -102,7 +102,7 @@ def test_gap_figure_draws_the_gap_over_the_seeds_noise_and_fits_a_projector(pres
 
 
 @pytest.mark.parametrize(("kind", "query", "keys"), [
-    ("previous word", 4, [3]), ("same word earlier", 3, [0]), ("same word earlier", 4, [1]),  # "the" sees "the"
+    ("one word back", 4, [3]), ("same word earlier", 3, [0]), ("same word earlier", 4, [1]),  # "the" sees "the"
     ("punctuation", 4, [2]), ("punctuation", 1, []),  # the "." comes later: not visible to word 1 yet
     ("start of the sentence", 4, [3]), ("start of the sentence", 2, [0]), ("first word of the window", 4, [0])])
 def test_kind_masks_pick_the_right_earlier_words(kind: str, query: int, keys: list[int]):
@@ -119,7 +119,7 @@ def test_head_roles_shares_are_attention_fractions_and_chance_is_even_spreading(
     for row in rows:
         assert set(row["share"]) == set(KINDS)
         assert all(0 <= v <= 1 for v in row["share"].values())
-        assert row["share"]["previous word"] + row["share"]["itself"] <= 1 + 1e-4
+        assert row["share"]["one word back"] + row["share"]["itself"] <= 1 + 1e-4
     itself = statistics.mean(1 / (i + 1) for i in range(1, 16))
     assert rows[0]["chance"]["itself"] == pytest.approx(itself, abs=1e-4)
     with pytest.raises(ValueError, match="at least 17 word ids"):
