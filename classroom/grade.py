@@ -98,7 +98,11 @@ def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], 
         holders |= {found.cell} if found else set()
         with contextlib.suppress(SyntaxError):  # what it needs cannot be read; it runs anyway: the learner sees why
             given = set().union(*(names(source).bound for source in sources[:exercise.stub]))
-            extra = submission.brought_in(nb, found.cell, set(names(code).used) - given, given, known) if found else []
+            # every name it uses but the exercises (their check cells rebind them): the learner's own cells above may
+            # also redefine one the course gives (their own causal_mask), and their kernel ran the exercise with it
+            used = set(names(code).used)
+            wanted = (used - given) | (used & given) - {other.name for other in exercises}
+            extra = submission.brought_in(nb, found.cell, wanted, given, known) if found else []
             flagged[exercise.name] += [f"cell {i}: {why}" for i, part in extra for why in flags(part, True)]
             code = "\n".join([part for _, part in extra] + [code])
             sources[exercise.stub] = code
