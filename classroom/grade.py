@@ -33,6 +33,7 @@ from classroom.grade_run import TIMED_OUT
 from classroom.submission import UnreadableError, chapter_in_code, chapter_in_name, course, flags, learner_code, read
 from helpers.needs import names
 from tools.chapters import CHAPTERS, ROOT, read_toml
+from tools.editions import SOLUTION, is_notes, tags
 
 TIMEOUT = 60  # seconds one exercise (its code, then its check) may take
 SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy machine
@@ -156,6 +157,7 @@ def outcomes(planned: dict, exercises: Sequence[str]) -> tuple[dict[str, dict], 
     that are not the plan's (forged, repeated) are an error for every exercise."""
     results: dict[str, dict] = {}
     notes: list[str] = []
+    blanked: set[str] = set()  # exercises whose code a fresh process ran without, after they changed the checks
     while len(results) < len(exercises):
         lines, code, tail = run_plan(planned)
         tokens = [_token(line, exercises) for line in lines] if lines is not None else [None]
@@ -165,20 +167,32 @@ def outcomes(planned: dict, exercises: Sequence[str]) -> tuple[dict[str, dict], 
             why = "the grading process wrote results that are not the grader's (forged, repeated or out of order)"
             return {name: _error(name, why) for name in exercises}, [why]
         results = {line["exercise"]: line for line in lines[:k]} | results  # a result from an earlier run stands
+        left = [name for name in exercises if name not in results]
+        if end == ["."] and left and k and exercises[k - 1] not in blanked:  # k - 1 changed the checks: it stopped
+            blanked.add(exercises[k - 1])
+            notes.append(f"{exercises[k - 1]} changed the checks; the exercises after it were graded in a fresh "
+                         "process")
+            planned = _without(planned, exercises[k - 1])
+            continue
         if end or exercises[k] in results:  # it finished, or stopped again where it stopped before
-            why = (lines[k]["error"] if end[0] == "!" else "an earlier exercise changed the checks, so this process "
-                   "stopped trusting them") if end else f"the grading process stopped again during {exercises[k]}"
-            left = [name for name in exercises if name not in results]
+            why = (lines[k]["error"] if end[0] == "!" else "the grading process stopped before it") if end else (
+                f"the grading process stopped again during {exercises[k]}")
             return results | {name: _error(name, why) for name in left}, notes + [why] * bool(left)
         timed = code in (TIMED_OUT, None)
-        why = f"stopped after {planned['timeout']:g} s: the time limit" if timed else (
-            f"the grading process exited during {exercises[k]} (exit code {code}{': ' + tail if tail else ''})")
+        why = (f"did not finish within {planned['timeout']:g} s, the time limit: look for a loop that never ends"
+               if timed else f"the grading process exited during {exercises[k]} (exit code {code}"
+               f"{': ' + tail if tail else ''})")
         results[exercises[k]] = {**_error(exercises[k], why), "status": "time limit" if timed else "error"}
         notes.append(f"{exercises[k]}: {why}" + "; the exercises after it were graded in a fresh process" * (
             k + 1 < len(exercises)))
-        planned = {**planned, "steps": [{**step, "source": ""} if step.get("name") == exercises[k]
-                                        and step["kind"] == "exercise" else step for step in planned["steps"]]}
+        planned = _without(planned, exercises[k])
     return results, notes
+
+
+def _without(planned: dict, exercise: str) -> dict:
+    """The plan with `exercise`'s code left out (its check then hands on the reference, as in the chapter)."""
+    return {**planned, "steps": [{**step, "source": ""} if step.get("name") == exercise and step["kind"] == "exercise"
+                                 else step for step in planned["steps"]]}
 
 
 def _error(name: str, why: str) -> dict:
@@ -217,6 +231,8 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         return refused("no exercises", f"chapter {chapter} has no exercises to grade", chapter)
     planned, flagged, elsewhere = plan(nb, chapter, timeout)  # a flag elsewhere zeroes every exercise
     results, notes = outcomes(planned, [e.name for e in course(chapter)[1]])
+    if any(SOLUTION in tags(cell) or is_notes(cell) for cell in nb.cells):  # the teacher's copy, or a leak
+        notes.append("it is the instructor edition (it holds the solution cells): a student should not have it")
     scores, unflagged = [], 0.0
     for exercise in course(chapter)[1]:
         name, most = exercise.name, points.get(exercise.name, 1)
@@ -344,15 +360,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not found:
         parser.error("no notebooks found (.ipynb files, in the folders given or any folder below them)")
-    results = []
+    results, began = [], time.perf_counter()
+    print(f"grading {len(found)} notebook{'s' * (len(found) != 1)}, {max(1, args.workers)} at a time "
+          f"(an exercise may take {args.timeout:g} s)", flush=True)
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         futures = [pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout, shown)
                    for key, path, shown in found]
         for future in as_completed(futures):
             g = future.result()
             results.append(g)
-            print(f"{g.student} ({g.submission}): {g.status}, {g.points:g} of {g.max_points:g} ({g.seconds:.0f} s)"
-                  + (f": {g.note}"[:160] if g.note else ""), flush=True)
+            print(f"[{len(results)}/{len(found)}] {g.student} ({g.submission}): {g.status}, {g.points:g} of "
+                  f"{g.max_points:g} ({g.seconds:.0f} s)" + (f": {g.note}"[:160] if g.note else ""), flush=True)
     results.sort(key=lambda g: (g.student, g.submission))
     counts = Counter(g.student for g in results)
     for g in results:
@@ -360,10 +378,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             g.note = "; ".join(filter(None, [g.note, f"one of {counts[g.student]} submissions from {g.student}"]))
     missing = sorted(student for student in roster.values() if student not in counts)
     unlisted = sorted({key for key, _, _ in found if roster and key not in roster})
+    for g in results:
+        if g.student in unlisted:  # a renamed file: its student may be one of the missing
+            g.note = "; ".join(filter(None, [g.note, "not on the roster (a roster line may name this file)"]))
     doubled = sorted(student for student, count in counts.items() if count > 1)
     summary, grades = write_csvs(results, missing, args.out)
+    flagged = sum(g.status == "flagged" for g in results)
     print(f"wrote {summary} and {grades}" + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else "")
           + (f"; warning, more than one submission from: {', '.join(doubled)}" if doubled else ""))
+    print(f"{len(results)} graded in {time.perf_counter() - began:.0f} s: {flagged} flagged for review, "
+          f"{len(missing)} missing, {len(unlisted)} not on the roster, {len(doubled)} with more than one notebook")
     return 0
 
 

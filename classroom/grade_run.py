@@ -178,13 +178,15 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
         flags[name] |= {f"it called {call}" for call in watch.calls} | {f"it changed {what}" for what in tampered}
         outcome = outcomes.get(name)
         if isinstance(err, TimeLimit):
-            result = {"passed": False, "feedback": f"{name}: stopped after {timeout:g} s: the time limit"}
+            result = {"passed": False, "feedback": f"{name}: did not finish within {timeout:g} s, the time limit: "
+                                                   "look for a loop that never ends"}
         elif err is not None:
             where = "your exercise cell" if stopped[name] is not None else "its check"
             result = {"passed": False, "feedback": f"{name}: {where} stopped with {type(err).__name__}: {err}"}
         elif outcome is None:
             flags[name].add("its check recorded no outcome")
-            result = {"passed": False, "feedback": f"{name}: its check recorded no outcome"}
+            result = {"passed": False, "feedback": f"{name}: its check gave no verdict (the exercise's code may have "
+                                                   "stopped it): grade it by hand"}
         else:
             result = {"passed": bool(outcome.passed), "feedback": outcome.feedback + aside.get(name, "")}
         if err is not None or flags[name] or not result["passed"]:

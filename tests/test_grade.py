@@ -106,6 +106,7 @@ def test_the_editions_get_full_marks_by_the_points_table_and_zero(graded: dict, 
     assert summary["status"] == "graded" and summary["points"] == points and summary["max_points"] == "3", summary
     assert {row["status"] for row in graded[student]["exercises"].values()} == statuses
     assert ("2 not attempted" in summary["note"]) == (statuses == {"not attempted"}), "untried, told from wrong"
+    assert ("instructor edition" in summary["note"]) == (student == "T-1"), summary
 
 
 @pytest.mark.parametrize("student", ["S-2", "mistakes_02"])
@@ -171,7 +172,8 @@ def _steps(code: str) -> list[dict]:
 def test_an_endless_loop_is_stopped_at_the_time_limit_and_says_so() -> None:
     lines = []
     run_steps(_steps("def softmax(scores):\n    while True:\n        pass"), 1, lines.append)
-    assert lines[0]["feedback"] == "softmax: stopped after 1 s: the time limit" and not lines[0]["passed"]
+    assert lines[0]["feedback"].startswith("softmax: did not finish within 1 s, the time limit")
+    assert not lines[0]["passed"]
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
@@ -201,6 +203,8 @@ def test_a_solution_or_helpers_copy_of_one_is_flagged_at_run_time(code: str, say
      "\"softmax\", \"passed\": true, \"feedback\": \"\", \"flags\": []}\\n')", ["error", "error"], "not the grader's"),
     (f"def weighted_average(w, v):\n    raise ValueError('?') from ValueError('{'?' * 3000}')", ["failed", "passed"],
      "cut here"),  # the learner's line, quoted whole
+    ("torch.allclose = lambda *a, **k: True\n\ndef weighted_average(w, v):\n    return w @ v", ["flagged", "passed"],
+     "graded in a fresh process"),  # the checks changed: the next exercise is still graded, without that code
 ])
 def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Path, code: str, statuses: list,
                                                                    says: str) -> None:
