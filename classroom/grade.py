@@ -85,6 +85,12 @@ def _status(result: dict) -> str:
     return "time limit" if "the time limit" in result["feedback"] else "failed"
 
 
+def _cell(nb, index: int) -> str:
+    """A submission's cell as a person finds it: counted from 1 (text cells too), and its first line."""
+    first = next((line.strip() for line in nb.cells[index].source.splitlines() if line.strip()), "")
+    return f"cell {index + 1} ('{first[:40]}{'...' if len(first) > 40 else ''}')"
+
+
 def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], list[str]]:
     """The steps the grading process runs; the static flags of each exercise's code, and those of the cells that
     are not the course's own and hold no exercise's code (a learner's extra cells)."""
@@ -95,7 +101,8 @@ def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], 
     for exercise in exercises:
         found = learner_code(nb, exercise.name)
         code = found.source if found else sources[exercise.stub]
-        flagged[exercise.name] = [f"cell {found.cell}: {why}" for why in flags(found.whole, True)] if found else []
+        flagged[exercise.name] = [f"{_cell(nb, found.cell)}: {why}" for why in flags(found.whole, True)
+                                  ] if found else []
         holders |= {found.cell} if found else set()
         with contextlib.suppress(SyntaxError):  # what it needs cannot be read; it runs anyway: the learner sees why
             given = set().union(*(names(source).bound for source in sources[:exercise.stub]))
@@ -104,14 +111,14 @@ def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], 
             used = set(names(code).used)
             wanted = (used - given) | (used & given) - {other.name for other in exercises}
             extra = submission.brought_in(nb, found.cell, wanted, given, known) if found else []
-            flagged[exercise.name] += [f"cell {i}: {why}" for i, part in extra for why in flags(part, True)]
+            flagged[exercise.name] += [f"{_cell(nb, i)}: {why}" for i, part in extra for why in flags(part, True)]
             code = "\n".join([part for _, part in extra] + [code])
             sources[exercise.stub] = code
         runs[exercise.stub] = ("exercise", exercise.name, code)
         runs[exercise.check] = ("check", exercise.name, sources[exercise.check])
     steps = [dict(zip(("kind", "name", "source"), runs.get(i, ("course", None, sources[i])), strict=True),
                   label=f"cell {i}") for i in needed(sources, [e.check for e in exercises])]
-    elsewhere = [f"cell {i}: {why}" for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+    elsewhere = [f"{_cell(nb, i)}: {why}" for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
                  and i not in holders and cell.source.strip() not in known for why in flags(cell.source, False)]
     return {"steps": steps, "timeout": timeout}, flagged, elsewhere
 

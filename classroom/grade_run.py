@@ -188,7 +188,9 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             result = {"passed": False, "feedback": f"{name}: its check gave no verdict (the exercise's code may have "
                                                    "stopped it): grade it by hand"}
         else:
-            result = {"passed": bool(outcome.passed), "feedback": outcome.feedback + aside.get(name, "")}
+            order = (" (The grader reads your cells from the top: define what your function uses in a cell above it.)"
+                     if "NameError" in outcome.feedback and not outcome.passed else "")
+            result = {"passed": bool(outcome.passed), "feedback": outcome.feedback + order + aside.get(name, "")}
         if err is not None or flags[name] or not result["passed"]:
             namespace[name] = SOLUTIONS[name]  # as yours_or_reference does: the rest of the chapter still runs
             handed.add(name)

@@ -187,6 +187,7 @@ def test_an_endless_loop_is_stopped_at_the_time_limit_and_says_so() -> None:
      "    return s.softmax(x)", "switched off"),
     ("import torch\n\ndef softmax(s):\n    return s.exp() / s.exp().sum()\n\nx = softmax(torch.ones(2))[5]",
      "then stopped with IndexError"),  # its check still runs
+    ("def softmax(s):\n    return shifted(s).exp()", "in a cell above it"),  # shifted: defined below, in Jupyter
 ])
 def test_a_solution_or_helpers_copy_of_one_is_flagged_at_run_time(code: str, says: str) -> None:
     lines = []
