@@ -307,13 +307,16 @@ def read_points(path: Path) -> dict[str, float]:
         raise ValueError(f"{path}: points must be numbers") from None
 
 
-def write_csvs(results: Sequence[Graded], missing: Sequence[str], out: Path) -> tuple[Path, Path]:
-    """summary.csv (one row per submission, and per roster entry with none) and grades.csv (one per exercise)."""
+def write_csvs(results: Sequence[Graded], missing: Sequence[str], out: Path, chapter: str | None = None,
+               most: float | None = None) -> tuple[Path, Path]:
+    """summary.csv (one row per submission, and per roster entry with none: the assignment's `chapter` and its
+    `most` points, when given) and grades.csv (one per exercise)."""
     out.mkdir(parents=True, exist_ok=True)
     summary = [["student", "submission", "chapter", "points", "max_points", "status", "note"]]
     summary += [[g.student, g.submission, g.chapter or "", f"{g.points:g}", f"{g.max_points:g}", g.status, g.note]
                 for g in results]
-    summary += [[student, "", "", 0, "", "missing", "no notebook from this student"] for student in missing]
+    summary += [[student, "", chapter or "", 0, "" if most is None else f"{most:g}", "missing",
+                 "no notebook from this student"] for student in missing]
     grades = [["student", "submission", "chapter", "exercise", "points", "max_points", "status", "feedback"]]
     grades += [[g.student, g.submission, g.chapter or "", s.exercise, f"{s.points:g}", f"{s.max_points:g}", s.status,
                 s.feedback] for g in results for s in g.scores or [Score("", 0, 0, g.status, g.note)]]
@@ -389,7 +392,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if g.student in unlisted:  # a renamed file: its student may be one of the missing
             g.note = "; ".join(filter(None, [g.note, "not on the roster (a roster line may name this file)"]))
     doubled = sorted(student for student, count in counts.items() if count > 1)
-    summary, grades = write_csvs(results, missing, args.out)
+    most = sum(points.get(e.name, 1) for e in course(chapter)[1]) if chapter else None
+    summary, grades = write_csvs(results, missing, args.out, chapter, most)
     flagged = sum(g.status == "flagged" for g in results)
     print(f"wrote {summary} and {grades}" + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else "")
           + (f"; warning, more than one submission from: {', '.join(doubled)}" if doubled else ""))
