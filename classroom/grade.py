@@ -390,7 +390,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     unlisted = sorted({key for key, _, _ in found if roster and key not in roster})
     for g in results:
         if g.student in unlisted:  # a renamed file: its student may be one of the missing
-            g.note = "; ".join(filter(None, [g.note, "not on the roster (a roster line may name this file)"]))
+            g.note = "; ".join(filter(None, [g.note, "not on the roster (a roster line may name this file or folder)"]))
     doubled = sorted(student for student, count in counts.items() if count > 1)
     most = sum(points.get(e.name, 1) for e in course(chapter)[1]) if chapter else None
     summary, grades = write_csvs(results, missing, args.out, chapter, most)
