@@ -27,9 +27,9 @@ NO_LABEL = "no simple label"
 
 
 def heads_named(heads: list[int]) -> str:
-    """Heads in words, for a printed sentence: [2] -> "head 2", [0, 1, 3] -> "heads 0, 1 and 3"."""
-    if len(heads) == 1:
-        return f"head {heads[0]}"
+    """Heads in words, for a printed sentence: [2] -> "head 2", [0, 1, 3] -> "heads 0, 1 and 3", [] -> "no head"."""
+    if len(heads) <= 1:
+        return f"head {heads[0]}" if heads else "no head"
     return "heads " + ", ".join(map(str, heads[:-1])) + f" and {heads[-1]}"
 
 

@@ -189,7 +189,10 @@ def _did_you_mean(path: Path) -> str:
     """A file a learner likely meant: the same name here (a path copied from JupyterLab's Save As dialog names
     the notebook's folder too), in uploads/ (where chapter 5 saves an upload), or the name with .txt added."""
     guesses = [Path(path.name), Path("uploads") / path.name, path.with_name(path.name + ".txt")]
-    found = [guess for guess in guesses if guess != path and guess.is_file()]
+    try:
+        found = [guess for guess in guesses if guess != path and guess.is_file()]
+    except OSError:  # a name the file system refuses: nothing to suggest
+        return ""
     return f"; did you mean '{found[0]}'?" if found else ""
 
 

@@ -61,6 +61,8 @@ def test_a_missing_file_names_the_file_the_learner_likely_meant(tmp_path, monkey
                          ("my_story", "my_story.txt")):
         with pytest.raises(ValueError, match=f"no such file.*did you mean '{meant}'"):
             read_text_file(given)
+    with pytest.raises(ValueError, match="no such file"):  # a name too long for the file system: no suggestion
+        read_text_file("x" * 400)
 
 
 def test_more_than_1023_distinct_words_keeps_the_1023_most_frequent():
