@@ -189,7 +189,8 @@ def outcomes(planned: dict, exercises: Sequence[str]) -> tuple[dict[str, dict], 
         why = (f"did not finish within {planned['timeout']:g} s, the time limit: look for a loop that never ends"
                if timed else f"the grading process exited during {exercises[k]} (exit code {code}"
                f"{': ' + tail if tail else ''})")
-        results[exercises[k]] = {**_error(exercises[k], why), "status": "time limit" if timed else "error"}
+        results[exercises[k]] = {**_error(exercises[k], why), "status": "time limit" if timed else "error"} | (
+            {"feedback": f"{exercises[k]}: {why}"} if timed else {})  # graded: 0, for running over
         notes.append(f"{exercises[k]}: {why}" + "; the exercises after it were graded in a fresh process" * (
             k + 1 < len(exercises)))
         planned = _without(planned, exercises[k])
