@@ -395,11 +395,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     doubled = sorted(student for student, count in counts.items() if count > 1)
     most = sum(points.get(e.name, 1) for e in course(chapter)[1]) if chapter else None
     summary, grades = write_csvs(results, missing, args.out, chapter, most)
-    flagged = sum(g.status == "flagged" for g in results)
     print(f"wrote {summary} and {grades}" + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else "")
           + (f"; warning, more than one submission from: {', '.join(doubled)}" if doubled else ""))
-    print(f"{len(results)} graded in {time.perf_counter() - began:.0f} s: {flagged} flagged for review, "
-          f"{len(missing)} missing, {len(unlisted)} not on the roster, {len(doubled)} with more than one notebook")
+    statuses = ", ".join(f"{n} {status}" for status, n in Counter(g.status for g in results).most_common())
+    print(f"{len(results)} notebooks in {time.perf_counter() - began:.0f} s: {statuses}; {len(missing)} missing, "
+          f"{len(unlisted)} not on the roster, {len(doubled)} with more than one notebook")
     return 0
 
 
