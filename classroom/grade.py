@@ -91,13 +91,14 @@ def _cell(nb, index: int) -> str:
     return f"cell {index + 1} ('{first[:40]}{'...' if len(first) > 40 else ''}')"
 
 
-def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], list[str]]:
+def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], list[str], dict[str, list[str]]]:
     """The steps the grading process runs; the static flags of each exercise's code, and those of the cells that
-    are not the course's own and hold no exercise's code (a learner's extra cells)."""
+    are not the course's own and hold no exercise's code (a learner's extra cells); for each exercise, the learner's
+    own versions of names the chapter provides that it runs with (their causal_mask), and where they are."""
     own, exercises = course(chapter)
     sources = [cell.source if cell.cell_type == "code" else "" for cell in own.cells]
     known = {cell.source.strip() for cell in own.cells}
-    runs, flagged, holders = {}, {}, set()
+    runs, flagged, holders, shadows = {}, {}, set(), {}
     for exercise in exercises:
         found = learner_code(nb, exercise.name)
         code = found.source if found else sources[exercise.stub]
@@ -112,6 +113,8 @@ def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], 
             wanted = (used - given) | (used & given) - {other.name for other in exercises}
             extra = submission.brought_in(nb, found.cell, wanted, given, known) if found else []
             flagged[exercise.name] += [f"{_cell(nb, i)}: {why}" for i, part in extra for why in flags(part, True)]
+            shadows[exercise.name] = [f"{name}, in {_cell(nb, i)}" for i, part in extra
+                                      for name in sorted(names(part).bound & given)]
             code = "\n".join([part for _, part in extra] + [code])
             sources[exercise.stub] = code
         runs[exercise.stub] = ("exercise", exercise.name, code)
@@ -120,7 +123,7 @@ def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], 
                   label=f"cell {i}") for i in needed(sources, [e.check for e in exercises])]
     elsewhere = [f"{_cell(nb, i)}: {why}" for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
                  and i not in holders and cell.source.strip() not in known for why in flags(cell.source, False)]
-    return {"steps": steps, "timeout": timeout}, flagged, elsewhere
+    return {"steps": steps, "timeout": timeout}, flagged, elsewhere, shadows
 
 
 def run_plan(planned: dict) -> tuple[list | None, int | None, str]:
@@ -237,7 +240,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
                        "its chapter (01_one_spotlight.ipynb) or give --chapter")
     if not course(chapter)[1]:
         return refused("no exercises", f"chapter {chapter} has no exercises to grade", chapter)
-    planned, flagged, elsewhere = plan(nb, chapter, timeout)  # a flag elsewhere zeroes every exercise
+    planned, flagged, elsewhere, shadows = plan(nb, chapter, timeout)  # a flag elsewhere zeroes every exercise
     results, notes = outcomes(planned, [e.name for e in course(chapter)[1]])
     if any(SOLUTION in tags(cell) or is_notes(cell) for cell in nb.cells):  # the teacher's copy, or a leak
         notes.append("it is the instructor edition (it holds the solution cells): a student should not have it")
@@ -249,6 +252,8 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         status = result.get("status") or _status(result)
         feedback = result["feedback"] if status != "flagged" else (
             f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Unflagged: {result['feedback']}")
+        if status == "failed" and shadows.get(name):  # the check knows the course's version, not theirs
+            feedback = f"{feedback.rstrip('.')}. It ran with your own {'; '.join(shadows[name])}: check that too."
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
         unflagged += most if result["passed"] else 0
     tally = Counter(s.status for s in scores if s.status not in ("passed", "flagged"))

@@ -70,14 +70,16 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         "mistakes_02.ipynb": _answered(learner["02"], {"one_head": right, "scaled_scores": WRONG["scaled_scores"],
                                                        "masked_weights": WRONG["masked_weights"]}),
         "shadow_02.ipynb": _answered(learner["02"], {"masked_weights": WRONG["masked_weights"]}),  # own mask: right
+        "shadow_wrong_02.ipynb": _answered(learner["02"], {"masked_weights": WRONG["masked_weights"]}),  # and wrong
         "swapped_01.ipynb": learner["02"],  # chapter 2's notebook, under chapter 1's name
         "Zoe\u0308_01.ipynb": _answered(learner["01"], HONEST),  # its name as a Mac's zip spells it (NFD)
         "untouched/again.IPYNB": learner["01"],  # a second notebook from one student
     }
     notebooks["Zoe\u0308_01.ipynb"].cells.insert(13, nbformat.v4.new_code_cell(ABOVE))
     stub = next(i for i, cell in enumerate(learner["02"].cells) if "def masked_weights(" in cell.source)
-    notebooks["shadow_02.ipynb"].cells.insert(stub, nbformat.v4.new_code_cell(  # PyTorch's way: True = hidden
-        "def causal_mask(n):\n    return torch.ones(n, n, dtype=torch.bool).triu(1)"))
+    for name, diagonal in (("shadow_02.ipynb", 1), ("shadow_wrong_02.ipynb", 0)):  # PyTorch's way: True = hidden
+        notebooks[name].cells.insert(stub, nbformat.v4.new_code_cell(
+            f"def causal_mask(n):\n    return torch.ones(n, n, dtype=torch.bool).triu({diagonal})"))
     for name, (where, code) in FAKES.items():
         notebooks[f"{name}_01.ipynb"] = fake = copy.deepcopy(learner["01"])
         fake.cells.insert(where if where >= 0 else len(fake.cells), nbformat.v4.new_code_cell(code))
@@ -123,8 +125,11 @@ def test_typical_wrong_answers_get_partial_marks_with_their_explanation(graded: 
 
 
 def test_a_learners_own_version_of_a_course_function_is_the_one_graded(graded: dict) -> None:
-    """shadow_02 redefines causal_mask (True = hidden) above its masked_weights, which is right with it."""
+    """shadow_02 redefines causal_mask (True = hidden) above its masked_weights, which is right with it; in
+    shadow_wrong_02 the mask hides each word from itself too, and the feedback points to it."""
     assert graded["shadow_02"]["exercises"]["masked_weights"]["status"] == "passed", graded["shadow_02"]
+    wrong = graded["shadow_wrong_02"]["exercises"]["masked_weights"]
+    assert wrong["status"] == "failed" and "your own causal_mask, in cell" in wrong["feedback"], wrong
 
 
 @pytest.mark.parametrize(("fake", "exercise", "says"), [
