@@ -109,8 +109,7 @@ def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], 
             given = set().union(*(names(source).bound for source in sources[:exercise.stub]))
             # every name it uses but the exercises (their check cells rebind them): the learner's own cells above may
             # also redefine one the course gives (their own causal_mask), and their kernel ran the exercise with it
-            used = set(names(code).used)
-            wanted = (used - given) | (used & given) - {other.name for other in exercises}
+            wanted = set(names(code).used) - (given & {other.name for other in exercises})
             extra = submission.brought_in(nb, found.cell, wanted, given, known) if found else []
             flagged[exercise.name] += [f"{_cell(nb, i)}: {why}" for i, part in extra for why in flags(part, True)]
             shadows[exercise.name] = [f"{name}, in {_cell(nb, i)}" for i, part in extra

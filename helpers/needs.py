@@ -36,16 +36,18 @@ def _exercise(cell: str) -> bool:
 def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
     """The message for a cell that needs the names in `needed`, each mapped to the cell that makes it. An
     exercise's name that this cell makes too (`made_here`: it is the check cell) needs only its `def` cell."""
+    def two(name: str, cell: str) -> bool:  # an exercise's def cell, and its check cell (unless that is this one)
+        return _exercise(cell) and name not in made_here
+
     def made_by(name: str, cell: str) -> str:
-        two = _exercise(cell) and name not in made_here
-        return f"the cell {cell} and the check cell under it" if two else f"the cell {cell}"
+        return f"the cell {cell} and the check cell under it" if two(name, cell) else f"the cell {cell}"
 
     listed = ", ".join(f"`{n}`" for n in needed)
     menu = "Run\u00a0>\u00a0Run All Above"  # the menu path kept on one line
     cells = list(dict.fromkeys(needed.values()))
     if len(cells) == 1:
         name = next(iter(needed))
-        run = "those two cells" if _exercise(cells[0]) and name not in made_here else "that cell"
+        run = "those two cells" if two(name, cells[0]) else "that cell"
         return (f"This cell needs {listed}, made by {made_by(name, cells[0])}: run {run} first (or {menu}), then run "
                 "this one again.")
     where = "; ".join(f"`{name}`: {made_by(name, cell)}" for name, cell in needed.items())

@@ -96,6 +96,12 @@ class Tokenizer:
     def __len__(self) -> int:
         return len(self.words)
 
+    @property
+    def reserved(self) -> int:
+        """How many entries are reserved fill (RESERVED), which no text fills: a vocabulary built from fewer than
+        1,023 different words has some."""
+        return sum(word.startswith(RESERVED.split("{")[0]) for word in self.words)
+
     def split(self, text: str) -> list[str]:
         """Lower-case and split into words and punctuation marks (before looking them up)."""
         return split(text)
