@@ -36,7 +36,7 @@ from helpers.registry import (
     shipped,
     shipped_names,
 )
-from helpers.tokenizer import UNK, Tokenizer
+from helpers.tokenizer import Tokenizer
 
 EXAMPLES = 6
 """How many held-out sentences a card written with its held-out text keeps as examples."""
@@ -110,19 +110,22 @@ def save_checkpoint(result: Trained, stem: str | Path, command: str, **entries: 
 
 def held_out_examples(tokenizer: Tokenizer, words: list[str], count: int = EXAMPLES,
                       most_unknown: int = MOST_UNKNOWN) -> list[str]:
-    """Up to `count` sentences of `words` (held-out text, split) for the explorer, those with the fewest <unk>
-    first (none with more than `most_unknown`), each group in reading order; if the text has no such sentence,
-    pieces of PIECE_WORDS words in a row, the same way.
+    """Up to `count` sentences of `words` (held-out text, split) for the explorer, those with the fewest unknown
+    words first (none with more than `most_unknown`), each group in reading order; if the text has no such
+    sentence, pieces of PIECE_WORDS words in a row, the same way.
 
     A learner's text often has no 8-to-18-word sentence whose every word is among its 1,023 most frequent
-    ones; a sentence with one or two blanks, or a piece of one, still shows where the heads look."""
+    ones; a sentence with one or two unknown words, or a piece of one, still shows where the heads look. The
+    words stay as written: the explorer reads an unknown one as <unk> and names it ('<unk> = lighthouse')."""
+    def unknown(text: str) -> int:
+        return tokenizer.encode(text).count(0)
+
     found = tokenizer.known_sentences(words, len(words), max_unknown=most_unknown)
     if not found:
-        ids = tokenizer.encode(" ".join(words))
-        pieces = [ids[i : i + PIECE_WORDS] for i in range(0, len(ids) - PIECE_WORDS + 1, PIECE_WORDS)]
-        found = [tokenizer.decode(piece) for piece in pieces if piece.count(0) <= most_unknown]
+        pieces = [" ".join(words[i : i + PIECE_WORDS]) for i in range(0, len(words) - PIECE_WORDS + 1, PIECE_WORDS)]
+        found = [piece for piece in pieces if unknown(piece) <= most_unknown]
     unique = list(dict.fromkeys(found))  # a text that repeats itself offers each sentence once
-    return sorted(unique, key=lambda sentence: sentence.split().count(UNK))[:count]  # stable: reading order
+    return sorted(unique, key=unknown)[:count]  # stable: reading order
 
 
 def weights_metadata(config: CourseConfig) -> dict[str, str]:

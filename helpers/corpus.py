@@ -30,6 +30,7 @@ class Corpus:
     train_ids: torch.Tensor  # [N_train] long
     val_ids: torch.Tensor  # [N_val] long
     val_clues: list[Clue] = field(default_factory=list)  # positions index val_ids
+    val_words: list[str] = field(default_factory=list)  # a file's validation words as written, unknown ones too
 
     @property
     def has_clues(self) -> bool:
@@ -70,4 +71,4 @@ def text_corpus(path: str | Path, context: int = 128) -> Corpus:
     train, validation = words[:-n_val], words[-n_val:]
     tok = Tokenizer.from_text(" ".join(train), source=f"{path} (training part)")
     ids = [torch.tensor([tok.ids.get(word, 0) for word in part], dtype=torch.long) for part in (train, validation)]
-    return Corpus(Path(path).name, tok, *ids)  # the file's name: no folders in titles
+    return Corpus(Path(path).name, tok, *ids, val_words=validation)  # the file's name: no folders in titles

@@ -111,7 +111,7 @@ class Tokenizer:
         ids, seen, unknown = [], [], []
         for word in split(text):
             i = self.ids.get(word, 0)
-            if i == 0 and word != UNK:  # a typed "<unk>" (an example sentence's lost word) is the entry itself
+            if i == 0 and word != UNK:  # a typed "<unk>" (as on an older card's examples) is the entry itself
                 unknown.append(word)
             ids.append(i)
             seen.append(self.words[i])
@@ -124,10 +124,10 @@ class Tokenizer:
     def known_sentences(self, words: Iterable[str], count: int, min_words: int = 8, max_words: int = 18,
                         max_unknown: int = 0) -> list[str]:
         """The first `count` whole sentences of `words` (split text) that this vocabulary knows every word of
-        (or all but at most `max_unknown` words, which then read <unk>).
+        (or all but at most `max_unknown` words, kept as written: the model reads each as <unk>).
 
         A sentence ends at '.', '!' or '?', starts with a letter and has `min_words` to `max_words` words; it
-        is returned as the model sees it (lower case, punctuation split off). The words before the first
+        is returned as split (lower case, punctuation split off). The words before the first
         sentence end are skipped: a text cut out of a longer one may start in the middle of a sentence.
         Example sentences for a model: the novels' (helpers.novels) and a learner's held-out text
         (helpers.checkpoints) come from here.
@@ -142,7 +142,7 @@ class Tokenizer:
             if word in (".", "!", "?"):
                 if (sentence is not None and min_words <= len(sentence) <= max_words and sentence[0].isalpha()
                         and sum(self.ids.get(w, 0) == 0 for w in sentence) <= max_unknown):
-                    found.append(" ".join(w if self.ids.get(w, 0) else UNK for w in sentence))
+                    found.append(" ".join(sentence))
                 sentence = []
         return found
 

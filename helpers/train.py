@@ -389,7 +389,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         command = reproduce_command(args.heads, args.steps, args.seed, args.out, result.lr, args.text, args.name,
                                     args.max_seconds)
-        examples = held_out_examples(corpus.tokenizer, corpus.tokenizer.decode(corpus.val_ids.tolist()).split())
+        held_out = corpus.val_words or corpus.tokenizer.decode(corpus.val_ids.tolist()).split()
+        examples = held_out_examples(corpus.tokenizer, held_out)
         # the card repeats the notes (load_model prints them once per session) and the recipe it trained with
         kept = {key: summary[key] for key in ("notes", "unknown_share") if key in summary}
         card = save_checkpoint(result, args.out / (args.name or default_name(args.heads)), command,
