@@ -40,10 +40,11 @@ COLOUR_BAR = {"tickformat": ".0%", "ticklabelposition": "outside bottom"}
 """A colour bar of shares: each label under its tick, so "100%" stays clear of the title above the bar."""
 MAX_LABELLED = 40
 """Up to this many words every word gets an axis label; beyond it every k-th, and the axis says so."""
-_READING, _PRESENTER = {"font": 14, "size": 460, "tallest": 640}, {"font": 22, "size": 620, "tallest": 580}
+_READING = {"font": 14, "size": 460, "tallest": 640, "widest": FIT_WIDTH}
+_PRESENTER = {"font": 22, "size": 620, "tallest": 580, "widest": FIT_WIDTH}
 """font: text size; size: a square figure's side; tallest: the most height a figure may take and still show
 whole on the screen (JupyterLab shows about 650 px of notebook on a laptop's 1920x1080 screen at 125%, about
-600 px on a 1280x720 projector)."""
+600 px on a 1280x720 projector); widest: the widest plotly figure (a chapter widget keeps to FIT_WIDTH)."""
 PRESENTER_VARIABLE = "SPOTLIGHTS_PRESENTER"
 """Set to 1 in the environment (`make present`), every kernel starts in presenter mode: no cell to add."""
 _style = dict(_PRESENTER if os.environ.get(PRESENTER_VARIABLE) == "1" else _READING)
@@ -64,17 +65,20 @@ class Figure(go.Figure):
         return super()._repr_mimebundle_(include, exclude, validate, **{"config": FIGURE_CONFIG, **kwargs})
 
 
-def presenter_mode(on: bool = True) -> None:
+def presenter_mode(on: bool = True, tallest: int | None = None, widest: int | None = None) -> None:
     """Larger text (titles, labels, subplot titles, notes) for a projector (on), or the reading sizes (off).
 
-    Figures keep within FIT_WIDTH either way; figures drawn after the switch use the new sizes.
+    Figures keep within FIT_WIDTH either way; figures drawn after the switch use the new sizes. `tallest` and
+    `widest` let plotly's figures take more room where the screen has it: a slide deck's, the same projector
+    with no notebook around the figure.
     """
     _style.update(_PRESENTER if on else _READING)
+    _style.update({key: int(pixels) for key, pixels in (("tallest", tallest), ("widest", widest)) if pixels})
 
 
 def presenting() -> bool:
     """True while presenter mode is on (a static copy may then start folded, to fit a projector's screen)."""
-    return _style == _PRESENTER
+    return _style["font"] == _PRESENTER["font"]
 
 
 def style() -> dict[str, int]:
@@ -94,13 +98,14 @@ def sizes(saved: dict[str, int]) -> Iterator[None]:
         _style.update(now)
 
 
-def styled(fig: go.Figure, width: int = FIT_WIDTH, height: int | None = None) -> Figure:
-    """Apply the current text sizes to every piece of text (subplot titles too), cap the width at FIT_WIDTH
+def styled(fig: go.Figure, width: int | None = None, height: int | None = None) -> Figure:
+    """Apply the current text sizes to every piece of text (subplot titles too), cap the width at the widest
     and the height at the tallest figure the screen shows whole (figures are designed to fit; this is the
     backstop); returns it as a `Figure`, drawn without the mode bar."""
     font = _style["font"]
-    fig.update_layout(width=min(int(width), FIT_WIDTH), font={"size": font}, title_font_size=font + 4,
-                      title_subtitle_font_size=font, hoverlabel_font_size=font)  # tooltips as large as the text
+    fig.update_layout(width=min(int(width or _style["widest"]), _style["widest"]), font={"size": font},
+                      title_font_size=font + 4, title_subtitle_font_size=font,
+                      hoverlabel_font_size=font)  # tooltips as large as the text
     if height is not None:
         fig.update_layout(height=min(int(height), _style["tallest"]))
     fig.update_annotations(font_size=font)  # subplot titles are annotations with their own (small) size
@@ -295,14 +300,15 @@ class GridShape:
         return self.rows * self.tall + (self.rows - 1) * self.frame["gap"]
 
 
-def grid_shape(heads: int, cols: int = 2, tallest: int | None = None, side: float | None = None) -> GridShape:
+def grid_shape(heads: int, cols: int = 2, tallest: int | None = None, side: float | None = None,
+               width: int = FIT_WIDTH) -> GridShape:
     """The shape of a grid of `heads` heatmaps, `cols` to a row, at most `tallest` pixels high (default: the
-    tallest figure the screen shows whole) and each at most `side` pixels across: square panels where the height
-    allows, else wider than tall."""
+    tallest figure the screen shows whole), `width` wide, and each at most `side` pixels across: square panels
+    where the height allows, else wider than tall."""
     cols = max(1, min(heads, cols))
     rows = math.ceil(heads / cols)
     frame = {key: int(value * _style["font"]) for key, value in GRID_FRAME.items()}
-    wide = min((FIT_WIDTH - frame["across"]) / cols, side or math.inf)  # pixels per panel, across
+    wide = min((width - frame["across"]) / cols, side or math.inf)  # pixels per panel, across
     budget = min(tallest or _style["tallest"], _style["tallest"])
     tall = min(wide, (budget - frame["top"] - frame["bottom"] - (rows - 1) * frame["gap"]) / rows)
     return GridShape(rows, cols, wide, tall, frame)
@@ -344,7 +350,7 @@ def heads_grid(
         got = list(weights.shape) if isinstance(weights, torch.Tensor) else type(weights).__name__
         raise ValueError(f"heads_grid needs a [heads, words, words] tensor, got {got}")
     heads = weights.shape[0]
-    shape = grid_shape(heads, cols, tallest)
+    shape = grid_shape(heads, cols, tallest, width=_style["widest"])
     titles = [f"head {first_head + h}" for h in range(heads)]
     gap = shape.frame["gap"] / shape.plots if shape.rows > 1 else 0
     fig = make_subplots(rows=shape.rows, cols=shape.cols, subplot_titles=titles, horizontal_spacing=0.03,
