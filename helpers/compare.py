@@ -305,13 +305,18 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
     return "\n".join(textwrap.fill(line, 100, subsequent_indent="  ") for line in lines)
 
 
-def uploaded_file(value: Sequence[Mapping[str, Any]], folder: str | Path = UPLOADS) -> Path | None:
+def uploaded_file(value: Sequence[Mapping[str, Any]] | Mapping[str, Any], folder: str | Path = UPLOADS) -> Path | None:
     """Save the first file of a FileUpload's `value` into `folder` and return its path; None if empty.
 
-    Only the file's own name is kept (no folders from it), so an upload cannot write elsewhere.
+    ipywidgets 8 gives a tuple of files, each with its name; ipywidgets 7 (Colab's) a dict from each file's name
+    to its content and metadata. Only the file's own name is kept (no folders from it), so an upload cannot
+    write elsewhere.
     """
     if not value:
         return None
+    if isinstance(value, Mapping):  # ipywidgets 7: {name: {"metadata": ..., "content": ...}}
+        name, entry = next(iter(value.items()))
+        value = [{**entry, "name": name}] if isinstance(entry, Mapping) else [entry]
     item = value[0]
     try:
         name, content = Path(str(item["name"])).name, bytes(item["content"])

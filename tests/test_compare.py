@@ -84,12 +84,15 @@ def test_uploaded_file_saves_the_bytes_under_the_files_own_name(tmp_path: Path) 
     value = ({"name": "../../story.txt", "type": "text/plain", "size": 5, "content": memoryview(b"hello")},)
     path = compare.uploaded_file(value, folder=tmp_path)
     assert path == tmp_path / "story.txt" and path.read_bytes() == b"hello"
+    seven = {"tale.txt": {"metadata": {"name": "tale.txt", "size": 3}, "content": memoryview(b"hey")}}  # ipywidgets 7
+    assert compare.uploaded_file(seven, folder=tmp_path).read_bytes() == b"hey"
     (tmp_path / "taken").write_text("a file where the folder would go")  # (as a hub's read-only folder would)
     with pytest.raises(ValueError, match=r"cannot be saved as .*MY_TEXT"):
         compare.uploaded_file(value, folder=tmp_path / "taken")
 
 
-@pytest.mark.parametrize("value", [({"name": "..", "content": b"x"},), ({"content": b"x"},), ("story.txt",)])
+@pytest.mark.parametrize("value", [({"name": "..", "content": b"x"},), ({"content": b"x"},), ("story.txt",),
+                                   {"story.txt": b"x"}])
 def test_uploaded_file_refuses_what_is_not_an_upload(value, tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         compare.uploaded_file(value, folder=tmp_path)
