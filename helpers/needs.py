@@ -43,16 +43,21 @@ def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
         return f"the cell {cell} and the check cell under it" if two(name, cell) else f"the cell {cell}"
 
     listed = ", ".join(f"`{n}`" for n in needed)
-    menu = "Run\u00a0>\u00a0Run All Above"  # the menu path kept on one line
+    menu = ", ".join(f"{path.replace(' ', chr(0xA0))} in {where}" for where, path in MENUS)  # a path on one line
     cells = list(dict.fromkeys(needed.values()))
     if len(cells) == 1:
         name = next(iter(needed))
         run = "those two cells" if two(name, cells[0]) else "that cell"
-        return (f"This cell needs {listed}, made by {made_by(name, cells[0])}: run {run} first (or {menu}), then run "
-                "this one again.")
+        return (f"This cell needs {listed}, made by {made_by(name, cells[0])}: run {run} first (or every cell above "
+                f"it: {menu}), then run this one again.")
     where = "; ".join(f"`{name}`: {made_by(name, cell)}" for name, cell in needed.items())
-    return (f"This cell needs {listed}, made by cells above it: run them with {menu}, then run this one again "
-            f"({where}).")
+    return (f"This cell needs {listed}, made by cells above it: run every cell above it ({menu}), then run this "
+            f"one again ({where}).")
+
+
+MENUS = (("JupyterLab", "Run > Run All Above"), ("classic Notebook", "Cell > Run All Above"),
+         ("Colab", "Runtime > Run before"), ("VS Code", "Execute Above Cells"))
+"""Where each front end the series runs in keeps 'run every cell above this one'."""
 
 
 def explain_missing(makers: Mapping[str, str]) -> None:

@@ -229,7 +229,7 @@ def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own()
         assert f"at {later} positions." in w.summary_text  # inside the block: wherever attention moved
 
 
-@pytest.mark.parametrize("word", ["zebraish", "two words", 7])
+@pytest.mark.parametrize("word", ["zebraish", "two words", 7, "wet"])  # wet: the word already there
 def test_change_one_word_bad_replacements_get_a_message(word) -> None:
     w = change_one_word()
     before = w.attn_moved.clone()

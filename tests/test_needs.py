@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from helpers.needs import explain_missing
+from helpers.needs import MENUS, explain_missing
 
 
 @pytest.fixture
@@ -23,6 +23,7 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     said = str(result.error_in_exec)
     assert "needs `model`, made by the cell 'Load the trained model' (section 2)" in " ".join(said.split())
     assert max(len(line) for line in f"NameError: {said}".splitlines()) <= 100, "wrapped for a projector"
+    assert all(f"in {front_end}" in " ".join(said.split()) for front_end, _ in MENUS), "each front end's menu"
     out, shown = capsys.readouterr()
     assert "needs `model`" in shown and "Traceback" not in out + shown and "model.eval()" not in shown, shown
     assert "An exception has occurred" not in out + shown, "the advice alone, no IPython jargon above it"

@@ -141,6 +141,9 @@ class ChangeOneWord(ChapterWidget):
                 self.set_quietly(self.replacement, self.new_word)
                 raise ValueError(f"'{pieces[0]}' is not in the model's vocabulary: try a story word such as "
                                  + ", ".join(f"'{w}'" for w in SWAPS) + ".")
+            if pieces[0] == self.words[self.position]:
+                self.set_quietly(self.replacement, self.new_word)
+                raise ValueError(f"'{pieces[0]}' is the word already there, so nothing would move: type another.")
             self.new_word = pieces[0]
             self._redraw()
 

@@ -42,7 +42,10 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
     for words, d in ((5, 16), (3, 9)):
         q = torch.randn(words, d, generator=gen)  # [T, D]
         k = torch.randn(words, d, generator=gen)  # [T, D]
-        done, got = attempt(name, scaled_scores, q.clone(), k.clone())
+        done, got = attempt(name, scaled_scores, q.clone(), k.clone(),
+                            hint=f"q and k are both [T, D] (here {words} x {d}), and @ needs the first one's columns "
+                            "to match the second one's rows: turn k on its side, q @ k.T ([T, D] @ [D, T] gives "
+                            "[T, T], every query against every key)")
         if not done:
             return False
         expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == (d, d)),
