@@ -40,11 +40,14 @@ COLOUR_BAR = {"tickformat": ".0%", "ticklabelposition": "outside bottom"}
 """A colour bar of shares: each label under its tick, so "100%" stays clear of the title above the bar."""
 MAX_LABELLED = 40
 """Up to this many words every word gets an axis label; beyond it every k-th, and the axis says so."""
-_READING = {"font": 14, "size": 460, "tallest": 640, "widest": FIT_WIDTH}
-_PRESENTER = {"font": 22, "size": 620, "tallest": 580, "widest": FIT_WIDTH}
+_READING = {"font": 14, "size": 460, "tallest": 640, "widest": FIT_WIDTH, "grid": 640}
+_PRESENTER = {"font": 22, "size": 620, "tallest": 580, "widest": FIT_WIDTH, "grid": 580}
+_DECK = {**_PRESENTER, "widest": 1100, "grid": 700}
 """font: text size; size: a square figure's side; tallest: the most height a figure may take and still show
 whole on the screen (JupyterLab shows about 650 px of notebook on a laptop's 1920x1080 screen at 125%, about
-600 px on a 1280x720 projector); widest: the widest plotly figure (a chapter widget keeps to FIT_WIDTH)."""
+600 px on a 1280x720 projector), with its code above it on a deck's slide; widest: the widest plotly figure (a
+chapter widget keeps to FIT_WIDTH); grid: the tallest grid of heads, whose word labels need the height (on a
+deck's 1280x800 slide, with no notebook around it, the whole slide: its code goes on the slide before)."""
 PRESENTER_VARIABLE = "SPOTLIGHTS_PRESENTER"
 """Set to 1 in the environment (`make present`), every kernel starts in presenter mode: no cell to add."""
 _style = dict(_PRESENTER if os.environ.get(PRESENTER_VARIABLE) == "1" else _READING)
@@ -65,15 +68,13 @@ class Figure(go.Figure):
         return super()._repr_mimebundle_(include, exclude, validate, **{"config": FIGURE_CONFIG, **kwargs})
 
 
-def presenter_mode(on: bool = True, tallest: int | None = None, widest: int | None = None) -> None:
+def presenter_mode(on: bool = True, deck: bool = False) -> None:
     """Larger text (titles, labels, subplot titles, notes) for a projector (on), or the reading sizes (off).
 
-    Figures keep within FIT_WIDTH either way; figures drawn after the switch use the new sizes. `tallest` and
-    `widest` let plotly's figures take more room where the screen has it: a slide deck's, the same projector
-    with no notebook around the figure.
+    Figures keep within FIT_WIDTH either way; figures drawn after the switch use the new sizes. With `deck`
+    (tools.build_slides' decks), plotly's figures may take a slide's width and a grid of heads its height.
     """
-    _style.update(_PRESENTER if on else _READING)
-    _style.update({key: int(pixels) for key, pixels in (("tallest", tallest), ("widest", widest)) if pixels})
+    _style.update(_DECK if on and deck else _PRESENTER if on else _READING)
 
 
 def presenting() -> bool:
@@ -98,16 +99,16 @@ def sizes(saved: dict[str, int]) -> Iterator[None]:
         _style.update(now)
 
 
-def styled(fig: go.Figure, width: int | None = None, height: int | None = None) -> Figure:
+def styled(fig: go.Figure, width: int | None = None, height: int | None = None, tallest: int | None = None) -> Figure:
     """Apply the current text sizes to every piece of text (subplot titles too), cap the width at the widest
-    and the height at the tallest figure the screen shows whole (figures are designed to fit; this is the
-    backstop); returns it as a `Figure`, drawn without the mode bar."""
+    and the height at `tallest` (default: the tallest figure the screen shows whole; figures are designed to fit,
+    this is the backstop); returns it as a `Figure`, drawn without the mode bar."""
     font = _style["font"]
     fig.update_layout(width=min(int(width or _style["widest"]), _style["widest"]), font={"size": font},
                       title_font_size=font + 4, title_subtitle_font_size=font,
                       hoverlabel_font_size=font)  # tooltips as large as the text
     if height is not None:
-        fig.update_layout(height=min(int(height), _style["tallest"]))
+        fig.update_layout(height=min(int(height), tallest or _style["tallest"]))
     fig.update_annotations(font_size=font)  # subplot titles are annotations with their own (small) size
     return fig if isinstance(fig, Figure) else Figure(fig)
 
@@ -309,7 +310,7 @@ def grid_shape(heads: int, cols: int = 2, tallest: int | None = None, side: floa
     rows = math.ceil(heads / cols)
     frame = {key: int(value * _style["font"]) for key, value in GRID_FRAME.items()}
     wide = min((width - frame["across"]) / cols, side or math.inf)  # pixels per panel, across
-    budget = min(tallest or _style["tallest"], _style["tallest"])
+    budget = min(tallest or _style["tallest"], _style["grid"])
     tall = min(wide, (budget - frame["top"] - frame["bottom"] - (rows - 1) * frame["gap"]) / rows)
     return GridShape(rows, cols, wide, tall, frame)
 
@@ -341,7 +342,7 @@ def heads_grid(
     """[H, T, T] weights as small heatmaps, `cols` to a row (four heads: a 2 x 2 grid), one colour scale.
 
     The panels share their words (they label the left column's rows and the last row's columns), and the
-    grid keeps within `tallest` pixels (default: the tallest figure the screen shows whole, less for a
+    grid keeps within `tallest` pixels (default: the tallest grid the screen shows whole, less for a
     widget whose controls must stay in view): on a projector its panels are wider than tall, and where the
     rows get too short for every word's label, every k-th word is labelled and the axis title says so.
     Panel titles count heads from `first_head` (for a grid that shows some heads of a layer).
@@ -350,7 +351,7 @@ def heads_grid(
         got = list(weights.shape) if isinstance(weights, torch.Tensor) else type(weights).__name__
         raise ValueError(f"heads_grid needs a [heads, words, words] tensor, got {got}")
     heads = weights.shape[0]
-    shape = grid_shape(heads, cols, tallest, width=_style["widest"])
+    shape = grid_shape(heads, cols, tallest or _style["grid"], width=_style["widest"])
     titles = [f"head {first_head + h}" for h in range(heads)]
     gap = shape.frame["gap"] / shape.plots if shape.rows > 1 else 0
     fig = make_subplots(rows=shape.rows, cols=shape.cols, subplot_titles=titles, horizontal_spacing=0.03,
@@ -372,7 +373,7 @@ def heads_grid(
     fig.add_annotation(text=LOOKS, textangle=-90, xref="paper", yref="paper", x=0, y=0.5, xanchor="right",
                        yanchor="middle", xshift=looks_shift, showarrow=False)
     fig.update_layout(title=title, margin={"t": shape.frame["top"], "b": shape.frame["bottom"]})
-    return styled(fig, height=shape.plots + shape.frame["top"] + shape.frame["bottom"])
+    return styled(fig, height=shape.plots + shape.frame["top"] + shape.frame["bottom"], tallest=_style["grid"])
 
 
 def spotlight_bars(

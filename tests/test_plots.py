@@ -51,17 +51,19 @@ def test_every_figure_shows_whole_on_the_screen_and_presenter_mode_grows_every_t
     assert plots.heads_grid(_weights(5).expand(4, 5, 5), WORDS, tallest=400).layout.height <= 400
 
 
-def test_a_deck_draws_a_grid_of_heads_larger_than_a_live_notebook_on_the_same_projector(presenter: bool) -> None:
-    """A deck's slide has no notebook around the figure: more room, so larger word labels (tools.pages.DECK)."""
-    from tools.pages import DECK_TALLEST, DECK_WIDEST
-
+def test_a_deck_draws_a_grid_of_heads_larger_than_a_live_notebook_and_other_figures_beside_their_code(
+        presenter: bool) -> None:
+    """A deck's slide has no notebook around the figure: a grid of heads takes its room, for larger word labels;
+    a heatmap stays short enough to share its slide with its code (tools.pages.DECK)."""
     words = [f"w{i}" for i in range(11)]
-    live = plots.heads_grid(_weights(11).expand(4, 11, 11), words).layout
-    plots.presenter_mode(True, tallest=DECK_TALLEST, widest=DECK_WIDEST)
-    deck = plots.heads_grid(_weights(11).expand(4, 11, 11), words).layout
-    assert plots.presenting() and live.width <= plots.FIT_WIDTH < deck.width <= DECK_WIDEST
-    assert live.height <= 580 < deck.height <= DECK_TALLEST
-    assert deck.xaxis.tickfont.size > live.xaxis.tickfont.size and deck.yaxis.tickfont.size > live.yaxis.tickfont.size
+    live = [plots.heads_grid(_weights(11).expand(4, 11, 11), words).layout,
+            plots.attention_heatmap(_weights(11), words).layout]
+    plots.presenter_mode(True, deck=True)
+    deck = [plots.heads_grid(_weights(11).expand(4, 11, 11), words).layout,
+            plots.attention_heatmap(_weights(11), words).layout]
+    assert plots.presenting() and live[0].width <= plots.FIT_WIDTH < deck[0].width and live[0].height < deck[0].height
+    assert all(deck[0][axis].tickfont.size > live[0][axis].tickfont.size for axis in ("xaxis", "yaxis"))
+    assert deck[1].height == live[1].height <= plots.style()["tallest"] < deck[0].height
 
 
 def test_importing_plots_changes_no_renderer() -> None:

@@ -131,6 +131,15 @@ def test_cells_about_live_controls_are_left_out_of_static_builds() -> None:
     assert [cell.id for cell in prepare(nb).cells] == kept
 
 
+def test_a_deck_shows_a_folded_cells_output_without_its_code() -> None:
+    """Chapter 3's say-cell only formats a printout: JupyterLab folds its code, and so does the deck."""
+    nb = nbformat.read(NOTEBOOKS / "03_one_spotlight_is_not_enough.ipynb", as_version=4)
+    folded = [cell.id for cell in nb.cells if cell.metadata.get("jupyter", {}).get("source_hidden")
+              and LIVE_ONLY not in cell.metadata.get("tags", [])]
+    shown = {cell.id: cell for cell in build_slides.deck_cells(nb)}
+    assert folded and all(shown[i].source == "" and shown[i].metadata.transient.remove_source for i in folded)
+
+
 def test_without_npm_the_decks_and_the_hub_name_what_to_install(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(build_slides, "NPM_DIR", tmp_path)  # nothing installed yet
     monkeypatch.setattr(shutil, "which", lambda name: None)

@@ -97,11 +97,15 @@ def deck_file(name: str) -> str:
 
 def deck_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     """The cells a deck shows: not the set-up cell, the cell that switched presenter mode on, or what only the
-    live notebook has; a cell's notes (with_notes puts them right after it) are left out with it."""
+    live notebook has; a cell's notes (with_notes puts them right after it) are left out with it. A code cell
+    JupyterLab shows folded (its code only formats a printout) shows its output alone."""
     kept, dropped = [], False
     for cell in nb.cells:
         if not is_notes(cell):
             dropped = bool({SETUP_TAG, INJECTED, LIVE_ONLY} & set(cell.metadata.get("tags", [])))
+        if not dropped and cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"):
+            cell = nbformat.from_dict({**cell, "source": "", "metadata": {**cell.metadata, "transient": {
+                "remove_source": True}}})
         if not dropped:
             kept.append(cell)
     return kept

@@ -31,14 +31,10 @@ CELL_TIMEOUT = 900  # seconds one cell may take: generous, since CI and shared m
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 PLOTLY_LOADER = "window.PlotlyConfig"
 """Marks the output in which plotly's "notebook" renderer loads its own copy of plotly.js."""
-DECK_TALLEST, DECK_WIDEST = 700, 1100
-"""The most height and width a plotly figure takes in a deck: its slide is 1280x800 with no notebook around the
-figure, where a live notebook on the same projector shows about 850x600 (tools.paginate puts what does not fit
-beside a figure on the next slide)."""
 PRESENTER = "import helpers\n\nhelpers.presenter_mode(True)"
 """The first cell of a presenter-mode run, as JupyterLab shows it live (tools.chapters.execute tags it INJECTED;
 decks leave it out); a deck's run starts with DECK."""
-DECK = f"import helpers\n\nhelpers.presenter_mode(True, tallest={DECK_TALLEST}, widest={DECK_WIDEST})"
+DECK = "import helpers\n\nhelpers.presenter_mode(True, deck=True)"
 LIVE_ONLY = "live-only"
 """The tag of a cell that describes what only the live notebook has (the explorer's model menu, say): pages
 and decks, which show static copies, leave it out."""
