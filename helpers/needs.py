@@ -50,7 +50,9 @@ def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
         run = "those two cells" if two(name, cells[0]) else "that cell"
         return (f"This cell needs {listed}, made by {made_by(name, cells[0])}: run {run} first (or every cell above "
                 f"it: {menu}), then run this one again.")
-    where = "; ".join(f"`{name}`: {made_by(name, cell)}" for name, cell in needed.items())
+    by_cell = {cell: [name for name, made in needed.items() if made == cell] for cell in cells}
+    where = "; ".join(f"{', '.join(f'`{name}`' for name in names)}: {made_by(names[0], cell)}"
+                      for cell, names in by_cell.items())
     return (f"This cell needs {listed}, made by cells above it: run every cell above it ({menu}), then run this "
             f"one again ({where}).")
 

@@ -36,6 +36,9 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     assert "`def softmax` (exercise 2): run that cell first" in said, said  # a check cell makes the name too
     said = " ".join(str(shell.run_cell("softmax(scores)", store_history=True).error_in_exec).split())  # both named
     assert "needs `softmax`, `scores`, made by cells above it" in said and "`scores`: the cell 'scores" in said, said
+    explain_missing({"grammar": "'twins = ...' (section 5)", "twins": "'twins = ...' (section 5)"})
+    said = " ".join(str(shell.run_cell("twins, grammar, scores", store_history=True).error_in_exec).split())
+    assert "(`twins`, `grammar`: the cell 'twins = ...' (section 5); `scores`: the cell" in said, "one cell named once"
     explain_missing({"ablation": "'ablation = ...' (section 3)", "baseline": "'baseline = ...' (section 2)"})
     said = " ".join(str(shell.run_cell("ablation = baseline + 1\nablation", store_history=True).error_in_exec).split())
     assert "needs `baseline`, made by the cell 'baseline" in said and "ablation" not in said, "not the cell itself"

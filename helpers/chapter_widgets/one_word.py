@@ -139,8 +139,9 @@ class ChangeOneWord(ChapterWidget):
                 raise ValueError(f"Type exactly one word to put in, got {word!r}.")
             if pieces[0] not in self.tokenizer.ids:
                 self.set_quietly(self.replacement, self.new_word)
+                others = [w for w in SWAPS if w != self.words[self.position]]
                 raise ValueError(f"'{pieces[0]}' is not in the model's vocabulary: try a story word such as "
-                                 + ", ".join(f"'{w}'" for w in SWAPS) + ".")
+                                 + ", ".join(f"'{w}'" for w in others) + ".")
             if pieces[0] == self.words[self.position]:
                 self.set_quietly(self.replacement, self.new_word)
                 raise ValueError(f"'{pieces[0]}' is the word already there, so nothing would move: type another.")
