@@ -24,8 +24,8 @@ def _cell(kind: str, source: str, slide: str = "-", figure: int | None = None, p
 
 
 def _section(paragraphs: int) -> nbformat.NotebookNode:
-    """A slide that opens a section with `paragraphs` lines of prose."""
-    return _cell("markdown", "\n".join(["## A section", "", *[PROSE] * paragraphs]), "slide")
+    """A slide that opens a section with `paragraphs` paragraphs of prose, two lines each."""
+    return _cell("markdown", "\n\n".join(["## A section", *[PROSE] * paragraphs]), "slide")
 
 
 def _paged(*cells: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -43,7 +43,7 @@ WIDE = "x = " + "1 + " * 60 + "1"  # 245 characters: three lines on a slide
 
 @pytest.mark.parametrize(("cells", "expected"), [
     ([_section(8), _cell("code", "figure()", "fragment", figure=580)], ["slide", "subslide"]),  # a figure
-    ([_section(10), _cell("markdown", TABLE, "fragment")], ["slide", "subslide"]),  # a markdown table
+    ([_section(8), _cell("markdown", TABLE, "fragment")], ["slide", "subslide"]),  # a markdown table
     ([_section(0), _cell("code", "figure()", "-", figure=580), _cell("markdown", "\n\n".join([PROSE] * 3), "fragment")],
      ["slide", "-", "subslide"]),  # prose under a figure
     ([_section(1), _cell("code", "figure()", "fragment", figure=450), _cell("code", "print(...)", "-", printed=3)],
@@ -56,7 +56,11 @@ WIDE = "x = " + "1 + " * 60 + "1"  # 245 characters: three lines on a slide
      ["slide", "fragment", "subslide"]),  # not a slide with a lone heading
     ([_section(7), _cell("code", "\n".join([WIDE] * 3), "-", printed=1)], ["slide", "subslide"]),  # lines wrap
     ([_section(7), _cell("code", "x = 1\n" * 3, "-", printed=1)], ["slide", "-"]),
-], ids=["figure", "table", "prose", "printout", "fits", "lead-in", "heading", "wide-code", "narrow-code"])
+    ([_section(0), _cell("markdown", "\n".join([PROSE[:110]] * 5), "-"), _cell("code", "figure()", "fragment",
+                                                                              figure=360)],
+     ["slide", "-", "fragment"]),  # a paragraph's source lines wrap as one paragraph, not each on its own
+], ids=["figure", "table", "prose", "printout", "fits", "lead-in", "heading", "wide-code", "narrow-code",
+        "hard-wrapped"])
 def test_a_cell_that_would_run_off_the_slide_starts_a_new_one(cells: list, expected: list[str]) -> None:
     nb = nbformat.v4.new_notebook(cells=cells)
     before = _types(nb)
