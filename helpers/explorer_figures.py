@@ -82,15 +82,15 @@ def grid_figure(weights: torch.Tensor, words: Sequence[str], title: str, origina
     left column labels the rows (the `focus` row always), the last row the columns (those the focus row looks at
     most always). A panel is at most `side`
     pixels across, and never larger than the same heatmap alone, so one or two heads do not fill the screen."""
-    heads = weights.shape[0]
-    shape = grid_shape(heads, cols, tallest, side=min(side or math.inf, heatmap_side(len(words))))
+    heads, widest = weights.shape[0], style()["widest"]  # a deck's static copy: a slide's width
+    shape = grid_shape(heads, cols, tallest, side=min(side or math.inf, heatmap_side(len(words))), width=widest)
     every, tick, xtitle = _labelling(len(words), shape.wide, shape.tall)
     labels, names, keep = unique_labels(words), word_names(words, originals), looked_at_most(weights, focus)
     panels = [heatmap(weights[h], labels, names, title=f"head {first_head + h}", every=every, tick=tick,
                       show_x=h + shape.cols >= heads, show_y=h % shape.cols == 0, xtitle=xtitle, focus=focus,
                       keep=keep) for h in range(heads)]
     height = shape.plots + shape.frame["top"] + shape.frame["bottom"]
-    width = min(FIT_WIDTH, shape.cols * shape.wide + shape.frame["across"])
+    width = min(widest, shape.cols * shape.wide + shape.frame["across"])
     return figure(title, panels, width, height, style()["font"], cols=shape.cols, scale="weight")
 
 

@@ -55,12 +55,14 @@ def test_a_deck_draws_a_grid_of_heads_larger_than_a_live_notebook_and_other_figu
         presenter: bool) -> None:
     """A deck's slide has no notebook around the figure: a grid of heads takes its room, for larger word labels;
     a heatmap stays short enough to share its slide with its code (tools.pages.DECK)."""
-    words = [f"w{i}" for i in range(11)]
-    live = [plots.heads_grid(_weights(11).expand(4, 11, 11), words).layout,
-            plots.attention_heatmap(_weights(11), words).layout]
+    from helpers.explorer_figures import grid_figure  # a widget's grid: its static copy in a deck
+
+    words, grids = [f"w{i}" for i in range(11)], _weights(11).expand(4, 11, 11)
+    live = [plots.heads_grid(grids, words).layout, plots.attention_heatmap(_weights(11), words).layout]
+    widget = grid_figure(grids, words, "a widget's grid")["width"]
     plots.presenter_mode(True, deck=True)
-    deck = [plots.heads_grid(_weights(11).expand(4, 11, 11), words).layout,
-            plots.attention_heatmap(_weights(11), words).layout]
+    deck = [plots.heads_grid(grids, words).layout, plots.attention_heatmap(_weights(11), words).layout]
+    assert widget <= plots.FIT_WIDTH < grid_figure(grids, words, "a widget's grid")["width"]
     assert plots.presenting() and live[0].width <= plots.FIT_WIDTH < deck[0].width and live[0].height < deck[0].height
     assert all(deck[0][axis].tickfont.size > live[0][axis].tickfont.size for axis in ("xaxis", "yaxis"))
     assert deck[1].height == live[1].height <= plots.style()["tallest"] < deck[0].height

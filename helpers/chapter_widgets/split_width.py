@@ -101,7 +101,8 @@ def _grid(option: Option, words: Sequence[str], group: range, tallest: int | Non
             else "The trained four-head checkpoint")
     title = name + (f": heads {group.start} to {group.stop - 1}" if len(group) < option.heads else "")
     spec = grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest,
-                       focus=guesser(words), side=grid_shape(2, 2, tallest).wide)  # one head: two heads' size
+                       focus=guesser(words), side=grid_shape(2, 2, tallest, width=style()["widest"]).wide)  # one
+    # head: two heads' size
     qkv, proj = option.qkv_params, option.params - option.qkv_params
     mix = f"+ output projection {proj:,}" if proj else "and no output projection (one head has nothing to mix)"
     return spec | {"caption": f"{WIDTH // option.heads} numbers per head; parameters: query, key, value {qkv:,} "
