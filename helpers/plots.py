@@ -45,9 +45,10 @@ _PRESENTER = {"font": 22, "size": 620, "tallest": 580, "widest": FIT_WIDTH, "gri
 _DECK = {**_PRESENTER, "widest": 1100, "grid": 700}
 """font: text size; size: a square figure's side; tallest: the most height a figure may take and still show
 whole on the screen (JupyterLab shows about 650 px of notebook on a laptop's 1920x1080 screen at 125%, about
-600 px on a 1280x720 projector), with its code above it on a deck's slide; widest: the widest plotly figure (a
-chapter widget keeps to FIT_WIDTH); grid: the tallest grid of heads, whose word labels need the height (on a
-deck's 1280x800 slide, with no notebook around it, the whole slide: its code goes on the slide before)."""
+600 px on a 1280x720 projector), with its code above it on a deck's slide; widest: the widest figure or grid
+of heads (a widget's controls and text keep to FIT_WIDTH); grid: the tallest grid of heads, whose word labels
+need the height (on a deck's 1280x800 slide, with no notebook around it, the whole slide: its code goes on the
+slide before)."""
 PRESENTER_VARIABLE = "SPOTLIGHTS_PRESENTER"
 """Set to 1 in the environment (`make present`), every kernel starts in presenter mode: no cell to add."""
 _style = dict(_PRESENTER if os.environ.get(PRESENTER_VARIABLE) == "1" else _READING)
@@ -71,8 +72,9 @@ class Figure(go.Figure):
 def presenter_mode(on: bool = True, deck: bool = False) -> None:
     """Larger text (titles, labels, subplot titles, notes) for a projector (on), or the reading sizes (off).
 
-    Figures keep within FIT_WIDTH either way; figures drawn after the switch use the new sizes. With `deck`
-    (tools.build_slides' decks), plotly's figures may take a slide's width and a grid of heads its height.
+    Figures keep within FIT_WIDTH either way, but with `deck` (tools.build_slides' decks), where figures and grids
+    of heads may take a slide's width and a grid of heads its height. Figures drawn after the switch use the new
+    sizes.
     """
     _style.update(_DECK if on and deck else _PRESENTER if on else _READING)
 

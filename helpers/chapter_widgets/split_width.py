@@ -100,9 +100,9 @@ def _grid(option: Option, words: Sequence[str], group: range, tallest: int | Non
     name = (f"{option.heads} untrained head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
             else "The trained four-head checkpoint")
     title = name + (f": heads {group.start} to {group.stop - 1}" if len(group) < option.heads else "")
+    side = grid_shape(2, 2, tallest, width=style()["widest"]).wide  # one head: two heads' size
     spec = grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest,
-                       focus=guesser(words), side=grid_shape(2, 2, tallest, width=style()["widest"]).wide)  # one
-    # head: two heads' size
+                       focus=guesser(words), side=side)
     qkv, proj = option.qkv_params, option.params - option.qkv_params
     mix = f"+ output projection {proj:,}" if proj else "and no output projection (one head has nothing to mix)"
     return spec | {"caption": f"{WIDTH // option.heads} numbers per head; parameters: query, key, value {qkv:,} "
