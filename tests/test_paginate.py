@@ -3,6 +3,8 @@ too tall for any slide."""
 
 from __future__ import annotations
 
+import ast
+
 import nbformat
 import pytest
 
@@ -102,6 +104,14 @@ def test_a_printout_in_pieces_is_counted_and_cut_as_one() -> None:
     paged = _paged(cell)
     assert [len(c.get("outputs", [])) for c in paged.cells] == [0, 0, 1]
     assert paged.cells[2].outputs[0].text == "a printed line\n" * 24
+
+
+def test_code_too_long_for_a_slide_is_cut_between_statements_not_inside_one() -> None:
+    call = "total = sum([\n" + "".join(f"    {i},\n" for i in range(12)) + "])"  # one statement of 14 lines
+    source = "\n".join(f"line_{i} = {i}" for i in range(ROOM // CODE_LINE - 8)) + "\n" + call + "\nprint(total)"
+    pieces = [cell.source for cell in _paged(_cell("code", source, "-")).cells[1:]]
+    assert len(pieces) == 2 and pieces[1].startswith("total = sum([") and "\n".join(pieces) == source
+    assert all(ast.parse(piece) for piece in pieces), "each slide's code reads as code"
 
 
 def test_code_and_a_printout_too_long_for_a_slide_are_cut_between_lines_onto_slides_of_their_own() -> None:

@@ -10,6 +10,7 @@ tests walk every deck to check the result.
 
 from __future__ import annotations
 
+import ast
 import copy
 import html
 import math
@@ -144,18 +145,36 @@ def _cut_text(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     return [first] + [_part(cell, n, source=text) for n, text in enumerate(texts[1:], 1)]
 
 
+def _inside_statements(source: str) -> set[int]:
+    """The lines (from 0) inside a top-level statement, after its first: code cut there would not read as code
+    (a slide that opens halfway through a call or a loop); none for code that does not parse (a magic)."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return set()
+    firsts = [min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) for node in body]
+    return {i for first, node in zip(firsts, body, strict=True) for i in range(first, node.end_lineno or first)}
+
+
 def _code_chunks(source: str) -> list[str]:
-    """Code too long for one slide cut into as many whole lines as fit each, at a blank line where one is near."""
-    chunks: list[list[str]] = [[]]
-    for line in source.splitlines():
+    """Code too long for one slide cut into as many whole lines as fit each, between statements (at a blank
+    line where one is near); a statement taller than a slide is cut between its lines."""
+    inside, lines = _inside_statements(source), source.splitlines()
+    chunks: list[list[int]] = [[]]  # line numbers
+
+    def height(numbers: list[int]) -> int:
+        return _lines_height("\n".join(lines[j] for j in numbers), CODE_WIDTH) + 2 * GAP
+
+    for i, line in enumerate(lines):
         chunk = chunks[-1]
-        full = _lines_height("\n".join([*chunk, line]), CODE_WIDTH) + 2 * GAP > ROOM
-        early = not line.strip() and _lines_height("\n".join(chunk), CODE_WIDTH) + 2 * GAP > ROOM * 2 // 3
-        if chunk and (full or early):
-            chunks.append([])
+        full, early = height([*chunk, i]) > ROOM, not line.strip() and height(chunk) > ROOM * 2 // 3
+        if chunk and (full or (early and i not in inside)):
+            cut = i if i not in inside else max((j for j in chunk[1:] if j not in inside), default=i)
+            chunks[-1], tail = [j for j in chunk if j < cut], [j for j in chunk if j >= cut]
+            chunks.append(tail)
         if line.strip() or chunks[-1]:
-            chunks[-1].append(line)
-    return ["\n".join(chunk).strip("\n") for chunk in chunks if chunk]
+            chunks[-1].append(i)
+    return [text for chunk in chunks if (text := "\n".join(lines[j] for j in chunk).strip("\n"))]
 
 
 def _cut_code(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
