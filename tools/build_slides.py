@@ -41,6 +41,9 @@ DECK_CSS = """
 .reveal .jp-OutputArea-output pre { white-space: pre; }
 body .reveal .slide-number { background-color: rgba(0, 0, 0, 0.75); }  /* its white digits readable */
 body .reveal .jp-RenderedHTMLCommon :is(a:link, a:visited) { text-decoration: underline; }  /* over the theme's */
+/* a step-through's word opened takes the slide, and so does its step opened: the others wait until it closes */
+.reveal .step-through-static:has(> details[open]) > details:not([open]),
+.reveal .step-through-static div:has(> details[open]) > details:not([open]) { display: none; }
 """
 """What a deck's page styles beside READABLE_CSS."""
 DECK_SCRIPTS = """{%- block footer_js -%}

@@ -31,6 +31,17 @@ FIGURES_DRAWN = """() => {
         && views.every(v => v.querySelector('.spotlights-drawing svg'));
 }"""
 
+OPEN_A_STEP = """(step) => {
+    const word = Reveal.getCurrentSlide().querySelector('.step-through-static > details:last-of-type');
+    if (!word) return 0;
+    const steps = word.querySelectorAll(':scope > div > details');
+    word.open = step >= 0;
+    steps.forEach((s, i) => { s.open = i === step; });
+    return steps.length;
+}"""
+"""A static step-through on the slide shown: its last word opened at one `step` (-1: all closed, as it starts),
+as a class is asked to; the number of its steps."""
+
 PAST_THE_SLIDE = """() => {
     const frame = document.querySelector('.reveal .slides').getBoundingClientRect();
     const slide = Reveal.getCurrentSlide();
@@ -197,6 +208,11 @@ def test_every_deck_works_offline_fits_the_screen_and_carries_speaker_notes(chro
                 page.wait_for_timeout(50)  # a fragment's class changes at once; its layout is synchronous
                 seen.add((where["h"], where["v"]))
                 found = page.evaluate(PAST_THE_SLIDE)
+                for step in range(page.evaluate(f"() => ({OPEN_A_STEP})(-1)")):  # each step of the last word
+                    page.evaluate(f"() => ({OPEN_A_STEP})({step})")
+                    found += [f"with the step-through's last word at step {step + 1}: {x}"
+                              for x in page.evaluate(PAST_THE_SLIDE)]
+                page.evaluate(f"() => ({OPEN_A_STEP})(-1)")
                 problems += [f"{deck} slide {where['h']}.{where['v']}: {x}" for x in found]
                 if found:
                     page.screenshot(path=str(SCREENSHOTS / f"deck-{deck}-{where['h']}.{where['v']}.png"))
