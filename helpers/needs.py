@@ -33,6 +33,11 @@ def _exercise(cell: str) -> bool:
     return cell.startswith("that starts with `def ")
 
 
+MENUS = (("JupyterLab", "Run > Run All Above"), ("classic Notebook", "Cell > Run All Above"),
+         ("Colab", "Runtime > Run before"), ("VS Code", "Execute Above Cells"))
+"""Where each front end the series runs in keeps 'run every cell above this one'."""
+
+
 def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
     """The message for a cell that needs the names in `needed`, each mapped to the cell that makes it. An
     exercise's name that this cell makes too (`made_here`: it is the check cell) needs only its `def` cell."""
@@ -56,10 +61,6 @@ def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
     return (f"This cell needs {listed}, made by cells above it: run every cell above it ({menu}), then run this "
             f"one again ({where}).")
 
-
-MENUS = (("JupyterLab", "Run > Run All Above"), ("classic Notebook", "Cell > Run All Above"),
-         ("Colab", "Runtime > Run before"), ("VS Code", "Execute Above Cells"))
-"""Where each front end the series runs in keeps 'run every cell above this one'."""
 
 
 def explain_missing(makers: Mapping[str, str]) -> None:

@@ -38,12 +38,12 @@ _ITEM = re.compile(r"\s{0,3}([-*+]|\d+[.)])\s")
 def _text_height(source: str) -> int:
     """A markdown cell's height: wrapped paragraphs (a source line that goes on a paragraph or a list item is
     wrapped with it, not on its own), headings, table rows and the gaps between paragraphs."""
-    height, words = 0, 0  # words: the characters of the paragraph being read, wrapped when it ends
+    height, chars = 0, 0  # the characters of the paragraph being read, wrapped when it ends
     for line in [*source.splitlines(), ""]:
         text = html.unescape(_TAG.sub("", line)).strip()  # MathML and other tags take no room of their own
         heading = next((h for marker, h in HEADINGS.items() if text.startswith(marker)), None)
-        if words and (heading is not None or not text or text.startswith("|") or _ITEM.match(line)):
-            height, words = height + TEXT_LINE * math.ceil(words / TEXT_WIDTH), 0
+        if chars and (heading is not None or not text or text.startswith("|") or _ITEM.match(line)):
+            height, chars = height + TEXT_LINE * math.ceil(chars / TEXT_WIDTH), 0
         if heading is not None:
             height += heading
         elif not text:
@@ -51,7 +51,7 @@ def _text_height(source: str) -> int:
         elif text.startswith("|"):
             height += 0 if set(text) <= set("|-: ") else TEXT_LINE + 8  # a table row; its rule takes no room
         else:
-            words += len(text) + bool(words)  # a space where the line break was
+            chars += len(text) + bool(chars)  # a space where the line break was
     return height
 
 

@@ -131,22 +131,28 @@ class ChangeOneWord(ChapterWidget):
             self._redraw()
 
     def set_replacement(self, word: str) -> None:
-        """Replace the picked word with `word` (one word the model knows)."""
+        """Replace the picked word with `word`; a word it cannot take gets a message, and the box shows the last
+        replacement again."""
         with self.report():
-            pieces = self.tokenizer.split(word) if isinstance(word, str) else []
-            if len(pieces) != 1:
+            problem = self._refusal(word)
+            if problem:
                 self.set_quietly(self.replacement, self.new_word)
-                raise ValueError(f"Type exactly one word to put in, got {word!r}.")
-            if pieces[0] not in self.tokenizer.ids:
-                self.set_quietly(self.replacement, self.new_word)
-                others = [w for w in SWAPS if w != self.words[self.position]]
-                raise ValueError(f"'{pieces[0]}' is not in the model's vocabulary: try a story word such as "
-                                 + ", ".join(f"'{w}'" for w in others) + ".")
-            if pieces[0] == self.words[self.position]:
-                self.set_quietly(self.replacement, self.new_word)
-                raise ValueError(f"'{pieces[0]}' is the word already there, so nothing would move: type another.")
-            self.new_word = pieces[0]
+                raise ValueError(problem)
+            self.new_word = self.tokenizer.split(word)[0]
             self._redraw()
+
+    def _refusal(self, word: object) -> str:
+        """Why `word` cannot replace the picked word: not one word, not one the model knows, or the word already
+        there ("" when it can)."""
+        pieces, there = self.tokenizer.split(word) if isinstance(word, str) else [], self.words[self.position]
+        if len(pieces) != 1:
+            return f"Type exactly one word to put in, got {word!r}."
+        if pieces[0] not in self.tokenizer.ids:
+            others = ", ".join(f"'{w}'" for w in SWAPS if w != there)
+            return f"'{pieces[0]}' is not in the model's vocabulary: try a story word such as {others}."
+        if pieces[0] == there:
+            return f"'{there}' is the word already there, so nothing would move: type another."
+        return ""
 
     # ----- drawing -----------------------------------------------------------------------------------
 
