@@ -172,8 +172,8 @@ function render({ model, el }) {
     const kept = focused && cursor ? cursor : null;  // a keyboard user's place
     cursor = null;
     said.textContent = "";  // what it said described the figure before
-    box.innerHTML = svg(spec) + (spec.caption ? `<p class="caption" style="font-size: ${spec.font}px; max-width: `
-      + `${spec.caption_width}px">${esc(spec.caption)}</p>` : "");
+    box.innerHTML = (spec.above || "") + svg(spec) + (spec.caption ? `<p class="caption" style="font-size: `
+      + `${spec.font}px; max-width: ${spec.caption_width}px">${esc(spec.caption)}</p>` : "") + (spec.below || "");
     box.append(tip);
     tip.style.cssText = `display: none; font-size: ${spec.font}px`;
     const group = focused && box.querySelector(`g.panel[data-panel="${focused.dataset.panel}"]`);

@@ -103,16 +103,20 @@ def figure(title: str, panels: Sequence[dict], width: int, height: int, font: in
 
 
 def shown_height(specs: Collection[dict], font: int) -> int:
-    """The most height in pixels a static view takes: its menus, its tallest figure and its longest caption
-    (wrapped at about two characters per font size of width); a slide deck's pagination reads it."""
+    """The most height in pixels a static view takes: its menus, its tallest figure with the HTML around it and
+    its longest caption (wrapped at about two characters per font size of width); a slide deck's pagination
+    reads it."""
     lines = [math.ceil(len(spec.get("caption", "")) * font * 0.5 / spec["caption_width"]) for spec in specs]
-    return int(2.2 * font + max(spec["height"] for spec in specs) + 1.5 * font * max(lines, default=0))
+    return int(2.2 * font + max(spec["height"] + spec.get("html_height", 0) for spec in specs)
+               + 1.5 * font * max(lines, default=0))
 
 
 def static_view(states: Mapping[tuple[int, ...], dict], menus: Sequence[tuple[str, Sequence[str]]],
                 start: Sequence[int] | None = None, font: int = 14) -> HTML:
     """The figures `states` (one per choice of every menu: their indices) with their menus, as a page that needs
-    no kernel and no network: ordinary HTML menus (Tab and the arrow keys work), drawn by drawing.js."""
+    no kernel and no network: ordinary HTML menus (Tab and the arrow keys work), drawn by drawing.js. A state may
+    also hold HTML to show `above` and `below` its figure, and the pixels the two take (`html_height`): the parts
+    of a live widget beside its drawing, such as chapter 4's split bar."""
     start = list(start or [0] * len(menus))
     ident = f"spotlights-{uuid.uuid4().hex[:12]}"
     pickers = "".join(

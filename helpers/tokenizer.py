@@ -231,8 +231,8 @@ def read_text_file(path: str | Path) -> str:
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # the byte-order mark of UTF-16 (Notepad's "Unicode")
         raise ValueError(f"{path}: is UTF-16 text; save it as UTF-8 (in Notepad: Save As, Encoding UTF-8)")
     if b"\x00" in data[:8192]:
-        raise ValueError(f"{path}: looks like a binary file (it contains null bytes, of value 0), not text: a word "
-                         "processor's file (.docx, .odt, .pdf) must be saved as plain text (.txt) first")
+        raise ValueError(f"{path}: looks like a binary file (a picture, a PDF or a word processor's .docx or .odt), "
+                         "not text: the series reads plain text (.txt); a document can be saved as one first")
     try:
         return data.decode("utf-8-sig")  # a byte-order mark at the start is dropped, not read as a word
     except UnicodeDecodeError as err:

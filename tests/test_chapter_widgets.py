@@ -101,6 +101,10 @@ def test_playground_static_copy_has_presets_and_temperatures(static_build: None)
         assert sum(spec["panels"][0]["series"][0]["y"]) == pytest.approx(1.0, abs=1e-5)
     sharp, soft = (max(states[f"2|{t}"]["panels"][0]["series"][0]["y"]) for t in (0, 5))  # "one clue"
     assert sharp > soft
+    weights = torch.tensor(states["2|0"]["panels"][0]["series"][0]["y"])  # under the bars, as live: the average
+    average = weights @ VECTORS  # [F]
+    assert all(f"{x:.2f}</td>" in states["2|0"]["below"] for x in average.tolist())
+    assert f"{sharp:.1%}" in states["2|0"]["caption"], "and the summary line"
 
 
 def test_step_through_shows_every_step_with_its_shape_and_computes_it_right() -> None:
@@ -211,6 +215,8 @@ def test_split_static_copy_has_every_option_and_four_heads_at_a_time(static_buil
         drawn = [p["title"] for p in states[f"{n}|3"]["panels"]]
         assert drawn == [f"head {h}" for h in range(max(0, heads - AT_ONCE), heads)][:AT_ONCE]
         assert f"{128 // heads} numbers per head" in states[f"{n}|0"]["caption"]  # and what the layer costs
+        assert states[f"{n}|3"]["above"].count("title='head ") == heads, "the split bar, a slice for each head"
+        assert [h for h in range(16) if f"head {h} →" in states[f"{n}|3"]["caption"]] == list(range(heads))[-4:]
 
 
 def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own() -> None:

@@ -15,7 +15,7 @@ import ipywidgets as widgets
 import torch
 from IPython.display import HTML
 
-from helpers.chapter_widgets.base import ChapterWidget, tensor_table
+from helpers.chapter_widgets.base import TEXT, ChapterWidget, tensor_table
 from helpers.drawing import Drawing, bars, figure, static_view
 from helpers.plots import FIT_WIDTH, LOOKED_AT, PALETTE, style
 from helpers.reading import unique_labels
@@ -146,13 +146,16 @@ class SpotlightPlayground(ChapterWidget):
         self.weights = torch.softmax(scores, dim=-1)  # [T], adds up to 1
         row = self.weights.tolist()
         self.bars.figure = bars_figure(self.labels, row, self._title())
-        average = self.weights @ self.vectors  # [T] @ [T, F] -> [F]
-        self.average.value = (
-            self.html_lines([f"the weighted average of the {len(self.words)} word vectors, shape "
-                             f"{list(average.shape)}:"])
-            + tensor_table([average.tolist()], rows=["average"], columns=self.features, font=self.font)
-        )
+        self.average.value = average_table(self.weights, self.vectors, self.features, self.font)
         self.say(summary_line(self.labels, row, [self.labels[self.words.index(c)] for c in self.clues]))
+
+
+def average_table(weights: torch.Tensor, vectors: torch.Tensor, features: Sequence[str], font: int) -> str:
+    """HTML: the weighted average of the word vectors (weights [T] @ vectors [T, F]) as a one-row table."""
+    average = weights @ vectors  # [T] @ [T, F] -> [F]
+    return (f"<div style='font-size: {font}px; color: {TEXT}'>the weighted average of the {len(weights)} word "
+            f"vectors, shape {list(average.shape)}:</div>"
+            + tensor_table([average.tolist()], rows=["average"], columns=features, font=font))
 
 
 EVEN = 0.005
@@ -207,15 +210,20 @@ def bars_figure(labels: Sequence[str], weights: Sequence[float], title: str) -> 
 
 def static_playground(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str],
                       clues: Sequence[str]) -> HTML:
-    """The playground without a kernel: one menu picks the preset scores, another the temperature."""
+    """The playground without a kernel: one menu picks the preset scores, another the temperature; under the bars,
+    the live widget's summary line and the weighted average."""
     _check_inputs(words, vectors, features, clues)
     presets = ("plain average", "three clues", "one clue")
-    labels = unique_labels(words)
+    labels, font = unique_labels(words), style()["font"]
+    clue_labels = [labels[list(words).index(c)] for c in clues]
     states = {}
     for p, name in enumerate(presets):
         scores = torch.tensor(preset_scores(list(words), name, clues))  # [T]
         for t, temperature in enumerate(STATIC_TEMPERATURES):
-            weights = torch.softmax(scores / temperature, dim=-1).tolist()
-            states[p, t] = bars_figure(labels, weights, f"Where '{labels[-1]}' looks (temperature {temperature:g})")
+            weights = torch.softmax(scores / temperature, dim=-1)  # [T]
+            row = weights.tolist()
+            states[p, t] = bars_figure(labels, row, f"Where '{labels[-1]}' looks (temperature {temperature:g})") | {
+                "caption": summary_line(labels, row, clue_labels), "html_height": 4 * font,
+                "below": average_table(weights, vectors.detach().float(), features, font)}
     return static_view(states, [("scores", presets), ("temperature", [f"{t:g}" for t in STATIC_TEMPERATURES])],
-                       start=[1, STATIC_TEMPERATURES.index(1.0)], font=style()["font"])
+                       start=[1, STATIC_TEMPERATURES.index(1.0)], font=font)

@@ -215,15 +215,19 @@ def guesser(words: Sequence[str]) -> int:
 
 def summary_line(option: Option, words: Sequence[str]) -> str:
     """In words: the split, the cost, and which word each head's spotlight from the guesser likes best."""
+    return (f"Width {WIDTH} split between {option.heads} head{'s' if option.heads > 1 else ''}: "
+            f"{WIDTH // option.heads} numbers each. The layer has {option.params:,} parameters, "
+            f"{option.qkv_params:,} of them in query, key and value. {looks_hardest(option, words)}")
+
+
+def looks_hardest(option: Option, words: Sequence[str], heads: range | None = None) -> str:
+    """In words: which word each head's spotlight from the guesser likes best (of `heads`, default all)."""
     labels = unique_labels(words)
     reader, last = guesser(words), last_word(words)
     favourite = option.att[:, reader].argmax(dim=-1).tolist()  # [H]: where the guesser looks hardest, per head
     which = "trained" if option.layer == TRAINED else "untrained"
-    return (f"Width {WIDTH} split between {option.heads} head{'s' if option.heads > 1 else ''}: "
-            f"{WIDTH // option.heads} numbers each. The layer has {option.params:,} parameters, "
-            f"{option.qkv_params:,} of them in query, key and value. In the {which} layer, "
-            f"'{labels[reader]}', which guesses '{labels[last]}', looks hardest at: "
-            + ", ".join(f"head {h} → '{labels[j]}'" for h, j in enumerate(favourite)) + ".")
+    return (f"In the {which} layer, '{labels[reader]}', which guesses '{labels[last]}', looks hardest at: "
+            + ", ".join(f"head {h} → '{labels[favourite[h]]}'" for h in heads or range(option.heads)) + ".")
 
 
 def split_the_width(sentence: str | None = None) -> SplitTheWidth | HTML:
@@ -238,14 +242,21 @@ def split_the_width(sentence: str | None = None) -> SplitTheWidth | HTML:
 
 def static_split_the_width(sentence: str | None = None, loader: Loader = load_cached) -> HTML:
     """Without a kernel: a menu of every option (1 to 16 untrained heads, the trained checkpoint) and one for
-    which four of its heads to draw, over the same rows of heatmaps as the live widget."""
+    which four of its heads to draw, over the same split bar and rows of heatmaps as the live widget, the
+    caption saying what its summary line says."""
     words, options = build_options(sentence if sentence is not None else example_sentences()[1], loader)
     s = style()
     names = [f"{o.heads} head{'s' if o.heads > 1 else ''}" if o.layer == UNTRAINED else "trained, 4 heads"
              for o in options]
     groups = [f"heads {g.start} to {g.stop - 1}" for g in head_groups(max(HEAD_COUNTS))]
-    tallest = s["tallest"] - 11 * s["font"]  # the menus above and the caption below stay on a slide with it
-    states = {(n, g): _grid(option, words, head_groups(option.heads)[min(g, len(head_groups(option.heads)) - 1)],
-                            tallest) for n, option in enumerate(options) for g in range(len(groups))}
+    tallest = s["tallest"] - 13 * s["font"]  # the menus and bar above, the caption below, stay on a slide with it
+
+    def state(option: Option, group: range) -> dict:
+        spec = _grid(option, words, group, tallest)
+        return spec | {"above": split_strip(option.heads, WIDTH, s["font"], group), "html_height": 3 * s["font"],
+                       "caption": f"{spec['caption']}. {looks_hardest(option, words, group)}"}
+
+    states = {(n, g): state(option, head_groups(option.heads)[min(g, len(head_groups(option.heads)) - 1)])
+              for n, option in enumerate(options) for g in range(len(groups))}
     return static_view(states, [("layer", names), ("draw", groups)], start=[HEAD_COUNTS.index(4), 0],
                        font=s["font"])

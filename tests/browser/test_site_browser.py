@@ -153,6 +153,8 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -
         assert "\\sqrt" not in page.inner_text("body"), "raw TeX shows on the page"
         maths.first.scroll_into_view_if_needed()
         page.screenshot(path=str(SCREENSHOTS / "site_math.png"))
+        slices = page.locator(".spotlights-static div[title^='head ']")  # split-the-width's bar, four heads first
+        assert slices.count() == 4 and slices.first.is_visible(), "the static copy has no split bar over its heads"
 
         # The static explorer: its menus, reached with Tab and changed with the arrow keys, switch head and
         # sentence with no kernel.
