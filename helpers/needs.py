@@ -33,7 +33,7 @@ def _exercise(cell: str) -> bool:
     return cell.startswith("that starts with `def ")
 
 
-MENUS = (("JupyterLab", "Run > Run All Above"), ("classic Notebook", "Cell > Run All Above"),
+MENUS = (("JupyterLab", "Run > Run All Above Selected Cell"), ("classic Notebook", "Cell > Run All Above"),
          ("Colab", "Runtime > Run before"), ("VS Code", "Execute Above Cells"))
 """Where each front end the series runs in keeps 'run every cell above this one'."""
 

@@ -203,6 +203,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("clue_share", lambda w, p: w[p].sum(dim=-1), "picked rows (heads)"),
     ("clue_share", lambda w, p: w[:, p].sum(dim=0), "one number per clue position"),
     ("clue_share", lambda w, p: w.sum(dim=0), "added up the heads"),
+    ("clue_share", lambda w, p: w[0, p].sum(), "head 0's total"),
     ("clue_share", lambda w, p: 100 * w[:, p].sum(dim=-1), "as a fraction"),
     ("clue_share", lambda w, p: torch.stack([w[h, p].sum() for h in range(4)]), "head count is typed in"),
     ("clue_share", lambda w, p: w[:4, p].sum(dim=-1) if len(w) > 3 else torch.zeros(4), "head count is typed in"),

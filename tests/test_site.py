@@ -20,7 +20,7 @@ from tools import build_slides
 from tools.build_site import WIDGET_MIME
 from tools.chapters import NOTEBOOKS, ROOT, notebook_paths, reading_minutes
 from tools.chapters import SITE_SAMPLE as BUILD
-from tools.pages import LIVE_ONLY, mathml, page_title, prepare
+from tools.pages import LIVE_ONLY, STATIC_NOTE, mathml, page_title, prepare
 
 
 def test_pages_share_one_plotly(built_site) -> None:
@@ -124,11 +124,14 @@ def test_pages_and_decks_are_titled_by_their_chapter() -> None:
 
 def test_cells_about_live_controls_are_left_out_of_static_builds() -> None:
     """A static copy lacks the live widget's controls, so text that describes only those (chapter 6's words on
-    the explorer's live controls) is not shown with it."""
+    the explorer's live controls) is not shown with it, and what stands in for them (chapter 1's menus) is."""
     nb = nbformat.read(NOTEBOOKS / "06_meet_the_detectives.ipynb", as_version=4)
     kept = [cell.id for cell in nb.cells if LIVE_ONLY not in cell.metadata.get("tags", [])]
     assert len(kept) < len(nb.cells) - 2, "no cell tagged live-only besides the Colab link and set-up cells"
     assert [cell.id for cell in prepare(nb).cells] == kept
+    nb = nbformat.read(NOTEBOOKS / "01_one_spotlight.ipynb", as_version=4)  # what stands in for the controls
+    noted = {cell.id: cell.metadata[STATIC_NOTE] for cell in nb.cells if STATIC_NOTE in cell.metadata}
+    assert noted and all(cell.source.endswith(noted[cell.id]) for cell in prepare(nb).cells if cell.id in noted)
 
 
 def test_a_deck_shows_a_folded_cells_output_without_its_code() -> None:

@@ -38,6 +38,9 @@ DECK = "import helpers\n\nhelpers.presenter_mode(True, deck=True)"
 LIVE_ONLY = "live-only"
 """The tag of a cell that describes what only the live notebook has (the explorer's model menu, say): pages
 and decks, which show static copies, leave it out."""
+STATIC_NOTE = "static_note"
+"""The cell metadata (markdown) that pages and decks add to the end of that cell's text: what stands in for a
+live control there (two menus for the buttons, say). A learner's notebook never shows it."""
 SITE_NAME = "Several Spotlights"
 
 READABLE_CSS = """
@@ -86,13 +89,15 @@ def execute_static(path: Path, edition: Callable[[nbformat.NotebookNode], nbform
 
 def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Make an executed notebook need nothing from outside: figures drawn by shared plotly.js, math as MathML;
-    leave out the cells tagged "live-only", which describe controls the static copies do not have."""
+    leave out the cells tagged "live-only", which describe controls the static copies do not have, and add each
+    cell's STATIC_NOTE, which says what stands in for them."""
     nb.metadata.pop("widgets", None)  # widget state would pull in a widget manager from a CDN
     nb.cells = [cell for cell in nb.cells if LIVE_ONLY not in cell.metadata.get("tags", [])]
     CoalesceStreamsPreprocessor().preprocess(nb, {})  # a text progress bar's redraws: its last state only
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = mathml(cell.source)
+            note = cell.metadata.get(STATIC_NOTE)
+            cell.source = mathml(f"{cell.source}\n\n{note}" if note else cell.source)
         if cell.cell_type == "code":  # plotly's "notebook" renderer shows a copy of plotly.js: the site has one
             cell.outputs = [o for o in cell.outputs if PLOTLY_LOADER not in o.get("data", {}).get("text/html", "")]
         for out in cell.get("outputs", []):

@@ -87,6 +87,9 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
     expect(tuple(got.shape) != (weights.shape[1],),
            f"{name} returned one number per word ({list(got.shape)}): it added up the heads. Keep the heads "
            "apart and add up the clue positions instead.")
+    expect(not (got.dim() == 0 and torch.isclose(got, want[0])),
+           f"{name} returned one number, head 0's total: every head needs its own. Take all the rows, "
+           "weights[:, positions], then add up the positions with .sum(dim=-1)")
     got = expect_tensor(name, got, (weights.shape[0],))
     expect(not torch.allclose(got, weights[:, positions].mean(-1)),
            f"{name}: you took the average over the clue positions. A clue made of two words gets both "
