@@ -63,7 +63,7 @@ def summary_line(words: Sequence[str], position: int, new: str, attn: Sequence[f
     """In words: which positions moved after each part, and after the feed-forward part inside the block."""
     labels = unique_labels(words)
     def where(moved: Sequence[float]) -> str:
-        hit = [labels[i] for i, m in enumerate(moved) if m > MOVED]
+        hit = [f"'{labels[i]}'" for i, m in enumerate(moved) if m > MOVED]  # quoted: a comma is a word too
         return f"{len(hit)} position{'s' if len(hit) != 1 else ''} ({', '.join(hit) or 'none'})"
     def count(moved: Sequence[float]) -> str:
         hit = sum(m > MOVED for m in moved)
