@@ -129,9 +129,15 @@ def test_cells_about_live_controls_are_left_out_of_static_builds() -> None:
     kept = [cell.id for cell in nb.cells if LIVE_ONLY not in cell.metadata.get("tags", [])]
     assert len(kept) < len(nb.cells) - 2, "no cell tagged live-only besides the Colab link and set-up cells"
     assert [cell.id for cell in prepare(nb).cells] == kept
-    nb = nbformat.read(NOTEBOOKS / "01_one_spotlight.ipynb", as_version=4)  # what stands in for the controls
-    noted = {cell.id: cell.metadata[STATIC_NOTE] for cell in nb.cells if STATIC_NOTE in cell.metadata}
-    assert noted and all(cell.source.endswith(noted[cell.id]) for cell in prepare(nb).cells if cell.id in noted)
+    def chapter_1() -> nbformat.NotebookNode:  # what stands in for its controls: on pages and decks, once
+        return nbformat.read(NOTEBOOKS / "01_one_spotlight.ipynb", as_version=4)
+    noted = {cell.id: cell.metadata[STATIC_NOTE] for cell in chapter_1().cells if STATIC_NOTE in cell.metadata}
+    def shown_once(cells: list) -> bool:
+        return bool(noted) and all(c.source.endswith(noted[c.id]) and c.source.count(noted[c.id]) == 1
+                                   for c in cells if c.id in noted)
+    deck = build_slides.deck_cells(chapter_1())
+    assert shown_once(deck), "a deck adds the note before its slides are cut to fit, so that the cut counts it"
+    assert shown_once(prepare(chapter_1()).cells) and shown_once(prepare(nbformat.v4.new_notebook(cells=deck)).cells)
 
 
 def test_a_deck_shows_a_folded_cells_output_without_its_code() -> None:

@@ -16,7 +16,7 @@ from nbconvert import SlidesExporter
 
 from tools.chapters import EXPLORER, INJECTED, ROOT
 from tools.editions import is_notes
-from tools.pages import LIVE_ONLY, PLOTLY_JS, exporter, page_title, prepare
+from tools.pages import LIVE_ONLY, PLOTLY_JS, add_static_note, exporter, page_title, prepare
 from tools.paginate import paginate
 
 REVEAL = "reveal.js@5.2.1"
@@ -101,7 +101,8 @@ def deck_file(name: str) -> str:
 def deck_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     """The cells a deck shows: not the set-up cell, the cell that switched presenter mode on, or what only the
     live notebook has; a cell's notes (with_notes puts them right after it) are left out with it. A code cell
-    JupyterLab shows folded (its code only formats a printout) shows its output alone."""
+    JupyterLab shows folded (its code only formats a printout) shows its output alone; a text cell gets its
+    static note (tools.pages.STATIC_NOTE)."""
     kept, dropped = [], False
     for cell in nb.cells:
         if not is_notes(cell):
@@ -110,7 +111,7 @@ def deck_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
             cell = nbformat.from_dict({**cell, "source": "", "metadata": {**cell.metadata, "transient": {
                 "remove_source": True}}})
         if not dropped:
-            kept.append(cell)
+            kept.append(add_static_note(cell))
     return kept
 
 

@@ -87,6 +87,15 @@ def execute_static(path: Path, edition: Callable[[nbformat.NotebookNode], nbform
     return execute(path, nb=nb, timeout=CELL_TIMEOUT, first=DECK if presenter else None)
 
 
+def add_static_note(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """`cell` with its STATIC_NOTE added to the end of its text, once: the metadata key is taken off (a deck adds
+    it before cutting its slides to fit, so that the cut counts it)."""
+    note = cell.metadata.pop(STATIC_NOTE, None)
+    if note:
+        cell.source = f"{cell.source}\n\n{note}"
+    return cell
+
+
 def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Make an executed notebook need nothing from outside: figures drawn by shared plotly.js, math as MathML;
     leave out the cells tagged "live-only", which describe controls the static copies do not have, and add each
@@ -96,8 +105,7 @@ def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     CoalesceStreamsPreprocessor().preprocess(nb, {})  # a text progress bar's redraws: its last state only
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            note = cell.metadata.get(STATIC_NOTE)
-            cell.source = mathml(f"{cell.source}\n\n{note}" if note else cell.source)
+            cell.source = mathml(add_static_note(cell).source)
         if cell.cell_type == "code":  # plotly's "notebook" renderer shows a copy of plotly.js: the site has one
             cell.outputs = [o for o in cell.outputs if PLOTLY_LOADER not in o.get("data", {}).get("text/html", "")]
         for out in cell.get("outputs", []):
