@@ -39,6 +39,9 @@ DECK_CSS = """
 /* a printed table keeps its rows, at a size where 100 characters fit the slide */
 .reveal .jp-OutputArea-output { --jp-code-font-size: 18px; }
 .reveal .jp-OutputArea-output pre { white-space: pre; }
+/* code in a text cell at the size of a code cell's, not the theme's small pre */
+.reveal .jp-RenderedMarkdown pre { font-size: 16px; width: 100%; box-sizing: border-box; white-space: pre-wrap;
+                                  box-shadow: none; margin: 0.5em 0; }
 body .reveal .slide-number { background-color: rgba(0, 0, 0, 0.75); }  /* its white digits readable */
 body .reveal .jp-RenderedHTMLCommon :is(a:link, a:visited) { text-decoration: underline; }  /* over the theme's */
 /* a step-through's word opened takes the slide, and so does its step opened: the others wait until it closes */

@@ -62,6 +62,8 @@ PAST_THE_SLIDE = """() => {
             + Math.round(frame.right);
         if (getComputedStyle(e).overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1)
             return 'has lines wider than the slide (cut off)';
+        const px = parseFloat(getComputedStyle(e).fontSize) * box.height / e.offsetHeight;  // as the screen shows it
+        if (e.tagName === 'PRE' && px < 12) return `is at ${px.toFixed(1)} px, too small to read on a projector`;
         return null;
     };
     const items = Array.from(slide.querySelectorAll('*')).filter(e => !e.closest('.js-plotly-plot')
@@ -71,7 +73,8 @@ PAST_THE_SLIDE = """() => {
         .map(([e, p]) => `${name(e)} ${p}`);
 }"""
 """What runs past the edges of the slide on show: every element of its steps shown so far (a plotly figure as
-one), past the bottom or the right, or cut at the right inside a box that scrolls sideways."""
+one), past the bottom or the right, or cut at the right inside a box that scrolls sideways; and code too small
+to read there."""
 
 
 @pytest.fixture(scope="module")
