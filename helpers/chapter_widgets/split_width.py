@@ -249,14 +249,18 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
     names = [f"{o.heads} head{'s' if o.heads > 1 else ''}" if o.layer == UNTRAINED else "trained, 4 heads"
              for o in options]
     groups = [f"heads {g.start} to {g.stop - 1}" for g in head_groups(max(HEAD_COUNTS))]
-    tallest = s["tallest"] - 13 * s["font"]  # the menus and bar above, the caption below, stay on a slide with it
+    tallest = s["tallest"] - 11 * s["font"]  # the menus and bar above, the caption below, stay on a slide with it
 
-    def state(option: Option, group: range) -> dict:
+    def state(option: Option, asked: int) -> dict:
+        mine = head_groups(option.heads)
+        group = mine[min(asked, len(mine) - 1)]  # a group this option lacks: its last one, and the caption says so
         spec = _grid(option, words, group, tallest)
+        lacks = "" if asked < len(mine) else (f"With {option.heads} heads all of them are drawn. " if len(mine) == 1
+                                              else f"With {option.heads} heads, the last four are heads "
+                                                   f"{group.start} to {group.stop - 1}. ")
         return spec | {"above": split_strip(option.heads, WIDTH, s["font"], group), "html_height": 3 * s["font"],
-                       "caption": f"{spec['caption']}. {looks_hardest(option, words, group)}"}
+                       "caption": f"{lacks}{spec['caption']}. {looks_hardest(option, words, group)}"}
 
-    states = {(n, g): state(option, head_groups(option.heads)[min(g, len(head_groups(option.heads)) - 1)])
-              for n, option in enumerate(options) for g in range(len(groups))}
+    states = {(n, g): state(option, g) for n, option in enumerate(options) for g in range(len(groups))}
     return static_view(states, [("layer", names), ("draw", groups)], start=[HEAD_COUNTS.index(4), 0],
                        font=s["font"])
