@@ -62,7 +62,6 @@ def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
             f"one again ({where}).")
 
 
-
 def explain_missing(makers: Mapping[str, str]) -> None:
     """In IPython/Jupyter: a NameError for a name in `makers` also says which cell makes it.
 

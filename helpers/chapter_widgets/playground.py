@@ -215,7 +215,7 @@ def static_playground(words: Sequence[str], vectors: torch.Tensor, features: Seq
     _check_inputs(words, vectors, features, clues)
     presets = ("plain average", "three clues", "one clue")
     labels, font = unique_labels(words), style()["font"]
-    clue_labels = [labels[list(words).index(c)] for c in clues]
+    clue_labels, vectors = [labels[list(words).index(c)] for c in clues], vectors.detach().float()  # [T, F]
     states = {}
     for p, name in enumerate(presets):
         scores = torch.tensor(preset_scores(list(words), name, clues))  # [T]
@@ -224,6 +224,6 @@ def static_playground(words: Sequence[str], vectors: torch.Tensor, features: Seq
             row = weights.tolist()
             states[p, t] = bars_figure(labels, row, f"Where '{labels[-1]}' looks (temperature {temperature:g})") | {
                 "caption": summary_line(labels, row, clue_labels), "html_height": 4 * font,
-                "below": average_table(weights, vectors.detach().float(), features, font)}
+                "below": average_table(weights, vectors, features, font)}
     return static_view(states, [("scores", presets), ("temperature", [f"{t:g}" for t in STATIC_TEMPERATURES])],
                        start=[1, STATIC_TEMPERATURES.index(1.0)], font=font)

@@ -255,9 +255,10 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
         mine = head_groups(option.heads)
         group = mine[min(asked, len(mine) - 1)]  # a group this option lacks: its last one, and the caption says so
         spec = _grid(option, words, group, tallest)
-        lacks = "" if asked < len(mine) else (f"With {option.heads} heads all of them are drawn. " if len(mine) == 1
-                                              else f"With {option.heads} heads, the last four are heads "
-                                                   f"{group.start} to {group.stop - 1}. ")
+        lacks = ""
+        if asked >= len(mine):
+            lacks = (f"With {option.heads} heads all of them are drawn. " if len(mine) == 1 else
+                     f"With {option.heads} heads, the last four are heads {group.start} to {group.stop - 1}. ")
         return spec | {"above": split_strip(option.heads, WIDTH, s["font"], group), "html_height": 3 * s["font"],
                        "caption": f"{lacks}{spec['caption']}. {looks_hardest(option, words, group)}"}
 
