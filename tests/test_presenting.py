@@ -3,11 +3,12 @@ The decks themselves (tools.build_slides, every chapter's) are walked in tests/b
 
 import itertools
 import json
-from html.parser import HTMLParser
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
+from bs4 import BeautifulSoup
 
 from tools.build_slides import deck_body
 from tools.chapters import notebook_paths
@@ -25,33 +26,16 @@ def test_rise_needs_no_hidden_set_up_step(path: Path) -> None:
     assert not hidden, f"{path.name}: code cells {hidden} are hidden from the slides: a presenter must run them first"
 
 
-class Slides(HTMLParser):
-    """A deck's slides (its innermost <section>s), each as the ids of the cells on it; a notes cell's id is
-    marked "notes:"."""
-
-    def __init__(self, body: str) -> None:
-        super().__init__()
-        self.open: list[list[str]] = []
-        self.slides: list[list[str]] = []
-        self.in_notes = 0
-        self.feed(body)
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        found = dict(attrs)
-        if tag == "section":
-            self.open.append([])
-        elif tag == "aside" and "notes" in (found.get("class") or ""):
-            self.in_notes += 1
-        elif (found.get("id") or "").startswith("cell-id=") and self.open:
-            self.open[-1].append(("notes:" if self.in_notes else "") + found["id"][len("cell-id="):])
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "section":
-            ids = self.open.pop()
-            if not self.open or ids:
-                self.slides.append(ids)
-        elif tag == "aside" and self.in_notes:
-            self.in_notes -= 1
+def deck_slides(body: str) -> list[list[str]]:
+    """A deck's slides (its <section>s that hold cells, or stand alone), each as the ids of the cells on it; a
+    notes cell's id is marked "notes:"."""
+    found = []
+    for section in BeautifulSoup(body, "html.parser").find_all("section"):
+        ids = [("notes:" if cell.find_parent("aside", class_="notes") else "") + cell["id"].removeprefix("cell-id=")
+               for cell in section.find_all(id=re.compile("^cell-id=")) if cell.find_parent("section") is section]
+        if ids or section.find_parent("section") is None:
+            found.append(ids)
+    return found
 
 
 @pytest.mark.parametrize("path", notebook_paths(""), ids=lambda p: p.name)
@@ -62,7 +46,7 @@ def test_each_slides_notes_are_on_that_slide(path: Path) -> None:
     nb = with_notes(nbformat.read(path, as_version=4))
     owner = {cell.id: before.id for before, cell in zip(nb.cells, nb.cells[1:], strict=False) if is_notes(cell)}
     needs = {cell.id for cell in nb.cells if EXERCISE in tags(cell) or cell.source.startswith("## ")}
-    slides = Slides(deck_body(nb, path.stem)).slides
+    slides = deck_slides(deck_body(nb, path.stem))
     for ids in slides:
         cells = {i for i in ids if not i.startswith("notes:")}
         for notes in (i[len("notes:"):] for i in ids if i.startswith("notes:")):
