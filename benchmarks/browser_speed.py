@@ -16,12 +16,10 @@ import statistics
 import tempfile
 from pathlib import Path
 
-import nbformat
-
 from benchmarks.measure import load
 from benchmarks.report import explorer_block, widgets_block
 from helpers.registry import shipped
-from tools.lab import CHROMIUM_FLAGS, jupyter_lab, run_all_cells
+from tools.lab import jupyter_lab, notebook, open_page, run_all_cells
 
 OUT = Path(__file__).resolve().parents[1] / "assets" / "explorer_browser_speed.json"
 CELLS = ["import helpers\nfrom helpers.chapter_widgets import split_the_width\nfrom helpers.explorer import explore\n\n"
@@ -83,24 +81,17 @@ def time_views(page) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
 
 def main() -> None:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()  # only --help
-    from playwright.sync_api import sync_playwright
-
     if (chromium := shutil.which("chromium")) is None:
         raise SystemExit("Debian's chromium is needed: apt-get install -y chromium")
-    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+    with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "root"
         root.mkdir()
-        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in CELLS])
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-        nbformat.write(nb, root / "speed.ipynb")
-        with jupyter_lab(root, Path(tmp)) as (base, token):
-            browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
+        notebook(root, CELLS, "speed.ipynb")
+        with jupyter_lab(root, Path(tmp)) as (base, token), open_page(chromium, 1280, 720, 120_000) as (page, _):
             page.goto(f"{base}/lab/tree/speed.ipynb?token={token}")
             run_all_cells(page)
-            page.wait_for_selector(".split-the-width .spotlights-drawing svg", timeout=120_000)
+            page.wait_for_selector(".split-the-width .spotlights-drawing svg")
             times, loads = time_views(page)
-            browser.close()
     result = {f"{name}_median_ms": round(statistics.median(values), 1) for name, values in times.items()}
     result |= {"model_switch_first_ms": round(times["model_switch"][0], 1),
                "chapter_4_click_first_ms": round(max(times["chapter_4_click"][:5]), 1),

@@ -1,6 +1,7 @@
 """A JupyterLab server of the maintainers' own on 127.0.0.1, driven in Chromium: for the browser tests
-(tests/browser) and the browser benchmark (benchmarks/browser_speed.py). `run_all_cells` runs a notebook through
-JupyterLab's own command; CHROMIUM_FLAGS start Debian's chromium headless without background traffic."""
+(tests/browser) and the browser benchmark (benchmarks/browser_speed.py). `open_page` opens Debian's chromium
+headless without background traffic (CHROMIUM_FLAGS); `run_all_cells` runs a notebook through JupyterLab's own
+command."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tools.chapters import ROOT
+import nbformat
+
+from tools.chapters import NOTEBOOKS, ROOT
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -79,6 +82,34 @@ def jupyter_lab(root: Path, home: Path, settings: dict[str, dict] | None = None)
     base = f"http://127.0.0.1:{port}"
     with serving(cmd, f"{base}/api/status?token={token}", home / "lab.log", cwd=root, env=env):
         yield base, token
+
+
+@contextmanager
+def open_page(chromium: str, width: int, height: int, timeout_ms: int) -> Iterator[tuple]:
+    """(page, errors): Debian's chromium on one page of width x height, each wait `timeout_ms` at most, closed
+    afterwards; `errors` collects the page's uncaught errors and console errors, to print when a test fails."""
+    from playwright.sync_api import sync_playwright  # imported here: the browser tests skip without it
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.set_default_timeout(timeout_ms)
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)[:300]))
+            page.on("console", lambda m: errors.append(m.text[:300]) if m.type == "error" else None)
+            yield page, errors
+        finally:
+            browser.close()
+
+
+def notebook(folder: Path, cells: list[str], name: str = "views.ipynb") -> Path:
+    """A notebook of `cells`, each a slide (for RISE), with the chapters' own notebook metadata."""
+    slide = {"slideshow": {"slide_type": "slide"}}
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code, metadata=slide) for code in cells])
+    nb.metadata = nbformat.read(NOTEBOOKS / "04_multi_head_attention.ipynb", as_version=4).metadata
+    nbformat.write(nb, folder / name)
+    return folder / name
 
 
 def run_all_cells(page) -> None:

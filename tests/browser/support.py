@@ -1,41 +1,19 @@
-"""What the browser tests share beside their fixtures (conftest.py): Debian's chromium on a page, a JupyterLab
+"""What the browser tests share beside their fixtures (conftest.py): Debian's chromium on a page and a JupyterLab
 server of their own (tools.lab), reading what a page draws, and the accessibility checks."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import nbformat
 import pytest
 
-from tools.chapters import NOTEBOOKS, ROOT
-from tools.lab import CELL_STATES, CHROMIUM_FLAGS, free_port, jupyter_lab, run_all_cells, serving  # noqa: F401
+from tools.chapters import ROOT
+from tools.lab import CELL_STATES, free_port, jupyter_lab, notebook, open_page, run_all_cells, serving  # noqa: F401
 
 AXE = "axe-core@4.14.1"  # the accessibility checker
 SCREENSHOTS = ROOT / "tests" / "browser" / "screenshots"  # Playwright makes the folder
-
-
-@contextmanager
-def open_page(chromium: str, width: int, height: int, timeout_ms: int) -> Iterator[tuple]:
-    """(page, errors): Debian's chromium on one page of width x height, each wait `timeout_ms` at most, closed
-    afterwards; `errors` collects the page's uncaught errors and console errors, to print when a test fails."""
-    from playwright.sync_api import sync_playwright  # imported here: a missing Playwright skips (conftest.py)
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            page.set_default_timeout(timeout_ms)
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)[:300]))
-            page.on("console", lambda m: errors.append(m.text[:300]) if m.type == "error" else None)
-            yield page, errors
-        finally:
-            browser.close()
 
 
 def need(what: str, missing: bool) -> None:
@@ -141,15 +119,6 @@ def control_problems(page, root: str) -> list[str]:
         }
         return problems;
     }""", root)
-
-
-def notebook(folder: Path, cells: list[str], name: str = "views.ipynb") -> Path:
-    """A notebook of `cells`, each a slide (for RISE), with the chapters' own notebook metadata."""
-    slide = {"slideshow": {"slide_type": "slide"}}
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code, metadata=slide) for code in cells])
-    nb.metadata = nbformat.read(NOTEBOOKS / "04_multi_head_attention.ipynb", as_version=4).metadata
-    nbformat.write(nb, folder / name)
-    return folder / name
 
 
 def pick(page, root: str, menu: str, option: str, title: str = "") -> list[dict]:
