@@ -29,7 +29,7 @@ from pathlib import Path
 
 from classroom import submission
 from classroom.dependencies import needed
-from classroom.grade_run import TIMED_OUT
+from classroom.grade_run import TIMED_OUT, TOO_LONG
 from classroom.submission import UnreadableError, chapter_in_code, chapter_in_name, course, flags, learner_code, read
 from helpers.needs import names
 from tools.chapters import CHAPTERS, ROOT, read_toml
@@ -188,9 +188,8 @@ def outcomes(planned: dict, exercises: Sequence[str]) -> tuple[dict[str, dict], 
                 f"the grading process stopped again during {exercises[k]}")
             return results | {name: _error(name, why) for name in left}, notes + [why] * bool(left)
         timed = code in (TIMED_OUT, None)
-        why = (f"did not finish within {planned['timeout']:g} s, the time limit: look for a loop that never ends"
-               if timed else f"the grading process exited during {exercises[k]} (exit code {code}"
-               f"{': ' + tail if tail else ''})")
+        why = TOO_LONG.format(planned["timeout"]) if timed else (
+            f"the grading process exited during {exercises[k]} (exit code {code}{': ' + tail if tail else ''})")
         results[exercises[k]] = {**_error(exercises[k], why), "status": "time limit" if timed else "error"} | (
             {"feedback": f"{exercises[k]}: {why}"} if timed else {})  # graded: 0, for running over
         notes.append(f"{exercises[k]}: {why}" + "; the exercises after it were graded in a fresh process" * (
@@ -388,14 +387,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"{g.max_points:g} ({g.seconds:.0f} s)" + (f": {g.note}"[:160] if g.note else ""), flush=True)
     results.sort(key=lambda g: (g.student, g.submission))
     counts = Counter(g.student for g in results)
-    for g in results:
-        if counts[g.student] > 1:
-            g.note = "; ".join(filter(None, [g.note, f"one of {counts[g.student]} submissions from {g.student}"]))
     missing = sorted(student for student in roster.values() if student not in counts)
     unlisted = sorted({key for key, _, _ in found if roster and key not in roster})
-    for g in results:
-        if g.student in unlisted:  # a renamed file: its student may be one of the missing
-            g.note = "; ".join(filter(None, [g.note, "not on the roster (a roster line may name this file or folder)"]))
+    for g in results:  # an unlisted file was perhaps renamed: its student may be one of the missing
+        more = [f"one of {counts[g.student]} submissions from {g.student}"] * (counts[g.student] > 1)
+        more += ["not on the roster (a roster line may name this file or folder)"] * (g.student in unlisted)
+        g.note = "; ".join(filter(None, [g.note, *more]))
     doubled = sorted(student for student, count in counts.items() if count > 1)
     most = sum(points.get(e.name, 1) for e in course(chapter)[1]) if chapter else None
     summary, grades = write_csvs(results, missing, args.out, chapter, most)

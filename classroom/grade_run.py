@@ -23,6 +23,7 @@ from pathlib import Path
 
 LEARNER = "<your exercise cell>"  # the file name the learner's code is compiled under: how it is known as theirs
 TIMED_OUT = 124  # the exit code when the learner's code caught the time limit and ran on
+TOO_LONG = "did not finish within {:g} s, the time limit: look for a loop that never ends"  # .format(seconds)
 COPIES = {  # helpers' own functions that compute an exercise's answer, guarded in its check like the solutions
     "weighted_average": "helpers.attention:spotlight", "softmax": "helpers.attention:spotlight",
     "masked_weights": "helpers.attention:spotlight",
@@ -178,8 +179,7 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
         flags[name] |= {f"it called {call}" for call in watch.calls} | {f"it changed {what}" for what in tampered}
         outcome = outcomes.get(name)
         if isinstance(err, TimeLimit):
-            result = {"passed": False, "feedback": f"{name}: did not finish within {timeout:g} s, the time limit: "
-                                                   "look for a loop that never ends"}
+            result = {"passed": False, "feedback": f"{name}: {TOO_LONG.format(timeout)}"}
         elif err is not None:
             where = "your exercise cell" if stopped[name] is not None else "its check"
             result = {"passed": False, "feedback": f"{name}: {where} stopped with {type(err).__name__}: {err}"}
