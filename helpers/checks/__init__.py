@@ -267,7 +267,8 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
         raise ValueError(f"yours_or_reference needs an exercise's check first, like check_softmax; got {check!r}")
     reference = SOLUTIONS[name]
     if yours is reference:
-        print(f"{name} is already the reference: run your own definition above, then this cell.")
+        print(say(f"{name} is already the reference from helpers: your own definition above has not run since. "
+                  "Run its cell (if it shows an error, fix that first), then this cell."))
         return reference
     said = io.StringIO()  # what the check prints; a solution cell shows it only when the solution fails
     try:
