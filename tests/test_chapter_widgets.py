@@ -58,7 +58,9 @@ def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clue
         shares = [float(p.weights[WORDS.index(c)]) for c in CLUES]
         assert max(shares) - min(shares) < 1e-6 and max(shares) <= 1 / 3 + 1e-6
     assert min(shares) > 1 / 3 - 1e-3, "at the sharpest, the three clues share nearly everything"
+    balanced = p.summary_text.rsplit(": ", 1)[-1]  # why the weakest clue has no more: the limit of a third
     p.preset("one clue")
+    assert p.summary_text.rsplit(": ", 1)[-1] != balanced, "one clue ahead: the summary gives the other reason"
     p.set_temperature(4.0)
     soft = float(p.weights.max())
     shares = [f"{c} {float(p.weights[WORDS.index(c)]):.1%}" for c in CLUES]  # as the bars label them

@@ -162,6 +162,10 @@ EVEN = 0.005
 """How far above an even share (1 / words) a weight must be to count as looked at more than the rest."""
 
 
+EVEN_CLUES = 0.05
+"""How close the three clues' shares must be for the summary to call them balanced (and name the third)."""
+
+
 def looks_at(labels: Sequence[str], weights: Sequence[float]) -> str:
     """Where the last word looks, in words: the (up to three) words above an even share, strongest first,
     or that it spreads evenly when none is."""
@@ -180,10 +184,12 @@ def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequenc
     """The playground's summary in words: where the last word looks, then the three clues' shares, to one decimal
     as the bars are labelled (a share the bars show as 0.1% is not called 0%)."""
     shares = [weights[labels.index(c)] for c in clues]
+    why = ("one spotlight cannot give all three more than a third" if max(shares) - min(shares) < EVEN_CLUES
+           else "what one clue gains, the others lose, since all the weights share one 100%")
     return (looks_at(labels, weights)
             + f" (all weights together: {sum(weights):.0%}). The three clues get "
             + ", ".join(f"{c} {w:.1%}" for c, w in zip(clues, shares, strict=True))
-            + f"; the weakest has {min(shares):.1%}, and one spotlight cannot give all three more than a third.")
+            + f"; the weakest has {min(shares):.1%}: {why}.")
 
 
 def spotlight_playground(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str],
