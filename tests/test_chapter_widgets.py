@@ -158,10 +158,10 @@ def test_split_counts_parameters_from_the_model_code_at_sizes_that_fit(split) ->
         drawn = with_proj if heads > 1 else without  # the course's one head has no output projection
         assert (split.option.params, split.option.qkv_params) == (drawn, without)
         assert split.option.att.shape[0] == heads == split.strip.value.count("title='head")
-        said = split.summary_text
-        assert f"{128 // heads} numbers each" in said and f"has {drawn:,} parameters" in said
+        assert f"of {128 // heads}" in split.strip.value, "the split says how many numbers each head gets"
+        assert [h for h in range(16) if f"head {h} →" in split.summary_text] == list(range(min(heads, AT_ONCE)))
         caption = split.grid.figure["caption"]
-        assert f"value {without:,} " in caption and caption.endswith(f"= {drawn:,}")
+        assert f"value {without:,} " in caption and caption.startswith(f"{drawn:,} parameters")
         assert split.grid.figure["panels"][0]["focus"] == len(split.words) - 3, "'bridge' guesses 'sigh'"
         assert ("no output projection" in caption) == (heads == 1)
         assert [p["title"] for p in split.grid.figure["panels"]] == [f"head {h}" for h in range(min(heads, AT_ONCE))]
@@ -216,9 +216,9 @@ def test_split_static_copy_has_every_option_and_four_heads_at_a_time(static_buil
     for n, heads in enumerate((*HEAD_COUNTS, 4)):
         drawn = [p["title"] for p in states[f"{n}|3"]["panels"]]
         assert drawn == [f"head {h}" for h in range(max(0, heads - AT_ONCE), heads)][:AT_ONCE]
-        assert f"{128 // heads} numbers per head" in states[f"{n}|0"]["caption"]  # and what the layer costs
+        assert f"of {128 // heads}" in states[f"{n}|0"]["above"] and "parameters" in states[f"{n}|0"]["caption"]
         assert states[f"{n}|3"]["above"].count("title='head ") == heads, "the split bar, a slice for each head"
-        assert [h for h in range(16) if f"head {h} →" in states[f"{n}|3"]["caption"]] == list(range(heads))[-4:]
+        assert [h for h in range(16) if f"head {h} →" in states[f"{n}|3"]["above"]] == list(range(heads))[-4:]
         assert (f"With {heads} heads" in states[f"{n}|3"]["caption"]) == (heads < 16), "it says what it drew instead"
 
 

@@ -10,6 +10,7 @@ built, so a click only swaps what is on show.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,6 +35,9 @@ TRAINED_CHECKPOINT = trained_on(STORY_WORLD, heads=4).name
 """The checkpoint the "trained" switch shows: the four-head model of the story world (helpers.registry)."""
 AT_ONCE = 4
 """Heads drawn at once: one row of four square heatmaps keeps their patterns readable, also on a projector."""
+ABOVE_AND_BELOW = 13
+"""Lines of text (at the widget's font size) that the two rows of controls, the split, the summary above the grid
+and its caption under it take: the grid gets the rest of the screen, so that all of them stay in view."""
 
 
 @dataclass(frozen=True)
@@ -82,8 +86,8 @@ def split_strip(heads: int, width: int, font: int, drawn: range | None = None) -
         f"overflow: hidden; white-space: nowrap'>{d if heads > 4 else f'head {h}: {d}'}</div>"
         for h in range(heads)
     )
-    shown = f" (heads {drawn.start} to {drawn.stop - 1}, underlined, are drawn below)" if some else ""
-    return (f"<div style='font-size: {font}px'>One word's {width} numbers, cut into {heads} slice"
+    shown = f"; heads {drawn.start} to {drawn.stop - 1} (underlined) drawn" if some else ""
+    return (f"<div style='font-size: {font}px'>One word's {width} numbers in {heads} slice"
             f"{'s' if heads > 1 else ''} of {d}{shown}:</div><div style='display: flex; font-size: {font}px; "
             f"max-width: {FIT_WIDTH}px'>{cells}</div>")
 
@@ -105,8 +109,7 @@ def _grid(option: Option, words: Sequence[str], group: range, tallest: int | Non
                        focus=guesser(words), side=side)
     qkv, proj = option.qkv_params, option.params - option.qkv_params
     mix = f"+ output projection {proj:,}" if proj else "and no output projection (one head has nothing to mix)"
-    return spec | {"caption": f"{WIDTH // option.heads} numbers per head; parameters: query, key, value {qkv:,} "
-                              f"{mix} = {option.params:,}"}
+    return spec | {"caption": f"{option.params:,} parameters: query, key, value {qkv:,} {mix}"}  # the total first
 
 
 class SplitTheWidth(ChapterWidget):
@@ -131,13 +134,14 @@ class SplitTheWidth(ChapterWidget):
         self.group_picker.observe(self.calls(self.show_heads_from), names="value")
         self.layer_buttons.observe(self.calls(self.set_layer), names="value")
         self.strip = widgets.HTML()
-        # the two rows of controls and the split above the grid, its caption under it, stay on the screen with it
-        tallest = style()["tallest"] - 11 * self.font
+        # the two rows of controls, the split and the summary above the grid, its caption under it, stay on the
+        # screen with it
+        tallest = style()["tallest"] - ABOVE_AND_BELOW * self.font
         self.slots = [(option, group) for option in self.options for group in head_groups(option.heads)]
         self.figures = [_grid(option, self.words, group, tallest) for option, group in self.slots]
         self.grid = Drawing()
         self.children = [self.css, self.access, widgets.HBox([self.head_buttons, self.group_picker]),
-                         self.layer_buttons, self.strip, self.grid, self.message, self.summary]
+                         self.layer_buttons, self.strip, self.summary, self.grid, self.message]
         self._redraw()
 
     @property
@@ -204,20 +208,13 @@ class SplitTheWidth(ChapterWidget):
                                 if other is option and group.start == first)
         drawn = next(group for group in groups if group.start == first)
         self.strip.value = split_strip(option.heads, WIDTH, self.font, drawn)
-        self.say(summary_line(option, self.words))
+        self.say(looks_hardest(option, self.words, drawn))
 
 
 def guesser(words: Sequence[str]) -> int:
     """The word whose spotlight guesses the sentence's last word ('bridge', before 'sigh'): the row the widget
     reads, as chapters 4 and 6 do."""
     return max(last_word(words) - 1, 0)
-
-
-def summary_line(option: Option, words: Sequence[str]) -> str:
-    """In words: the split, the cost, and which word each head's spotlight from the guesser likes best."""
-    return (f"Width {WIDTH} split between {option.heads} head{'s' if option.heads > 1 else ''}: "
-            f"{WIDTH // option.heads} numbers each. The layer has {option.params:,} parameters, "
-            f"{option.qkv_params:,} of them in query, key and value. {looks_hardest(option, words)}")
 
 
 def looks_hardest(option: Option, words: Sequence[str], heads: range | None = None) -> str:
@@ -249,7 +246,7 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
     names = [f"{o.heads} head{'s' if o.heads > 1 else ''}" if o.layer == UNTRAINED else "trained, 4 heads"
              for o in options]
     groups = [f"heads {g.start} to {g.stop - 1}" for g in head_groups(max(HEAD_COUNTS))]
-    tallest = s["tallest"] - 11 * s["font"]  # the menus and bar above, the caption below, stay on a slide with it
+    tallest = s["tallest"] - ABOVE_AND_BELOW * s["font"]  # what is above and below stays on a slide with it
 
     def state(option: Option, asked: int) -> dict:
         mine = head_groups(option.heads)
@@ -259,8 +256,9 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
         if asked >= len(mine):
             lacks = (f"With {option.heads} heads all of them are drawn. " if len(mine) == 1 else
                      f"With {option.heads} heads, the last four are heads {group.start} to {group.stop - 1}. ")
-        return spec | {"above": split_strip(option.heads, WIDTH, s["font"], group), "html_height": 3 * s["font"],
-                       "caption": f"{lacks}{spec['caption']}. {looks_hardest(option, words, group)}"}
+        hardest = f"<div style='font-size: {s['font']}px'>{html.escape(looks_hardest(option, words, group))}</div>"
+        return spec | {"above": split_strip(option.heads, WIDTH, s["font"], group) + hardest,
+                       "html_height": 6 * s["font"], "caption": f"{lacks}{spec['caption']}"}
 
     states = {(n, g): state(option, g) for n, option in enumerate(options) for g in range(len(groups))}
     return static_view(states, [("layer", names), ("draw", groups)], start=[HEAD_COUNTS.index(4), 0],
