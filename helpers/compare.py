@@ -67,7 +67,8 @@ def learning_curves(
             hovertemplate=f"{name}<br>step %{{x}}<br>loss, mean of the last {window} steps %{{y:.3f}}<extra></extra>",
         ))
     fig.update_layout(
-        title=f"{title}<br><sup>thin lines: every step; bold: running mean over {window} steps</sup>",
+        title=f"{title}<br><sup>thin lines: every step; bold: mean of the last {window} steps (so it lags "
+              "behind at first)</sup>",
         xaxis_title="training step", yaxis_title="training loss (lower is better)", legend={"title": "model"},
     )
     return styled(fig, height=int(style()["size"] * 0.9))
@@ -290,11 +291,11 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
     if said:
         lines += [*said, "verdict: none, as the notes say a score here cannot compare heads"]
     elif gap <= moved:
-        lines.append("verdict: the gap is no larger than how much the models were still changing; these runs do not "
-                     "say which model is better")
+        lines.append("verdict on perplexity: the gap is no larger than how much the models were still changing; "
+                     "these runs do not say which model is better")
     elif gap <= 2 * moved:
-        lines.append(f"verdict: {ahead} ended lower, but by less than twice how much they were still changing: too "
-                     "close to call, even for this one run")
+        lines.append(f"verdict on perplexity: {ahead} ended lower, but by less than twice how much they were still "
+                     "changing: too close to call, even for this one run")
     elif clue_leader is not None and clue_leader != ahead:
         lines.append(f"verdict: the scores disagree ({ahead} has the lower perplexity, {clue_leader} the higher "
                      "clue accuracy); these runs do not say which model is better")

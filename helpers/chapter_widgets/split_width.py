@@ -35,7 +35,7 @@ TRAINED_CHECKPOINT = trained_on(STORY_WORLD, heads=4).name
 """The checkpoint the "trained" switch shows: the four-head model of the story world (helpers.registry)."""
 AT_ONCE = 4
 """Heads drawn at once: one row of four square heatmaps keeps their patterns readable, also on a projector."""
-ABOVE_AND_BELOW = 13
+ABOVE_AND_BELOW = 14
 """Lines of text (at the widget's font size) that the two rows of controls, the split, the summary above the grid
 and its caption under it take: the grid gets the rest of the screen, so that all of them stay in view."""
 

@@ -188,7 +188,7 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
                f"projection that mixes the heads: a {width} x {width} matrix plus {width} biases.")
         expect(got != qkv + width * width,
                f"{name}({width}, {heads}): almost: the output projection also has a bias, one number per "
-               f"output column ({width} of them).")
+               f"output ({width} of them, one per row of its weight matrix).")
         expect(False, f"{name}({width}, {heads}) returned {got:,}: {off_by(got, want)}. Recount each part with "
                       "the argument width: the query, key and value projections (no biases) and the output "
                       "projection that mixes the heads (with its bias).")
