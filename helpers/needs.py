@@ -1,7 +1,7 @@
 """Cells run out of order: a NameError also says which cell to run first, and a stub run outside its check
 how to get a working function back.
 
-A chapter calls, once in its set-up cell,
+A chapter calls, once in its set-up cell, with the map its checks module keeps (helpers.checks.chNN.MADE_IN),
 
     from helpers.needs import explain_missing
     explain_missing({"model": "'Load the trained model' (section 2)"})

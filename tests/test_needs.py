@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
+import nbformat
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from helpers.needs import MENUS, explain_missing
+import helpers.checks
+from helpers.needs import MENUS, explain_missing, names
+from tools.chapters import NOTEBOOKS
+
+CHAPTERS = [m.name for m in pkgutil.iter_modules(helpers.checks.__path__) if m.name.startswith("ch")]
 
 
 @pytest.fixture
@@ -57,3 +65,13 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
 def test_explain_missing_checks_its_map() -> None:
     with pytest.raises(ValueError, match=r"dict of \{variable name: the cell"):
         explain_missing({"model": 3})
+
+
+@pytest.mark.parametrize("module", CHAPTERS)
+def test_each_chapters_advice_names_only_what_its_cells_make(module: str) -> None:
+    """A chapter's MADE_IN (its set-up cell hands it to explain_missing) names no variable its cells no longer make."""
+    made_in = importlib.import_module(f"helpers.checks.{module}").MADE_IN
+    [path] = NOTEBOOKS.glob(f"{module.removeprefix('ch')}_*.ipynb")
+    cells = [cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+    made = set().union(*(names(source).bound for source in cells))
+    assert made_in and set(made_in) <= made, f"{path.name} makes none of {sorted(set(made_in) - made)}"

@@ -168,3 +168,31 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
            f"so the weighted sum is already an average")
     expect_close(name, got, want, "the average")
     return passed(name)
+
+
+MADE_IN = {
+    "words": "`words = COURSE_EXAMPLES[1].split()` (section 1)",
+    "x": "`words = COURSE_EXAMPLES[1].split()` (section 1)",
+    "features": "`words = COURSE_EXAMPLES[1].split()` (section 1)",
+    "n_features": "`words = COURSE_EXAMPLES[1].split()` (section 1)",
+    "seen": "`seen = x[: t + 1]` (section 2)",
+    "t": "`seen = x[: t + 1]` (section 2)",
+    "plain": "`seen = x[: t + 1]` (section 2)",
+    "weighted_average": "that starts with `def weighted_average` (exercise 1)",
+    "chosen": "`chosen = torch.zeros(len(seen))` (section 3)",
+    "scores": "`question = ...; scores = seen @ question` (section 4)",
+    "softmax": "that starts with `def softmax` (exercise 2)",
+    "tired_weights": "`tired_weights = softmax(scores)` (section 5)",
+    "all_scores": "`asks = {...}` that computes every word's spotlight (section 5)",
+    "all_weights": "`asks = {...}` that computes every word's spotlight (section 5)",
+    "temperatures": "`temperatures = [...]` (section 6)",
+    "by_temperature": "`temperatures = [...]` (section 6)",
+    "visible": '`s = words.index("street")` (section 7)',
+    "clues": '`s = words.index("street")` (section 7)',
+    "boosts": '`s = words.index("street")` (section 7)',
+    "boost": "`boost = boosts[-2]` (section 7)",
+    "separate_weights": "`boost = boosts[-2]` (section 7)",
+    "s": '`s = words.index("street")` (section 7)',
+}
+"""For a NameError's advice (helpers.needs.explain_missing, called in the set-up cell): the cell of the
+chapter that makes each name a later cell needs."""

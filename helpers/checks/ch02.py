@@ -265,3 +265,29 @@ def check_one_head(
                    f"{name} averaged the {what}: the output is the weighted average of the values, att @ v")
         expect_close(f"{name}'s y", y, want_y, "the output")
     return passed(name)
+
+
+MADE_IN = {
+    "words": "that makes `words` and `x` (section 1)",
+    "x": "that makes `words` and `x` (section 1)",
+    "T": "that makes `words` and `x` (section 1)",
+    "C": "that makes `words` and `x` (section 1)",
+    "D": "that makes `words` and `x` (section 1)",
+    "query": "that makes `query`, `key` and `value` (section 1)",
+    "key": "that makes `query`, `key` and `value` (section 1)",
+    "value": "that makes `query`, `key` and `value` (section 1)",
+    "q": "that makes `query`, `key` and `value` (section 1)",
+    "k": "that makes `query`, `key` and `value` (section 1)",
+    "v": "that makes `query`, `key` and `value` (section 1)",
+    "scaled_scores": "that starts with `def scaled_scores` (exercise 1)",
+    "mask": "`mask = causal_mask(...)` (section 3)",
+    "scores": "that makes `scores` (section 3)",
+    "masked_weights": "that starts with `def masked_weights` (exercise 2)",
+    "att": "that makes `att` (section 3, exercise 2)",
+    "one_head": "that starts with `def one_head` (exercise 3)",
+    "head": "that makes `head` (section 5)",
+    "diff_helper": "that makes `head` (section 5)",
+    "diff_torch": "that makes `head` (section 5)",
+}
+"""For a NameError's advice (helpers.needs.explain_missing, called in the set-up cell): the cell of the
+chapter that makes each name a later cell needs."""

@@ -193,3 +193,46 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
                       "the argument width: the query, key and value projections (no biases) and the output "
                       "projection that mixes the heads (with its bias).")
     return passed(name)
+
+
+MADE_IN = {
+    "x": "that makes `words` and `x` (section 1)",
+    "query": "under the heading 'Step 1: project' (section 1)",
+    "q": "under the heading 'Step 1: project' (section 1)",
+    "q_heads": "under the heading 'Step 2: split into heads' (section 1)",
+    "k_heads": "under the heading 'Step 2: split into heads' (section 1)",
+    "att": "under the heading 'Step 3: every head matches on its own' (section 1)",
+    "y_cat": "under the heading 'Step 4: concatenate' (section 1)",
+    "split_heads": "that starts with `def split_heads` (exercise 1, section 2)",
+    "merge_heads": "that starts with `def merge_heads` (exercise 2, section 2)",
+    "att_ours": "'multi_head_attention(...)' (section 3)",
+    "count_attention_parameters": "that starts with `def count_attention_parameters` (exercise 3)",
+    "one": "'one, four = course_model(...)' (section 4)",
+    "width": "'width, heads = 128, 4' (section 1)",
+    "heads": "'width, heads = 128, 4' (section 1)",
+    "head_width": "'width, heads = 128, 4' (section 1)",
+    "words": "that makes `words` and `x` (section 1)",
+    "B": "that makes `words` and `x` (section 1)",
+    "T": "that makes `words` and `x` (section 1)",
+    "key": "under the heading 'Step 1: project' (section 1)",
+    "value": "under the heading 'Step 1: project' (section 1)",
+    "k": "under the heading 'Step 1: project' (section 1)",
+    "v": "under the heading 'Step 1: project' (section 1)",
+    "proj": "under the heading 'Step 1: project' (section 1)",
+    "v_heads": "under the heading 'Step 2: split into heads' (section 1)",
+    "rows": "'h = 2' (section 1)",
+    "y_ours": "'multi_head_attention(...)' (section 3)",
+    "y_helper": "'helper_layer = MultiHeadAttention(...)' (section 3)",
+    "att_helper": "'helper_layer = MultiHeadAttention(...)' (section 3)",
+    "y_torch": "'torch_layer = nn.MultiheadAttention(...)' (section 3)",
+    "att_torch": "'torch_layer = nn.MultiheadAttention(...)' (section 3)",
+    "four": "'one, four = course_model(...)' (section 4)",
+    "n_one": "'one, four = course_model(...)' (section 4)",
+    "n_four": "'one, four = course_model(...)' (section 4)",
+    "trained": "'trained = load_model(...)' (section 6)",
+    "trained_att": "'trained = load_model(...)' (section 6)",
+    "sentence": "'trained = load_model(...)' (section 6)",
+    "story_words": "'trained = load_model(...)' (section 6)",
+}
+"""For a NameError's advice (helpers.needs.explain_missing, called in the set-up cell): the cell of the
+chapter that makes each name a later cell needs."""

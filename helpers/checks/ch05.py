@@ -220,3 +220,27 @@ def check_clear_winner(clear_winner: Callable[[Runs], Any], runs: Sequence[Mappi
     if runs is not None:
         _judge(name, clear_winner, [dict(run) for run in runs], "the benchmark's runs", follows)
     return passed(name)
+
+
+MADE_IN = {
+    "four": "'four = load_model(...)' (section 1)",
+    "ids": "'ids, _ = story_validation()' (section 1)",
+    "vocab": "'ids, _ = story_validation()' (section 1)",
+    "x": "'ids, _ = story_validation()' (section 1)",
+    "losses": "'losses = ...cross_entropy...' (section 1)",
+    "perplexity_from_losses": "that starts with `def perplexity_from_losses` (exercise 1)",
+    "makers": "'makers = ...' (section 2)",
+    "live": "'live = ...train(...)' (section 2)",
+    "results": "'results = json.loads(...)' (section 3)",
+    "runs": "'runs = results[...]' (section 3)",
+    "clear_winner": "that starts with `def clear_winner` (exercise 2)",
+    "real": "'real = real_text_results()' (section 4)",
+    "upload": "'upload = widgets.FileUpload(...)' (section 5)",
+    "own_corpus": "'own_corpus = text_corpus(...)' (section 5)",
+    "n": "'ids, _ = story_validation()' (section 1)",
+    "y": "'ids, _ = story_validation()' (section 1)",
+    "right": "'ids, _ = story_validation()' (section 1)",
+    "MY_TEXT": "'MY_TEXT = ...' (section 5)",
+}
+"""For a NameError's advice (helpers.needs.explain_missing, called in the set-up cell): the cell of the
+chapter that makes each name a later cell needs."""

@@ -191,3 +191,30 @@ def check_lifeline(lifeline: Callable[[Rows, str], int], ablation: Sequence[Mapp
         for kind in CLUE_KINDS:
             _one_answer(name, lifeline, _copy(ablation), kind, example=False)
     return passed(name)
+
+
+MADE_IN = {
+    "four": "'four = load_model(...)' (section 1)",
+    "one": "'four = load_model(...)' (section 1)",
+    "ids": "'ids, clues = story_validation()' (section 2)",
+    "clues": "'ids, clues = story_validation()' (section 2)",
+    "boards": "'boards = ...attention_on_clues...' (section 2)",
+    "name_the_detectives": "that starts with `def name_the_detectives` (exercise 1)",
+    "ablation": "'ablation = head_ablation(...)' (section 3)",
+    "baseline": "'ablation = head_ablation(...)' (section 3)",
+    "lifeline": "that starts with `def lifeline` (exercise 2)",
+    "sorts": "'follows = {}' (the case files, section 2)",
+    "worse": "'worse = [...]' (section 3)",
+    "agree": "'agree = 0' (section 3)",
+    "unlabelled": "'unlabelled = [...]' (section 4)",
+    "novel": "'novel = load_model(\"novel_four_heads\")' (section 4)",
+    "story_roles": "'story_roles = head_roles(four, ids)' (section 4)",
+    "roles": "'roles = head_roles(...)' (section 4)",
+    "foxes": "'foxes = ...' (section 1)",
+    "reading": "'foxes = ...' (section 1)",
+    "records": "'ids, clues = story_validation()' (section 2)",
+    "novel_ids": "'novel = load_model(\"novel_four_heads\")' (section 4)",
+    "novel_chance": "'novel = load_model(\"novel_four_heads\")' (section 4)",
+}
+"""For a NameError's advice (helpers.needs.explain_missing, called in the set-up cell): the cell of the
+chapter that makes each name a later cell needs."""

@@ -248,3 +248,27 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
                       "part is off, compare your count of each with count_parameters(block.attn), "
                       "count_parameters(block.ln1) and count_parameters(block.ff) in a scratch cell.")
     return passed(name)
+
+
+MADE_IN = {
+    "words": "that makes `words`, `attn` and `ff` (section 1)",
+    "width": "that makes `words`, `attn` and `ff` (section 1)",
+    "attn": "that makes `words`, `attn` and `ff` (section 1)",
+    "ff": "that makes `words`, `attn` and `ff` (section 1)",
+    "block": "`block = TransformerBlock(...)` (section 4)",
+    "h": "`block = TransformerBlock(...)` (section 4)",
+    "feed_forward": "that starts with `def feed_forward` (exercise 1)",
+    "block_step": "that starts with `def block_step` (exercise 2)",
+    "count_block_parameters": "that starts with `def count_block_parameters` (exercise 3)",
+    "models": "that makes `models` (section 5)",
+    "corpus": "`corpus = story_corpus(...)` (section 6)",
+    "SEED": "`corpus = story_corpus(...)` (section 6)",
+    "runs": "that trains the three models (section 6)",
+    "x": "that makes `words`, `attn` and `ff` (section 1)",
+    "ln": "that makes `ln` (section 3)",
+    "STEPS": "`corpus = story_corpus(...)` (section 6)",
+    "BATCH": "`corpus = story_corpus(...)` (section 6)",
+    "full": "`without, full = runs[...]` (section 6)",
+}
+"""For a NameError's advice (helpers.needs.explain_missing, called in the set-up cell): the cell of the
+chapter that makes each name a later cell needs."""
