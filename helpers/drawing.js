@@ -134,10 +134,11 @@ function svg(spec) {
   if (xtitle) out += text(L.left + (spec.width - L.left) / 2 - font, spec.height - font * 0.4, xtitle, font, 'class="axis-title" text-anchor="middle"');
   if (spec.scale) {
     const x = spec.width - font * 4, h = Math.min(plotsH, 240), id = `g${Math.random().toString(36).slice(2)}`;
+    const size = Math.max(L.tick, font * 0.8);  // the bar's labels have room to stay readable when the words shrink
     out += `<defs><linearGradient id="${id}" x1="0" y1="1" x2="0" y2="0">`
       + spec.colours.map(([t, c]) => `<stop offset="${t}" stop-color="${c}"/>`).join("") + "</linearGradient></defs>"
-      + text(x, L.top - L.tick, spec.scale, L.tick) + `<rect x="${x}" y="${L.top}" width="${font}" height="${h}" fill="url(#${id})"/>`
-      + [0, 0.5, 1].map(t => text(x + font * 1.3, L.top + h * (1 - t), percent(t * (spec.zmax || 1)).replace(".0%", "%"), L.tick, 'dominant-baseline="middle"')).join("");
+      + text(x, L.top - size, spec.scale, size) + `<rect x="${x}" y="${L.top}" width="${font}" height="${h}" fill="url(#${id})"/>`
+      + [0, 0.5, 1].map(t => text(x + font * 1.3, L.top + h * (1 - t), percent(t * (spec.zmax || 1)).replace(".0%", "%"), size, 'dominant-baseline="middle"')).join("");
   }
   return `<svg xmlns="${NS}" viewBox="0 0 ${spec.width} ${spec.height}" width="${spec.width}" `
     + `style="max-width: 100%; height: auto; font-family: sans-serif" role="group" aria-label="${esc(spec.title)}">${out}</svg>`;
