@@ -74,11 +74,12 @@ def summary_line(words: Sequence[str], position: int, new: str, attn: Sequence[f
             f"Inside the block it reads x + attention instead, and there it moved at {count(inside)}.")
 
 
-def round_ticks(top: float) -> list[float]:
-    """Ticks from 0 to `top` at a round step (1, 2 or 5 times a power of ten), two to five of them past 0."""
-    power = 10 ** math.floor(math.log10(top / 2))
-    step = max(m * power for m in (1, 2, 5) if m * power <= top / 2)
-    return [round(k * step, 10) for k in range(int(top / step + 1e-9) + 1)]
+def round_ticks(highest: float) -> list[float]:
+    """Ticks from 0 at a round step (1, 2 or 5 times a power of ten), up to the first at or above `highest`: the
+    top of the axis, so that no bar rises past the last line."""
+    power = 10 ** math.floor(math.log10(highest / 2))
+    step = max(m * power for m in (1, 2, 5) if m * power <= highest / 2)
+    return [round(k * step, 10) for k in range(math.ceil(highest / step - 1e-9) + 1)]
 
 
 def moved_figure(labels: Sequence[str], attn: Sequence[float], ff: Sequence[float], title: str,
@@ -86,9 +87,9 @@ def moved_figure(labels: Sequence[str], attn: Sequence[float], ff: Sequence[floa
     """Two rows of bars, how far each position's output moved after each part, on one scale; short enough that
     the word picker and the box above it stay on the screen with the whole figure."""
     s = style()
-    top = max(max(attn), max(ff), 1e-9) * 1.1
-    panels = [bars(labels, [(row, moved, colour)], title=row, ymax=top, percent=False, tick=s["font"],
-                   xtitle="position (word)", ytitle="moved by", ticks=round_ticks(top),
+    ticks = round_ticks(max(max(attn), max(ff), 1e-9) * 1.05)
+    panels = [bars(labels, [(row, moved, colour)], title=row, ymax=ticks[-1], percent=False, tick=s["font"],
+                   xtitle="position (word)", ytitle="moved by", ticks=ticks,
                    ) | {"show_x": row == ROWS[1]}
               for row, moved, colour in ((ROWS[0], attn, PALETTE[0]), (ROWS[1], ff, PALETTE[1]))]
     height = min(int(s["size"] * 1.1), s["tallest"] - (7 if caption else 3) * s["font"])  # caption: 2 lines

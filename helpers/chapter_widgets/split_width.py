@@ -86,7 +86,7 @@ def split_strip(heads: int, width: int, font: int, drawn: range | None = None) -
         f"overflow: hidden; white-space: nowrap'>{d if heads > 4 else f'head {h}: {d}'}</div>"
         for h in range(heads)
     )
-    shown = f"; heads {drawn.start} to {drawn.stop - 1} (underlined) drawn" if some else ""
+    shown = f" (heads {drawn.start} to {drawn.stop - 1} underlined)" if some else ""  # one line on a projector
     return (f"<div style='font-size: {font}px'>One word's {width} numbers in {heads} slice"
             f"{'s' if heads > 1 else ''} of {d}{shown}:</div><div style='display: flex; font-size: {font}px; "
             f"max-width: {FIT_WIDTH}px'>{cells}</div>")

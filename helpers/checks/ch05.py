@@ -47,9 +47,9 @@ def _as_number(name: str, got: Any) -> float:
 def _not_a_tensor(name: str, got: Any) -> None:
     """The right value, but still inside a tensor: the task asks for a number."""
     if isinstance(got, torch.Tensor):
-        raise AssertionError(f"{name} returned a tensor (tensor({float(got.item()):.4f}) on the check's own test "
-                             "losses) where the task asks for a number: take the number out with .item() (or use "
-                             "math.exp on losses.mean().item()).")
+        raise AssertionError(f"{name} returned the right value, but inside a tensor (tensor({float(got.item()):.4f}) "
+                             "on the check's own test losses), where the task asks for a number: take the number "
+                             "out with .item() (or use math.exp on losses.mean().item()).")
 
 
 def _near(a: float, b: float) -> bool:
