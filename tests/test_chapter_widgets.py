@@ -219,7 +219,8 @@ def test_split_static_copy_has_every_option_and_four_heads_at_a_time(static_buil
         assert f"of {128 // heads}" in states[f"{n}|0"]["above"] and "parameters" in states[f"{n}|0"]["caption"]
         assert states[f"{n}|3"]["above"].count("title='head ") == heads, "the split bar, a slice for each head"
         assert [h for h in range(16) if f"head {h} →" in states[f"{n}|3"]["above"]] == list(range(heads))[-4:]
-        assert (f"With {heads} heads" in states[f"{n}|3"]["caption"]) == (heads < 16), "it says what it drew instead"
+        assert (f"With {heads} head" in states[f"{n}|3"]["caption"]) == (heads < 16), "it says what it drew instead"
+        assert (f"With {heads} head" in states[f"{n}|0"]["caption"]) == (heads < AT_ONCE), "fewer than it names"
 
 
 def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own() -> None:

@@ -252,9 +252,11 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
         mine = head_groups(option.heads)
         group = mine[min(asked, len(mine) - 1)]  # a group this option lacks: its last one, and the caption says so
         spec = _grid(option, words, group, tallest)
-        lacks = ""
-        if asked >= len(mine):
-            lacks = (f"With {option.heads} heads all of them are drawn. " if len(mine) == 1 else
+        lacks = ""  # what the draw menu's choice means for this option, where it draws other heads than it names
+        if option.heads == 1:
+            lacks = "With 1 head, it is drawn alone. "
+        elif asked >= len(mine) or option.heads < AT_ONCE:
+            lacks = (f"With {option.heads} heads, all of them are drawn. " if len(mine) == 1 else
                      f"With {option.heads} heads, the last four are heads {group.start} to {group.stop - 1}. ")
         hardest = f"<div style='font-size: {s['font']}px'>{html.escape(looks_hardest(option, words, group))}</div>"
         return spec | {"above": split_strip(option.heads, WIDTH, s["font"], group) + hardest,
