@@ -72,7 +72,7 @@ def print_novel_table(results: dict | None = None) -> None:
     print(f"{'model':<12}{'seeds':>7}{'validation perplexity':>30}{'test perplexity':>30}")
     for heads, name in MODELS.items():
         mine = [run for run in runs if run["heads"] == heads]
-        cells = [f"{sum(s) / len(s):.3f} ({min(s):.3f} to {max(s):.3f})"  # 3 decimals: a gap to 2 agrees
+        cells = [f"{sum(s) / len(s):.3f} ({min(s):.3f} to {max(s):.3f})"  # a gap printed to 2 then agrees
                  for s in ([run[key] for run in mine] for key in ("val_ppl", "test_ppl"))] if mine else ["-", "-"]
         print(f"{name:<12}{len(mine):>7}{cells[0]:>30}{cells[1]:>30}")
 

@@ -252,12 +252,15 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
         mine = head_groups(option.heads)
         group = mine[min(asked, len(mine) - 1)]  # a group this option lacks: its last one, and the caption says so
         spec = _grid(option, words, group, tallest)
-        lacks = ""  # what the draw menu's choice means for this option, where it draws other heads than it names
-        if option.heads == 1:
+        named = range(asked * AT_ONCE, (asked + 1) * AT_ONCE)  # the heads the draw menu's choice names
+        if group == named:
+            lacks = ""
+        elif len(mine) > 1:
+            lacks = f"With {option.heads} heads, the last four are heads {group.start} to {group.stop - 1}. "
+        elif option.heads == 1:
             lacks = "With 1 head, it is drawn alone. "
-        elif asked >= len(mine) or option.heads < AT_ONCE:
-            lacks = (f"With {option.heads} heads, all of them are drawn. " if len(mine) == 1 else
-                     f"With {option.heads} heads, the last four are heads {group.start} to {group.stop - 1}. ")
+        else:
+            lacks = f"With {option.heads} heads, all of them are drawn. "
         hardest = f"<div style='font-size: {s['font']}px'>{html.escape(looks_hardest(option, words, group))}</div>"
         return spec | {"above": split_strip(option.heads, WIDTH, s["font"], group) + hardest,
                        "html_height": 6 * s["font"], "caption": f"{lacks}{spec['caption']}"}
