@@ -8,7 +8,9 @@ import json
 import pytest
 
 from benchmarks import bench
-from helpers.checkpoints import ASSETS
+from helpers.checkpoints import ASSETS, load_model
+from helpers.corpus import story_validation
+from helpers.evaluate import attention_on_clues, head_ablation
 
 
 def _results() -> dict:
@@ -66,3 +68,16 @@ def test_only_controls_merges_into_the_existing_results(tmp_path, monkeypatch) -
     assert [r["seed"] for r in new["controls"]["runs"]["4-no-proj"]] == old["table"]["seeds"]  # seed 0 replaced
     assert len(new["controls"]["sessions"]) == 2
     assert "±" not in bench.markdown(new), "a range over seeds is never written as plus or minus"
+
+
+def test_the_recorded_detectives_are_the_shipped_checkpoints() -> None:
+    """docs/measurements.md's detectives come from results.json: a retrained checkpoint needs the benchmark again."""
+    four, (ids, clues) = load_model("four_heads"), story_validation()
+    recorded = _results()["detectives"]
+    rows = [[row["val_ppl"], *row["clue_accuracy"].values()] for row in head_ablation(four, ids, clues)]
+    assert [[row["val_ppl"], *row["clue_accuracy"].values()] for row in recorded["head_ablation"]] == [
+        pytest.approx(row, abs=1e-3) for row in rows]
+    board = attention_on_clues(four, ids, clues)
+    assert recorded["attention_on_clues"].keys() == board.keys()
+    for kind, shares in board.items():
+        assert recorded["attention_on_clues"][kind] == pytest.approx(shares, abs=1e-3), kind
