@@ -319,8 +319,8 @@ def grid_shape(heads: int, cols: int = 2, tallest: int | None = None, side: floa
 
 def grid_words(labels: Sequence[str], shape: GridShape) -> tuple[dict, float]:
     """The word labels of a grid of heatmaps as layout settings (every panel's axes, the last row's axis
-    titles, the left margin), and how far left of the panels "word that looks" goes (its annotation's
-    xshift)."""
+    titles, one under each column, the left margin), and how far left of the panels "word that looks" goes (its
+    annotation's xshift)."""
     n, heads = len(labels), shape.rows * shape.cols
     every = max(label_every(n, shape.wide), label_every(n, shape.tall, slanted=False))
     columns, note = word_axis(labels, shape.wide, every=every)
@@ -331,9 +331,8 @@ def grid_words(labels: Sequence[str], shape: GridShape) -> tuple[dict, float]:
         suffix = "" if panel == 1 else str(panel)
         layout[f"xaxis{suffix}"] = dict(columns)
         layout[f"yaxis{suffix}"] = dict(rows)
-    first_of_last_row = heads - shape.cols + 1  # it names the columns, once for the whole grid
-    layout[f"xaxis{'' if first_of_last_row == 1 else first_of_last_row}"]["title"] = {
-        "text": LOOKED_AT + (f" ({note})" if note else "")}
+    for panel in range(heads - shape.cols + 1, heads + 1):  # the last row names the columns, under each panel
+        layout[f"xaxis{'' if panel == 1 else panel}"]["title"] = {"text": LOOKED_AT + (f" ({note})" if note else "")}
     return layout, -labels_width
 
 

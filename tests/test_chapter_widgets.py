@@ -159,7 +159,8 @@ def test_split_counts_parameters_from_the_model_code_at_sizes_that_fit(split) ->
         assert (split.option.params, split.option.qkv_params) == (drawn, without)
         assert split.option.att.shape[0] == heads == split.strip.value.count("title='head")
         assert f"of {128 // heads}" in split.strip.value, "the split says how many numbers each head gets"
-        assert [h for h in range(16) if f"head {h} →" in split.summary_text] == list(range(min(heads, AT_ONCE)))
+        named = [h for h in range(16) if f"head\u00a0{h}\u00a0→" in split.summary_text]  # one line per head's answer
+        assert named == list(range(min(heads, AT_ONCE)))
         caption = split.grid.figure["caption"]
         assert f"value {without:,} " in caption and caption.startswith(f"{drawn:,} parameters")
         assert split.grid.figure["panels"][0]["focus"] == len(split.words) - 3, "'bridge' guesses 'sigh'"
@@ -218,7 +219,7 @@ def test_split_static_copy_has_every_option_and_four_heads_at_a_time(static_buil
         assert drawn == [f"head {h}" for h in range(max(0, heads - AT_ONCE), heads)][:AT_ONCE]
         assert f"of {128 // heads}" in states[f"{n}|0"]["above"] and "parameters" in states[f"{n}|0"]["caption"]
         assert states[f"{n}|3"]["above"].count("title='head ") == heads, "the split bar, a slice for each head"
-        assert [h for h in range(16) if f"head {h} →" in states[f"{n}|3"]["above"]] == list(range(heads))[-4:]
+        assert [h for h in range(16) if f"head\u00a0{h}\u00a0→" in states[f"{n}|3"]["above"]] == list(range(heads))[-4:]
         assert (f"With {heads} head" in states[f"{n}|3"]["caption"]) == (heads < 16), "it says what it drew instead"
         assert (f"With {heads} head" in states[f"{n}|0"]["caption"]) == (heads < AT_ONCE), "fewer than it names"
 

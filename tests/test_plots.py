@@ -108,6 +108,7 @@ def test_four_heads_are_a_two_by_two_grid() -> None:
         "plotly keeps every word a live grid showed on matched axes")
     assert [fig.layout[f"yaxis{i}"].showticklabels for i in ("", 2, 3, 4)] == [True, False, True, False]
     assert [fig.layout[f"xaxis{i}"].showticklabels for i in ("", 2, 3, 4)] == [False, False, True, True]
+    assert [fig.layout[f"xaxis{i}"].title.text for i in ("", 2, 3, 4)] == [None, None, plots.LOOKED_AT, plots.LOOKED_AT]
     later = plots.heads_grid(_weights(5).expand(4, 5, 5), WORDS, first_head=8)
     assert [a.text for a in later.layout.annotations][:4] == [f"head {h}" for h in range(8, 12)]
 

@@ -35,6 +35,7 @@ TRAINED_CHECKPOINT = trained_on(STORY_WORLD, heads=4).name
 """The checkpoint the "trained" switch shows: the four-head model of the story world (helpers.registry)."""
 AT_ONCE = 4
 """Heads drawn at once: one row of four square heatmaps keeps their patterns readable, also on a projector."""
+NBSP = "\u00a0"
 ABOVE_AND_BELOW = 14
 """Lines of text (at the widget's font size) that the two rows of controls, the split, the summary above the grid
 and its caption under it take: the grid gets the rest of the screen, so that all of them stay in view."""
@@ -224,7 +225,8 @@ def looks_hardest(option: Option, words: Sequence[str], heads: range | None = No
     favourite = option.att[:, reader].argmax(dim=-1).tolist()  # [H]: where the guesser looks hardest, per head
     which = "trained" if option.layer == TRAINED else "untrained"
     return (f"In the {which} layer, '{labels[reader]}', which guesses '{labels[last]}', looks hardest at: "
-            + ", ".join(f"head {h} → '{labels[favourite[h]]}'" for h in heads or range(option.heads)) + ".")
+            + ", ".join(f"head{NBSP}{h}{NBSP}→{NBSP}'{labels[favourite[h]]}'" for h in heads or range(option.heads))
+            + ".")  # each head's answer stays on one line
 
 
 def split_the_width(sentence: str | None = None) -> SplitTheWidth | HTML:
