@@ -46,7 +46,7 @@ function layout(spec) {
   const bottom = 6 + longest("x") * tick * 0.43 + tick * 0.5 + font * 1.4;
   const top = font * (spec.subtitle ? 3.2 : 2) + (spec.legend ? font * 1.6 : 0) + (panels.some(p => p.title) ? font * 1.5 : 0);
   const right = (spec.scale ? font * 4.5 : font) + 4;
-  const gapX = font * 1.2, gapY = font * 1.8;
+  const gapX = font * 1.2, gapY = font * 2.3;  // a row's panel titles clear of the zero line above them
   const plotW = (spec.width - left - right - (cols - 1) * gapX) / cols;
   const plotH = (spec.height - top - bottom - (rows - 1) * gapY) / rows;
   return {font, cols, rows, tick, left, top, plotW, plotH, gapX, gapY, bottom};
