@@ -25,7 +25,7 @@ import ipywidgets as widgets
 import torch
 from IPython.display import HTML
 
-from helpers.chapter_widgets.base import TEXT, Widget, control_height, control_style
+from helpers.chapter_widgets.base import NBSP, TEXT, Widget, control_height, control_style
 from helpers.checkpoints import find_checkpoints
 from helpers.drawing import Drawing
 from helpers.examples import examples_for, text_examples
@@ -72,7 +72,7 @@ class Explorer(Widget):
         self.att = torch.zeros(1, 1, 1)  # [H, T, T] of the sentence on show
         self.head: int | str = 0
         self.focus = 0
-        self.summary_lines: list[str] = []  # the summary in plain text, one line per head on show
+        self.summary_lines: list[str] = []  # the summary in plain text
         wide = widgets.Layout(width="auto", min_width="30em")
 
         self.sentence = widgets.Text(description="sentence", continuous_update=False, layout=wide)
@@ -101,7 +101,7 @@ class Explorer(Widget):
                                  widgets.HBox([self.focus_picker, self.example_picker])])
         self.add_class("attention-explorer")
         self.children = [control_style("attention-explorer", self.font), self.access, controls, self.message,
-                         self.heatmap, self.summary, self.bars]
+                         self.summary, self.heatmap, self.bars]
 
         self.models: dict[str, CourseModel] = {}  # every checkpoint of the menu, read once: switching is instant
         for name in self.menu:
@@ -257,37 +257,46 @@ class Explorer(Widget):
     # ----- drawing ---------------------------------------------------------------------------------
 
     def _redraw(self) -> None:
-        """Draw the heatmap (or the grid of every head) for the current head and sentence, then the focus view:
-        new numbers and words in the one drawing, whichever model and view."""
-        heads = self.att.shape[0]
+        """Write the summary, draw the heatmap (or the grid of every head) for the current head and sentence, then
+        the focus view: new numbers and words in the one drawing, whichever model and view."""
+        heads, i = self.att.shape[0], self.focus
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
-        # controls_height holds one line of notes; each further line (wrapped at about two characters per font size of
-        # FIT_WIDTH) takes its height from the figure, which stays on the screen with the controls, but the plot gives
-        # up at most a third of its height: smaller, it is unreadable, so long notes (a learner's own model) push it
-        # down the page instead
-        lines = sum(math.ceil(len(note) * 0.5 * self.font / FIT_WIDTH) for note in self.notes)
+        names = word_names(self.words[: i + 1], self.originals[: i + 1])  # quoted: "'<unk> = quixotic'"
+        self._summarise(names)
+        # controls_height holds one line of notes; each further line, and each line of the summary above the figure
+        # (wrapped at about two characters per font size of FIT_WIDTH), takes its height from the figure, which stays
+        # on the screen with the controls, but the plot gives up at most a third of its height: smaller, it is
+        # unreadable, so long notes (a learner's own model) push it down the page instead
+        notes, summary = ([math.ceil(len(line) * 0.5 * self.font / FIT_WIDTH) for line in lines]
+                          for lines in (self.notes, self.summary_lines))
         shortest = self.tallest - (self.tallest - HEATMAP_FRAME[1]) // 3
-        tallest = max(shortest, self.tallest - control_height(self.font) * max(0, lines - 1))
+        tallest = max(shortest, self.tallest - control_height(self.font) * (max(0, sum(notes) - 1) + sum(summary)))
         if self.head == ALL_HEADS:
             whole = f"Every head of the {name}" if heads > 1 else f"The {name}"
             self.heatmap.figure = grid_figure(self.att, self.words, whole, self.originals, tallest, focus=self.focus)
         else:
             self.heatmap.figure = head_figure(self.att[self.head], self.words, f"Head {self.head} of the {name}",
                                               self.originals, tallest, focus=self.focus)
-        self._redraw_focus()
-
-    def _redraw_focus(self) -> None:
-        """The bars and the summary line for the focus word."""
-        i = self.focus
-        names = word_names(self.words[: i + 1], self.originals[: i + 1])  # quoted: "'<unk> = quixotic'"
         rows = self.att[:, i, : i + 1]  # [H, i + 1]: word i's weights over the words it can see
-        every = ", in every head" if rows.shape[0] > 1 else ""
+        every = ", in every head" if heads > 1 else ""
         self.bars.figure = focus_figure(rows, self.words[: i + 1], f"Where {names[i]} looks{every}")
-        heads = range(rows.shape[0]) if self.head == ALL_HEADS else [self.head]
-        self.summary_lines = [f"head {h}, reading {names[i]}, looks most at: "
-                              + summarise(rows[h], self.words[: i + 1], least=NAMED, names=names) for h in heads]
-        self.summary.value = self.html_lines(self.summary_lines, TEXT)
         self.show_message()
+
+    def _summarise(self, names: Sequence[str]) -> None:
+        """The summary above the heatmap: where the focus word looks, in the head on show, or in every head in one
+        paragraph (each head's answer on one line of it), which leaves the grid of heads room on a projector."""
+        i, heads = self.focus, self.att.shape[0]
+
+        def most(h: int) -> str:
+            return summarise(self.att[h, i, : i + 1], self.words[: i + 1], least=NAMED, names=names)
+
+        if self.head == ALL_HEADS and heads > 1:
+            self.summary_lines = [f"In every head, {names[i]} looks most at: " + "; ".join(
+                f"head {h} → {most(h)}".replace(" ", NBSP) for h in range(heads)) + "."]
+        else:
+            h = 0 if self.head == ALL_HEADS else self.head
+            self.summary_lines = [f"head {h}, reading {names[i]}, looks most at: {most(h)}"]
+        self.summary.value = self.html_lines(self.summary_lines, TEXT)
 
     def _on_click(self, row: int, column: int) -> None:
         """A click on a heatmap cell focuses on that cell's row: the word that looks."""

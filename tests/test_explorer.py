@@ -110,9 +110,10 @@ def test_all_heads_shows_a_grid_with_one_colour_scale_and_a_click_focuses_on_a_r
     for h, panel in enumerate(panels):
         assert torch.allclose(_weights(panel).nan_to_num(0), ex.att[h].tril(), atol=1e-4)
     assert [(p["show_y"], p["show_x"]) for p in panels] == [(True, True), (False, True), (False, True), (False, True)]
-    assert len(ex.summary_lines) == 4
     ex.heatmap.click(3, 1)  # what the browser's click on row 3 ('foxes'), column 1 sends
-    assert ex.focus == 3 and ex.focus_picker.value == 3 and "reading 'foxes'" in ex.summary_lines[0]
+    (summary,) = ex.summary_lines  # every head's answer in one paragraph, each unbroken: room for the grid
+    assert ex.focus == 3 and ex.focus_picker.value == 3 and summary.startswith("In every head, 'foxes' looks")
+    assert [h for h in range(8) if f"head\u00a0{h}\u00a0→\u00a0'" in summary] == [0, 1, 2, 3]
     assert [p["focus"] for p in ex.heatmap.figure["panels"]] == [3] * 4, "the grid labels the focus row"
     ex.head_picker.value = 1
     _assert_shows(ex, STORY, head=1)
@@ -269,13 +270,13 @@ def test_on_a_projector_the_heatmap_and_the_grid_fit_below_the_controls(presente
 
 
 def test_long_sentences_label_every_kth_word_and_say_so(ex: Explorer) -> None:
-    """60 words: about every 2nd word labelled (a grid of four heads every 6th), said on the axis; 11 words: every
+    """60 words: about every 3rd word labelled (a grid of four heads every 6th), said on the axis; 11 words: every
     word."""
-    for head, every, short in ((0, 2, 1), (ALL_HEADS, 6, 2)):
+    for head, every, short in ((0, 3, 1), (ALL_HEADS, 6, 2)):
         ex.set_head(head)
         ex.sentence.value = " ".join((STORY.split() * 6)[:60])
         assert {p["every"] for p in ex.heatmap.figure["panels"]} == {every}
-        assert _panel(ex)["xtitle"].endswith(f"(about every {every}{'nd' if every == 2 else 'th'} word labelled)")
+        assert _panel(ex)["xtitle"].endswith(f"(about every {every}{'rd' if every == 3 else 'th'} word labelled)")
         ex.set_focus(59)
         assert ex.bars.figure["panels"][0]["every"] == 2 and ex.bars.figure["panels"][0]["focus"] == 59
         rows = [_weights(p)[59].nan_to_num(-1) for p in ex.heatmap.figure["panels"]]  # [T] per head

@@ -25,6 +25,8 @@ from helpers.plots import FIT_WIDTH, presenting, sizes, style
 
 PROBLEM, NOTE, TEXT = "#b35806", "#333333", "#1a1a1a"
 """Colours of a problem (orange), a note on what is shown (grey) and ordinary text."""
+NBSP = "\u00a0"
+"""A space a line never breaks at: one head's answer in a summary ('head 0 → ...') stays on one line."""
 
 
 class Widget(widgets.VBox):

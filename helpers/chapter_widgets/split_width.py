@@ -18,7 +18,7 @@ import ipywidgets as widgets
 import torch
 from IPython.display import HTML
 
-from helpers.chapter_widgets.base import ChapterWidget
+from helpers.chapter_widgets.base import NBSP, ChapterWidget
 from helpers.drawing import Drawing, static_view
 from helpers.explorer_figures import grid_figure
 from helpers.model import CourseModel, count_parameters, course_model
@@ -35,7 +35,6 @@ TRAINED_CHECKPOINT = trained_on(STORY_WORLD, heads=4).name
 """The checkpoint the "trained" switch shows: the four-head model of the story world (helpers.registry)."""
 AT_ONCE = 4
 """Heads drawn at once: one row of four square heatmaps keeps their patterns readable, also on a projector."""
-NBSP = "\u00a0"
 ABOVE_AND_BELOW = 14
 """Lines of text (at the widget's font size) that the two rows of controls, the split, the summary above the grid
 and its caption under it take: the grid gets the rest of the screen, so that all of them stay in view."""
