@@ -19,7 +19,7 @@ import torch
 from IPython.display import HTML
 
 from helpers.block import BlockModel, block_model
-from helpers.chapter_widgets.base import ChapterWidget
+from helpers.chapter_widgets.base import ChapterWidget, control_height
 from helpers.drawing import Drawing, bars, figure, static_view
 from helpers.plots import FIT_WIDTH, PALETTE, style
 from helpers.reading import unique_labels
@@ -59,19 +59,14 @@ def outputs_moved(
     return tuple((out[1] - out[0]).norm(dim=-1) for out in (y, f, inside))  # three [T]
 
 
-def summary_line(words: Sequence[str], position: int, new: str, attn: Sequence[float], ff: Sequence[float],
-                 inside: Sequence[float]) -> str:
-    """In words: which positions moved after each part, and after the feed-forward part inside the block."""
-    labels = unique_labels(words)
-    def where(moved: Sequence[float]) -> str:
-        hit = [f"'{labels[i]}'" for i, m in enumerate(moved) if m > MOVED]  # quoted: a comma is a word too
-        return f"{len(hit)} position{'s' if len(hit) != 1 else ''} ({', '.join(hit) or 'none'})"
+def summary_line(attn: Sequence[float], ff: Sequence[float], inside: Sequence[float]) -> str:
+    """In words, short enough for two lines on a projector: how many positions moved after each part (the bars
+    show which), and after the feed-forward part inside the block (which no bar shows)."""
     def count(moved: Sequence[float]) -> str:
         hit = sum(m > MOVED for m in moved)
         return f"{hit} position{'s' if hit != 1 else ''}"
-    return (f"Replacing '{labels[position]}' with '{new}': attention's output moved at "
-            f"{where(attn)}, the feed-forward part's, fed the same word vectors, at {where(ff)}. "
-            f"Inside the block it reads x + attention instead, and there it moved at {count(inside)}.")
+    return (f"Attention's output moved at {count(attn)}, the feed-forward part's at {count(ff)}; inside the block, "
+            f"where it reads x + attention, at {count(inside)}.")
 
 
 def round_ticks(highest: float) -> list[float]:
@@ -83,16 +78,17 @@ def round_ticks(highest: float) -> list[float]:
 
 
 def moved_figure(labels: Sequence[str], attn: Sequence[float], ff: Sequence[float], title: str,
-                 caption: str = "") -> dict:
+                 caption: str = "", above: int = 0) -> dict:
     """Two rows of bars, how far each position's output moved after each part, on one scale; short enough that
-    the word picker and the box above it stay on the screen with the whole figure."""
+    the word picker and the box above it, and `above` pixels of summary, stay on the screen with the whole
+    figure."""
     s = style()
     ticks = round_ticks(max(max(attn), max(ff), 1e-9) * 1.05)
     panels = [bars(labels, [(row, moved, colour)], title=row, ymax=ticks[-1], percent=False, tick=s["font"],
                    xtitle="position (word)", ytitle="moved by", ticks=ticks,
                    ) | {"show_x": row == ROWS[1]}
               for row, moved, colour in ((ROWS[0], attn, PALETTE[0]), (ROWS[1], ff, PALETTE[1]))]
-    height = min(int(s["size"] * 1.1), s["tallest"] - (7 if caption else 3) * s["font"])  # caption: 2 lines
+    height = min(int(s["size"] * 1.1), s["tallest"] - (7 if caption else 3) * s["font"] - above)  # caption: 2 lines
     return figure(title, panels, min(FIT_WIDTH, s["size"] + 260), height, s["font"], caption=caption)
 
 
@@ -123,7 +119,7 @@ class ChangeOneWord(ChapterWidget):
         self.replacement.observe(self.calls(self.set_replacement), names="value")
         self.bars = Drawing()
         self.children = [self.css, self.access, widgets.HBox([self.word_picker, self.replacement]), self.message,
-                         self.bars, self.summary]
+                         self.summary, self.bars]  # the summary, which answers the chapter's question, in view
         self._redraw()
 
     # ----- what code (and the tests) call ------------------------------------------------------
@@ -172,10 +168,12 @@ class ChangeOneWord(ChapterWidget):
         changed[self.position] = self.tokenizer.ids[self.new_word]
         self.attn_moved, self.ff_moved, self.inside_moved = outputs_moved(self.model, self.ids, changed)
         labels = unique_labels(self.words)
+        summary = summary_line(self.attn_moved.tolist(), self.ff_moved.tolist(), self.inside_moved.tolist())
+        lines = math.ceil(len(summary) * 0.5 * self.font / FIT_WIDTH)  # about two characters per font size
         self.bars.figure = moved_figure(labels, self.attn_moved.tolist(), self.ff_moved.tolist(),
-                                        f"'{labels[self.position]}' → '{self.new_word}': which outputs move?")
-        self.say(summary_line(self.words, self.position, self.new_word, self.attn_moved.tolist(),
-                              self.ff_moved.tolist(), self.inside_moved.tolist()))
+                                        f"'{labels[self.position]}' → '{self.new_word}': which outputs move?",
+                                        above=lines * control_height(self.font) + 4)  # and its 2 px margins
+        self.say(summary)
 
 
 def swap_for(words: Sequence[str], position: int, vocabulary: dict[str, int]) -> str:
@@ -205,7 +203,7 @@ def static_change_one_word(sentence: str | None = None, model: BlockModel | None
         changed[i] = model.tokenizer.ids[new]
         attn, ff, inside = (m.tolist() for m in outputs_moved(model, enc.ids, changed))
         states[(i,)] = moved_figure(labels, attn, ff, f"'{labels[i]}' → '{new}': which outputs move?",
-                                    summary_line(enc.words, i, new, attn, ff, inside))
+                                    summary_line(attn, ff, inside))
         choices.append(f"{labels[i]} → {new}")
     start = enc.words.index("wet") if "wet" in enc.words else len(enc.words) // 2
     return static_view(states, [("change", choices)], start=[start], font=style()["font"])
