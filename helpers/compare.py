@@ -291,14 +291,15 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
     if said:
         lines += [*said, "verdict: none, as the notes say a score here cannot compare heads"]
     elif gap <= moved:
-        lines.append("verdict on perplexity: the gap is no larger than how much the models were still changing; "
-                     "these runs do not say which model is better")
+        lines.append(f"verdict on perplexity: the gap ({gap:,.2f}) is no larger than how much the models were still "
+                     f"changing ({moved:,.2f}); this race does not say which model is better")
     elif gap <= 2 * moved:
-        lines.append(f"verdict on perplexity: {ahead} ended lower, but by less than twice how much they were still "
-                     "changing: too close to call, even for this one run")
+        lines.append(f"verdict on perplexity: {ahead} ended lower, but its lead ({gap:,.2f}) is not more than twice "
+                     f"how much the models were still changing (2 x {moved:,.2f} = {2 * moved:,.2f}): too close to "
+                     "call, even in this race")
     elif clue_leader is not None and clue_leader != ahead:
         lines.append(f"verdict: the scores disagree ({ahead} has the lower perplexity, {clue_leader} the higher "
-                     "clue accuracy); these runs do not say which model is better")
+                     "clue accuracy); this race does not say which model is better")
     else:
         on = "on perplexity and on clue accuracy" if clue_leader == ahead else "on perplexity"
         lines.append(f"verdict: {ahead} is ahead {on}, by more than twice how much they were still changing, in "
