@@ -239,9 +239,9 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
         expect(got != 3 * w * w + norms + ff,
                f"{name}({width}, {heads}): the attention part also has its output projection that mixes the "
                f"heads: {width} x {width} weights plus {width} biases.")
-        expect(got != heads * 3 * w * w + w * w + w + norms + ff,
-               f"{name}({width}, {heads}): the heads split the width; query, key and value stay "
-               f"{width} x {width} however many heads there are.")
+        expect(got not in {heads * 3 * w * w + w * w + w + norms + ff, 3 * w * w // heads + w * w + w + norms + ff},
+               f"{name}({width}, {heads}): the heads split the width: {heads} heads of {width} x {width // heads} make "
+               f"query, key and value {width} x {width} each, the same count however many heads there are.")
         expect(False, f"{name}({width}, {heads}) returned {got:,}: {off_by(got, want)}. Recount each part with "
                       "the argument width: attention's four projections (only the output projection has a bias), "
                       "the two layer norms, and the feed-forward part's two layers with their biases. To see which "
