@@ -57,7 +57,7 @@ def learning_curves(
         colour = PALETTE[i % len(PALETTE)]
         steps = list(range(1, len(losses) + 1))
         fig.add_trace(go.Scatter(
-            x=steps, y=list(losses), mode="lines", line={"color": colour, "width": 1}, opacity=0.35,
+            x=steps, y=list(losses), mode="lines", line={"color": colour, "width": 1.5}, opacity=0.45,
             name=f"{name} (every step)", legendgroup=name, showlegend=False,
             hovertemplate=f"{name}<br>step %{{x}}<br>loss %{{y:.3f}}<extra></extra>",
         ))
