@@ -72,7 +72,7 @@ class Explorer(Widget):
         self.att = torch.zeros(1, 1, 1)  # [H, T, T] of the sentence on show
         self.head: int | str = 0
         self.focus = 0
-        self.summary_lines: list[str] = []  # the summary in plain text
+        self.summary_lines: list[str] = []  # where the focus word looks, in plain text, one line per head on show
         wide = widgets.Layout(width="auto", min_width="30em")
 
         self.sentence = widgets.Text(description="sentence", continuous_update=False, layout=wide)
@@ -262,13 +262,13 @@ class Explorer(Widget):
         heads, i = self.att.shape[0], self.focus
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
         names = word_names(self.words[: i + 1], self.originals[: i + 1])  # quoted: "'<unk> = quixotic'"
-        self._summarise(names)
+        shown = self._summarise(names)
         # controls_height holds one line of notes; each further line, and each line of the summary above the figure
         # (wrapped at about two characters per font size of FIT_WIDTH), takes its height from the figure, which stays
         # on the screen with the controls, but the plot gives up at most a third of its height: smaller, it is
         # unreadable, so long notes (a learner's own model) push it down the page instead
         notes, summary = ([math.ceil(len(line) * 0.5 * self.font / FIT_WIDTH) for line in lines]
-                          for lines in (self.notes, self.summary_lines))
+                          for lines in (self.notes, shown))
         shortest = self.tallest - (self.tallest - HEATMAP_FRAME[1]) // 3
         tallest = max(shortest, self.tallest - control_height(self.font) * (max(0, sum(notes) - 1) + sum(summary)))
         if self.head == ALL_HEADS:
@@ -282,21 +282,18 @@ class Explorer(Widget):
         self.bars.figure = focus_figure(rows, self.words[: i + 1], f"Where {names[i]} looks{every}")
         self.show_message()
 
-    def _summarise(self, names: Sequence[str]) -> None:
-        """The summary above the heatmap: where the focus word looks, in the head on show, or in every head in one
-        paragraph (each head's answer on one line of it), which leaves the grid of heads room on a projector."""
-        i, heads = self.focus, self.att.shape[0]
-
-        def most(h: int) -> str:
-            return summarise(self.att[h, i, : i + 1], self.words[: i + 1], least=NAMED, names=names)
-
-        if self.head == ALL_HEADS and heads > 1:
-            self.summary_lines = [f"In every head, {names[i]} looks most at: " + "; ".join(
-                f"head {h} → {most(h)}".replace(" ", NBSP) for h in range(heads)) + "."]
-        else:
-            h = 0 if self.head == ALL_HEADS else self.head
-            self.summary_lines = [f"head {h}, reading {names[i]}, looks most at: {most(h)}"]
-        self.summary.value = self.html_lines(self.summary_lines, TEXT)
+    def _summarise(self, names: Sequence[str]) -> list[str]:
+        """Where the focus word looks, one line per head on show (`summary_lines`), and the summary above the
+        heatmap, whose lines it returns: with every head on show, one paragraph (each head's answer unbroken),
+        which leaves the grid of heads room on a projector."""
+        i = self.focus
+        heads = range(self.att.shape[0]) if self.head == ALL_HEADS else [self.head]
+        most = {h: summarise(self.att[h, i, : i + 1], self.words[: i + 1], least=NAMED, names=names) for h in heads}
+        self.summary_lines = [f"head {h}, reading {names[i]}, looks most at: {most[h]}" for h in heads]
+        shown = [f"In every head, {names[i]} looks most at: " + "; ".join(
+            f"head {h} → {most[h]}".replace(" ", NBSP) for h in heads) + "."] if len(heads) > 1 else self.summary_lines
+        self.summary.value = self.html_lines(shown, TEXT)
+        return shown
 
     def _on_click(self, row: int, column: int) -> None:
         """A click on a heatmap cell focuses on that cell's row: the word that looks."""

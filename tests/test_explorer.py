@@ -111,9 +111,9 @@ def test_all_heads_shows_a_grid_with_one_colour_scale_and_a_click_focuses_on_a_r
         assert torch.allclose(_weights(panel).nan_to_num(0), ex.att[h].tril(), atol=1e-4)
     assert [(p["show_y"], p["show_x"]) for p in panels] == [(True, True), (False, True), (False, True), (False, True)]
     ex.heatmap.click(3, 1)  # what the browser's click on row 3 ('foxes'), column 1 sends
-    (summary,) = ex.summary_lines  # every head's answer in one paragraph, each unbroken: room for the grid
-    assert ex.focus == 3 and ex.focus_picker.value == 3 and summary.startswith("In every head, 'foxes' looks")
-    assert [h for h in range(8) if f"head\u00a0{h}\u00a0→\u00a0'" in summary] == [0, 1, 2, 3]
+    assert ex.focus == 3 and ex.focus_picker.value == 3 and "reading 'foxes'" in ex.summary_lines[0]
+    assert len(ex.summary_lines) == 4 and "In every head, 'foxes' looks" in ex.summary.value  # one paragraph on show
+    assert [h for h in range(8) if f"head\u00a0{h}\u00a0→\u00a0'" in ex.summary.value] == [0, 1, 2, 3], "unbroken"
     assert [p["focus"] for p in ex.heatmap.figure["panels"]] == [3] * 4, "the grid labels the focus row"
     ex.head_picker.value = 1
     _assert_shows(ex, STORY, head=1)
