@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from importlib.resources import files
@@ -24,7 +23,7 @@ import traitlets
 from IPython.display import HTML
 from plotly.colors import get_colorscale
 
-from helpers.plots import COLOURS, FIT_WIDTH, LOOKED_AT, LOOKS, MASKED
+from helpers.plots import COLOURS, FIT_WIDTH, LOOKED_AT, LOOKS, MASKED, text_lines
 
 SCRIPT = files("helpers").joinpath("drawing.js").read_text(encoding="utf-8")
 STYLE = files("helpers").joinpath("drawing.css").read_text(encoding="utf-8")
@@ -104,9 +103,9 @@ def figure(title: str, panels: Sequence[dict], width: int, height: int, font: in
 
 def shown_height(specs: Collection[dict], font: int) -> int:
     """The most height in pixels a static view takes: its menus, its tallest figure with the HTML around it and
-    its longest caption (wrapped at about two characters per font size of width); a slide deck's pagination
+    its longest caption (plots.text_lines); a slide deck's pagination
     reads it."""
-    lines = [math.ceil(len(spec.get("caption", "")) * font * 0.5 / spec["caption_width"]) for spec in specs]
+    lines = [text_lines(spec.get("caption", ""), font, spec["caption_width"]) for spec in specs]
     return int(2.2 * font + max(spec["height"] + spec.get("html_height", 0) for spec in specs)
                + 1.5 * font * max(lines, default=0))
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from helpers.drawing import Drawing
 from helpers.examples import examples_for, text_examples
 from helpers.explorer_figures import focus_figure, grid_figure, head_figure, short_label, static_figure, word_names
 from helpers.model import CourseModel
-from helpers.plots import FIT_WIDTH, HEATMAP_FRAME, presenting, style, word_name
+from helpers.plots import HEATMAP_FRAME, presenting, style, text_lines, word_name
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, SHIPPED, Checkpoint, shipped
 from helpers.static import static_build
@@ -264,11 +263,10 @@ class Explorer(Widget):
         names = word_names(self.words[: i + 1], self.originals[: i + 1])  # quoted: "'<unk> = quixotic'"
         shown = self._summarise(names)
         # controls_height holds one line of notes; each further line, and each line of the summary above the figure
-        # (wrapped at about two characters per font size of FIT_WIDTH), takes its height from the figure, which stays
+        # (plots.text_lines: as wrapped in FIT_WIDTH), takes its height from the figure, which stays
         # on the screen with the controls, but the plot gives up at most a third of its height: smaller, it is
         # unreadable, so long notes (a learner's own model) push it down the page instead
-        notes, summary = ([math.ceil(len(line) * 0.5 * self.font / FIT_WIDTH) for line in lines]
-                          for lines in (self.notes, shown))
+        notes, summary = ([text_lines(line, self.font) for line in lines] for lines in (self.notes, shown))
         shortest = self.tallest - (self.tallest - HEATMAP_FRAME[1]) // 3
         tallest = max(shortest, self.tallest - control_height(self.font) * (max(0, sum(notes) - 1) + sum(summary)))
         if self.head == ALL_HEADS:

@@ -40,6 +40,13 @@ COLOUR_BAR = {"tickformat": ".0%", "ticklabelposition": "outside bottom"}
 """A colour bar of shares: each label under its tick, so "100%" stays clear of the title above the bar."""
 MAX_LABELLED = 40
 """Up to this many words every word gets an axis label; beyond it every k-th, and the axis says so."""
+
+
+def text_lines(text: str, font: int, width: float = FIT_WIDTH) -> int:
+    """About how many lines `text` wraps to at `font` pixels in `width` pixels: a character is about half as wide
+    as the font is high."""
+    return math.ceil(len(text) * 0.5 * font / width)
+
 _READING = {"font": 14, "size": 460, "tallest": 640, "widest": FIT_WIDTH, "grid": 640}
 _PRESENTER = {"font": 22, "size": 620, "tallest": 580, "widest": FIT_WIDTH, "grid": 580}
 _DECK = {**_PRESENTER, "widest": 1100, "grid": 700}

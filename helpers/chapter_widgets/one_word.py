@@ -21,7 +21,7 @@ from IPython.display import HTML
 from helpers.block import BlockModel, block_model
 from helpers.chapter_widgets.base import ChapterWidget, control_height
 from helpers.drawing import Drawing, bars, figure, static_view
-from helpers.plots import FIT_WIDTH, PALETTE, style
+from helpers.plots import FIT_WIDTH, PALETTE, style, text_lines
 from helpers.reading import unique_labels
 from helpers.static import static_build
 from helpers.stories import example_sentences
@@ -169,10 +169,10 @@ class ChangeOneWord(ChapterWidget):
         self.attn_moved, self.ff_moved, self.inside_moved = outputs_moved(self.model, self.ids, changed)
         labels = unique_labels(self.words)
         summary = summary_line(self.attn_moved.tolist(), self.ff_moved.tolist(), self.inside_moved.tolist())
-        lines = math.ceil(len(summary) * 0.5 * self.font / FIT_WIDTH)  # about two characters per font size
+        above = text_lines(summary, self.font) * control_height(self.font) + 4  # its lines and 2 px margins
         self.bars.figure = moved_figure(labels, self.attn_moved.tolist(), self.ff_moved.tolist(),
                                         f"'{labels[self.position]}' → '{self.new_word}': which outputs move?",
-                                        above=lines * control_height(self.font) + 4)  # and its 2 px margins
+                                        above=above)
         self.say(summary)
 
 
