@@ -285,7 +285,7 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
             clue_leader = name_a if clues[0] > clues[1] else name_b
     if a.steps != b.steps:
         lines.append("the runs took different numbers of steps, so this is not a fair race")
-    lines.append(f"still changing: over its last checks (steps {checks}) each model's perplexity moved by up to "
+    lines.append(f"still changing: over the last checks (steps {checks}), each model's perplexity moved by up to "
                  f"{moved:,.2f}")
     said = [f"Note ({name}): {note}" for name, run_notes in (notes or {}).items() for note in run_notes]
     if said:

@@ -282,14 +282,17 @@ class Explorer(Widget):
 
     def _summarise(self, names: Sequence[str]) -> list[str]:
         """Where the focus word looks, one line per head on show (`summary_lines`), and the summary above the
-        heatmap, whose lines it returns: with every head on show, one paragraph (each head's answer unbroken),
-        which leaves the grid of heads room on a projector."""
+        heatmap, whose lines it returns: with every head on show, one paragraph of each head's strongest word (the
+        bars below show the rest), which leaves the grid of heads room on a projector."""
         i = self.focus
         heads = range(self.att.shape[0]) if self.head == ALL_HEADS else [self.head]
-        most = {h: summarise(self.att[h, i, : i + 1], self.words[: i + 1], least=NAMED, names=names) for h in heads}
-        self.summary_lines = [f"head {h}, reading {names[i]}, looks most at: {most[h]}" for h in heads]
-        shown = [f"In every head, {names[i]} looks most at: " + "; ".join(
-            f"head {h} → {most[h]}".replace(" ", NBSP) for h in heads) + "."] if len(heads) > 1 else self.summary_lines
+
+        def most(h: int, top: int = 2) -> str:
+            return summarise(self.att[h, i, : i + 1], self.words[: i + 1], top=top, least=NAMED, names=names)
+
+        self.summary_lines = [f"head {h}, reading {names[i]}, looks most at: {most(h)}" for h in heads]
+        shown = self.summary_lines if len(heads) == 1 else [f"In every head, {names[i]} looks most at: " + "; ".join(
+            f"head {h} → {most(h, top=1)}".replace(" ", NBSP) for h in heads) + "."]
         self.summary.value = self.html_lines(shown, TEXT)
         return shown
 

@@ -43,9 +43,18 @@ MAX_LABELLED = 40
 
 
 def text_lines(text: str, font: int, width: float = FIT_WIDTH) -> int:
-    """About how many lines `text` wraps to at `font` pixels in `width` pixels: a character is about half as wide
-    as the font is high."""
-    return math.ceil(len(text) * 0.5 * font / width)
+    """About how many lines `text` wraps to at `font` pixels in `width` pixels, breaking only at plain spaces (a
+    non-breaking one keeps its words together): a character is about half as wide as the font is high."""
+    fit = max(1, int(width / (0.5 * font)))  # characters to a line
+    lines, used = 1, 0
+    for word in text.split(" "):
+        need = len(word) + (1 if used else 0)
+        if used and used + need > fit:  # the word goes to the next line
+            lines, used, need = lines + 1, 0, len(word)
+        used += need
+        while used > fit:  # a word longer than a line breaks anyway
+            lines, used = lines + 1, used - fit
+    return lines if text else 0
 
 _READING = {"font": 14, "size": 460, "tallest": 640, "widest": FIT_WIDTH, "grid": 640}
 _PRESENTER = {"font": 22, "size": 620, "tallest": 580, "widest": FIT_WIDTH, "grid": 580}

@@ -114,6 +114,7 @@ def test_all_heads_shows_a_grid_with_one_colour_scale_and_a_click_focuses_on_a_r
     assert ex.focus == 3 and ex.focus_picker.value == 3 and "reading 'foxes'" in ex.summary_lines[0]
     assert len(ex.summary_lines) == 4 and "In every head, 'foxes' looks" in ex.summary.value  # one paragraph on show
     assert [h for h in range(8) if f"head\u00a0{h}\u00a0→\u00a0'" in ex.summary.value] == [0, 1, 2, 3], "unbroken"
+    assert ex.summary.value.count("%") == 4, "each head's strongest word only: the bars below show the rest"
     assert [p["focus"] for p in ex.heatmap.figure["panels"]] == [3] * 4, "the grid labels the focus row"
     ex.head_picker.value = 1
     _assert_shows(ex, STORY, head=1)

@@ -142,3 +142,11 @@ def test_a_short_wide_heatmap_sizes_its_row_labels_by_its_height() -> None:
     short = plots.heatmap_axes(labels, 600, tall=350)
     assert short["xaxis"]["tickfont"] == wide["xaxis"]["tickfont"]  # the columns keep their width's size
     assert short["yaxis"]["tickfont"]["size"] == int(0.85 * 350 / 23)  # upright row labels, sized to the rows
+
+
+def test_text_lines_wraps_at_plain_spaces_only() -> None:
+    """Three 70-character words take three lines of 117 characters (14 px in 820 px), not the two their length
+    alone would give; a non-breaking space makes one long word, broken only where a line is full."""
+    words = ["x" * 70, "y" * 70, "z" * 70]
+    assert plots.text_lines(" ".join(words), 14) == 3 and plots.text_lines("\u00a0".join(words), 14) == 2
+    assert plots.text_lines(" ".join(["ab"] * 39), 14) == 1 and plots.text_lines("", 14) == 0

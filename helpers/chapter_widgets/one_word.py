@@ -19,7 +19,7 @@ import torch
 from IPython.display import HTML
 
 from helpers.block import BlockModel, block_model
-from helpers.chapter_widgets.base import ChapterWidget, control_height
+from helpers.chapter_widgets.base import NBSP, ChapterWidget, control_height
 from helpers.drawing import Drawing, bars, figure, static_view
 from helpers.plots import FIT_WIDTH, PALETTE, style, text_lines
 from helpers.reading import unique_labels
@@ -66,7 +66,7 @@ def summary_line(attn: Sequence[float], ff: Sequence[float], inside: Sequence[fl
         hit = sum(m > MOVED for m in moved)
         return f"{hit} position{'s' if hit != 1 else ''}"
     return (f"Attention's output moved at {count(attn)}, the feed-forward part's at {count(ff)}; inside the block, "
-            f"where it reads x + attention, at {count(inside)}.")
+            f"where it reads x{NBSP}+{NBSP}attention, at {count(inside)}.")
 
 
 def round_ticks(highest: float) -> list[float]:
@@ -79,16 +79,16 @@ def round_ticks(highest: float) -> list[float]:
 
 def moved_figure(labels: Sequence[str], attn: Sequence[float], ff: Sequence[float], title: str,
                  caption: str = "", above: int = 0) -> dict:
-    """Two rows of bars, how far each position's output moved after each part, on one scale; short enough that
-    the word picker and the box above it, and `above` pixels of summary, stay on the screen with the whole
-    figure."""
+    """Two rows of bars, how far each position's output moved after each part, on one scale; short enough to
+    stay on the screen whole with `above` pixels of the live widget over it (its controls, message and summary),
+    or with a static copy's menu and its `caption` under it."""
     s = style()
     ticks = round_ticks(max(max(attn), max(ff), 1e-9) * 1.05)
     panels = [bars(labels, [(row, moved, colour)], title=row, ymax=ticks[-1], percent=False, tick=s["font"],
                    xtitle="position (word)", ytitle="moved by", ticks=ticks,
                    ) | {"show_x": row == ROWS[1]}
               for row, moved, colour in ((ROWS[0], attn, PALETTE[0]), (ROWS[1], ff, PALETTE[1]))]
-    height = min(int(s["size"] * 1.1), s["tallest"] - (7 if caption else 3) * s["font"] - above)  # caption: 2 lines
+    height = min(int(s["size"] * 1.1), s["tallest"] - (7 * s["font"] if caption else 0) - above)  # caption: 2 lines
     return figure(title, panels, min(FIT_WIDTH, s["size"] + 260), height, s["font"], caption=caption)
 
 
@@ -154,7 +154,7 @@ class ChangeOneWord(ChapterWidget):
             return f"Type exactly one word to put in, got {word!r}."
         if pieces[0] not in self.tokenizer.ids:
             others = ", ".join(f"'{w}'" for w in SWAPS if w != there)
-            return f"'{pieces[0]}' is not in the model's vocabulary: try a story word such as {others}."
+            return f"'{pieces[0]}' is not a word the model knows: try {others}."  # one line on a projector
         if pieces[0] == there:
             return f"'{there}' is the word already there, so nothing would move: type another."
         return ""
@@ -169,7 +169,8 @@ class ChangeOneWord(ChapterWidget):
         self.attn_moved, self.ff_moved, self.inside_moved = outputs_moved(self.model, self.ids, changed)
         labels = unique_labels(self.words)
         summary = summary_line(self.attn_moved.tolist(), self.ff_moved.tolist(), self.inside_moved.tolist())
-        above = text_lines(summary, self.font) * control_height(self.font) + 4  # its lines and 2 px margins
+        line = control_height(self.font)  # a row of controls, or a line of the message or the summary
+        above = (line + 4) * 2 + line * text_lines(summary, self.font) + 4  # each with its 2 px margins
         self.bars.figure = moved_figure(labels, self.attn_moved.tolist(), self.ff_moved.tolist(),
                                         f"'{labels[self.position]}' → '{self.new_word}': which outputs move?",
                                         above=above)
