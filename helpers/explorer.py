@@ -260,15 +260,19 @@ class Explorer(Widget):
         the focus view: new numbers and words in the one drawing, whichever model and view."""
         heads, i = self.att.shape[0], self.focus
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
-        names = word_names(self.words[: i + 1], self.originals[: i + 1])  # quoted: "'<unk> = quixotic'"
-        shown = self._summarise(names)
+        names = word_names(self.words, self.originals)  # quoted: "'<unk> = quixotic'"
+        self.summary_lines, shown = self._summary(i, names)
+        self.summary.value = self.html_lines(shown, TEXT)
         # controls_height holds one line of notes; each further line, and each line of the summary above the figure
-        # (plots.text_lines: as wrapped in FIT_WIDTH), takes its height from the figure, which stays
-        # on the screen with the controls, but the plot gives up at most a third of its height: smaller, it is
-        # unreadable, so long notes (a learner's own model) push it down the page instead
-        notes, summary = ([text_lines(line, self.font) for line in lines] for lines in (self.notes, shown))
+        # (plots.text_lines: as wrapped in FIT_WIDTH; the longest summary of any focus word, so that a click on a
+        # row leaves the heatmap's size alone), takes its height from the figure, which stays on the screen with
+        # the controls, but the plot gives up at most a third of its height: smaller, it is unreadable, so long
+        # notes (a learner's own model) push it down the page instead
+        notes = sum(text_lines(line, self.font) for line in self.notes)
+        summary = max(sum(text_lines(line, self.font) for line in self._summary(j, names)[1])
+                      for j in range(len(self.words)))
         shortest = self.tallest - (self.tallest - HEATMAP_FRAME[1]) // 3
-        tallest = max(shortest, self.tallest - control_height(self.font) * (max(0, sum(notes) - 1) + sum(summary)))
+        tallest = max(shortest, self.tallest - control_height(self.font) * (max(0, notes - 1) + summary))
         if self.head == ALL_HEADS:
             whole = f"Every head of the {name}" if heads > 1 else f"The {name}"
             self.heatmap.figure = grid_figure(self.att, self.words, whole, self.originals, tallest, focus=self.focus)
@@ -280,21 +284,18 @@ class Explorer(Widget):
         self.bars.figure = focus_figure(rows, self.words[: i + 1], f"Where {names[i]} looks{every}")
         self.show_message()
 
-    def _summarise(self, names: Sequence[str]) -> list[str]:
-        """Where the focus word looks, one line per head on show (`summary_lines`), and the summary above the
-        heatmap, whose lines it returns: with every head on show, one paragraph of each head's strongest word (the
-        bars below show the rest), which leaves the grid of heads room on a projector."""
-        i = self.focus
+    def _summary(self, i: int, names: Sequence[str]) -> tuple[list[str], list[str]]:
+        """Where word `i` looks: one line per head on show (`summary_lines`), and the summary above the heatmap,
+        which with every head on show is one paragraph of each head's strongest word (the bars below show the
+        rest), to leave the grid of heads room on a projector."""
         heads = range(self.att.shape[0]) if self.head == ALL_HEADS else [self.head]
 
         def most(h: int, top: int = 2) -> str:
-            return summarise(self.att[h, i, : i + 1], self.words[: i + 1], top=top, least=NAMED, names=names)
+            return summarise(self.att[h, i, : i + 1], self.words[: i + 1], top=top, least=NAMED, names=names[: i + 1])
 
-        self.summary_lines = [f"head {h}, reading {names[i]}, looks most at: {most(h)}" for h in heads]
-        shown = self.summary_lines if len(heads) == 1 else [f"In every head, {names[i]} looks most at: " + "; ".join(
+        lines = [f"head {h}, reading {names[i]}, looks most at: {most(h)}" for h in heads]
+        return lines, lines if len(heads) == 1 else [f"In every head, {names[i]} looks most at: " + "; ".join(
             f"head {h} → {most(h, top=1)}".replace(" ", NBSP) for h in heads) + "."]
-        self.summary.value = self.html_lines(shown, TEXT)
-        return shown
 
     def _on_click(self, row: int, column: int) -> None:
         """A click on a heatmap cell focuses on that cell's row: the word that looks."""
