@@ -24,7 +24,7 @@ import ipywidgets as widgets
 import torch
 from IPython.display import HTML
 
-from helpers.chapter_widgets.base import NBSP, TEXT, Widget, control_height, control_style
+from helpers.chapter_widgets.base import TEXT, Widget, control_height, control_style, unbroken
 from helpers.checkpoints import find_checkpoints
 from helpers.drawing import Drawing
 from helpers.examples import examples_for, text_examples
@@ -295,7 +295,7 @@ class Explorer(Widget):
 
         lines = [f"head {h}, reading {names[i]}, looks most at: {most(h)}" for h in heads]
         return lines, lines if len(heads) == 1 else [f"In every head, {names[i]} looks most at: " + "; ".join(
-            f"head {h} → {most(h, top=1)}".replace(" ", NBSP) for h in heads) + "."]
+            unbroken(f"head {h} → {most(h, top=1)}") for h in heads) + "."]
 
     def _on_click(self, row: int, column: int) -> None:
         """A click on a heatmap cell focuses on that cell's row: the word that looks."""

@@ -25,8 +25,12 @@ from helpers.plots import FIT_WIDTH, presenting, sizes, style
 
 PROBLEM, NOTE, TEXT = "#b35806", "#333333", "#1a1a1a"
 """Colours of a problem (orange), a note on what is shown (grey) and ordinary text."""
-NBSP = "\u00a0"
-"""A space a line never breaks at: one head's answer in a summary ('head 0 → ...') stays on one line."""
+
+
+def unbroken(text: str) -> str:
+    """`text` with non-breaking spaces, so that a line never breaks inside it: one head's answer in a summary
+    ('head 0 → ...')."""
+    return text.replace(" ", "\u00a0")
 
 
 class Widget(widgets.VBox):

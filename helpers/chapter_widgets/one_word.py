@@ -19,7 +19,7 @@ import torch
 from IPython.display import HTML
 
 from helpers.block import BlockModel, block_model
-from helpers.chapter_widgets.base import NBSP, ChapterWidget, control_height
+from helpers.chapter_widgets.base import ChapterWidget, control_height, unbroken
 from helpers.drawing import Drawing, bars, figure, static_view
 from helpers.plots import FIT_WIDTH, PALETTE, style, text_lines
 from helpers.reading import unique_labels
@@ -66,7 +66,7 @@ def summary_line(attn: Sequence[float], ff: Sequence[float], inside: Sequence[fl
         hit = sum(m > MOVED for m in moved)
         return f"{hit} position{'s' if hit != 1 else ''}"
     return (f"Attention's output moved at {count(attn)}, the feed-forward part's at {count(ff)}; inside the block, "
-            f"where it reads x{NBSP}+{NBSP}attention, at {count(inside)}.")
+            f"where it reads {unbroken('x + attention')}, at {count(inside)}.")
 
 
 def round_ticks(highest: float) -> list[float]:

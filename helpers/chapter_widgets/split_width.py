@@ -18,7 +18,7 @@ import ipywidgets as widgets
 import torch
 from IPython.display import HTML
 
-from helpers.chapter_widgets.base import NBSP, ChapterWidget
+from helpers.chapter_widgets.base import ChapterWidget, unbroken
 from helpers.drawing import Drawing, static_view
 from helpers.explorer_figures import grid_figure
 from helpers.model import CourseModel, count_parameters, course_model
@@ -224,8 +224,7 @@ def looks_hardest(option: Option, words: Sequence[str], heads: range | None = No
     favourite = option.att[:, reader].argmax(dim=-1).tolist()  # [H]: where the guesser looks hardest, per head
     which = "trained" if option.layer == TRAINED else "untrained"
     return (f"In the {which} layer, '{labels[reader]}', which guesses '{labels[last]}', looks hardest at: "
-            + ", ".join(f"head{NBSP}{h}{NBSP}→{NBSP}'{labels[favourite[h]]}'" for h in heads or range(option.heads))
-            + ".")  # each head's answer stays on one line
+            + ", ".join(unbroken(f"head {h} → '{labels[favourite[h]]}'") for h in heads or range(option.heads)) + ".")
 
 
 def split_the_width(sentence: str | None = None) -> SplitTheWidth | HTML:
