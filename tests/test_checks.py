@@ -147,6 +147,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("weighted_average", lambda w, v: (w * v).sum(dim=0), "Make the weights a column first: weights[:, None]"),
     ("weighted_average", lambda w, v: v @ w, "with @ the order matters"),
     ("weighted_average", lambda w, v: w[:, None] @ v, "a column of weights, [3, 1], does not go with @"),
+    ("weighted_average", lambda w, v: w @ v.T, "values.T has shape [2, 3]: turning values round"),
     ("weighted_average", lambda w, v: (w[:, None] * v).sum(), "added up everything"),
     ("weighted_average", lambda w, v: v.sum(dim=0), "differs from the reference"),
     ("softmax", lambda s: s, "negative weight"),
@@ -341,6 +342,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("count_attention_parameters", lambda w, h: 3 * h * (w // h) ** 2 + w * w + w, "its own D x D matrices"),
     ("count_attention_parameters", lambda w, h: 4 * w * w + 4 * w, "have no biases"),
     ("count_attention_parameters", lambda w, h: 4 * w * w + w - 7, "7 short. Recount each part"),
+    ("count_attention_parameters", lambda w, h: 3 * w * w + h * (w * w + w), "other head counts give other totals"),
     ("merge_heads", lambda y: y.permute(0, 2, 3, 1).reshape(y.shape[0], y.shape[2], -1), "interleaved"),
     ("merge_heads", lambda y: y.transpose(2, 3).reshape(y.shape[0], y.shape[2], -1), "Swap dimensions 1 and 2"),
     ("merge_heads", lambda y: S["merge_heads"](y).roll(1, dims=-1), "Where word 0's column 0 belongs"),
@@ -469,6 +471,8 @@ def test_solution_prints_a_solution_and_never_runs_it(monkeypatch, capsys) -> No
     assert inspect.getsource(SOLUTIONS["lifeline"]).rstrip() in capsys.readouterr().out
     solution("sofmax")
     assert "no exercise called 'sofmax'" in capsys.readouterr().out
+    solution()
+    assert '"lifeline"' in capsys.readouterr().out  # no name: the names to pick from
     monkeypatch.setenv(SOLUTIONS_OFF, "off")
     solution("lifeline")
     assert "switched off" in capsys.readouterr().out

@@ -306,8 +306,9 @@ SOLUTIONS_OFF = "SPOTLIGHTS_SOLUTIONS"
 """Set to "off" (a graded class's hub does) and `solution()` shows no solution."""
 
 
-def solution(exercise: str | Callable[..., Any]) -> None:
-    """Print the solution to an exercise (by name, "softmax", or its function or check) for the learner to read.
+def solution(exercise: str | Callable[..., Any] = "") -> None:
+    """Print the solution to an exercise (by name, "softmax", or its function or check) for the learner to read;
+    without one, the exercises' names.
 
     It is printed, never run: the chapter goes on with whatever the learner's cell defines.
     """
@@ -315,7 +316,8 @@ def solution(exercise: str | Callable[..., Any]) -> None:
     name = name.removeprefix("check_")
     if name not in SOLUTIONS:
         known = ", ".join(f'"{n}"' for n in SOLUTIONS)
-        print(say(f"There is no exercise called {name!r}. The exercises are: {known}"))
+        start = f"There is no exercise called {name!r}." if name else "Name the exercise, solution(\"softmax\")."
+        print(say(f"{start} The exercises are: {known}"))
         return
     if os.environ.get(SOLUTIONS_OFF, "").lower() == "off":
         print(say(f"Solutions are switched off here (a graded class): ask your instructor about {name}"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from unittest.mock import patch
@@ -137,10 +138,16 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
                     f"word). PyTorch lines shapes up from the right, so weights * values pairs the {t} weights with "
                     f"the {c} numbers inside each row instead of with the {t} words. Make the weights a column first: "
                     f"weights[:, None] has shape [{t}, 1], and each weight then multiplies its own word's whole row")
-        if "cannot be multiplied" in str(err):  # a column, then @
+        shapes = re.search(r"\((\d+)x(\d+) and (\d+)x(\d+)\)", str(err))  # @'s two sides, as torch saw them
+        left, right = ((int(shapes[1]), int(shapes[2])), (int(shapes[3]), int(shapes[4]))) if shapes else ((), ())
+        if left == (t, 1):  # a column, then @
             return (f"{example}, a column of weights, [{t}, 1], does not go with @: @ pairs the left side's last "
                     f"dimension (1) with the right side's first ({t} words). The column is for *, which lines up "
                     f"each weight with its word's row (then add the rows up); @ takes the weights as they are, [{t}]")
+        if right == (c, t):  # values turned round
+            return (f"{example}, values.T has shape [{c}, {t}]: turning values round puts its {c} numbers per word "
+                    f"where @ looks for the words. weights @ values already pairs the {t} weights with the {t} words "
+                    f"(one row each): leave values as it is")
         return (f"{example}: with @ the order matters, because @ pairs the left side's last dimension with the right "
                 f"side's first. With values [{t}, {c}] on the left, its {c} numbers per word meet the {t} weights. "
                 f"Put the weights, [{t}], on the left, so that the {t} weights meet the {t} words")

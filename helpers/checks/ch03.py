@@ -134,16 +134,16 @@ MADE_IN = {
     "clues_for_smiles": "that starts with `def clues_for_smiles` (exercise 1)",
     "clue_share": "that starts with `def clue_share` (exercise 2)",
     "models": "'models = ...load_model...' (section 4)",
-    "corpus": "'corpus = story_corpus(...)' (section 4)",
-    "scored": "'corpus = story_corpus(...)' (section 4)",
-    "scores": "'corpus = story_corpus(...)' (section 4)",
+    "corpus": "that starts with `val_stories =` (section 4)",
+    "scored": "that starts with `val_stories =` (section 4)",
+    "scores": "that starts with `val_stories =` (section 4)",
     "twins": "'twins = ...' (section 5)",
     "sentence_clues": "'twins = ...' (section 5)",
     "rows": "'twins = ...' (section 5)",
     "looker": "'twins = ...' (section 5)",
     "four_clues": "'twins = ...' (section 5)",
     "live": "'live = ...train(...)' (section 6)",
-    "val_stories": "'corpus = story_corpus(...)' (section 4)",
+    "val_stories": "that starts with `val_stories =` (section 4)",
 }
 """For a NameError's advice (helpers.needs.explain_missing, called in the set-up cell): the cell of the
 chapter that makes each name a later cell needs."""
