@@ -43,7 +43,7 @@ class Widget(widgets.VBox):
         self.sizes = style()  # the mode it was built in: its redraws keep these sizes
         self.font = self.sizes["font"]
         self.presenter = presenting()  # built for a projector: a widget may fold what would not fit there
-        self.message = widgets.HTML(layout=widgets.Layout(min_height="1.5em")).add_class(STATUS_CLASS)
+        self.message = widgets.HTML().add_class(STATUS_CLASS)  # no height while empty; figures leave it a line
         self.summary = widgets.HTML().add_class(STATUS_CLASS)
         self._quiet = False  # True while code sets a control, so its callback does not run again
         self.echo = False  # True once a widget is built whose methods are called from code: a problem is printed too

@@ -166,14 +166,20 @@ EVEN_CLUES = 0.05
 """How close the three clues' shares must be for the summary to call them balanced (and name the third)."""
 
 
+def _looked_at(weights: Sequence[float]) -> tuple[list[int], list[int]]:
+    """The positions above an even share (1 / words), strongest first, and those as strong as the strongest."""
+    even = 1 / len(weights)
+    above = [i for i in sorted(range(len(weights)), key=lambda i: -weights[i]) if weights[i] > even + EVEN]
+    return above, [i for i in above if weights[above[0]] - weights[i] < EVEN]
+
+
 def looks_at(labels: Sequence[str], weights: Sequence[float]) -> str:
     """Where the last word looks, in words: the (up to three) words above an even share, strongest first,
     or that it spreads evenly when none is."""
     even = 1 / len(weights)
-    above = [i for i in sorted(range(len(weights)), key=lambda i: -weights[i]) if weights[i] > even + EVEN]
+    above, tied = _looked_at(weights)
     if not above:
         return f"'{labels[-1]}' spreads its attention evenly: {even:.1%} to each of the {len(weights)} words"
-    tied = [i for i in above if weights[above[0]] - weights[i] < EVEN]  # as strong as the strongest
     if len(tied) > 3:  # naming three of them would pick three of equals
         return (f"'{labels[-1]}' spreads its attention evenly over {len(tied)} words, {weights[above[0]]:.1%} each: "
                 + ", ".join(labels[i] for i in sorted(tied)))
@@ -182,14 +188,19 @@ def looks_at(labels: Sequence[str], weights: Sequence[float]) -> str:
 
 def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequence[str]) -> str:
     """The playground's summary in words: where the last word looks, then the three clues' shares, to one decimal
-    as the bars are labelled (a share the bars show as 0.1% is not called 0%)."""
+    as the bars are labelled (a share the bars show as 0.1% is not called 0%). When the words it looks at most are
+    the three clues, it names their shares once."""
     shares = [weights[labels.index(c)] for c in clues]
     why = ("one spotlight cannot give all three more than a third" if max(shares) - min(shares) < EVEN_CLUES
            else "what one clue gains, the others lose, since all the weights share one 100%")
-    return (looks_at(labels, weights)
-            + f" (all weights together: {sum(weights):.0%}). The three clues get "
-            + ", ".join(f"{c} {w:.1%}" for c, w in zip(clues, shares, strict=True))
-            + f"; the weakest has {min(shares):.1%}: {why}.")
+    clue_shares = ", ".join(f"{c} {w:.1%}" for c, w in zip(clues, shares, strict=True))
+    total = f" (all weights together: {sum(weights):.0%})"
+    above, tied = _looked_at(weights)
+    if len(tied) <= 3 and {labels[i] for i in above[:3]} == set(clues):
+        return (f"'{labels[-1]}' looks most at its three clues: {clue_shares}{total}; the weakest has "
+                f"{min(shares):.1%}: {why}.")
+    return (looks_at(labels, weights) + f"{total}. The three clues get {clue_shares}; the weakest has "
+            f"{min(shares):.1%}: {why}.")
 
 
 def spotlight_playground(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str],
