@@ -133,7 +133,7 @@ MADE_IN = {
     "words": "'words = SMILES_SENTENCE.split()' (exercise 1)",
     "clues_for_smiles": "that starts with `def clues_for_smiles` (exercise 1)",
     "clue_share": "that starts with `def clue_share` (exercise 2)",
-    "models": "'models = ...load_model...' (section 4)",
+    "models": "that starts with `models = {` (section 4)",
     "corpus": "that starts with `val_stories =` (section 4)",
     "scored": "that starts with `val_stories =` (section 4)",
     "scores": "that starts with `val_stories =` (section 4)",
@@ -142,7 +142,7 @@ MADE_IN = {
     "rows": "'twins = ...' (section 5)",
     "looker": "'twins = ...' (section 5)",
     "four_clues": "'twins = ...' (section 5)",
-    "live": "'live = ...train(...)' (section 6)",
+    "live": "that starts with `small = story_corpus(` (section 6)",
     "val_stories": "that starts with `val_stories =` (section 4)",
 }
 """For a NameError's advice (helpers.needs.explain_missing, called in the set-up cell): the cell of the
