@@ -45,6 +45,7 @@ def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clue
     assert f"{(p.weights @ VECTORS)[0]:.2f}" in p.average.value  # the weighted average of the vectors
     p.preset("plain average")
     assert f"{1 / len(WORDS):.1%}" in p.summary_text and "animal" not in p.summary_text.split("(all weights")[0]
+    even = p.summary_text.rsplit(": ", 1)[-1]  # why no clue gets more: the spread is even, not a third's limit
     p.set_score("animal", -5.0)  # the six others tie: all of them named, none picked out
     named = p.summary_text.split(" (all weights")[0]
     assert f"evenly over {len(WORDS) - 1} words" in named and "animal" not in named and "wet" in named, named
@@ -59,6 +60,7 @@ def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clue
         assert max(shares) - min(shares) < 1e-6 and max(shares) <= 1 / 3 + 1e-6
     assert min(shares) > 1 / 3 - 1e-3, "at the sharpest, the three clues share nearly everything"
     balanced = p.summary_text.rsplit(": ", 1)[-1]  # why the weakest clue has no more: the limit of a third
+    assert balanced != even, "three clues at a third each: the summary gives the third's limit as the reason"
     p.preset("one clue")
     assert p.summary_text.rsplit(": ", 1)[-1] != balanced, "one clue ahead: the summary gives the other reason"
     p.set_temperature(4.0)
@@ -244,12 +246,14 @@ def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own()
         assert 3 <= len(ticks) <= 7 and ticks[-1] == top >= max(w.attn_moved.max(), w.ff_moved.max())
 
 
-@pytest.mark.parametrize("word", ["zebraish", "two words", 7, "wet"])  # wet: the word already there
-def test_change_one_word_bad_replacements_get_a_message(word) -> None:
+@pytest.mark.parametrize("word", ["zebraish", "two words", 7, "wet", "a long paste of many words, " * 9])
+def test_change_one_word_bad_replacements_get_a_message(word) -> None:  # wet: the word already there
     w = change_one_word()
     before = w.attn_moved.clone()
     w.set_replacement(word)
     assert w.problem and torch.equal(w.attn_moved, before) and w.replacement.value == w.new_word
+    assert len(w.problem) <= 80, "one line on a projector"
+    assert f"'{w.new_word}'" not in w.problem.partition("try ")[2], "a word to try that the box shows changes nothing"
     w.set_position(99)
     assert "99" in w.problem
 

@@ -151,9 +151,10 @@ class ChangeOneWord(ChapterWidget):
         there ("" when it can)."""
         pieces, there = self.tokenizer.split(word) if isinstance(word, str) else [], self.words[self.position]
         if len(pieces) != 1:
-            return f"Type exactly one word to put in, got {word!r}."
-        if pieces[0] not in self.tokenizer.ids:
-            others = ", ".join(f"'{w}'" for w in SWAPS if w != there)
+            typed = word if not isinstance(word, str) or len(word) <= 20 else word[:20] + "…"  # one line
+            return f"Type exactly one word to put in, got {typed!r}."
+        if pieces[0] not in self.tokenizer.ids:  # the words to try leave out the box's own, which it shows again
+            others = ", ".join(f"'{w}'" for w in SWAPS if w not in (there, self.new_word))
             return f"'{pieces[0]}' is not a word the model knows: try {others}."  # one line on a projector
         if pieces[0] == there:
             return f"'{there}' is the word already there, so nothing would move: type another."

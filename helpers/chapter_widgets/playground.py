@@ -189,18 +189,18 @@ def looks_at(labels: Sequence[str], weights: Sequence[float]) -> str:
 def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequence[str]) -> str:
     """The playground's summary in words: where the last word looks, then the three clues' shares, to one decimal
     as the bars are labelled (a share the bars show as 0.1% is not called 0%). When the words it looks at most are
-    the three clues, it names their shares once."""
+    the three clues, it names their shares once; the weakest only when the shares differ."""
     shares = [weights[labels.index(c)] for c in clues]
-    why = ("one spotlight cannot give all three more than a third" if max(shares) - min(shares) < EVEN_CLUES
+    why = ("an even spread gives the clues no more than any other word" if max(weights) - min(weights) < EVEN
+           else "one spotlight cannot give all three more than a third" if max(shares) - min(shares) < EVEN_CLUES
            else "what one clue gains, the others lose, since all the weights share one 100%")
     clue_shares = ", ".join(f"{c} {w:.1%}" for c, w in zip(clues, shares, strict=True))
+    weakest = "" if len({f"{w:.1%}" for w in shares}) == 1 else f"; the weakest has {min(shares):.1%}"
     total = f" (all weights together: {sum(weights):.0%})"
     above, tied = _looked_at(weights)
     if len(tied) <= 3 and {labels[i] for i in above[:3]} == set(clues):
-        return (f"'{labels[-1]}' looks most at its three clues: {clue_shares}{total}; the weakest has "
-                f"{min(shares):.1%}: {why}.")
-    return (looks_at(labels, weights) + f"{total}. The three clues get {clue_shares}; the weakest has "
-            f"{min(shares):.1%}: {why}.")
+        return f"'{labels[-1]}' looks most at its three clues: {clue_shares}{total}{weakest}: {why}."
+    return looks_at(labels, weights) + f"{total}. The three clues get {clue_shares}{weakest}: {why}."
 
 
 def spotlight_playground(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str],
