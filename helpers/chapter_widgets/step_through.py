@@ -83,7 +83,7 @@ def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor]
         lead = (f"It adds up the rows of <code>v</code>, which has shape <b>{list(v.shape)}</b>, each times its "
                 f"word's weight{hidden}")
         rows = tensor_table(v.tolist(), rows=weighted, columns=columns, font=font)
-        folded = f"<details style='margin-top: 0.5em'><summary>{lead} (open, then scroll down to read them)</summary>"
+        folded = f"<details style='margin-top: 0.5em'><summary>{lead}. Open to read them, then scroll down</summary>"
         table += f"{folded}{rows}</details>" if fold else f"<div style='margin-top: 0.5em'>{lead}:</div>{rows}"
     return (f"<div style='font-size: {font}px'><div style='color: #555'>step {step + 1} of {len(STEPS)}: {trail}</div>"
             f"<p>{html.escape(describe(step, labels[i], d, scale, i, len(words)))}</p>"
