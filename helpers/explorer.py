@@ -169,7 +169,7 @@ class Explorer(Widget):
             try:
                 reading = read_sentence(self.model, text)
             except ValueError as error:
-                still = " The heatmap shows the last one." if self.words else ""  # one line on a projector
+                still = " The heatmap keeps the last sentence." if self.words else ""  # one line on a projector
                 raise ValueError(f"{error}{still}") from error
             focus_word = self.originals[self.focus] if self.focus < len(self.originals) else None
             nth = self.originals[: self.focus].count(focus_word)  # which of several equal words has the focus

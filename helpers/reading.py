@@ -53,7 +53,7 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
     if not isinstance(text, str):
         raise ValueError(f"a sentence must be text, got {type(text).__name__}.")
     if not text.strip():
-        raise ValueError("The sentence is empty: type a few words or pick an example.")
+        raise ValueError("Empty sentence: type a few words or pick an example.")
     if model.tokenizer is None:
         raise ValueError("this model has no tokenizer: load it with helpers.checkpoints.load_model")
     enc = model.tokenizer.encode_with_report(text)

@@ -160,7 +160,8 @@ def test_static_explorer_precomputes_every_sentence_and_head_behind_two_menus() 
         assert states[f"{s}|0"]["panels"][0]["x"] == unique_labels(story_tokenizer().encode_with_report(sentence).words)
 
 
-@pytest.mark.parametrize(("bad", "says"), [("", "empty"), ("    \n ", "empty"), (42, "must be text, got int")])
+@pytest.mark.parametrize(("bad", "says"), [("", "Empty sentence"), ("    \n ", "Empty sentence"),
+                                           (42, "must be text, got int")])
 def test_an_empty_sentence_or_not_text_gets_a_message_and_keeps_the_last_heatmap(ex: Explorer, bad, says) -> None:
     words = list(ex.words)
     ex.set_sentence(bad)  # must not raise

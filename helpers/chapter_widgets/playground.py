@@ -192,7 +192,7 @@ def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequenc
     the three clues, it names their shares once; the weakest only when the shares differ."""
     shares = [weights[labels.index(c)] for c in clues]
     why = ("an even spread gives the clues no more than any other word" if max(weights) - min(weights) < EVEN
-           else "one spotlight cannot give all three more than a third" if max(shares) - min(shares) < EVEN_CLUES
+           else "one spotlight cannot give every clue more than a third" if max(shares) - min(shares) < EVEN_CLUES
            else "what one clue gains, the others lose, since all the weights share one 100%")
     clue_shares = ", ".join(f"{c} {w:.1%}" for c, w in zip(clues, shares, strict=True))
     weakest = "" if len({f"{w:.1%}" for w in shares}) == 1 else f"; the weakest has {min(shares):.1%}"
