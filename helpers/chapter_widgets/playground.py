@@ -189,7 +189,7 @@ def looks_at(labels: Sequence[str], weights: Sequence[float]) -> str:
 def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequence[str]) -> str:
     """The playground's summary in words: where the last word looks, then the three clues' shares, to one decimal
     as the bars are labelled (a share the bars show as 0.1% is not called 0%). When the words it looks at most are
-    the three clues, it names their shares once; the weakest only when the shares differ."""
+    clues, it names their shares once; the weakest only when the shares differ."""
     shares = [weights[labels.index(c)] for c in clues]
     why = ("an even spread gives the clues no more than any other word" if max(weights) - min(weights) < EVEN
            else "one spotlight cannot give every clue more than a third" if max(shares) - min(shares) < EVEN_CLUES
@@ -198,8 +198,12 @@ def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequenc
     weakest = "" if len({f"{w:.1%}" for w in shares}) == 1 else f"; the weakest has {min(shares):.1%}"
     total = f" (all weights together: {sum(weights):.0%})"
     above, tied = _looked_at(weights)
-    if len(tied) <= 3 and {labels[i] for i in above[:3]} == set(clues):
+    named = [labels[i] for i in above[:3]] if len(tied) <= 3 else []
+    if named and set(named) == set(clues):
         return f"'{labels[-1]}' looks most at its three clues: {clue_shares}{total}{weakest}: {why}."
+    if named and set(named) < set(clues):  # the clues' shares say how much
+        return (f"'{labels[-1]}' looks most at {' and '.join(named)}: the three clues get {clue_shares}{total}"
+                f"{weakest}: {why}.")
     return looks_at(labels, weights) + f"{total}. The three clues get {clue_shares}{weakest}: {why}."
 
 
