@@ -199,11 +199,9 @@ def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequenc
     total = f" (all weights together: {sum(weights):.0%})"
     above, tied = _looked_at(weights)
     named = [labels[i] for i in above[:3]] if len(tied) <= 3 else []
-    if named and set(named) == set(clues):
-        return f"'{labels[-1]}' looks most at its three clues: {clue_shares}{total}{weakest}: {why}."
-    if named and set(named) < set(clues):  # the clues' shares say how much
-        return (f"'{labels[-1]}' looks most at {' and '.join(named)}: the three clues get {clue_shares}{total}"
-                f"{weakest}: {why}.")
+    if named and set(named) <= set(clues):  # the clues' shares say how much it looks at them
+        most = "its three clues:" if set(named) == set(clues) else f"{' and '.join(named)}: the three clues get"
+        return f"'{labels[-1]}' looks most at {most} {clue_shares}{total}{weakest}: {why}."
     return looks_at(labels, weights) + f"{total}. The three clues get {clue_shares}{weakest}: {why}."
 
 
