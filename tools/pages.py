@@ -29,8 +29,6 @@ SITE = ROOT / "site"
 PLOTLY_JS = "plotly.min.js"
 CELL_TIMEOUT = 900  # seconds one cell may take: generous, since CI and shared machines can be slow
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
-PLOTLY_LOADER = "window.PlotlyConfig"
-"""Marks the output in which plotly's "notebook" renderer loads its own copy of plotly.js."""
 PRESENTER = "import helpers\n\nhelpers.presenter_mode(True)"
 """The first cell of a presenter-mode run, as JupyterLab shows it live (tools.chapters.execute tags it INJECTED;
 decks leave it out); a deck's run starts with DECK."""
@@ -106,8 +104,6 @@ def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = mathml(add_static_note(cell).source)
-        if cell.cell_type == "code":  # plotly's "notebook" renderer shows a copy of plotly.js: the site has one
-            cell.outputs = [o for o in cell.outputs if PLOTLY_LOADER not in o.get("data", {}).get("text/html", "")]
         for out in cell.get("outputs", []):
             figure = out.get("data", {}).get(PLOTLY_MIME)
             if figure is not None:
