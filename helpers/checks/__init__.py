@@ -250,8 +250,8 @@ def _in_the_check(err: BaseException, yours: Any) -> bool:
 
 
 def solution_in_use(name: str) -> str:
-    """What a hidden solution cell prints when its answer passes: checked, and used from here on."""
-    return f"{name}: this hidden solution passes its check; the cells below now use it."
+    """What the instructor edition's solution cell prints when its answer passes: checked, and used from here on."""
+    return f"{name}: this solution passes its check; the cells below now use it."
 
 
 def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solution: bool = False) -> Any:
@@ -259,7 +259,7 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
     passes, else the finished version from helpers, announced in one line, so that the cells below still run.
 
     A wrong answer's explanation is printed instead of raised, and the outcome is kept in OUTCOMES.
-    solution=True marks a chapter's hidden solution cell: a passing answer is then announced as the solution
+    solution=True marks the instructor edition's solution cell: a passing answer is then announced as the solution
     now in use (`solution_in_use`), not with the check's "correct. Well done." meant for a learner's own work.
     """
     name = getattr(check, "__name__", "").removeprefix("check_")
