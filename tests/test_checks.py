@@ -257,7 +257,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("name_the_detectives", lambda board: list(watched_most(board).values()), "should return a dict"),
     ("name_the_detectives", lambda board: {k: h for h, k in watched_most(board).items()}, "Turn it round"),
     ("name_the_detectives", lambda board: {h: max(CLUE_KINDS, key=lambda k: board[k][h]) for h in range(4)},
-     "does not come from the shares"),
+     "not a typed-in 4"),
     ("name_the_detectives", lambda board: {h: max(CLUE_KINDS, key=lambda k: board[k][h])
                                            for h in range(len(board["chance"]))}, "one value per kind of clue"),
     ("name_the_detectives", lambda board: {h: max(list(board)[:-1], key=lambda k: board[k][h])

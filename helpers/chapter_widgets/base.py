@@ -51,6 +51,7 @@ class Widget(widgets.VBox):
         super().__init__(**kwargs)
         self.add_class(ROOT_CLASS)
         self.add_class(font_class(self.font))  # control_style's scope: a copy built in the other mode
+        self.observe(lambda change: label_titles(change["new"]), names="children")
 
     def html_lines(self, lines: Sequence[str], colour: str = TEXT) -> str:
         """Lines of text at the widget's font size, escaped; "" when there is nothing to say."""
@@ -121,6 +122,15 @@ class ChapterWidget(Widget):
         self.summary_text = summary
         self.summary.value = self.html_lines([summary])
         self.show_message()
+
+
+def label_titles(children: Sequence[widgets.Widget]) -> None:
+    """Give each control's label its own words as hover text: ipywidgets 8 takes a label's hover text from the
+    control's `tooltip`, and shows "null" while it is unset."""
+    for child in children:
+        if getattr(child, "description", "") and child.has_trait("tooltip") and child.tooltip is None:
+            child.tooltip = child.description
+        label_titles(getattr(child, "children", ()))
 
 
 def control_height(font: int) -> int:

@@ -49,7 +49,7 @@ def _not_a_tensor(name: str, got: Any) -> None:
     if isinstance(got, torch.Tensor):
         raise AssertionError(f"{name} returned the right value, but inside a tensor (tensor({float(got.item()):.4f}) "
                              "on the check's own test losses), where the task asks for a number: take the number "
-                             "out with .item() (or use math.exp on losses.mean().item()).")
+                             "out with .item().")
 
 
 def _near(a: float, b: float) -> bool:
@@ -64,15 +64,14 @@ def check_perplexity_from_losses(perplexity_from_losses: Callable[[torch.Tensor]
     done, got = attempt(name, perplexity_from_losses, losses.clone(),
                         errors=(TypeError, ValueError, RuntimeError, AttributeError),
                         hint="torch.exp takes a tensor and math.exp one plain number, and .item() turns a one-number "
-                             "tensor into a plain number: average first, then math.exp(losses.mean().item()).")
+                             "tensor into a plain number: average the losses first, then take one exponential.")
     if not done:
         return False
     value = _as_number(name, got)
     mean = losses.mean().item()
     want = math.exp(mean)
     mistakes = [
-        (mean, "you returned the average loss itself. Perplexity is e raised to that average: "
-               "math.exp(losses.mean().item())."),
+        (mean, "you returned the average loss itself. Perplexity is e raised to that average."),
         (losses.exp().mean().item(), "you took the exponential of every loss and then averaged. Average the "
                                      "losses first, then take one exponential of the average."),
         (losses.sum().item(), "you added the losses up. Perplexity uses their average (divide by how many)."),

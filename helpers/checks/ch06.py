@@ -32,9 +32,8 @@ def lifeline_of(rows: Sequence[Mapping[str, Any]], kind: str) -> int:
     return min(rows, key=lambda row: (row["clue_accuracy"][kind], row["head"]))["head"]
 
 
-_HEADS_HINT = ("board[kind] holds one share per head, so the head count is len(board['subject']); len(board) counts "
-               "the kinds of clue and 'chance', board['chance'] holds one value per kind of clue, and a typed-in "
-               "range(4) fits only a four-head model")
+_HEADS_HINT = ("board[kind] holds one share per head, so len(board['subject']) is the head count (len(board) counts "
+               "the kinds of clue and 'chance', and board['chance'] holds one value per kind of clue)")
 _THREE_HEADS: Board = {"chance": [0.03, 0.06, 0.02, 0.02], "subject": [0.05, 0.04, 0.10],
                        "previous": [0.40, 0.05, 0.02], "mood": [0.01, 0.02, 0.05], "sense": [0.30, 0.03, 0.60]}
 """A made-up scoreboard of a three-head model ('chance' first), on which a typed-in head count shows; head 1 looks
@@ -52,8 +51,8 @@ def _named(name: str, got: Any, board: Mapping[str, Sequence[float]], made_up: b
            f"{name} returned {{clue kind: head}} ({got}). Turn it round: one entry per head, "
            "{head number: the kind of clue that head watches}.")
     expect(not (set(got) == set(range(4)) and heads != 4),
-           f"{name} named 4 heads for a scoreboard of {heads} heads: the head count does not come from the "
-           f"scoreboard's shares. {_HEADS_HINT}.")
+           f"{name} named 4 heads for a scoreboard of {heads} heads: take the head count from the board, not a "
+           f"typed-in 4. {_HEADS_HINT}.")
     expect(set(got) == set(range(heads)),
            f"{name} should have one entry per head, the keys {list(range(heads))}; got the keys {list(got)}")
     truth = watched_most(board)
@@ -94,7 +93,8 @@ def check_name_the_detectives(
     _named(name, got, board, made_up=False)
     _, got = attempt(name, name_the_detectives, {k: list(v) for k, v in _THREE_HEADS.items()},
                      hint="The check also gives it a made-up scoreboard of a three-head model, and your function "
-                          f"looked for a fourth head: its head count does not come from the shares. {_HEADS_HINT}.",
+                          "looked for a fourth head: take the head count from the board, not a typed-in 4. "
+                          f"{_HEADS_HINT}.",
                      errors=(IndexError, KeyError))
     _named(name, got, _THREE_HEADS, made_up=True)
     return passed(name)

@@ -97,8 +97,8 @@ def severe_violations(page, script: Path, context: object = None) -> list[str]:
 def control_problems(page, root: str) -> list[str]:
     """What keyboard and screen-reader users miss in the widgets matching CSS `root`: a menu, text box, slider
     or group of toggle buttons without an accessible name, toggle buttons that do not say which is pressed (or
-    that Tab does not enter on the pressed one), and a widget whose summary is not a status region (a screen
-    reader would not read out what a change shows)."""
+    that Tab does not enter on the pressed one), a label whose hover text is "null", and a widget whose summary
+    is not a status region (a screen reader would not read out what a change shows)."""
     return page.evaluate("""(root) => {
         const problems = [];
         const label = e => e.id && document.querySelector(`label[for="${e.id}"]`);
@@ -106,6 +106,8 @@ def control_problems(page, root: str) -> list[str]:
         const controls = ['select', 'input[type=text]', '[role=slider]', '.widget-toggle-buttons'];
         for (const e of document.querySelectorAll(controls.map(c => `${root} ${c}`).join(', ')))
             if (!named(e)) problems.push(`no accessible name: ${e.outerHTML.slice(0, 100)}`);
+        for (const e of document.querySelectorAll(`${root} [title="null"]`))  // shown ones: a hidden empty label has it
+            if (e.getClientRects().length) problems.push(`hover text "null": ${e.outerHTML.slice(0, 100)}`);
         for (const group of document.querySelectorAll(`${root} .widget-toggle-buttons`)) {
             const states = Array.from(group.querySelectorAll('button'), b => b.getAttribute('aria-pressed'));
             if (states.filter(s => s === 'true').length !== 1 || states.some(s => s !== 'true' && s !== 'false'))
