@@ -32,7 +32,7 @@ from classroom.dependencies import needed
 from classroom.grade_run import TIMED_OUT, TOO_LONG
 from classroom.submission import UnreadableError, chapter_in_code, chapter_in_name, course, flags, learner_code, read
 from helpers.needs import names
-from tools.chapters import CHAPTERS, ROOT, read_toml
+from tools.chapters import CHAPTERS, EXPLORER, ROOT, read_toml
 from tools.editions import SOLUTION, is_notes, tags
 
 TIMEOUT = 60  # seconds one exercise (its code, then its check) may take
@@ -265,19 +265,28 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     return Graded(shown, student, chapter, status, "; ".join(notes), scores, time.perf_counter() - began)
 
 
+def _owner(notebook: Path, folder: Path) -> str:
+    """Whose a notebook is when no folder below the one named holds it: its name says, unless that is a chapter's
+    name (as JupyterHub and classroom.collect save it, "01_one_spotlight-Copy1" too): then the folder holding it."""
+    chapter_named = notebook.stem.startswith(tuple(Path(name).stem for name in [*CHAPTERS, EXPLORER]))
+    return folder.resolve().name if chapter_named else notebook.stem
+
+
 def submissions(paths: Sequence[Path]) -> list[tuple[str, Path, str]]:
     """(name, notebook, how to show it) for every notebook named or found under a folder named, at any depth; a
-    nested notebook's name is its first folder under the one named (submissions/<student>/...), else its stem;
+    nested notebook's name is its first folder under the one named (submissions/<student>/...), else `_owner`'s;
     names are NFC-normalised (a Mac's zip spells "ë" as two characters) and .IPYNB in any case is a notebook."""
     found = []
     for path in paths:
         if not path.is_dir():
-            found.append((path.stem, path, str(path)))
+            found.append((_owner(path, path.parent), path, str(path)))
             continue
         for notebook in sorted(p for p in path.rglob("*") if p.suffix.lower() == ".ipynb" and p.is_file()):
             parts = notebook.relative_to(path).parts
             if ".ipynb_checkpoints" not in parts:
-                found.append((parts[0] if len(parts) > 1 else notebook.stem, notebook, "/".join(parts)))
+                owner = parts[0] if len(parts) > 1 else _owner(notebook, path)
+                flat_in_owner = len(parts) == 1 and owner != notebook.stem  # alice/01_one_spotlight.ipynb
+                found.append((owner, notebook, f"{owner}/{notebook.name}" if flat_in_owner else "/".join(parts)))
     return [(unicodedata.normalize("NFC", name), notebook, shown) for name, notebook, shown in found]
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from classroom.grade import grade, main
+from classroom.grade import grade, main, submissions
 from classroom.grade_run import grade as run_steps
 from classroom.submission import course, flags
 from tools.chapters import chapter_paths
@@ -258,3 +258,12 @@ def test_a_bad_roster_or_points_file_is_refused_saying_why(tmp_path: Path, capsy
     with pytest.raises(SystemExit):
         main([str(tmp_path), *filter(None, [option]), str(tmp_path / name)])
     assert says in capsys.readouterr().err
+
+
+def test_a_notebook_saved_under_its_chapters_name_belongs_to_the_folder_that_holds_it(tmp_path: Path) -> None:
+    """Students' folders named one by one (grade collected/*), or one notebook: the folder names the student."""
+    for name in ("alice/01_one_spotlight.ipynb", "bob/01_one_spotlight-Copy1.ipynb", "class/carol.ipynb"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("{}")
+    named = [tmp_path / "alice", tmp_path / "bob" / "01_one_spotlight-Copy1.ipynb", tmp_path / "class"]
+    assert [student for student, _, _ in submissions(named)] == ["alice", "bob", "carol"]
