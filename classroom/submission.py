@@ -79,10 +79,12 @@ def course(chapter: str) -> tuple[nbformat.NotebookNode, tuple[Exercise, ...]]:
 
 
 def chapter_in_name(path: Path) -> str | None:
-    """The chapter a file's name says ("01" for 01_one_spotlight.ipynb, 01.ipynb or alice-01.ipynb), or None."""
+    """The chapter a file's name says ("01" for 01_one_spotlight.ipynb, 01.ipynb or alice-01.ipynb), or None. A
+    name with several two-digit numbers (a date, as a learning platform's export adds) says none by its numbers."""
     stem = path.stem.lower()
     named = [n[:2] for n in CHAPTERS if Path(n).stem in stem]
-    numbers = set(re.findall(r"(?<!\d)(\d\d)(?!\d)", stem)) & {n[:2] for n in CHAPTERS}
+    numbers = set(re.findall(r"(?<!\d)(\d\d)(?!\d)", stem))
+    numbers = numbers & {n[:2] for n in CHAPTERS} if len(numbers) == 1 else set()
     found = named or sorted(numbers)
     return found[0] if len(set(found)) == 1 else None
 

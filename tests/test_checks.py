@@ -96,6 +96,15 @@ def test_every_solution_passes_and_every_stub_is_not_attempted(name: str, capsys
     assert "not attempted yet" in words and "correct" not in words
 
 
+def test_code_written_below_the_stubs_todo_line_is_told_to_delete_that_line(capsys: pytest.CaptureFixture[str]) -> None:
+    def softmax(scores):
+        todo()
+        return S["softmax"](scores)
+
+    assert yours_or_reference(CHECKS["softmax"], softmax) is S["softmax"]
+    assert "below the stub's todo() line" in handed_on("softmax", capsys)
+
+
 # Chapter 2's one head, built from pieces so that each mistake is made on purpose
 def head_with(scores=lambda q, k: q @ k.T / q.shape[-1] ** 0.5, weights=S["masked_weights"], out="v"):
     def one_head(x, query, key, value):

@@ -15,7 +15,7 @@ import pytest
 
 from classroom.grade import grade, main, submissions
 from classroom.grade_run import grade as run_steps
-from classroom.submission import course, flags
+from classroom.submission import chapter_in_name, course, flags
 from tools.chapters import chapter_paths
 from tools.editions import EXERCISE, build, tags
 
@@ -267,3 +267,9 @@ def test_a_notebook_saved_under_its_chapters_name_belongs_to_the_folder_that_hol
         (tmp_path / name).write_text("{}")
     named = [tmp_path / "alice", tmp_path / "bob" / "01_one_spotlight-Copy1.ipynb", tmp_path / "class"]
     assert [student for student, _, _ in submissions(named)] == ["alice", "bob", "carol"]
+
+
+@pytest.mark.parametrize(("name", "chapter"), [("alice-01.ipynb", "01"), ("jdoe_02_queries_keys_values.ipynb", "02"),
+                                               ("jdoe_2026-03-14-21-15-44_homework.ipynb", None)])
+def test_a_file_name_says_its_chapter_but_a_date_in_it_does_not(name: str, chapter: str | None) -> None:
+    assert chapter_in_name(Path(name)) == chapter

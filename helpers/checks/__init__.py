@@ -15,6 +15,7 @@ instead of congratulating a learner who wrote nothing.
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
 import inspect
@@ -84,6 +85,9 @@ def attempt(
     try:
         got = fn(*args)
     except NotImplementedError:
+        if _code_below_todo(fn):
+            raise AssertionError(f"{name}: your code is below the stub's todo() line, and todo() stops the function "
+                                 "before it runs. Delete that line, run the cell, then this check again.") from None
         print(say(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again."))
         return False, None
     except errors as err:
@@ -151,6 +155,17 @@ def arithmetic_only(name: str, count: Callable[..., Any]) -> Callable[..., Any]:
         finally:
             torch.nn.Module.__init__ = built  # type: ignore[method-assign]
     return counted
+
+
+def _code_below_todo(fn: Callable[..., Any]) -> bool:
+    """Whether the learner wrote code under the stub's todo() line instead of in its place."""
+    try:
+        [function] = ast.parse(textwrap.dedent(inspect.getsource(fn))).body
+    except (OSError, TypeError, SyntaxError, ValueError):  # no source to read (a lambda inside a call, say)
+        return False
+    todos = [i for i, line in enumerate(getattr(function, "body", [])) if isinstance(line, ast.Expr)
+             and isinstance(line.value, ast.Call) and getattr(line.value.func, "id", "") == "todo"]
+    return bool(todos) and todos[0] < len(function.body) - 1
 
 
 def _first_line(err: BaseException) -> str:
