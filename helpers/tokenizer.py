@@ -193,13 +193,14 @@ class Tokenizer:
 
 def _did_you_mean(path: Path) -> str:
     """A file a learner likely meant: the same name here (a path copied from JupyterLab's Save As dialog names
-    the notebook's folder too), in uploads/ (where chapter 5 saves an upload), or the name with .txt added."""
-    guesses = [Path(path.name), Path("uploads") / path.name, path.with_name(path.name + ".txt")]
+    the notebook's folder too), in uploads/ (where chapter 5 saves an upload), one folder up (the repository's
+    root, seen from notebooks/), or the name with .txt added; else what to do."""
+    guesses = [Path(path.name), Path("uploads") / path.name, Path("..") / path.name, path.with_name(path.name + ".txt")]
     try:
         found = [guess for guess in guesses if guess != path and guess.is_file()]
     except OSError:  # a name the file system refuses: nothing to suggest
         return ""
-    return f"; did you mean '{found[0]}'?" if found else ""
+    return f"; did you mean '{found[0]}'?" if found else "; put the file there, or give its full path"
 
 
 def read_text_file(path: str | Path) -> str:
