@@ -85,7 +85,7 @@ def moved_figure(labels: Sequence[str], attn: Sequence[float], ff: Sequence[floa
     s = style()
     ticks = round_ticks(max(max(attn), max(ff), 1e-9) * 1.05)
     panels = [bars(labels, [(row, moved, colour)], title=row, ymax=ticks[-1], percent=False, tick=s["font"],
-                   xtitle="position (word)", ytitle="moved by", ticks=ticks,
+                   xtitle="position (word)", ytitle="distance moved", ticks=ticks,
                    ) | {"show_x": row == ROWS[1]}
               for row, moved, colour in ((ROWS[0], attn, PALETTE[0]), (ROWS[1], ff, PALETTE[1]))]
     height = min(int(s["size"] * 1.1), s["tallest"] - (7 * s["font"] if caption else 0) - above)  # caption: 2 lines
