@@ -241,7 +241,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     planned, flagged, elsewhere, shadows = plan(nb, chapter, timeout)  # a flag elsewhere zeroes every exercise
     results, notes = outcomes(planned, [e.name for e in course(chapter)[1]])
     if any(SOLUTION in tags(cell) or is_notes(cell) for cell in nb.cells):  # the teacher's copy, or a leak
-        notes.append("it is the instructor edition (it holds the solution cells): a student should not have it")
+        elsewhere = [*elsewhere, "it is the instructor edition (it holds the solution cells or notes)"]
     scores, unflagged = [], 0.0
     for exercise in course(chapter)[1]:
         name, most = exercise.name, points.get(exercise.name, 1)
