@@ -395,14 +395,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"[{len(results)}/{len(found)}] {g.student} ({g.submission}): {g.status}, {g.points:g} of "
                   f"{g.max_points:g} ({g.seconds:.0f} s)" + (f": {g.note}"[:160] if g.note else ""), flush=True)
     results.sort(key=lambda g: (g.student, g.submission))
-    counts = Counter(g.student for g in results)
-    missing = sorted(student for student in roster.values() if student not in counts)
+    counts = Counter((g.student, g.chapter) for g in results)  # a class's collected chapters are one each
+    missing = sorted(student for student in roster.values() if student not in {s for s, _ in counts})
     unlisted = sorted({key for key, _, _ in found if roster and key not in roster})
     for g in results:  # an unlisted file was perhaps renamed: its student may be one of the missing
-        more = [f"one of {counts[g.student]} submissions from {g.student}"] * (counts[g.student] > 1)
+        n = counts[g.student, g.chapter]
+        chapter_of = f" for chapter {g.chapter}" if g.chapter else ""
+        more = [f"one of {n} submissions from {g.student}{chapter_of}"] * (n > 1)
         more += ["not on the roster (a roster line may name this file or folder)"] * (g.student in unlisted)
         g.note = "; ".join(filter(None, [g.note, *more]))
-    doubled = sorted(student for student, count in counts.items() if count > 1)
+    doubled = sorted({student for (student, _), count in counts.items() if count > 1})
     most = sum(points.get(e.name, 1) for e in course(chapter)[1]) if chapter else None
     summary, grades = write_csvs(results, missing, args.out, chapter, most)
     print(f"wrote {summary} and {grades}" + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else "")

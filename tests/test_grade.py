@@ -74,6 +74,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         "swapped_01.ipynb": learner["02"],  # chapter 2's notebook, under chapter 1's name
         "Zoe\u0308_01.ipynb": _answered(learner["01"], HONEST),  # its name as a Mac's zip spells it (NFD)
         "untouched/again.IPYNB": learner["01"],  # a second notebook from one student
+        f"ada/{one.name}": learner["01"], f"ada/{two.name}": learner["02"],  # two chapters: not two submissions
     }
     notebooks["Zoe\u0308_01.ipynb"].cells.insert(13, nbformat.v4.new_code_cell(ABOVE))
     stub = next(i for i, cell in enumerate(learner["02"].cells) if "def masked_weights(" in cell.source)
@@ -144,11 +145,12 @@ def test_the_fakes_and_the_instructor_edition_score_zero_flagged_saying_why(grad
 
 @pytest.mark.parametrize(("student", "status", "says"), [
     ("truncated_01", "corrupt", ""), ("empty_01", "empty", ""), ("swapped_01", "wrong chapter", ""),
-    ("S-9", "missing", ""), ("untouched", "graded", "2 submissions")])
+    ("S-9", "missing", ""), ("untouched", "graded", "one of 2 submissions from untouched for chapter 01")])
 def test_every_submission_and_every_roster_entry_gets_a_row_with_a_reason(graded: dict, student: str,
                                                                           status: str, says: str) -> None:
     summary = graded[student]["summary"]
     assert summary["status"] == status and summary["points"] == "0" and says in summary["note"] and summary["note"]
+    assert "submissions" not in graded["ada"]["summary"]["note"], "one notebook for each of two chapters"
 
 
 @pytest.mark.parametrize(("upload", "says"), [({"a.ipynb": "", "b.ipynb": ""}, "upload exactly one"),
