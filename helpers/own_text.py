@@ -147,7 +147,7 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
         notes.append(
             f"The validation perplexity, {val_ppl:,.1f}, is above the {different:,} different words of the "
             f"validation part{counted}{beyond}: the model guesses worse than an even choice among the words that "
-            "actually come up there. Nothing it learnt carries over to the validation part (with little text it may "
-            "have learnt its training text by heart; a text with little pattern gives it nothing to learn), so this "
-            "score says nothing about heads.")
+            "actually come up there. Nothing it learnt carries over to the validation part (it may have trained too "
+            "few steps; with little text it may have learnt its training text by heart; a text with little pattern "
+            "gives it nothing to learn), so this score says nothing about heads.")
     return notes
