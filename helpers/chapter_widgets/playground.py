@@ -48,7 +48,7 @@ def preset_scores(words: Sequence[str], preset: str, clues: Sequence[str]) -> li
     """Match scores for a preset: 'plain average' (all 0), 'three clues' or 'one clue' (the first clue)."""
     boosted = {"plain average": [], "three clues": list(clues), "one clue": list(clues[:1])}
     if preset not in boosted:
-        raise ValueError(f"There is no preset {preset!r}: choose one of {', '.join(map(repr, boosted))}.")
+        raise ValueError(f"No preset {preset!r}: choose {', '.join(map(repr, boosted))}.")
     targets = {words.index(c) for c in boosted[preset]}
     return [CLUE_BOOST if i in targets else 0.0 for i in range(len(words))]
 
@@ -117,8 +117,8 @@ class SpotlightPlayground(ChapterWidget):
         with self.report():
             if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
                     or not math.isfinite(temperature) or temperature <= 0):
-                raise ValueError(f"The temperature must be a number above 0, got {temperature!r}: "
-                                 "small is sharp, large is soft.")
+                raise ValueError(f"The temperature must be above 0 (got {temperature!r}): small is sharp, large "
+                                 "is soft.")
             self.temperature = float(temperature)
             self.set_quietly(self.temperature_slider, min(max(temperature, 0.1), 10.0))
             self._redraw()
