@@ -20,7 +20,7 @@ from helpers.needs import names, python
 from tools.chapters import CHAPTERS, NOTEBOOKS
 from tools.editions import EXERCISE, checked_exercise, tags
 
-MACHINERY = {"OUTCOMES", "SOLUTIONS", "solutions"}
+MACHINERY = {"OUTCOMES", "SOLUTIONS", "BY_CHAPTER", "solutions"}
 CHECKING = re.compile(r"check_\w+|yours_or_reference|todo")
 INTROSPECTION = {"__globals__", "__code__", "__closure__", "__dict__", "__builtins__", "__wrapped__", "__defaults__",
                  "__kwdefaults__", "__subclasses__", "__func__", "__self__", "__getattribute__", "f_globals",

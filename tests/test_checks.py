@@ -479,9 +479,9 @@ def test_solution_prints_a_solution_and_never_runs_it(monkeypatch, capsys) -> No
     solution(CHECKS["lifeline"])
     assert inspect.getsource(SOLUTIONS["lifeline"]).rstrip() in capsys.readouterr().out
     solution("sofmax")
-    assert "no exercise called 'sofmax'" in capsys.readouterr().out
+    assert "no exercise called 'sofmax'. Did you mean 'softmax'?" in capsys.readouterr().out
     solution()
-    assert '"lifeline"' in capsys.readouterr().out  # no name: the names to pick from
+    assert 'chapter 6: "name_the_detectives", "lifeline"' in capsys.readouterr().out  # no name: names to pick from
     monkeypatch.setenv(SOLUTIONS_OFF, "off")
     solution("lifeline")
     assert "switched off" in capsys.readouterr().out

@@ -232,6 +232,7 @@ def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Pa
     ("from helpers.checks.ch04 import _split as split_heads", "private name"),
     ("import helpers.checks as c\nS = getattr(c, 'SOLU' + 'TIONS')", "getattr()"),
     ("from helpers.checks import solutions", "solutions"), ("import sys\nsys.setprofile(None)", "setprofile"),
+    ("from helpers.checks import BY_CHAPTER\nsoftmax = BY_CHAPTER[1][1]", "uses BY_CHAPTER"),
     ("import signal\nsignal.setitimer(signal.ITIMER_REAL, 0)", "imports signal"),
     ("%run other.py\ntorch.equal = lambda a, b: True", "monkeypatching"),  # a magic hides nothing
 ])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import difflib
 import functools
 import inspect
 import io
@@ -33,7 +34,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from helpers.checks.solutions import SOLUTIONS
+from helpers.checks.solutions import BY_CHAPTER, SOLUTIONS
 from helpers.needs import NotFilledInError
 
 LINE = 100  # printed lines stay within what a projector shows unwrapped
@@ -330,9 +331,11 @@ def solution(exercise: str | Callable[..., Any] = "") -> None:
     name = exercise if isinstance(exercise, str) else getattr(exercise, "__name__", "")
     name = name.removeprefix("check_")
     if name not in SOLUTIONS:
-        known = ", ".join(f'"{n}"' for n in SOLUTIONS)
+        close = difflib.get_close_matches(name, SOLUTIONS, n=1)
         start = f"There is no exercise called {name!r}." if name else "Name the exercise, solution(\"softmax\")."
-        print(say(f"{start} The exercises are: {known}"))
+        print(say(start + (f" Did you mean {close[0]!r}?" if close else "") + " The exercises, by chapter:"))
+        for n, fns in BY_CHAPTER.items():
+            print(f"  chapter {n}: " + ", ".join(f'"{fn.__name__}"' for fn in fns))
         return
     if os.environ.get(SOLUTIONS_OFF, "").lower() == "off":
         print(say(f"Solutions are switched off here (a graded class): ask your instructor about {name}"))

@@ -122,10 +122,10 @@ def count_block_parameters(width, heads):
     return attention + norms + ff
 
 
-SOLUTIONS: dict[str, Callable[..., Any]] = {
-    fn.__name__: fn
-    for fn in (weighted_average, softmax, scaled_scores, masked_weights, one_head, clues_for_smiles, clue_share,
-               split_heads, merge_heads, count_attention_parameters, perplexity_from_losses, clear_winner,
-               name_the_detectives, lifeline, feed_forward, block_step, count_block_parameters)
+BY_CHAPTER: dict[int, tuple[Callable[..., Any], ...]] = {
+    1: (weighted_average, softmax), 2: (scaled_scores, masked_weights, one_head), 3: (clues_for_smiles, clue_share),
+    4: (split_heads, merge_heads, count_attention_parameters), 5: (perplexity_from_losses, clear_winner),
+    6: (name_the_detectives, lifeline), 7: (feed_forward, block_step, count_block_parameters),
 }
+SOLUTIONS: dict[str, Callable[..., Any]] = {fn.__name__: fn for fns in BY_CHAPTER.values() for fn in fns}
 """Exercise name (its check's name without 'check_') -> its solution."""
