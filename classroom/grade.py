@@ -381,6 +381,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.gradescope.write_text(json.dumps(gradescope(graded, why), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {args.gradescope}: {graded.status if graded else why}")
         return 0
+    others = [entry for entry in found if chapter and chapter_in_name(entry[1]) not in (None, chapter)]
+    found = [entry for entry in found if entry not in others]  # a whole course collected: this chapter's only
+    if others:
+        print(f"left out {len(others)} notebook{'s' * (len(others) != 1)} whose file name says another chapter than "
+              f"{chapter} (such as {others[0][2]})")
     if not found:
         parser.error("no notebooks found (.ipynb files, in the folders given or any folder below them)")
     results, began = [], time.perf_counter()

@@ -275,3 +275,13 @@ def test_a_notebook_saved_under_its_chapters_name_belongs_to_the_folder_that_hol
                                                ("jdoe_2026-03-14-21-15-44_homework.ipynb", None)])
 def test_a_file_name_says_its_chapter_but_a_date_in_it_does_not(name: str, chapter: str | None) -> None:
     assert chapter_in_name(Path(name)) == chapter
+
+
+def test_with_chapter_a_whole_course_collected_is_graded_for_that_chapter_alone(tmp_path: Path, capsys) -> None:
+    for path in chapter_paths("01") + chapter_paths("02"):
+        (tmp_path / "class" / "ada").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "class" / "ada" / path.name).write_text(path.read_text())
+    assert main([str(tmp_path / "class"), "--chapter", "01", "--out", str(tmp_path / "out")]) == 0
+    assert "left out 1 notebook whose file name says another chapter than 01" in capsys.readouterr().out
+    [row] = csv.DictReader((tmp_path / "out" / "summary.csv").open())
+    assert row["student"] == "ada" and row["chapter"] == "01" and "submissions" not in row["note"]
