@@ -410,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         print(textwrap.fill(baseline, 100, subsequent_indent="  "))
         if "checkpoint" in summary:
             print(f"saved {summary['checkpoint']}")
-            for line in _beside(Path(summary["checkpoint"]), corpus.name):
+            for line in _beside(Path(summary["checkpoint"]), corpus.name, result.val_ppl):
                 print(textwrap.fill(line, 100, subsequent_indent="  "))
             print(textwrap.fill(
                 f"the card keeps {summary['examples']} example sentence(s) from the validation text for the "
@@ -420,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _beside(card: Path, corpus: str) -> list[str]:
+def _beside(card: Path, corpus: str, val_ppl: float) -> list[str]:
     """The other models trained on the same text in the card's folder, to read the new one's perplexity against
     (a file there that is not a card is passed over)."""
     lines = []
@@ -428,9 +428,10 @@ def _beside(card: Path, corpus: str) -> list[str]:
         try:
             other = json.loads(path.read_text(encoding="utf-8"))
             if other.get("corpus") == corpus:
-                lines.append(f"beside it: {path.name} ({other['config']['heads']} head(s)), validation perplexity "
-                             f"{other['val_ppl']:.2f} on the same text (one seed each: chapter 5 tells how sure a gap "
-                             "is)")
+                heads = other["config"]["heads"]
+                lines.append(f"beside it: {path.name} ({heads} head{'s' * (heads != 1)}), validation perplexity "
+                             f"{other['val_ppl']:.2f} on the same text, against {val_ppl:.2f} here (one seed each: "
+                             "chapter 5 tells how sure a gap is)")
         except (OSError, ValueError, AttributeError, KeyError, TypeError):
             continue
     return lines

@@ -122,7 +122,7 @@ def test_command_line_prints_the_rate_words_per_second_and_the_even_guess(capsys
     assert "the card keeps " in printed and "example sentence(s) from the validation text" in printed
     assert main(["--heads", "4", "--steps", "2", "--text", sample, "--out", str(tmp_path / "printed")]) == 0
     one = json.loads((tmp_path / "printed" / "one_head.json").read_text())
-    assert f"one_head.json (1 head(s)), validation perplexity {one['val_ppl']:.2f}" in capsys.readouterr().out
+    assert f"one_head.json (1 head), validation perplexity {one['val_ppl']:.2f}" in capsys.readouterr().out
     assert main(["--heads", "1", "--steps", "2", "--text", sample, "--out", str(tmp_path), "--json"]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)  # stdout holds the one JSON object; the notes are printed on stderr
