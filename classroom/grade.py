@@ -416,7 +416,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           + (f"; warning, more than one submission from: {', '.join(doubled)}" if doubled else ""))
     statuses = ", ".join(f"{n} {status}" for status, n in Counter(g.status for g in results).most_common())
     print(f"{len(results)} notebooks in {time.perf_counter() - began:.0f} s: {statuses}; {len(missing)} missing, "
-          f"{len(unlisted)} not on the roster, {len(doubled)} with more than one notebook")
+          f"{len(unlisted)} not on the roster, {len(doubled)} with more than one notebook"
+          + (f"; {len(others)} left out (another chapter)" if others else ""))
     return 0
 
 

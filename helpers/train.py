@@ -401,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary))
     else:
         accuracy = ", ".join(f"{k} {v:.1%}" for k, v in result.clue_accuracy.items())
-        print(f"{result.heads} head(s), {result.params:,} parameters, {result.steps} steps in "
+        print(f"{result.heads} head{'s' * (result.heads != 1)}, {result.params:,} parameters, {result.steps} steps in "
               f"{result.seconds:.1f} s ({result.tokens_per_s:,.0f} words/s), learning rate {result.lr:g}")
         kept = f" (the weights of step {result.best_step:,}, the best on validation)" if result.best_step else ""
         print(f"validation perplexity {result.val_ppl:.2f}{kept}"

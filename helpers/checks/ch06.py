@@ -93,9 +93,9 @@ def check_name_the_detectives(
     _named(name, got, board, made_up=False)
     _, got = attempt(name, name_the_detectives, {k: list(v) for k, v in _THREE_HEADS.items()},
                      hint="Take the head count from the board's shares: the check also gives your function a "
-                          "made-up scoreboard of three heads, and it looked for a fourth. board[kind] holds one share "
-                          "per head, so len(board['subject']) is the head count (not a typed-in 4, nor "
-                          "len(board['chance']), one value per kind of clue).",
+                          "made-up scoreboard of three heads, and your function looked for a fourth. board[kind] "
+                          "holds one share per head, so len(board['subject']) is the head count (not a typed-in 4, "
+                          "nor len(board['chance']), one value per kind of clue).",
                      errors=(IndexError, KeyError))
     _named(name, got, _THREE_HEADS, made_up=True)
     return passed(name)
