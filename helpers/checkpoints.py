@@ -163,7 +163,7 @@ def find_checkpoints(name_or_path: str | Path) -> list[Checkpoint]:
     if entry is not None:
         return [entry]
     if isinstance(name_or_path, (str, Path)) and Path(name_or_path).is_dir():
-        cards = _cards_in(Path(name_or_path))
+        cards = cards_in(Path(name_or_path))
         if not cards:
             raise _unknown(name_or_path)
     else:
@@ -185,7 +185,7 @@ def _own_checkpoint(card_path: Path) -> Checkpoint:
     return Checkpoint(str(card_path), heads, text, examples=CARD, folder=folder)
 
 
-def _cards_in(folder: Path) -> list[Path]:
+def cards_in(folder: Path) -> list[Path]:
     """The checkpoint cards in `folder` (other .json files are left alone)."""
     cards = []
     for path in sorted(folder.glob("*.json")):
@@ -200,7 +200,7 @@ def _cards_in(folder: Path) -> list[Path]:
 
 def _one_card(folder: Path) -> Path:
     """The one card in `folder`, or a CheckpointError naming what is there."""
-    cards = _cards_in(folder)
+    cards = cards_in(folder)
     if not cards:
         raise _unknown(folder)
     if len(cards) > 1:

@@ -28,7 +28,7 @@ from tqdm.auto import tqdm
 from tqdm.std import tqdm as text_tqdm
 
 from helpers import guards
-from helpers.checkpoints import default_name, held_out_examples, save_checkpoint
+from helpers.checkpoints import CheckpointError, cards_in, default_name, held_out_examples, read_card, save_checkpoint
 from helpers.corpus import Corpus, story_corpus, text_corpus
 from helpers.evaluate import clue_accuracy, perplexity
 from helpers.model import CourseConfig, LanguageModel, count_parameters, course_model
@@ -422,18 +422,18 @@ def main(argv: list[str] | None = None) -> int:
 
 def _beside(card: Path, corpus: str, val_ppl: float) -> list[str]:
     """The other models trained on the same text in the card's folder, to read the new one's perplexity against
-    (a file there that is not a card is passed over)."""
+    (a card that cannot be read is passed over)."""
     lines = []
-    for path in sorted(set(card.parent.glob("*.json")) - {card}):
+    for path in cards_in(card.parent):
         try:
-            other = json.loads(path.read_text(encoding="utf-8"))
-            if other.get("corpus") == corpus:
-                heads = other["config"]["heads"]
-                lines.append(f"beside it: {path.name} ({heads} head{'s' * (heads != 1)}), validation perplexity "
-                             f"{other['val_ppl']:.2f} on the same text, against {val_ppl:.2f} here (one seed each: "
-                             "chapter 5 tells how sure a gap is)")
-        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            other = read_card(path) if path != card else {}
+        except CheckpointError:
             continue
+        if other.get("corpus") == corpus and "val_ppl" in other:
+            heads = other["config"]["heads"]
+            lines.append(f"beside it: {path.name} ({heads} head{'s' * (heads != 1)}), validation perplexity "
+                         f"{other['val_ppl']:.2f} on the same text, against {val_ppl:.2f} here (one seed each: "
+                         "chapter 5 tells how sure a gap is)")
     return lines
 
 
