@@ -312,7 +312,8 @@ def _check_tensors(model: CourseModel, tensors: dict[str, torch.Tensor], weights
     expected = model.state_dict()
     missing = sorted(set(expected) - set(tensors))
     extra = sorted(set(tensors) - set(expected))
-    sizes = f"{config.heads} head(s), width {config.width}, vocabulary {config.vocab_size}"
+    heads = f"{config.heads} head" + ("s" if config.heads != 1 else "")
+    sizes = f"{heads}, width {config.width}, vocabulary {config.vocab_size}"
     if missing or extra:
         raise CheckpointError(
             f"{weights}: tensors do not match the card's config ({sizes}): "

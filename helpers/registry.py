@@ -75,7 +75,7 @@ def trained_on(text: str, heads: int) -> Checkpoint:
     """The shipped checkpoint with `heads` heads that learned `text` (STORY_WORLD or NOVELS)."""
     found = next((c for c in SHIPPED if c.text == text and c.heads == heads), None)
     if found is None:
-        raise ValueError(f"no shipped checkpoint with {heads} head(s) learned the {text}")
+        raise ValueError(f"no shipped checkpoint with {heads} head{'s' if heads != 1 else ''} learned the {text}")
     return found
 
 

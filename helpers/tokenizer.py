@@ -232,8 +232,11 @@ def read_text_file(path: str | Path) -> str:
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # the byte-order mark of UTF-16 (Notepad's "Unicode")
         raise ValueError(f"{path}: is UTF-16 text; save it as UTF-8 (in Notepad: Save As, Encoding UTF-8)")
     if b"\x00" in data[:8192]:
-        raise ValueError(f"{path}: looks like a binary file (a picture, a PDF or a word processor's .docx or .odt), "
-                         "not text: the series reads plain text (.txt); a document can be saved as one first")
+        weights = path.suffix in (".safetensors", ".pt", ".pth", ".bin")
+        kind = "a model's weights" if weights else "a picture, a PDF or a word processor's .docx or .odt"
+        then = "give the text file itself" if weights else "a document can be saved as one first"
+        raise ValueError(f"{path}: looks like a binary file ({kind}), not text: the series reads plain text "
+                         f"(.txt); {then}")
     try:
         return data.decode("utf-8-sig")  # a byte-order mark at the start is dropped, not read as a word
     except UnicodeDecodeError as err:
