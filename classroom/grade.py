@@ -23,7 +23,7 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from tools.editions import SOLUTION, is_notes, tags
 
 TIMEOUT = 60  # seconds one exercise (its code, then its check) may take
 SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy machine
+QUIET_S = 60  # seconds without a notebook done before the grader says it is still at work
 FEEDBACK = 2000  # characters of feedback kept: a spreadsheet's cell holds at most 32,767
 RESULT = {"exercise": str, "passed": bool, "feedback": str, "flags": list}  # the keys of a result line, and types
 
@@ -392,13 +393,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"grading {len(found)} notebook{'s' * (len(found) != 1)}, {max(1, args.workers)} at a time "
           f"(an exercise may take {args.timeout:g} s)", flush=True)
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
-        futures = [pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout, shown)
-                   for key, path, shown in found]
-        for future in as_completed(futures):
-            g = future.result()
-            results.append(g)
-            print(f"[{len(results)}/{len(found)}] {g.student} ({g.submission}): {g.status}, {g.points:g} of "
-                  f"{g.max_points:g} ({g.seconds:.0f} s)" + (f": {g.note}"[:160] if g.note else ""), flush=True)
+        pending = {pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout, shown)
+                   for key, path, shown in found}
+        while pending:
+            done, pending = wait(pending, timeout=QUIET_S, return_when=FIRST_COMPLETED)
+            if not done:
+                print(f"still grading, {len(pending)} to go: none done in the last {QUIET_S:g} s (a notebook may be "
+                      f"waiting on a time limit, {args.timeout:g} s an exercise)", flush=True)
+            for future in done:
+                g = future.result()
+                results.append(g)
+                print(f"[{len(results)}/{len(found)}] {g.student} ({g.submission}): {g.status}, {g.points:g} of "
+                      f"{g.max_points:g} ({g.seconds:.0f} s)" + (f": {g.note}"[:160] if g.note else ""), flush=True)
     results.sort(key=lambda g: (g.student, g.submission))
     counts = Counter((g.student, g.chapter) for g in results)  # a class's collected chapters are one each
     missing = sorted(student for student in roster.values() if student not in {s for s, _ in counts})

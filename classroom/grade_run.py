@@ -130,6 +130,12 @@ def run(source: str, label: str, namespace: dict, timeout: float, watch: Watch |
     return err
 
 
+def _said(err: BaseException) -> str:
+    """An error as feedback names it; input() gets its reason, since its EOFError does not say."""
+    typing = " (input() waits for typing, which a grading run cannot give: put the value in the code)"
+    return f"{type(err).__name__}: {err}" + (typing if isinstance(err, EOFError) else "")
+
+
 def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> None:
     """Run the plan's steps; emit one result per check step, or an error line if a course cell fails."""
     import helpers.checks
@@ -165,7 +171,7 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             err = stopped[name]
             if err is not None and namespace.get(name) is not had and not isinstance(err, TimeLimit):
                 stopped[name] = None  # a scratch line after the definition stopped the cell: the check runs anyway
-                aside[name] = f" (Your exercise cell then stopped with {type(err).__name__}: {err}.)"
+                aside[name] = f" (Your exercise cell then stopped with {_said(err)}.)"
             continue
         # the names the check cell uses (the check, its extra arguments) as the chapter's own cells left them
         namespace.update({k: course[k] for k in names(source).used if k in course and k != name})
@@ -182,7 +188,7 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             result = {"passed": False, "feedback": f"{name}: {TOO_LONG.format(timeout)}"}
         elif err is not None:
             where = "your exercise cell" if stopped[name] is not None else "its check"
-            result = {"passed": False, "feedback": f"{name}: {where} stopped with {type(err).__name__}: {err}"}
+            result = {"passed": False, "feedback": f"{name}: {where} stopped with {_said(err)}"}
         elif outcome is None:
             flags[name].add("its check recorded no outcome")
             result = {"passed": False, "feedback": f"{name}: its check gave no verdict (the exercise's code may have "

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import nbformat
 from nbformat.warnings import MissingIDFieldWarning
 
+from helpers.checks import PRINTED
 from helpers.needs import names, python
 from tools.chapters import CHAPTERS, NOTEBOOKS
 from tools.editions import EXERCISE, checked_exercise, tags
@@ -176,7 +177,8 @@ def flags(source: str, exercise: bool) -> list[str]:
     tree = _parse(python(source))
     if tree is None:
         return []
-    found = []
+    found = ["holds the solution that solution() printed (its first line is still there)"] if exercise and (
+        PRINTED in source) else []
     modules = MODULES | {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
                          if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
     for node in ast.walk(tree):

@@ -16,6 +16,7 @@ import pytest
 from classroom.grade import grade, main, submissions
 from classroom.grade_run import grade as run_steps
 from classroom.submission import chapter_in_name, course, flags
+from helpers.checks import PRINTED
 from tools.chapters import chapter_paths
 from tools.editions import EXERCISE, build, tags
 
@@ -212,6 +213,8 @@ def test_a_solution_or_helpers_copy_of_one_is_flagged_at_run_time(code: str, say
      "cut here"),  # the learner's line, quoted whole
     ("torch.allclose = lambda *a, **k: True\n\ndef weighted_average(w, v):\n    return w @ v", ["flagged", "passed"],
      "graded in a fresh process"),  # the checks changed: the next exercise is still graded, without that code
+    ("def weighted_average(w, v):\n    return w @ v\n\nn = int(input('How many? '))", ["passed", "passed"],
+     "input() waits for typing"),
 ])
 def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Path, code: str, statuses: list,
                                                                    says: str) -> None:
@@ -235,6 +238,7 @@ def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Pa
     ("from helpers.checks import BY_CHAPTER\nsoftmax = BY_CHAPTER[1][1]", "uses BY_CHAPTER"),
     ("import signal\nsignal.setitimer(signal.ITIMER_REAL, 0)", "imports signal"),
     ("%run other.py\ntorch.equal = lambda a, b: True", "monkeypatching"),  # a magic hides nothing
+    (f"# The solution to softmax {PRINTED}\ndef softmax(s):\n    return s.softmax(-1)", "solution() printed"),
 ])
 def test_the_static_look_flags_reaching_into_the_machinery(code: str, flag: str) -> None:
     assert any(flag in found for found in flags(code, exercise=True)), flags(code, exercise=True)
@@ -277,13 +281,15 @@ def test_a_file_name_says_its_chapter_but_a_date_in_it_does_not(name: str, chapt
     assert chapter_in_name(Path(name)) == chapter
 
 
-def test_with_chapter_a_whole_course_collected_is_graded_for_that_chapter_alone(tmp_path: Path, capsys) -> None:
+def test_with_chapter_a_whole_course_collected_is_graded_for_that_chapter_alone(tmp_path: Path, capsys,
+                                                                                 monkeypatch) -> None:
+    monkeypatch.setattr("classroom.grade.QUIET_S", 0.5)  # and it says it is at work while nothing is done
     for path in chapter_paths("01") + chapter_paths("02"):
         (tmp_path / "class" / "ada").mkdir(parents=True, exist_ok=True)
         (tmp_path / "class" / "ada" / path.name).write_text(path.read_text())
     assert main([str(tmp_path / "class"), "--chapter", "01", "--out", str(tmp_path / "out")]) == 0
     said = capsys.readouterr().out  # at the start, and again in the last line
     assert "left out 1 notebook whose file name says another chapter than 01" in said
-    assert said.rstrip().endswith("; 1 left out (another chapter)")
+    assert said.rstrip().endswith("; 1 left out (another chapter)") and "still grading, 1 to go" in said
     [row] = csv.DictReader((tmp_path / "out" / "summary.csv").open())
     assert row["student"] == "ada" and row["chapter"] == "01" and "submissions" not in row["note"]

@@ -319,6 +319,8 @@ def whose(fn: Any) -> str:
 
 
 SOLUTIONS_OFF = "SPOTLIGHTS_SOLUTIONS"
+PRINTED = "(printed, not run: copy it into your cell to use it)"
+"""The end of the first line `solution` prints: a grader flags a cell that still holds it."""
 """Set to "off" (a graded class's hub does) and `solution()` shows no solution."""
 
 
@@ -340,5 +342,5 @@ def solution(exercise: str | Callable[..., Any] = "") -> None:
     if os.environ.get(SOLUTIONS_OFF, "").lower() == "off":
         print(say(f"Solutions are switched off here (a graded class): ask your instructor about {name}"))
         return
-    print(f"# The solution to {name} (printed, not run: copy it into your cell to use it)")
+    print(f"# The solution to {name} {PRINTED}")
     print(inspect.getsource(SOLUTIONS[name]).rstrip())
