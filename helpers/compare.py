@@ -285,8 +285,8 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
             clue_leader = name_a if clues[0] > clues[1] else name_b
     if a.steps != b.steps:
         lines.append("the runs took different numbers of steps, so this is not a fair race")
-    lines.append(f"still changing: over the last checks (steps {checks}), each model's perplexity moved by up to "
-                 f"{moved:,.2f}")
+    lines.append(f"still changing: over the last checks (steps {checks}), each model's perplexity moved by up "
+                 f"to\u00a0{moved:,.2f}")  # a non-breaking space: the number never sits alone on a line
     said = [f"Note ({name}): {note}" for name, run_notes in (notes or {}).items() for note in run_notes]
     if said:
         lines += [*said, "verdict: none, as the notes say a score here cannot compare heads"]
