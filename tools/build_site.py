@@ -86,8 +86,8 @@ use the explorer's menus with no Python running. To change code and run it, open
 <tr><th>#</th><th>Chapter</th><th>Reading time</th><th>Slides</th></tr>
 {rows}
 </table>
-<p>Reading times count the words of each notebook, as the instructor guide does; plan about twice that for a
-taught session.</p>
+<p>Reading times count the words of each notebook, as the instructor guide does; its lesson plans add half
+again for questions and demos, and minutes for each exercise done in class.</p>
 <h2>Run the notebooks yourself</h2>
 <ul>
 <li><strong>JupyterLab on your computer</strong>: <code>git clone {repository}</code>, then <code>make lab</code>
@@ -96,8 +96,9 @@ in the clone (Python 3.10+, git and make; it installs everything into <code>.ven
 (1 CPU, shut down after about 10 minutes idle: download notebooks you changed).</li>
 <li><strong>The notebooks alone</strong>: <a href="notebooks.zip">notebooks.zip</a> holds every chapter as
 learners open it, each exercise a stub to fill in; open them wherever the notebooks run (any way in this list).</li>
-<li><strong>A JupyterHub for a class</strong>: install the environment once and hand out an nbgitpuller link,
-as the <a href="{repository}/blob/main/docs/instructor.md">instructor guide</a> explains.</li>
+<li><strong>A JupyterHub for a class</strong>: build the hub's image from the repository once; each student's
+server then starts with the learner edition in their home, and the class link is the hub's address, as the
+<a href="{repository}/blob/main/docs/instructor.md">instructor guide</a> explains.</li>
 </ul>
 <p>Source, tests and instructor guide: <a href="{repository}">{repository}</a>.</p>
 </body></html>
