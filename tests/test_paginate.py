@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from tools.pages import PLOTLY_MIME
-from tools.paginate import CODE_LINE, ROOM, paginate
+from tools.paginate import CODE_LINE, CONTINUED, ROOM, paginate
 
 PROSE = "A line of prose that fills most of a slide's width, as the chapters' paragraphs do. " * 2
 
@@ -126,3 +126,13 @@ def test_code_and_a_printout_too_long_for_a_slide_are_cut_between_lines_onto_sli
     assert len(printed) >= 3 and "".join(c.outputs[0].text for c in printed) == cell.outputs[0].text, "in order"
     assert all(c.source == "" and c.metadata["transient"] == {"remove_source": True} for c in printed)
     assert set(_types(paged)[1:]) == {"subslide"} and len({c.id for c in paged.cells}) == len(paged.cells)
+
+
+def test_a_slide_cut_off_without_notes_repeats_the_notes_before_it_and_an_authors_slide_does_not() -> None:
+    notes = _cell("markdown", "*Ask:* which row of the heatmap is the bar chart?", "notes")
+    cells = [_section(8), notes, _cell("code", "figure()", "fragment", figure=580),
+             _cell("code", "figure()", "fragment", figure=580), _cell("markdown", "An author's slide.", "subslide")]
+    paged = paginate(nbformat.v4.new_notebook(cells=cells))
+    assert _types(paged) == ["slide", "notes", "subslide", "notes", "subslide", "notes", "subslide"]
+    assert paged.cells[3].source == paged.cells[5].source == CONTINUED + notes.source, "once, on each slide cut off"
+    assert len({c.id for c in paged.cells}) == len(paged.cells)

@@ -53,6 +53,9 @@ DECK_SCRIPTS = """{%- block footer_js -%}
 <script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>
 <script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>
 <script>
+// a cell's notes belong to its slide, in the speaker view from the slide's first step: inside a fragment (nbconvert
+// puts them there) reveal.js shows them only while that fragment is the last one shown
+document.querySelectorAll(".reveal .fragment aside.notes").forEach((notes) => notes.closest("section").append(notes));
 Reveal.initialize({controls: true, progress: true, history: true, center: false, transition: "none",
                    navigationMode: "linear", slideNumber: "c/t",
                    width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}, plugins: [RevealNotes]});

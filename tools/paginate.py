@@ -4,8 +4,9 @@ A reveal.js slide does not scroll for a presenter with a clicker, so `paginate` 
 estimate of each one's height (in the deck's CSS pixels, measured at 1280x720) and makes a cell that would end
 past the slide's bottom start a subslide. What is too tall for any slide is cut first: code from its output,
 long code and printouts between lines, long markdown between blocks. A lead-in sentence (ending in a colon, or a
-heading alone) moves with what it introduces, and a cut cell's speaker notes stay on its first slide. The browser
-tests walk every deck to check the result.
+heading alone) moves with what it introduces, and a cut cell's speaker notes stay on its first slide; a slide cut
+off without notes of its own repeats the notes of the slide before, marked as continued. The browser tests walk
+every deck to check the result.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ TEXT_WIDTH, CODE_WIDTH = 100, 108
 """Characters on one line of a slide: of prose (fewer than fit, as words wrap early), and of code, which the
 decks wrap rather than cut (tools.build_slides)."""
 HEADINGS = {"# ": 70, "## ": 60, "### ": 45}
+CONTINUED = "*(Continued from the slide before.)*\n\n"
 _TAG = re.compile(r"<[^>]+>")
 _FOLDED = re.compile(r"<details(?![^>]*\bopen)[^>]*>(?:(?!<details).)*?</details>", re.S)
 _ITEM = re.compile(r"\s{0,3}([-*+]|\d+[.)])\s")
@@ -207,11 +209,33 @@ def _cut(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     return _cut_code(cell) if cell.cell_type == "code" else [cell]
 
 
+def _carry_notes(cells: list[nbformat.NotebookNode], cut: set[str]) -> list[nbformat.NotebookNode]:
+    """`cells` with the notes of the slide before repeated on each slide that pagination started (an id in `cut`)
+    and that has none of its own: the speaker view stays on the talk, often about the figure cut off onto it."""
+    slides: list[list[nbformat.NotebookNode]] = []
+    for cell in cells:
+        if not slides or _slide_type(cell) in ("slide", "subslide"):
+            slides.append([])
+        slides[-1].append(cell)
+    shown, before = [], []
+    for slide in slides:
+        own = [cell for cell in slide if _slide_type(cell) == "notes"]
+        if not own and before and slide[0].id in cut:
+            own = [_part(notes, "carried", source=CONTINUED + notes.source.removeprefix(CONTINUED)) for notes in before]
+            for notes in own:
+                notes.metadata.slideshow.slide_type = "notes"
+            slide = [slide[0], *own, *slide[1:]]
+        shown += slide
+        before = own
+    return shown
+
+
 def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of the executed notebook `nb` whose shown cells each start and end on one slide, where they fit."""
     nb = copy.deepcopy(nb)
     CoalesceStreamsPreprocessor().preprocess(nb, {})  # a printout in one piece, a progress bar's last state only
     cells, used, previous, start = [], 0, None, -1  # previous: the last shown cell and the room used before it
+    cut = set()  # the cells that start a slide because the one before was full
     for whole in nb.cells:
         if _slide_type(whole) == "notes":  # on the first piece of the cell before it, where the talk starts
             cells.insert(start + 1, whole)
@@ -230,6 +254,7 @@ def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                 lead, before = previous
                 if _leads_in(lead) and before and used - before + height <= ROOM:
                     _starts_slide(lead)  # the lead-in moves with what it introduces
+                    cut.add(lead.id)
                     used -= before
                 elif (_leads_in(lead) and not before and cell.cell_type == "code" and cell.outputs
                       and cell.source.strip() and used + _code_height(cell) <= ROOM):
@@ -237,9 +262,10 @@ def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                     continue                      # its output follows on the next slide, not a lone sentence
                 else:
                     _starts_slide(cell)
+                    cut.add(cell.id)
                     used = 0
             previous = (cell, used)
             used += height
             cells.append(cell)
-    nb.cells = cells
+    nb.cells = _carry_notes(cells, cut)
     return nb

@@ -204,6 +204,8 @@ def test_every_deck_works_offline_fits_the_screen_and_carries_speaker_notes(chro
             missing = [line for line in notes if not any(line in text for text in shown)]
             if not notes or missing or not page.evaluate("() => Reveal.hasPlugin('notes')"):
                 problems.append(f"{deck}: {len(notes)} notes cells, missing from the deck: {missing}")
+            if stepwise := page.evaluate("() => document.querySelectorAll('.fragment aside.notes').length"):
+                problems.append(f"{deck}: {stepwise} notes inside a fragment, in the speaker view only at its step")
             problems += [f"{deck}: {v}" for v in severe_violations(page, axe_script)]
             if n == 0:
                 problems += _check_speaker_view(page, notes[0])
