@@ -43,8 +43,9 @@ def test_index_lists_chapters_with_reading_times_how_to_run_and_the_learner_edit
     for nb in BUILD:
         assert f'href="{nb.stem}.html"' in index
     assert f"about {reading_minutes(BUILD[0])} min" in index, "reading time computed as in the instructor guide"
-    for way in ("make lab", "mybinder.org", "JupyterHub", "instructor.md", 'href="notebooks.zip"'):
+    for way in ("make lab", "mybinder.org", "JupyterHub", 'href="instructor.html"', 'href="notebooks.zip"'):
         assert way in index, f"the index does not say how to run the notebooks with {way}"
+    assert ">A whole class on a JupyterHub<" in (out / "instructor.html").read_text(), "the guide, offline"
     names = zipfile.ZipFile(out / "notebooks.zip").namelist()
     assert "notebooks/01_one_spotlight.ipynb" in names and "notebooks/explorer.ipynb" in names
 

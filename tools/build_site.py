@@ -22,9 +22,10 @@ from pathlib import Path
 
 import nbformat
 from nbclient.exceptions import CellExecutionError
+from nbconvert.filters.markdown import markdown2html
 
 from tools.build_slides import NpmMissingError, deck_file, ship_reveal, write_deck
-from tools.chapters import chapter_title, notebook_paths, reading_minutes
+from tools.chapters import ROOT, chapter_title, notebook_paths, reading_minutes
 from tools.editions import build, with_folded_solutions, with_notes
 from tools.pages import PLOTLY_JS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
 
@@ -63,20 +64,33 @@ def write_index(pages: Sequence[tuple[Path, Path]], out_dir: Path) -> Path:
         rows.append(f'<tr><td>{number}</td><td><a href="{page.name}">{html.escape(chapter_title(page.stem))}</a>'
                     f"</td><td>about {reading_minutes(notebook)} min</td><td>{slide_link}</td></tr>")
     index = out_dir / "index.html"
-    index.write_text(INDEX.format(rows="\n".join(rows), binder=BINDER, repository=REPOSITORY), encoding="utf-8")
+    index.write_text(HEAD.format(title="Several Spotlights") + INDEX.format(rows="\n".join(rows), binder=BINDER,
+                                                                          repository=REPOSITORY), encoding="utf-8")
     return index
 
 
-INDEX = """<!doctype html>
+def write_guide(out_dir: Path) -> Path:
+    """docs/instructor.md as `out_dir/instructor.html`: a copy of the site taken to a class without a network has
+    the guide too."""
+    guide = out_dir / "instructor.html"
+    text = markdown2html((ROOT / "docs" / "instructor.md").read_text(encoding="utf-8"))
+    guide.write_text(HEAD.format(title="Several Spotlights: instructor guide") + text + "</body></html>\n",
+                     encoding="utf-8")
+    return guide
+
+
+HEAD = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Several Spotlights</title>
+<title>{title}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.5; }}
 table {{ border-collapse: collapse; }}
 td, th {{ padding: 0.3rem 0.8rem; border-bottom: 1px solid #ddd; text-align: left; }}
 code {{ background: #f3f3f3; padding: 0.1rem 0.3rem; }}
 </style></head>
-<body>
+"""
+"""The top of the index and the guide's page."""
+INDEX = """<body>
 <h1>Several Spotlights</h1>
 <p>Attention, the heart of every transformer, grown from one spotlight (one set of weights that adds up to
 100%) to multi-head attention. These pages are the executed notebooks: read them, hover over the figures and
@@ -98,7 +112,7 @@ in the clone (Python 3.10+, git and make; it installs everything into <code>.ven
 learners open it, each exercise a stub to fill in; open them wherever the notebooks run (any way in this list).</li>
 <li><strong>A JupyterHub for a class</strong>: build the hub's image from the repository once; each student's
 server then starts with the learner edition in their home, and the class link is the hub's address, as the
-<a href="{repository}/blob/main/docs/instructor.md">instructor guide</a> explains.</li>
+<a href="instructor.html">instructor guide</a> explains.</li>
 </ul>
 <p>Source, tests and instructor guide: <a href="{repository}">{repository}</a>.</p>
 </body></html>
@@ -147,7 +161,8 @@ def main() -> int:
         built += 1
         print(f"{path.name}: {time.perf_counter() - began:.0f} s -> {', '.join(made)}", flush=True)
     if not args.no_pages:
-        print(f"index: {write_index(pages, args.out)}; notebooks: {write_notebooks_zip(args.out)}")
+        print(f"index: {write_index(pages, args.out)}; guide: {write_guide(args.out)}; "
+              f"notebooks: {write_notebooks_zip(args.out)}")
     size = sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file()) / 1e6  # MB
     print(f"built {built} notebook{'s' * (built != 1)} in {time.perf_counter() - start:.0f} s (load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}); the site is {size:.1f} MB "
