@@ -40,7 +40,7 @@ def check_clues_for_smiles(clues_for_smiles: Callable[[list[str]], dict[str, int
     want = {"subject": words.index("fox"), "mood": words.index("eagerly"), "previous": target - 1}
     expect(any(got[kind] != want[kind] + 1 for kind in _WANT_KEYS),
            f"{name}: every position is one too high. Python counts from 0: "
-           f"'eagerly' is at position 0, so 'fox' is at {want['subject']}.")
+           "'eagerly', the first word, is at position 0.")
     for kind in _WANT_KEYS:
         pos = got[kind]
         expect(0 <= pos < len(words), f"{name}: position {pos} for the {kind} clue is outside the sentence "
@@ -52,7 +52,7 @@ def check_clues_for_smiles(clues_for_smiles: Callable[[list[str]], dict[str, int
     count = "Every word counts, the comma too, from 0 (" + ", ".join(f"{i} '{w}'" for i, w in enumerate(words)) + ")"
     expect(words[subject] != "streets",
            f"{name}: position {subject} is 'streets', the nearest noun, but there are many streets and "
-           "the verb says 'smiles' (one). The sentence is about the fox.")
+           "the verb says 'smiles' (one): who does the smiling?")
     expect(subject == want["subject"],
            f"{name}: position {subject} is '{words[subject]}'. The subject is the one who smiles. {count}")
     expect(got["mood"] == want["mood"],
@@ -78,18 +78,18 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
     if tuple(got.shape) == (len(positions),):
         expect(not torch.allclose(got, torch.ones(len(positions))),
                f"{name}: you picked rows (heads) {positions} instead of the columns (words) at those positions. "
-               "Rows are heads, columns are words looked at: use weights[:, positions].")
+               "Rows are heads, columns are words looked at: keep every row and pick the columns.")
         expect(False, f"{name} returned one number per clue position ({list(got.shape)}); it should add the "
                       "positions up and give one number per head. Sum over the last dimension.")
     expect(not (tuple(got.shape) == (weights.shape[0], len(positions)) and torch.allclose(got, weights[:, positions])),
            f"{name} returned each head's weight on each clue position ({list(got.shape)}): add up the positions, "
-           ".sum(dim=-1), for one number per head")
+           "the last dimension, for one number per head")
     expect(tuple(got.shape) != (weights.shape[1],),
            f"{name} returned one number per word ({list(got.shape)}): it added up the heads. Keep the heads "
            "apart and add up the clue positions instead.")
     expect(not (got.dim() == 0 and torch.isclose(got, want[0])),
-           f"{name} returned one number, head 0's total: every head needs its own. Take all the rows, "
-           "weights[:, positions], then add up the positions with .sum(dim=-1)")
+           f"{name} returned one number, head 0's total: every head needs its own. Keep all the rows, and add "
+           "up the clue columns in each")
     got = expect_tensor(name, got, (weights.shape[0],))
     expect(not torch.allclose(got, weights[:, positions].mean(-1)),
            f"{name}: you took the average over the clue positions. A clue made of two words gets both "
@@ -98,22 +98,22 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
     for step, side in ((-1, "left"), (1, "right")):
         expect(not torch.allclose(got, weights[:, [p + step for p in positions]].sum(-1)),
                f"{name}: you took the columns one place to the {side} of the positions {positions}: positions "
-               "count from 0, so weights[:, positions] takes them as they are")
+               "count from 0, so take them as they are, with no shift")
     first, last = positions[0], positions[-1]
     for end in (last, last + 1):
         expect(not torch.allclose(got, weights[:, first:end].sum(-1)),
                f"{name}: you added up every column from position {first} to {end - 1}, a slice, but the clue is only "
-               f"the words at the positions {positions}: index with the list itself, weights[:, positions]")
+               f"the words at the positions {positions}: index with the list of positions itself")
     head = int((got - want).abs().argmax())
     terms = " + ".join(f"weights[{head}, {p}]" for p in positions)
     expect(torch.allclose(got, want, atol=1e-5),
            f"{name}: on the check's example, head {head} puts {float(want[head]):.4f} on the positions {positions} "
            f"({terms}), and yours gave {float(got[head]):.4f}. Add up exactly the columns at those positions, for "
-           "every head: weights[:, positions].sum(dim=-1)")
+           "every head.")
     three = weights[:3]  # [3, T]: a model with another number of heads
     typed_in = (f"The check also gives weights for {len(three)} heads, and your function counts on "
                 f"{weights.shape[0]}: the head count is typed in (a loop over range(4)?). Work on every row of "
-                "weights, however many there are: weights[:, positions]")
+                "weights, however many there are.")
     _, other = attempt(name, clue_share, three.clone(), list(positions), hint=typed_in,
                        errors=(RuntimeError, IndexError))
     expect(not (isinstance(other, torch.Tensor) and tuple(other.shape) == (weights.shape[0],)),
@@ -122,7 +122,7 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
                  "the share of this head")
     _, single = attempt(name, clue_share, weights.clone(), [6], errors=(IndexError,),
                         hint="The check also gives it a single clue position, [6]: work with however many positions "
-                             "the list holds, weights[:, positions], rather than positions[0] and positions[1]")
+                             "the list holds, rather than positions[0] and positions[1]")
     single = expect_tensor(f"{name} with one position", single, (weights.shape[0],))
     expect(torch.allclose(single, weights[:, 6]),
            f"{name}: with a single clue position it should return that column of weights")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import torch
@@ -70,7 +71,7 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
     expect(not (isinstance(got, torch.Tensor) and torch.equal(got, x.view(_B, _T, _H, _D))),
            f"{name}: the cut is right but the heads are not in front yet. view(B, T, heads, C // heads) gave "
            f"{[_B, _T, _H, _D]}, that is [B, T, H, D]: each word's numbers cut into {_H} slices of {_D}, the "
-           "heads still behind the words. Add .transpose(1, 2) to swap the word and head dimensions: "
+           "heads still behind the words. The step above that swaps the word and head dimensions is missing: "
            f"[B, H, T, D] = {[_B, _H, _T, _D]}, one small sentence per head.")
     if isinstance(got, torch.Tensor) and got.dim() == 4 and got.shape[1] != _H:
         expect({_shape_for(split_heads, x, heads) for heads in (2, 6)} != {tuple(got.shape)},
@@ -79,8 +80,8 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
                "that the function works for any model.")
     expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == (_B, _D, _T, _H)),
            f"{name} returned shape {list(got.shape)}: {_H} numbers per head in {_D} heads, the view's last two "
-           f"sizes the wrong way round. Cut into heads first, then the numbers inside a head: "
-           "view(B, T, heads, C // heads), then .transpose(1, 2).")
+           f"sizes the wrong way round. Cut into heads first, then the numbers inside a head, as the steps "
+           "above do.")
     expect(not isinstance(got, torch.Tensor) or tuple(got.shape) == (_B, _H, _T, _D),
            f"{name} returned shape {list(got.shape) if isinstance(got, torch.Tensor) else None}, but [B, H, T, D] "
            f"is {[_B, _H, _T, _D]} here: {_B} sentences, {_H} heads, {_T} words, {_D} numbers per head")
@@ -89,12 +90,12 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
     if not torch.equal(got, want):
         expect(not torch.equal(got, x.view(_B, _H, _T, _D)),
                f"{name}: you reshaped straight to [B, H, T, D]. That cuts the list of words into chunks "
-               "instead of cutting each word's numbers into slices. Reshape to [B, T, H, D] first, then "
-               "swap the word and head dimensions with .transpose(1, 2).")
+               "instead of cutting each word's numbers into slices. Cut each word's numbers first, [B, T, H, D], "
+               "then swap the word and head dimensions.")
         expect(not torch.equal(got, x.view(_B, _T, _D, _H).permute(0, 3, 1, 2)),
                f"{name}: head 0 got one number out of every {_H} (columns 0, {_H}, {2 * _H}, ...) instead of "
-               f"one slice of neighbours (columns 0..{_D - 1}). Use view(B, T, heads, C // heads): heads first, "
-               "then the numbers inside a head.")
+               f"one slice of neighbours (columns 0..{_D - 1}). Cut into heads first, then the numbers inside a "
+               "head.")
         _misplaced(name, got, want)
     for heads in (1, _C):
         expect_tensor(f"{name} with heads={heads}", split_heads(x, heads), (_B, heads, _T, _C // heads))
@@ -112,8 +113,13 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
         expect("view" not in str(err),
                f"{name} stopped with an error ({str(err).strip().splitlines()[0].rstrip('.')}). After "
                ".transpose(1, 2) the numbers are no longer stored in row order, so .view() cannot reinterpret "
-               "them; real attention output (att @ v) is always in this state. Use .reshape(B, T, H * D), which "
-               "copies when it has to (or .contiguous().view(...)).")
+               "them; real attention output (att @ v) is always in this state. Use .reshape, which copies when "
+               "it has to (or .contiguous() before .view).")
+        asked = re.search(r"shape '(\[[-\d, ]*\])' is invalid for input of size (\d+)", str(err))
+        sizes = {int(size) for size in re.findall(r"-?\d+", asked[1])} if asked else set()
+        expect(asked is None or bool(sizes - {_B, _H, _T, _D, _C, -1}),  # a size not the check's: typed in
+               f"{name}: you asked for shape {asked and asked[1]}, but y holds {asked and asked[2]} numbers and "
+               f"every one stays: [B, T, H*D] keeps all {_H} heads of {_D} numbers for each word.")
         raise AssertionError(
             f"{name} stopped with an error ({str(err).strip().splitlines()[0].rstrip('.')}). The check merges its "
             f"own small example, y of shape [B, H, T, D] = {[_B, _H, _T, _D]}, not the notebook's: read all four "
@@ -131,16 +137,15 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
     if not torch.equal(got, x):
         expect(not torch.equal(got, y.reshape(_B, _T, _C)),
                f"{name}: you reshaped [B, H, T, D] straight to [B, T, C] without moving the head dimension "
-               "back behind the words. Swap them first with .transpose(1, 2), then .reshape(B, T, H * D).")
+               "back behind the words. Move the heads behind the words first, then join each word's heads.")
         expect(not torch.equal(got, y.permute(0, 2, 3, 1).reshape(_B, _T, _C)),
                f"{name}: the heads ended up interleaved: each word's row takes number 0 of every head, then number "
                f"1 of every head, and so on (column {_D} of x, head 1's first number, lands at place 1). Keep each "
-               "head's numbers together: .transpose(1, 2) moves only the heads behind the words, giving "
-               "[B, T, H, D], and .reshape(B, T, H * D) then lays the heads side by side.")
+               "head's numbers together: move only the heads behind the words, [B, T, H, D]; joining them then "
+               "lays the heads side by side.")
         expect(not torch.equal(got, y.transpose(2, 3).reshape(_B, _T, _C)),
                f"{name}: you swapped dimensions 2 and 3 (a head's words with its numbers), so each word's row got "
-               "one number from every word. Swap dimensions 1 and 2 (the heads with the words): .transpose(1, 2), "
-               "then .reshape(B, T, H * D).")
+               "one number from every word. Swap the heads with the words instead, dimensions 1 and 2.")
         _misplaced(name, got, x)
     expect(torch.equal(merge_heads(_split(x, 1).contiguous()), x), f"{name}: with a single head it should give x back")
     return passed(name)
