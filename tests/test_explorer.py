@@ -390,6 +390,7 @@ def test_a_learners_card_opens_that_model_and_a_wrong_folder_shows_the_default(m
     ex = explore(str(tmp_path / "mien"))
     [message] = ex.message_lines
     assert all(part in message for part in (str((tmp_path / "mien").resolve()), *shipped_names()))
+    assert "<code>python -m helpers.train --out FOLDER</code>" in ex.message.value, "a command set as code, no `"
     assert ex.model_name == DEFAULT and [name for _, name in ex.model_picker.options] == list(shipped_names())
 
 

@@ -13,6 +13,7 @@ gives its controls keyboard use and accessible names, and `control_style` sizes 
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -54,8 +55,9 @@ class Widget(widgets.VBox):
         self.observe(lambda change: label_titles(change["new"]), names="children")
 
     def html_lines(self, lines: Sequence[str], colour: str = TEXT) -> str:
-        """Lines of text at the widget's font size, escaped; "" when there is nothing to say."""
-        body = "<br>".join(html.escape(line, quote=False) for line in lines if line)
+        """Lines of text at the widget's font size, escaped, `code` set as code; "" when there is nothing to say."""
+        body = "<br>".join(re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(line, quote=False))
+                           for line in lines if line)
         return f"<div style='font-size: {self.font}px; color: {colour}'>{body}</div>" if body else ""
 
     @property
