@@ -20,7 +20,7 @@ import nbformat
 
 from benchmarks.measure import KERNEL_FIGURES, cpu_share, load, read_results, share_parser
 from benchmarks.sizing import CELL_TARGET_S, CHAPTER_TARGET_S
-from tools.chapters import INJECTED, WORDS_PER_MINUTE, execute, notebook_paths, run_seconds, sections
+from tools.chapters import INJECTED, WORDS_PER_MINUTE, execute, notebook_paths, reading_minutes, run_seconds, sections
 
 TARGET_MB = 600
 OUT = Path(__file__).resolve().parents[1] / "assets" / "notebooks.json"
@@ -45,7 +45,7 @@ def measure(path: Path) -> dict:
     figures = json.loads("".join(o.get("text", "") for o in nb.cells[-1].outputs))
     return {"peak_mb": figures["peak_mb"], "seconds": round(seconds, 1),
             "cpu_share": round(figures["cpu_s"] / seconds, 2), "torch_threads": figures["torch_threads"],
-            "slowest_cells": slowest_cells(nb), "sections": sections(nb),
+            "slowest_cells": slowest_cells(nb), "reading_minutes": reading_minutes(path), "sections": sections(nb),
             "load_average_1min": [load_before, load()[0]]}
 
 

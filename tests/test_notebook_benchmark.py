@@ -57,7 +57,7 @@ def test_cpu_share_pins_to_one_core_and_always_stops_its_busy_loops() -> None:
 
 
 def _row(seconds: float, cell: float, load: float, share: float = 1.0) -> dict:
-    return {"peak_mb": 500.0, "seconds": seconds, "cpu_share": share, "torch_threads": 1,
+    return {"peak_mb": 500.0, "seconds": seconds, "cpu_share": share, "torch_threads": 1, "reading_minutes": 9,
             "slowest_cells": [{"index": 18, "seconds": cell}], "load_average_1min": [load, load + 0.5]}
 
 
