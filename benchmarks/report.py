@@ -19,7 +19,7 @@ from benchmarks import bench, real_text, sizing
 from benchmarks.measure import markdown_table, read_results
 from benchmarks.notebook_memory import over_targets
 from classroom.lessons import lessons_block, questions_block
-from tools.chapters import CHAPTERS, EXPLORER, EXPLORER_TITLE, NOTEBOOKS, ROOT, TITLES, reading_minutes
+from tools.chapters import CHAPTERS, EXPLORER, EXPLORER_TITLE, NOTEBOOKS, ROOT, TITLES
 
 ASSETS = ROOT / "assets"
 START_HERE = NOTEBOOKS / "00_start_here.ipynb"
@@ -54,7 +54,7 @@ def timing_block() -> str:
     for name, title in notebooks.items():
         m, h = whole.get(name), half.get(name)
         cell = h["slowest_cells"][0] if h and h["slowest_cells"] else None
-        cells = [f"about {reading_minutes(NOTEBOOKS / name)} min",  # the words as they are now, as the site counts
+        cells = [f"about {(h or m)['reading_minutes']} min" if h or m else None,
                  f"{m['seconds']:.0f} s" if m else None, f"{h['seconds']:.0f} s" if h else None,
                  f"cell {cell['index']}: {cell['seconds']:.0f} s" if cell else None,
                  f"{max(r['peak_mb'] for r in (m, h) if r):.0f} MB" if m or h else None]
@@ -85,7 +85,7 @@ def timing_block() -> str:
              if any(r[name]["peak_mb"] > measured["target_mb"] for r in (whole, half) if name in r)]
     notes.append(f"Memory target {measured['target_mb']} MB per notebook: "
                  + (f"NOT met by {', '.join(heavy)}." if heavy else "met by every notebook measured.")
-                 + f" Reading time counts each notebook's words as it is now "
+                 + f" Reading time counts each notebook's words "
                  f"at {measured['words_per_minute']} a minute; cells are numbered as in the notebook file, counting "
                  "every cell from 0.")
     return "\n".join([*lines, "", " ".join(notes)])

@@ -1,9 +1,8 @@
 """Lesson plans that fit a class slot: which sections to show, what to skip, the live demo and the exercise.
 
 The choices are written in docs/lessons.toml; the chapters give the cells to run first (what the shown cells use
-from skipped sections), the questions (their speaker notes' "*Ask:*" lines) and the reading minutes (their
-words); assets/notebooks.json gives the measured run times. `lessons_block` renders the plans for the guide
-(benchmarks/report.py).
+from skipped sections) and the questions (their speaker notes' "*Ask:*" lines); assets/notebooks.json gives the
+measured minutes. `lessons_block` renders the plans for the guide (benchmarks/report.py).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from functools import cache
 import nbformat
 
 from classroom.dependencies import needed
-from tools.chapters import CHAPTERS, EXPLORER, NOTEBOOKS, ROOT, chapter_parts, chapter_title, read_toml, sections
+from tools.chapters import CHAPTERS, EXPLORER, NOTEBOOKS, ROOT, chapter_parts, chapter_title, read_toml
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,9 +73,9 @@ def segment_minutes(segment: Segment, measured: Mapping) -> int:
     if row is None or "sections" not in row:
         raise ValueError(f"{segment.notebook} has no sections in assets/notebooks.json: run "
                          "python -m benchmarks.notebook_memory")
-    words = sections(_notebook(segment.notebook))  # reading: the notebook's words as they are now
-    reading = sum(_section(words, start, segment.notebook)["reading_minutes"] for start in segment.show)
-    running = sum(_section(row["sections"], start, segment.notebook)["run_seconds"] for start in segment.show)
+    shown = [_section(row["sections"], start, segment.notebook) for start in segment.show]
+    reading = sum(part["reading_minutes"] for part in shown)
+    running = sum(part["run_seconds"] for part in shown)
     return math.ceil(PLAN_FACTOR * reading + running / 60) + EXERCISE_MINUTES * segment.in_class
 
 
@@ -184,8 +183,8 @@ def lessons_block(measured: Mapping | None) -> str:
     lines.append(f"The minutes are estimates. Per segment: {PLAN_FACTOR:g} x the reading time of the sections "
                  "shown, plus the time their cells took to run, rounded up, plus "
                  f"{EXERCISE_MINUTES} for each exercise done in class; each lesson adds {SWITCH_MINUTES} for each "
-                 "change of notebook. Reading times count the notebooks' words as they are now; run times are "
-                 f"measured, by `python -m benchmarks.notebook_memory` on {measured['cpus']} CPU cores (load average "
+                 "change of notebook. Reading and run times are measured, by `python -m "
+                 f"benchmarks.notebook_memory` on {measured['cpus']} CPU cores (load average "
                  f"{measured['load_average_1min']} at the end of the run: a busy machine makes run times longer); "
                  f"the factor {PLAN_FACTOR:g}, the {EXERCISE_MINUTES} minutes per exercise and the "
                  f"{SWITCH_MINUTES} per switch are assumptions about teaching: change them in docs/lessons.toml "

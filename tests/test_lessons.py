@@ -1,6 +1,6 @@
-"""The lesson plans (classroom/lessons.py) fit their slots, cover what they promise, take their minutes from the
-chapters' words and the stored run times (assets/notebooks.json), and take the cells to run first and the questions
-from the chapters. tests/system/test_lesson_segments.py runs every segment in a kernel."""
+"""The lesson plans (classroom/lessons.py) fit their slots, cover what they promise, take their minutes from the stored
+measurements (assets/notebooks.json), and take the cells to run first and the questions from the chapters.
+tests/system/test_lesson_segments.py runs every segment in a kernel."""
 
 from __future__ import annotations
 
@@ -26,18 +26,14 @@ def test_one_90_minute_lesson_and_three_50_minute_lessons_cover_the_chapters_in_
     assert all(s.show and s.what and s.skip and s.demo and s.exercise for lesson in LESSONS for s in lesson.segments)
 
 
-def test_minutes_follow_the_words_the_run_times_and_the_exercises_done_in_class(monkeypatch) -> None:
+def test_minutes_follow_the_measurements_and_the_exercises_done_in_class() -> None:
     segment = next(s for lesson in LESSONS for s in lesson.segments if s.in_class)
     before = segment_minutes(segment, MEASURED)
     longer = copy.deepcopy(MEASURED)
     shown = [p for p in longer["notebooks"][segment.notebook]["sections"] if p["title"].startswith(segment.show[0])]
+    shown[0]["reading_minutes"] += 3
     shown[0]["run_seconds"] += 120
-    nb = copy.deepcopy(lessons._notebook(segment.notebook))  # three minutes more to read in the first section shown
-    first = next(p for p in chapter_parts(nb) if p["title"].startswith(segment.show[0]))["cells"][0]
-    nb.cells[first].source += " word" * 3 * WORDS_PER_MINUTE
-    with monkeypatch.context() as patch:
-        patch.setattr(lessons, "_notebook", lambda name: nb)
-        assert segment_minutes(segment, longer) == pytest.approx(before + 3 * PLAN_FACTOR + 2, abs=1)
+    assert segment_minutes(segment, longer) == pytest.approx(before + 3 * PLAN_FACTOR + 2, abs=1)
     homework = dataclasses.replace(segment, in_class=0)
     assert before - segment_minutes(homework, MEASURED) == EXERCISE_MINUTES * segment.in_class
     lesson = LESSONS[0]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 import os
 import shutil
 import tempfile
@@ -53,6 +54,14 @@ def write_page(nb: nbformat.NotebookNode, name: str, out_dir: Path) -> Path:
     return target
 
 
+def guide_minutes(notebook: Path) -> int:
+    """A notebook's reading minutes as the instructor guide prints them (measured with its run time, in
+    assets/notebooks.json); for a notebook not measured yet, its words counted now."""
+    measured = ROOT / "assets" / "notebooks.json"
+    rows = json.loads(measured.read_text(encoding="utf-8"))["notebooks"] if measured.exists() else {}
+    return rows.get(notebook.name, {}).get("reading_minutes") or reading_minutes(notebook)
+
+
 def write_index(pages: Sequence[tuple[Path, Path]], out_dir: Path) -> Path:
     """The site's front page: chapters (`pages` pairs each notebook with its page) with reading times and slides,
     and how to run the notebooks live."""
@@ -62,7 +71,7 @@ def write_index(pages: Sequence[tuple[Path, Path]], out_dir: Path) -> Path:
         slide_link = f'<a href="slides/{slides.name}">slides</a>' if slides.exists() else ""
         number = page.stem[:2] if page.stem[:2].isdigit() else ""
         rows.append(f'<tr><td>{number}</td><td><a href="{page.name}">{html.escape(chapter_title(page.stem))}</a>'
-                    f"</td><td>about {reading_minutes(notebook)} min</td><td>{slide_link}</td></tr>")
+                    f"</td><td>about {guide_minutes(notebook)} min</td><td>{slide_link}</td></tr>")
     index = out_dir / "index.html"
     index.write_text(HEAD.format(title="Several Spotlights") + INDEX.format(rows="\n".join(rows), binder=BINDER,
                                                                           repository=REPOSITORY), encoding="utf-8")
@@ -100,7 +109,7 @@ use the explorer's menus with no Python running. To change code and run it, open
 <tr><th>#</th><th>Chapter</th><th>Reading time</th><th>Slides</th></tr>
 {rows}
 </table>
-<p>Reading times count the words of each notebook, as the instructor guide does; its lesson plans add half
+<p>Reading times count the words of each notebook, as in the instructor guide; its lesson plans add half
 again for questions and demos, and minutes for each exercise done in class.</p>
 <h2>Run the notebooks yourself</h2>
 <ul>
