@@ -12,6 +12,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from helpers.attention import AttentionHead, MultiHeadAttention, causal_mask, spotlight
+from helpers.chapter_widgets import step_through
 from helpers.checkpoints import CheckpointError, load_model, save_checkpoint, sha256
 from helpers.evaluate import clue_accuracy, head_removed, perplexity
 from helpers.model import CourseConfig, attention_layer_size, count_parameters, course_model
@@ -119,6 +120,8 @@ CASES: dict[str, tuple] = {  # the catalogue's test id: (call, what the message 
     "heads-grid-one-head": (lambda _: heads_grid(torch.rand(3, 3), ["a", "b", "c"]), r"\[heads, .* got \[3, 3\]"),
     "heads-grid-list": (lambda _: heads_grid([[[1.0]]], ["a"]), r"needs a \[heads, words, words\] tensor, got list"),
     "bars-words-mismatch": (lambda _: spotlight_bars(torch.rand(3), ["a", "b"]), r"2 words need 2 weights, got 3"),
+    "step-through-no-words": (lambda _: step_through([], *[torch.zeros(0, 4)] * 3), r"needs at least one word"),
+    "step-through-rows": (lambda _: step_through(["a", "b"], *[torch.zeros(3, 4)] * 3), r"\[2 words, D\], got \[3"),
     "read-sentence-number": (lambda _: read_sentence(_MODEL, 42), r"a sentence must be text, got int"),
     "read-sentence-no-tokenizer": (lambda _: read_sentence(_MODEL, "the fox"), r"no tokenizer: load it with helpers"),
     "stories-zero": (lambda _: generate_stories(0), r"n_stories must be a whole number >= 1, got 0"),

@@ -30,6 +30,8 @@ def step_names(scale: bool) -> tuple[str, ...]:
 
 
 def _check_inputs(words: Sequence[str], q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
+    if len(words) == 0:
+        raise ValueError("step_through needs at least one word, and q, k and v with a row for each")
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor) or t.dim() != 2 or t.shape[0] != len(words) or not t.is_floating_point():
             got = list(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__

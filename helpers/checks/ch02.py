@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
@@ -35,6 +36,10 @@ def _first_peek(weights: torch.Tensor) -> tuple[int, int] | None:
     return None if len(peeks) == 0 else (int(peeks[0][0]), int(peeks[0][1]))
 
 
+_SQRT = ("torch.sqrt takes a tensor, and q.shape[-1] is a plain number: take its square root with ** 0.5 "
+         "(or math.sqrt)")
+
+
 def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> bool:
     """scaled_scores(q [T, D], k [T, D]) must return q @ k.T / sqrt(D), shape [T, T]."""
     name = "scaled_scores"
@@ -42,10 +47,12 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
     for words, d in ((5, 16), (3, 9)):
         q = torch.randn(words, d, generator=gen)  # [T, D]
         k = torch.randn(words, d, generator=gen)  # [T, D]
-        done, got = attempt(name, scaled_scores, q.clone(), k.clone(),
-                            hint=f"q and k are both [T, D] (here {words} x {d}), and @ needs the first one's columns "
-                            "to match the second one's rows: turn k on its side, q @ k.T ([T, D] @ [D, T] gives "
-                            "[T, T], every query against every key)")
+        shapes = (f"q and k are both [T, D] (here {words} x {d}), and @ needs the first one's columns to match the "
+                  "second one's rows: turn k on its side, q @ k.T ([T, D] @ [D, T] gives [T, T], every query against "
+                  "every key)")
+        done, got = attempt(name, scaled_scores, q.clone(), k.clone(), errors=(RuntimeError, TypeError),
+                            hint=lambda err, shapes=shapes: _SQRT if "sqrt" in str(err) else (
+                                shapes if isinstance(err, RuntimeError) else ""))
         if not done:
             return False
         expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == (d, d)),
@@ -62,7 +69,7 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
         got = expect_tensor(f"{name} for {words} words with d = {d}", got, (words, words))
         expect(not _close(got, raw),
                f"{name} returned the plain dot products: divide them by sqrt(d), the square root of the "
-               f"query width (here d = {d}), to keep the scores in a sensible range")
+               f"query width (in the check's example, d = {d}), to keep the scores in a sensible range")
         expect(not _close(got, raw / d),
                f"{name} divided by d = {d}; divide by its square root, sqrt(d) = {d**0.5:g}, instead")
         expect(not _close(got, raw / words**0.5),
@@ -203,11 +210,11 @@ def check_one_head(
             layer.weight.copy_(torch.randn(d, width, generator=gen) * size)  # [D, C]
         done, result = attempt(
             name, _explain_untransposed(one_head, words, width, d), x.clone(), query, key, value,
-            hint=f"The check runs your head on its own example, {words} words of width {width} with a head width "
-                 f"of {d}, not on the notebook's sentence, so a size taken from the notebook's T, C or D does not "
-                 "fit it. Read the sizes from the inputs: the mask from the scores, causal_mask(scores.shape[-1]), "
-                 "and D from q.shape[-1]. Or a matrix product is the wrong way round: the scores are q @ k.T, "
-                 "[T, T], and the output is att @ v, [T, D].")
+            hint=f"Either a matrix product is the wrong way round (the scores are q @ k.T, [T, T], and the output "
+                 f"is att @ v, [T, D]), or a size comes from the notebook: the check runs your head on its own "
+                 f"example, {words} words of width {width} with a head width of {d}, so a size taken from the "
+                 "notebook's T, C or D does not fit it. Read the sizes from the inputs: the mask from the scores, "
+                 "causal_mask(scores.shape[-1]), and D from q.shape[-1].")
         if not done:
             return False
         expect(not (isinstance(result, list) and len(result) == 2),
@@ -259,6 +266,10 @@ def check_one_head(
                    f"divide by sqrt(D) = {d**0.5:.3g}, reading D from q.shape[-1]")
         expect(not _close(att, spotlight(k @ q.T / d**0.5, v, mask)[1]),
                f"{name} swapped queries and keys: rows are the words that look (q), so the scores are q @ k.T")
+        for (a, a_of), (b, b_of) in itertools.product(((q, "query"), (k, "key"), (v, "value")), repeat=2):
+            expect((a_of, b_of) == ("query", "key") or not _close(att, spotlight(a @ b.T / d**0.5, v, mask)[1]),
+                   f"{name} made the scores from {a_of}(x) and {b_of}(x): a word's query comes from the query "
+                   "projection and each key from the key projection, each layer its own")
         expect_close(f"{name}'s att", att, want_att, "the weight")
         for wrong, what in ((att @ k, "keys"), (att @ q, "queries")):
             expect(not _close(y, wrong),
