@@ -62,7 +62,8 @@ def learning_curves(
             hovertemplate=f"{name}<br>step %{{x}}<br>loss %{{y:.3f}}<extra></extra>",
         ))
         fig.add_trace(go.Scatter(
-            x=steps, y=smooth(losses, window), mode="lines", line={"color": colour, "width": 3},
+            x=steps, y=smooth(losses, window), mode="lines",  # a dash of its own: told apart without colour too
+            line={"color": colour, "width": 3, "dash": ("solid", "dash", "dot", "dashdot")[i % 4]},
             name=name, legendgroup=name,
             hovertemplate=f"{name}<br>step %{{x}}<br>loss, mean of the last {window} steps %{{y:.3f}}<extra></extra>",
         ))

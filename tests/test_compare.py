@@ -28,7 +28,7 @@ def test_learning_curves_draw_every_step_and_a_smoothed_line_per_run() -> None:
     raw, bold, _, four = fig.data
     assert list(raw.x) == [1, 2, 3] and list(raw.y) == [7.0, 5.0, 4.0]
     assert list(bold.y) == [7.0, 6.0, 4.5] and bold.name == "one head"
-    assert four.name == "four heads" and len(four.x) == 2
+    assert four.name == "four heads" and len(four.x) == 2 and bold.line.dash != four.line.dash, "told apart by dash"
     assert fig.layout.xaxis.title.text == "training step" and "loss" in fig.layout.yaxis.title.text
     for empty in ({}, {"one head": []}):
         with pytest.raises(ValueError, match="at least one"):
