@@ -15,6 +15,7 @@ import argparse
 import html
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -79,11 +80,14 @@ def write_index(pages: Sequence[tuple[Path, Path]], out_dir: Path) -> Path:
 
 
 def write_guide(out_dir: Path) -> Path:
-    """docs/instructor.md as `out_dir/instructor.html`: a copy of the site taken to a class without a network has
-    the guide too."""
+    """docs/instructor.md as `out_dir/instructor.html`, its sections listed at the top: a copy of the site taken to
+    a class without a network has the guide too."""
     guide = out_dir / "instructor.html"
     text = markdown2html((ROOT / "docs" / "instructor.md").read_text(encoding="utf-8"))
-    guide.write_text(HEAD.format(title="Several Spotlights: instructor guide") + text + "</body></html>\n",
+    sections = re.findall(r'<h2 id="([^"]+)">(.*?)<a class="anchor-link"', text)
+    contents = "".join(f'<li><a href="#{anchor}">{title}</a></li>' for anchor, title in sections)
+    text = text.replace("</h1>", f"</h1><ul>{contents}</ul>", 1)
+    guide.write_text(HEAD.format(title="Several Spotlights: instructor guide") + f"<body>{text}</body></html>\n",
                      encoding="utf-8")
     return guide
 
@@ -96,6 +100,8 @@ body {{ font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto;
 table {{ border-collapse: collapse; }}
 td, th {{ padding: 0.3rem 0.8rem; border-bottom: 1px solid #ddd; text-align: left; }}
 code {{ background: #f3f3f3; padding: 0.1rem 0.3rem; }}
+pre {{ overflow-x: auto; }}
+.anchor-link {{ display: none; }}
 </style></head>
 """
 """The top of the index and the guide's page."""

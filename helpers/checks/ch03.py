@@ -40,7 +40,7 @@ def check_clues_for_smiles(clues_for_smiles: Callable[[list[str]], dict[str, int
     want = {"subject": words.index("fox"), "mood": words.index("eagerly"), "previous": target - 1}
     expect(any(got[kind] != want[kind] + 1 for kind in _WANT_KEYS),
            f"{name}: every position is one too high. Python counts from 0: "
-           "'eagerly', the first word, is at position 0.")
+           f"the first word is at position 0, the comma after it at {words.index(',')}.")
     for kind in _WANT_KEYS:
         pos = got[kind]
         expect(0 <= pos < len(words), f"{name}: position {pos} for the {kind} clue is outside the sentence "
