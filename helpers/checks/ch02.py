@@ -210,11 +210,13 @@ def check_one_head(
             layer.weight.copy_(torch.randn(d, width, generator=gen) * size)  # [D, C]
         done, result = attempt(
             name, _explain_untransposed(one_head, words, width, d), x.clone(), query, key, value,
-            hint=f"Either a matrix product is the wrong way round (the scores are q @ k.T, [T, T], and the output "
-                 f"is att @ v, [T, D]), or a size comes from the notebook: the check runs your head on its own "
-                 f"example, {words} words of width {width} with a head width of {d}, so a size taken from the "
-                 "notebook's T, C or D does not fit it. Read the sizes from the inputs: the mask from the scores, "
-                 "causal_mask(scores.shape[-1]), and D from q.shape[-1].")
+            hint=lambda err: ("A matrix product is the wrong way round: the scores are q @ k.T, [T, D] @ [D, T] = "
+                              "[T, T], and the output is att @ v, [T, T] @ [T, D] = [T, D]."
+                              if "cannot be multiplied" in str(err) else
+                              f"The check runs your head on its own example, {words} words of width {width} with a "
+                              f"head width of {d}, so a size taken from the notebook's T, C or D does not fit it. "
+                              "Read the sizes from the inputs: the mask from the scores, "
+                              "causal_mask(scores.shape[-1]), and D from q.shape[-1]."))
         if not done:
             return False
         expect(not (isinstance(result, list) and len(result) == 2),
