@@ -100,7 +100,7 @@ body {{ font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto;
 table {{ border-collapse: collapse; }}
 td, th {{ padding: 0.3rem 0.8rem; border-bottom: 1px solid #ddd; text-align: left; }}
 code {{ background: #f3f3f3; padding: 0.1rem 0.3rem; }}
-pre {{ overflow-x: auto; }}
+pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
 .anchor-link {{ display: none; }}
 </style></head>
 """
