@@ -48,8 +48,9 @@ def _split(x: torch.Tensor, heads: int) -> torch.Tensor:
 
 
 _SIZES = (f"The check uses its own small example, not the notebook's: x of shape [B, T, C] = {[_B, _T, _C]}, split "
-          f"into {_H} heads. Read B, T and C from x.shape, and the head width from them: C // heads (a whole "
-          "number; C / heads is a float). Cut each word's C numbers, the last dimension, not the words")
+          f"into {_H} heads. Read B, T and C from x.shape, and the head width from them: C // heads. Cut each "
+          "word's C numbers, the last dimension, not the words")
+_FLOAT = "C / heads is a float, and a size must be a whole number: C // heads is one"
 
 
 def _shape_for(split_heads: Callable[[torch.Tensor, int], torch.Tensor], x: torch.Tensor, heads: int) -> tuple | None:
@@ -65,7 +66,8 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
     """split_heads(x [B, T, C], heads) must return [B, H, T, D] with head h holding columns h*D:(h+1)*D."""
     name = "split_heads"
     x = _numbered()
-    done, got = attempt(name, split_heads, x.clone(), _H, hint=_SIZES, errors=(RuntimeError, TypeError))
+    done, got = attempt(name, split_heads, x.clone(), _H, errors=(RuntimeError, TypeError),
+                        hint=lambda err: _FLOAT if "float" in str(err) else _SIZES)
     if not done:
         return False
     expect(not (isinstance(got, torch.Tensor) and torch.equal(got, x.view(_B, _T, _H, _D))),
@@ -82,9 +84,12 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
            f"{name} returned shape {list(got.shape)}: {_H} numbers per head in {_D} heads, the view's last two "
            f"sizes the wrong way round. Cut into heads first, then the numbers inside a head, as the steps "
            "above do.")
+    letters = {_B: "B", _H: "H", _T: "T", _D: "D"}  # the check's sizes all differ: a shape names its order
+    order = (f" (that is [{', '.join(letters[n] for n in got.shape)}])" if isinstance(got, torch.Tensor)
+             and sorted(got.shape) == sorted(letters) else "")
     expect(not isinstance(got, torch.Tensor) or tuple(got.shape) == (_B, _H, _T, _D),
-           f"{name} returned shape {list(got.shape) if isinstance(got, torch.Tensor) else None}, but [B, H, T, D] "
-           f"is {[_B, _H, _T, _D]} here: {_B} sentences, {_H} heads, {_T} words, {_D} numbers per head")
+           f"{name} returned shape {list(got.shape) if isinstance(got, torch.Tensor) else None}{order}, but "
+           f"[B, H, T, D] is {[_B, _H, _T, _D]} here: {_B} sentences, {_H} heads, {_T} words, {_D} numbers per head")
     got = expect_tensor(name, got, (_B, _H, _T, _D))
     want = _split(x, _H)
     if not torch.equal(got, want):
