@@ -24,7 +24,7 @@ from helpers.compare import seed_margin
 from helpers.course import COURSE_TABLE
 from helpers.evaluate import attention_on_clues, head_ablation
 from helpers.model import CourseConfig, course_model
-from helpers.registry import SHIPPED, STORY_WORLD
+from helpers.registry import SHIPPED, STORY_WORLD, heads_named
 from helpers.stories import CLUE_KINDS
 from helpers.train import BATCH_SIZE, CHECKPOINT_STEPS, story_corpus, train
 
@@ -91,8 +91,7 @@ def _one_run(heads: int, steps: int, seed: int, out_proj: bool | None = None, fe
     result = train(steps=steps, seed=seed, progress=False, model=model)
     mixes = bool(getattr(model.config, "out_proj", True))
     kind = "" if feed_forward is None else f", a block {'with' if feed_forward else 'without'} feed-forward"
-    kind = f" head{'s' if heads != 1 else ''}{kind}"
-    print(f"  seed {seed}, {heads}{kind}, output projection {'yes' if mixes else 'no'}: val perplexity "
+    print(f"  seed {seed}, {heads_named(heads)}{kind}, output projection {'yes' if mixes else 'no'}: val perplexity "
           f"{result.val_ppl:.3f}, clue accuracy {result.clue_accuracy['all']:.1%}, {result.seconds:.1f} s, "
           f"{result.tokens_per_s:,.0f} tokens/s", flush=True)
     flops = {"flops_per_token": training_flops_per_token(heads, out_proj=mixes)} if feed_forward is None else {}
@@ -277,7 +276,7 @@ def markdown(results: dict) -> str:
     lines += [f"- training {label}: {measured['models'][h]['tokens_per_s_mean']:,} tokens/s = "
               f"{speed['training_gflops'][h]} GFLOP/s, {speed['share_of_peak'][h]:.0%} of the matrix-multiply rate."
               for h, label in MODELS]
-    lines += [f"- attention, {a['heads']} head{'s' if a['heads'] != 1 else ''}, shape {a['shape']}: the series' "
+    lines += [f"- attention, {heads_named(a['heads'])}, shape {a['shape']}: the series' "
               f"attention (weights kept for plots) takes {a['forward_ratio']}x the time of torch's fused "
               f"scaled_dot_product_attention for a forward pass ({a['series_forward_ms']} vs {a['fused_forward_ms']} "
               f"ms), {a['train_ratio']}x for "

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from benchmarks.measure import load
 from benchmarks.report import explorer_block, widgets_block
-from helpers.registry import shipped
+from helpers.registry import heads_named, shipped
 from tools.lab import jupyter_lab, notebook, open_page, run_all_cells
 
 OUT = Path(__file__).resolve().parents[1] / "assets" / "explorer_browser_speed.json"
@@ -74,7 +74,7 @@ def time_views(page) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     loads["chapter_4"] = load()
     for _ in range(2):
         for heads in (1, 2, 4, 8, 16):
-            title = f"{heads} untrained head{'s' if heads > 1 else ''}"
+            title = heads_named(heads, "untrained")
             times["chapter_4_click"].append(page.evaluate(TIME, [split, "button", str(heads), title]))
     return times, loads
 

@@ -33,6 +33,7 @@ from helpers.registry import (
     Checkpoint,
     card_names,
     default_name,
+    heads_named,
     shipped,
     shipped_names,
 )
@@ -312,8 +313,7 @@ def _check_tensors(model: CourseModel, tensors: dict[str, torch.Tensor], weights
     expected = model.state_dict()
     missing = sorted(set(expected) - set(tensors))
     extra = sorted(set(tensors) - set(expected))
-    heads = f"{config.heads} head" + ("s" if config.heads != 1 else "")
-    sizes = f"{heads}, width {config.width}, vocabulary {config.vocab_size}"
+    sizes = f"{heads_named(config.heads)}, width {config.width}, vocabulary {config.vocab_size}"
     if missing or extra:
         raise CheckpointError(
             f"{weights}: tensors do not match the card's config ({sizes}): "

@@ -27,6 +27,11 @@ CARD = "card"
 """Example sentences from the checkpoint's own card: held-out sentences of the text it learned."""
 
 
+def heads_named(heads: int, kind: str = "") -> str:
+    """A head count as messages and titles say it: "1 head", "4 heads", "2 untrained heads"."""
+    return f"{heads} {kind + ' ' if kind else ''}head{'s' if heads != 1 else ''}"
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     """One checkpoint: `name` is what `load_model` takes (a shipped name, or a learner's card path)."""
@@ -75,7 +80,7 @@ def trained_on(text: str, heads: int) -> Checkpoint:
     """The shipped checkpoint with `heads` heads that learned `text` (STORY_WORLD or NOVELS)."""
     found = next((c for c in SHIPPED if c.text == text and c.heads == heads), None)
     if found is None:
-        raise ValueError(f"no shipped checkpoint with {heads} head{'s' if heads != 1 else ''} learned the {text}")
+        raise ValueError(f"no shipped checkpoint with {heads_named(heads)} learned the {text}")
     return found
 
 

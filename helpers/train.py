@@ -34,6 +34,7 @@ from helpers.evaluate import clue_accuracy, perplexity
 from helpers.model import CourseConfig, LanguageModel, count_parameters, course_model
 from helpers.own_text import own_text_notes, unknown_share
 from helpers.recipes import TEXT_RECIPE
+from helpers.registry import heads_named
 from helpers.static import static_build
 from helpers.threads import ThreadTrial
 
@@ -172,7 +173,7 @@ def train(
     best = _Best(model, sample if keep_best_every and len(sample) > context else None, val_curve)
     model.train()
     words = batch_size * context  # per step: the bar counts words, so it shows words per second and time left
-    label = f"{heads} head{'s' * (heads > 1)}" if label is None else label
+    label = heads_named(heads) if label is None else label
     bar = _progress_bar(total=steps * words, desc=label, disable=not progress, leave=True, unit=" words",
                         unit_scale=True)
     trial = ThreadTrial(steps)  # the run's thread count: its first steps time one thread against more (threads.py)
@@ -401,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary))
     else:
         accuracy = ", ".join(f"{k} {v:.1%}" for k, v in result.clue_accuracy.items())
-        print(f"{result.heads} head{'s' * (result.heads != 1)}, {result.params:,} parameters, {result.steps} steps in "
+        print(f"{heads_named(result.heads)}, {result.params:,} parameters, {result.steps} steps in "
               f"{result.seconds:.1f} s ({result.tokens_per_s:,.0f} words/s), learning rate {result.lr:g}")
         kept = f" (the weights of step {result.best_step:,}, the best on validation)" if result.best_step else ""
         print(f"validation perplexity {result.val_ppl:.2f}{kept}"
@@ -431,7 +432,7 @@ def _beside(card: Path, corpus: str, val_ppl: float) -> list[str]:
             continue
         if other.get("corpus") == corpus and "val_ppl" in other:
             heads = other["config"]["heads"]
-            lines.append(f"beside it: {path.name} ({heads} head{'s' * (heads != 1)}), validation perplexity "
+            lines.append(f"beside it: {path.name} ({heads_named(heads)}), validation perplexity "
                          f"{other['val_ppl']:.2f} on the same text, against {val_ppl:.2f} here (one seed each: "
                          "chapter 5 tells how sure a gap is)")
     return lines

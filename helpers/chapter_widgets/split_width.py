@@ -24,7 +24,7 @@ from helpers.explorer_figures import grid_figure
 from helpers.model import CourseModel, count_parameters, course_model
 from helpers.plots import FIT_WIDTH, PALETTE, grid_shape, ink, style
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, unique_labels
-from helpers.registry import STORY_WORLD, trained_on
+from helpers.registry import STORY_WORLD, heads_named, trained_on
 from helpers.static import static_build
 from helpers.stories import example_sentences
 
@@ -101,7 +101,7 @@ def _grid(option: Option, words: Sequence[str], group: range, tallest: int | Non
     """Some of the option's heads (`group`) as one row of heatmaps, at most `tallest` pixels high, the row of the
     word the summary reads (the one that guesses the last word) always labelled, and the columns it names; the
     caption counts what the layer costs, part by part."""
-    name = (f"{option.heads} untrained head{'s' if option.heads > 1 else ''}" if option.layer == UNTRAINED
+    name = (heads_named(option.heads, "untrained") if option.layer == UNTRAINED
             else "The trained four-head checkpoint")
     title = name + (f": heads {group.start} to {group.stop - 1}" if len(group) < option.heads else "")
     side = grid_shape(2, 2, tallest, width=style()["widest"]).wide  # one head: two heads' size
@@ -243,7 +243,7 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
     caption saying what its summary line says."""
     words, options = build_options(sentence if sentence is not None else example_sentences()[1], loader)
     s = style()
-    names = [f"{o.heads} head{'s' if o.heads > 1 else ''}" if o.layer == UNTRAINED else "trained, 4 heads"
+    names = [heads_named(o.heads) if o.layer == UNTRAINED else "trained, 4 heads"
              for o in options]
     groups = [f"heads {g.start} to {g.stop - 1}" for g in head_groups(max(HEAD_COUNTS))]
     tallest = s["tallest"] - ABOVE_AND_BELOW * s["font"]  # what is above and below stays on a slide with it
