@@ -66,15 +66,15 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
         expect(not (isinstance(got, torch.Tensor) and _close(got, torch.softmax(raw / d**0.5, dim=-1))),
                f"{name} returned weights (each row adds up to 1): return the scores, not weights. The softmax "
                "comes in exercise 2")
-        got = expect_tensor(f"{name} for {words} words with d = {d}", got, (words, words))
+        got = expect_tensor(f"{name} for {words} words with D = {d}", got, (words, words))
         expect(not _close(got, raw),
-               f"{name} returned the plain dot products: divide them by sqrt(d), the square root of the "
-               f"query width (in the check's example, d = {d}), to keep the scores in a sensible range")
+               f"{name} returned the plain dot products: divide them by sqrt(D), the square root of the "
+               f"query width (in the check's example, D = {d}), to keep the scores in a sensible range")
         expect(not _close(got, raw / d),
-               f"{name} divided by d = {d}; divide by its square root, sqrt(d) = {d**0.5:g}, instead")
+               f"{name} divided by D = {d}; divide by its square root, sqrt(D) = {d**0.5:g}, instead")
         expect(not _close(got, raw / words**0.5),
                f"{name} divided by the square root of the number of words ({words}, q.shape[0]); divide by "
-               f"sqrt(d), the width of each query, q.shape[-1]")
+               f"sqrt(D), the width of each query, q.shape[-1]")
         expect(not _close(got, raw.T / d**0.5),
                f"{name} has rows and columns swapped: each row belongs to a word that looks (a query), each "
                f"column to a word looked at (a key), so compute q @ k.T, not k @ q.T")
@@ -83,12 +83,12 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
                else f"divided the scores by {divisor:.4g}")
         if 1 < divisor <= 8 and abs(divisor**2 - round(divisor**2)) < 1e-3:  # e.g. sqrt(4), typed in
             how += f", which is sqrt({round(divisor**2)})"
-        ending = (": mind the brackets, as x / d ** 1/2 is x / d / 2 (write d ** 0.5)" if abs(divisor - 2 * d) < 1e-3
-                  else ", with d = q.shape[-1], the width of each query, whatever the example")
+        ending = (": mind the brackets, as x / D ** 1/2 is x / D / 2 (write D ** 0.5)" if abs(divisor - 2 * d) < 1e-3
+                  else ", with D = q.shape[-1], the width of each query, whatever the example")
         expect(not (0 < divisor < math.inf and _close(got, raw / divisor) and abs(divisor - d**0.5) > 1e-3),
-               f"{name} {how}; here d = {d}, so divide by sqrt(d) = {d**0.5:g}{ending}")
-        expect_close(f"{name} with d = {d}", got, raw / d**0.5,
-                     "the score (if it is right for one d but not another, read d from q.shape[-1])")
+               f"{name} {how}; here D = {d}, so divide by sqrt(D) = {d**0.5:g}{ending}")
+        expect_close(f"{name} with D = {d}", got, raw / d**0.5,
+                     "the score (if it is right for one D but not another, read D from q.shape[-1])")
     return passed(name)
 
 
@@ -249,11 +249,11 @@ def check_one_head(
         sums = att.sum(dim=-1)  # [T]
         expect(not (bool((sums - sums[0]).abs().max() < 1e-4) and abs(float(sums[0]) - 1) > 1e-4),
                f"{name}: every row of att adds up to {float(sums[0]):.3g}, not 1: the weights were scaled after the "
-               "softmax. Divide the scores by sqrt(d) before it, so the softmax makes the weights")
+               "softmax. Divide the scores by sqrt(D) before it, so the softmax makes the weights")
         expect(bool(((sums - 1).abs() < 1e-4).all()),
                f"{name}: each row of att must add up to 1 (softmax along the last dimension, after masking)")
         expect(not _close(att, spotlight(q @ k.T, v, mask)[1]),
-               f"{name} forgot to scale: divide the scores by sqrt(d) = {d**0.5:.3g} before the softmax")
+               f"{name} forgot to scale: divide the scores by sqrt(D) = {d**0.5:.3g} before the softmax")
         expect(not _close(att, spotlight(q @ k.T / width**0.5, v, mask)[1]),
                f"{name} divided the scores by sqrt(C) = sqrt({width}), the width of a word vector. Divide by "
                f"sqrt(D) = sqrt({d}), the width of the head: the length of each query and key, q.shape[-1]")
