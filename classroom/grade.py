@@ -29,7 +29,7 @@ from pathlib import Path
 
 from classroom import submission
 from classroom.dependencies import needed
-from classroom.grade_run import TIMED_OUT, TOO_LONG
+from classroom.grade_run import TIMED_OUT, TOO_LONG, TYPING
 from classroom.submission import UnreadableError, chapter_in_code, chapter_in_name, course, flags, learner_code, read
 from helpers.needs import names
 from tools.chapters import CHAPTERS, EXPLORER, ROOT, read_toml
@@ -258,6 +258,8 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     tally = Counter(s.status for s in scores if s.status not in ("passed", "flagged"))
     if tally:  # the summary row tells a notebook nobody tried from one tried and wrong
         notes.insert(0, ", ".join(f"{n} {status}" for status, n in tally.items()))
+    if typed := [s.exercise for s in scores if TYPING in s.feedback and s.status != "passed"]:
+        notes.insert(1, f"input() stopped {', '.join(typed)}: read by hand")  # a right answer may sit behind it
     marked = [s.exercise for s in scores if s.status == "flagged"]
     if marked:
         notes.insert(0, f"flagged for review: {'; '.join(elsewhere) or ', '.join(marked)} (unflagged it would score "
@@ -276,7 +278,8 @@ def _owner(notebook: Path, folder: Path) -> str:
 def submissions(paths: Sequence[Path]) -> list[tuple[str, Path, str]]:
     """(name, notebook, how to show it) for every notebook named or found under a folder named, at any depth; a
     nested notebook's name is its first folder under the one named (submissions/<student>/...), else `_owner`'s;
-    names are NFC-normalised (a Mac's zip spells "ë" as two characters) and .IPYNB in any case is a notebook."""
+    names are NFC-normalised (a Mac's zip spells "ë" as two characters) and .IPYNB in any case is a notebook; a Mac
+    zip's __MACOSX folder and ._ files are not."""
     found = []
     for path in paths:
         if not path.is_dir():
@@ -284,7 +287,7 @@ def submissions(paths: Sequence[Path]) -> list[tuple[str, Path, str]]:
             continue
         for notebook in sorted(p for p in path.rglob("*") if p.suffix.lower() == ".ipynb" and p.is_file()):
             parts = notebook.relative_to(path).parts
-            if ".ipynb_checkpoints" not in parts:
+            if not {".ipynb_checkpoints", "__MACOSX"} & set(parts) and not notebook.name.startswith("._"):
                 owner = parts[0] if len(parts) > 1 else _owner(notebook, path)
                 flat_in_owner = len(parts) == 1 and owner != notebook.stem  # alice/01_one_spotlight.ipynb
                 found.append((owner, notebook, f"{owner}/{notebook.name}" if flat_in_owner else "/".join(parts)))
@@ -300,9 +303,9 @@ def read_roster(path: Path) -> dict[str, str]:
     return {unicodedata.normalize("NFC", Path(row[0].strip()).stem): row[1].strip() for row in rows[1:]}
 
 
-def read_points(path: Path) -> dict[str, float]:
+def read_points(path: Path, chapter: str | None = None) -> dict[str, float]:
     """Points per exercise from a CSV (exercise,points; a first row whose points are not a number is a header) or
-    a TOML file (softmax = 2)."""
+    a TOML file (softmax = 2); names of `chapter`'s exercises, or of any chapter's."""
     if path.suffix == ".toml":
         table = read_toml(path)
         table = table.get("points", table)
@@ -311,43 +314,50 @@ def read_points(path: Path) -> dict[str, float]:
             rows = [row for row in csv.reader(handle) if len(row) >= 2]
         header = bool(rows) and not rows[0][1].strip().replace(".", "", 1).isdigit()
         table = {row[0].strip(): row[1].strip() for row in rows[header:]}
-    known = {e.name for n in CHAPTERS for e in course(n[:2])[1]}
+    known = {e.name for n in CHAPTERS if chapter in (None, n[:2]) for e in course(n[:2])[1]}
     unknown = sorted(set(table) - known)
     if unknown:
-        raise ValueError(f"{path}: no exercise called {', '.join(unknown)}; the exercises: {', '.join(sorted(known))}")
+        which = f"chapter {chapter}'s exercises" if chapter else "the exercises"
+        raise ValueError(f"{path}: no exercise called {', '.join(unknown)}; {which}: {', '.join(sorted(known))}")
     try:
         return {name: float(value) for name, value in table.items()}
     except (TypeError, ValueError):
         raise ValueError(f"{path}: points must be numbers") from None
 
 
-def write_csvs(results: Sequence[Graded], missing: Sequence[str], out: Path, chapter: str | None = None,
+def write_csvs(results: Sequence[Graded], missing: dict[str, str], out: Path, chapter: str | None = None,
                most: float | None = None) -> tuple[Path, Path]:
-    """summary.csv (one row per submission, and per roster entry with none: the assignment's `chapter` and its
-    `most` points, when given) and grades.csv (one per exercise)."""
+    """summary.csv (one row per submission, and per roster entry with none, `missing` saying why: the assignment's
+    `chapter` and its `most` points, when given) and grades.csv (one per exercise)."""
     out.mkdir(parents=True, exist_ok=True)
     summary = [["student", "submission", "chapter", "points", "max_points", "status", "note"]]
     summary += [[g.student, g.submission, g.chapter or "", f"{g.points:g}", f"{g.max_points:g}", g.status, g.note]
                 for g in results]
-    summary += [[student, "", chapter or "", 0, "" if most is None else f"{most:g}", "missing",
-                 "no notebook from this student"] for student in missing]
+    summary += [[student, "", chapter or "", 0, "" if most is None else f"{most:g}", "missing", note]
+                for student, note in missing.items()]
     grades = [["student", "submission", "chapter", "exercise", "points", "max_points", "status", "feedback"]]
     grades += [[g.student, g.submission, g.chapter or "", s.exercise, f"{s.points:g}", f"{s.max_points:g}", s.status,
                 s.feedback] for g in results for s in g.scores or [Score("", 0, 0, g.status, g.note)]]
     paths = out / "summary.csv", out / "grades.csv"
     for path, rows in zip(paths, (summary, grades), strict=True):
-        with path.open("w", newline="", encoding="utf-8") as handle:
+        with path.open("w", newline="", encoding="utf-8-sig") as handle:  # the mark: Excel reads "Zoë" as UTF-8
             csv.writer(handle).writerows(rows)
     return paths
 
 
 def gradescope(graded: Graded | None, why: str = "") -> dict:
-    """Gradescope's results JSON: one test per exercise, its feedback as the output; the reason in `output`."""
+    """Gradescope's results JSON: one test per exercise, its feedback as the output; the reason in `output`. What
+    a flagged exercise's flags are goes in a hidden test (the instructor's); its student reads it is held."""
     if graded is None:
         return {"score": 0.0, "output": why}
-    tests = [{"name": s.exercise, "score": float(s.points), "max_score": float(s.max_points), "output": s.feedback,
+    held = "held for your instructor's review"
+    tests = [{"name": s.exercise, "score": float(s.points), "max_score": float(s.max_points),
+              "output": f"{s.exercise}: {held}" if s.status == "flagged" else s.feedback,
               "status": "passed" if s.status == "passed" else "failed"} for s in graded.scores]
-    note = f"{graded.status}: {graded.note}" if graded.note else graded.status
+    tests += [{"name": f"{s.exercise}: why it was flagged", "score": 0.0, "max_score": 0.0, "output": s.feedback,
+               "visibility": "hidden"} for s in graded.scores if s.status == "flagged"]  # for the instructor alone
+    note = f"flagged: {held}" if graded.status == "flagged" else (
+        f"{graded.status}: {graded.note}" if graded.note else graded.status)
     return {"score": float(graded.points), "execution_time": round(graded.seconds), "output": note, "tests": tests}
 
 
@@ -369,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if chapter and chapter not in {n[:2] for n in CHAPTERS}:
         parser.error(f"--chapter {args.chapter}: there is no such chapter ({', '.join(n[:2] for n in CHAPTERS)})")
     try:
-        points = read_points(args.points) if args.points else {}
+        points = read_points(args.points, chapter) if args.points else {}
         roster = read_roster(args.roster) if args.roster else {}
     except (OSError, ValueError) as problem:
         parser.error(str(problem))
@@ -393,21 +403,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"grading {len(found)} notebook{'s' * (len(found) != 1)}, {max(1, args.workers)} at a time "
           f"(an exercise may take {args.timeout:g} s)", flush=True)
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
-        pending = {pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout, shown)
+        pending = {pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout, shown): shown
                    for key, path, shown in found}
         while pending:
-            done, pending = wait(pending, timeout=QUIET_S, return_when=FIRST_COMPLETED)
+            done, _ = wait(pending, timeout=QUIET_S, return_when=FIRST_COMPLETED)
             if not done:
+                running = [shown for future, shown in pending.items() if future.running()]
                 print(f"still grading, {len(pending)} to go: none done in the last {QUIET_S:g} s (a notebook may be "
-                      f"waiting on a time limit, {args.timeout:g} s an exercise)", flush=True)
+                      f"waiting on a time limit, {args.timeout:g} s an exercise); at work on {', '.join(running)}",
+                      flush=True)
             for future in done:
+                del pending[future]
                 g = future.result()
                 results.append(g)
+                note = f": {g.note}" if g.note else ""
                 print(f"[{len(results)}/{len(found)}] {g.student} ({g.submission}): {g.status}, {g.points:g} of "
-                      f"{g.max_points:g} ({g.seconds:.0f} s)" + (f": {g.note}"[:160] if g.note else ""), flush=True)
+                      f"{g.max_points:g} ({g.seconds:.0f} s)" + (note if len(note) <= 160 else f"{note[:159]}…"),
+                      flush=True)
     results.sort(key=lambda g: (g.student, g.submission))
     counts = Counter((g.student, g.chapter) for g in results)  # a class's collected chapters are one each
-    missing = sorted(student for student in roster.values() if student not in {s for s, _ in counts})
+    left_out = {roster.get(key, key): shown for key, _, shown in reversed(others)}  # a student's first left out
+    missing = {student: (f"no chapter {chapter} notebook; left out {left_out[student]}, another chapter's"
+                         if student in left_out else "no notebook from this student")
+               for student in sorted(roster.values()) if student not in {s for s, _ in counts}}
     unlisted = sorted({key for key, _, _ in found if roster and key not in roster})
     for g in results:  # an unlisted file was perhaps renamed: its student may be one of the missing
         n = counts[g.student, g.chapter]
@@ -421,8 +439,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"wrote {summary} and {grades}" + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else "")
           + (f"; warning, more than one submission from: {', '.join(doubled)}" if doubled else ""))
     statuses = ", ".join(f"{n} {status}" for status, n in Counter(g.status for g in results).most_common())
-    print(f"{len(results)} notebooks in {time.perf_counter() - began:.0f} s: {statuses}; {len(missing)} missing, "
-          f"{len(unlisted)} not on the roster, {len(doubled)} with more than one notebook"
+    listed = f"; {len(missing)} missing, {len(unlisted)} not on the roster" if roster else ""
+    print(f"{len(results)} notebook{'s' * (len(results) != 1)} in {time.perf_counter() - began:.0f} s: {statuses}"
+          f"{listed}; {len(doubled)} with more than one notebook"
           + (f"; {len(others)} left out (another chapter)" if others else ""))
     return 0
 

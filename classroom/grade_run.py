@@ -24,6 +24,7 @@ from pathlib import Path
 LEARNER = "<your exercise cell>"  # the file name the learner's code is compiled under: how it is known as theirs
 TIMED_OUT = 124  # the exit code when the learner's code caught the time limit and ran on
 TOO_LONG = "did not finish within {:g} s, the time limit: look for a loop that never ends or a long wait"  # .format(s)
+TYPING = "input() waits for typing, which a grading run cannot give: put the value in the code"
 COPIES = {  # helpers' own functions that compute an exercise's answer, guarded in its check like the solutions
     "weighted_average": "helpers.attention:spotlight", "softmax": "helpers.attention:spotlight",
     "masked_weights": "helpers.attention:spotlight",
@@ -132,8 +133,7 @@ def run(source: str, label: str, namespace: dict, timeout: float, watch: Watch |
 
 def _said(err: BaseException) -> str:
     """An error as feedback names it; input() gets its reason, since its EOFError does not say."""
-    typing = " (input() waits for typing, which a grading run cannot give: put the value in the code)"
-    return f"{type(err).__name__}: {err}" + (typing if isinstance(err, EOFError) else "")
+    return f"{type(err).__name__}: {err}" + (f" ({TYPING})" if isinstance(err, EOFError) else "")
 
 
 def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from classroom.grade import grade, main, submissions
+from classroom.grade import Graded, Score, grade, gradescope, main, submissions
 from classroom.grade_run import grade as run_steps
 from classroom.submission import chapter_in_name, course, flags
 from helpers.checks import PRINTED
@@ -94,9 +94,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         (root / name).write_text(text)
     assert main([str(root / "class"), "--out", str(root / "out"), "--workers", "2", "--timeout", "60",
                  "--roster", str(root / "roster.csv"), "--points", str(root / "points.csv")]) == 0
-    summary = csv.DictReader((root / "out" / "summary.csv").open())
+    summary = csv.DictReader((root / "out" / "summary.csv").open(encoding="utf-8-sig"))
     rows = {row["student"]: {"summary": row, "exercises": {}} for row in summary}
-    for row in csv.DictReader((root / "out" / "grades.csv").open()):
+    for row in csv.DictReader((root / "out" / "grades.csv").open(encoding="utf-8-sig")):
         rows[row["student"]]["exercises"][row["exercise"]] = row
     return rows
 
@@ -168,6 +168,15 @@ def test_gradescope_mode_always_writes_results_json(tmp_path: Path, upload: dict
     assert all(test["score"] == 0 for test in results.get("tests", []))
 
 
+def test_on_gradescope_a_flagged_exercise_is_held_for_review_and_its_flags_are_the_instructors() -> None:
+    why = "softmax: not scored, flagged for review: cell 3: imports solutions. Unflagged: softmax: correct"
+    scores = [Score("softmax", 0, 1, "flagged", why), Score("weighted_average", 1, 1, "passed", "correct")]
+    results = gradescope(Graded("x.ipynb", "x", "01", "flagged", "flagged for review: cell 3: imports it", scores))
+    shown = [test for test in results["tests"] if test.get("visibility") != "hidden"]
+    assert "imports" not in json.dumps(shown) + results["output"] and "review" in shown[0]["output"], results
+    assert [test["output"] for test in results["tests"] if test.get("visibility") == "hidden"] == [why]
+
+
 def _steps(code: str) -> list[dict]:
     """A tiny plan: the checks' import, the learner's softmax, the chapter's check line."""
     return [{"kind": "course", "label": "cell 1", "source": "from helpers.checks import yours_or_reference\n"
@@ -215,6 +224,8 @@ def test_a_solution_or_helpers_copy_of_one_is_flagged_at_run_time(code: str, say
      "graded in a fresh process"),  # the checks changed: the next exercise is still graded, without that code
     ("def weighted_average(w, v):\n    return w @ v\n\nn = int(input('How many? '))", ["passed", "passed"],
      "input() waits for typing"),
+    ("n = int(input('How many? '))\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],
+     "input() stopped weighted_average: read by hand"),  # a right answer behind it: the summary says so
 ])
 def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Path, code: str, statuses: list,
                                                                    says: str) -> None:
@@ -268,7 +279,8 @@ def test_a_bad_roster_or_points_file_is_refused_saying_why(tmp_path: Path, capsy
 
 def test_a_notebook_saved_under_its_chapters_name_belongs_to_the_folder_that_holds_it(tmp_path: Path) -> None:
     """Students' folders named one by one (grade collected/*), or one notebook: the folder names the student."""
-    for name in ("alice/01_one_spotlight.ipynb", "bob/01_one_spotlight-Copy1.ipynb", "class/carol.ipynb"):
+    for name in ("alice/01_one_spotlight.ipynb", "bob/01_one_spotlight-Copy1.ipynb", "class/carol.ipynb",
+                 "class/__MACOSX/._carol.ipynb", "alice/._01_one_spotlight.ipynb"):  # a Mac's zip: not notebooks
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text("{}")
     named = [tmp_path / "alice", tmp_path / "bob" / "01_one_spotlight-Copy1.ipynb", tmp_path / "class"]
@@ -284,12 +296,17 @@ def test_a_file_name_says_its_chapter_but_a_date_in_it_does_not(name: str, chapt
 def test_with_chapter_a_whole_course_collected_is_graded_for_that_chapter_alone(tmp_path: Path, capsys,
                                                                                  monkeypatch) -> None:
     monkeypatch.setattr("classroom.grade.QUIET_S", 0.5)  # and it says it is at work while nothing is done
-    for path in chapter_paths("01") + chapter_paths("02"):
-        (tmp_path / "class" / "ada").mkdir(parents=True, exist_ok=True)
-        (tmp_path / "class" / "ada" / path.name).write_text(path.read_text())
-    assert main([str(tmp_path / "class"), "--chapter", "01", "--out", str(tmp_path / "out")]) == 0
+    for student, path in (("ada", chapter_paths("01")[0]), ("ada", chapter_paths("02")[0]),
+                          ("elif", chapter_paths("02")[0])):  # elif handed in chapter 2's alone
+        (tmp_path / "class" / student).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "class" / student / path.name).write_text(path.read_text())
+    (tmp_path / "roster.csv").write_text("folder,id\nada,ada\nelif,elif\n")
+    assert main([str(tmp_path / "class"), "--chapter", "01", "--out", str(tmp_path / "out"),
+                 "--roster", str(tmp_path / "roster.csv")]) == 0
     said = capsys.readouterr().out  # at the start, and again in the last line
-    assert "left out 1 notebook whose file name says another chapter than 01" in said
-    assert said.rstrip().endswith("; 1 left out (another chapter)") and "still grading, 1 to go" in said
-    [row] = csv.DictReader((tmp_path / "out" / "summary.csv").open())
-    assert row["student"] == "ada" and row["chapter"] == "01" and "submissions" not in row["note"]
+    assert "left out 2 notebooks whose file name says another chapter than 01" in said
+    assert said.rstrip().endswith("; 2 left out (another chapter)") and "1 notebook in" in said
+    assert "still grading, 1 to go" in said and "at work on ada/01_one_spotlight.ipynb" in said
+    ada, elif_ = csv.DictReader((tmp_path / "out" / "summary.csv").open(encoding="utf-8-sig"))
+    assert ada["student"] == "ada" and ada["chapter"] == "01" and "submissions" not in ada["note"]
+    assert elif_["status"] == "missing" and "left out elif/02_queries_keys_values.ipynb" in elif_["note"], elif_

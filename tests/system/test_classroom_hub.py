@@ -94,5 +94,6 @@ def test_each_students_notebooks_are_collected_for_the_grader(tmp_path: Path, pr
     for name, text in homes.items():
         assert nbformat.read(out / name / "01_one_spotlight.ipynb", as_version=4) == nbformat.reads(text, as_version=4)
     assert grade.main([str(out), "--chapter", "01", "--out", str(tmp_path / "grades"), "--workers", "2"]) == 0
-    rows = {(r["student"], r["exercise"]): r["status"] for r in csv.DictReader((tmp_path / "grades/grades.csv").open())}
+    graded = csv.DictReader((tmp_path / "grades/grades.csv").open(encoding="utf-8-sig"))
+    rows = {(r["student"], r["exercise"]): r["status"] for r in graded}
     assert rows[("ada", "softmax")] == "passed" and rows[("bob", "softmax")] == "not attempted", rows
