@@ -228,7 +228,7 @@ def print_measured_pair(results: Mapping[str, Any], first: str, second: str) -> 
     ahead = controls["models"][second if margin.gap > 0 else first]["label"]
     print(f"{controls['steps']:,} steps each, seeds {', '.join(map(str, sorted(controls['models'][first]['seeds'])))}")
     print(f"the gap between the means: {abs(margin.gap):.3f}; the wider range over the seeds: {margin.range:.3f}")
-    print(f"{ahead} is ahead by more than the seeds move either" if margin.beats_range
+    print(f"{ahead} came out ahead by more than the seeds move either" if margin.beats_range
           else "too close to call: the gap is inside what the seeds alone move")
 
 
@@ -288,7 +288,12 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
         lines.append("the runs took different numbers of steps, so this is not a fair race")
     lines.append(f"still changing: over the last checks (steps {checks}), each model's perplexity moved by up "
                  f"to\u00a0{moved:,.2f}")  # a non-breaking space: the number never sits alone on a line
-    said = [f"Note ({name}): {note}" for name, run_notes in (notes or {}).items() for note in run_notes]
+    owners = {}  # note -> the runs it is about: one said of both runs (a note on the text) is printed once
+    for name, run_notes in (notes or {}).items():
+        for note in run_notes:
+            owners.setdefault(note, []).append(name)
+    said = [f"Note{'' if len(names) == len(runs) else ' (' + ', '.join(names) + ')'}: {note}"
+            for note, names in owners.items()]
     if said:
         lines += [*said, "verdict: none, as the notes say a score here cannot compare heads"]
     elif gap <= moved:
@@ -303,7 +308,7 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
                      "clue accuracy); this race does not say which model is better")
     else:
         on = "on perplexity and on clue accuracy" if clue_leader == ahead else "on perplexity"
-        lines.append(f"verdict: {ahead} is ahead {on}, by more than twice how much they were still changing, in "
+        lines.append(f"verdict: {ahead} came out ahead {on}, by more than twice how much they were still changing, in "
                      "this run; one seed and one short run cannot say whether it stays ahead")
     return "\n".join(textwrap.fill(line, 100, subsequent_indent="  ") for line in lines)
 

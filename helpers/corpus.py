@@ -72,3 +72,13 @@ def text_corpus(path: str | Path, context: int = 128) -> Corpus:
     tok = Tokenizer.from_text(" ".join(train), source=f"{path} (training part)")
     ids = [torch.tensor([tok.ids.get(word, 0) for word in part], dtype=torch.long) for part in (train, validation)]
     return Corpus(Path(path).name, tok, *ids, val_words=validation)  # the file's name: no folders in titles
+
+
+def split_said(corpus: Corpus) -> str:
+    """How a text was split, in words, and why more than a tenth validates a short text."""
+    train, validate = len(corpus.train_ids), len(corpus.val_ids)
+    said = f"{corpus.name}: {train:,} words to train on, {validate:,} to validate"
+    if validate > (train + validate) // 10:  # a short text: the last tenth would not fill one window
+        said += (f" ({validate / (train + validate):.0%} of the text, not a tenth: validation needs at least one "
+                 "window's worth)")
+    return said

@@ -82,7 +82,8 @@ def perplexity(model: LanguageModel, ids: torch.Tensor) -> float:
             logits = model(x[i : i + batch])  # [b, T, V]
             total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y[i : i + batch].reshape(-1),
                                      reduction="sum").item()
-    return math.exp(total / y.numel())
+    mean = total / y.numel()
+    return math.exp(mean) if mean < 700 else math.inf  # a diverged model's: beyond what a float holds
 
 
 def scorable_clues(clues: list[Clue], n_words: int, context: int) -> list[tuple[Clue, int, int]]:

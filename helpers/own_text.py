@@ -151,3 +151,9 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
             "few steps; with little text it may have learnt its training text by heart; a text with little pattern "
             "gives it nothing to learn), so this score says nothing about heads.")
     return notes
+
+
+def heads_notes(corpus: Corpus, val_ppl: float, results: dict | None = None) -> list[str]:
+    """The notes that say a score on this text cannot compare heads (few different words, a text that repeats
+    itself, a perplexity above an even guess): own_text_notes but the two every text gets, length and <unk>."""
+    return own_text_notes(corpus, results, val_ppl)[2:]

@@ -241,9 +241,11 @@ def read_text_file(path: str | Path) -> str:
         return data.decode("utf-8-sig")  # a byte-order mark at the start is dropped, not read as a word
     except UnicodeDecodeError as err:
         at = len(data) - len(err.object) + err.start  # err counts from after a byte-order mark
+        before = data[max(0, at - 20):at].decode("utf-8", "replace").split("\n")[-1]
         raise ValueError(
-            f"{path}: is not UTF-8 text (byte 0x{data[at]:02x} at position {at}); "
-            "save it as UTF-8 and try again"
+            f"{path}: is not UTF-8 text (byte 0x{data[at]:02x} at position {at}, after {before!r}); it may be "
+            "Latin-1 or Windows-1252, an older editor's: open it in an editor, Save As with the encoding UTF-8, "
+            "and try again"
         ) from None
 
 

@@ -29,7 +29,7 @@ from tqdm.std import tqdm as text_tqdm
 
 from helpers import guards
 from helpers.checkpoints import CheckpointError, cards_in, default_name, held_out_examples, read_card, save_checkpoint
-from helpers.corpus import Corpus, story_corpus, text_corpus
+from helpers.corpus import Corpus, split_said, story_corpus, text_corpus
 from helpers.evaluate import clue_accuracy, perplexity
 from helpers.model import CourseConfig, LanguageModel, count_parameters, course_model
 from helpers.own_text import own_text_notes, unknown_share
@@ -189,7 +189,7 @@ def train(
             if not torch.isfinite(loss):
                 raise FloatingPointError(
                     f"the loss became {loss.item()} at step {step + 1} of {steps}: training diverged. "
-                    f"Try a lower learning rate (now {lr:g}, e.g. {lr / 3:.2g})."
+                    f"Try a lower learning rate (now {lr:g}, e.g. {min(lr / 3, LEARNING_RATE):.2g})."
                 )
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -356,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.max_seconds is not None and not args.max_seconds > 0:
         parser.error(f"argument --max-seconds: must be > 0, got {args.max_seconds}")
+    if args.out and args.out.exists() and not args.out.is_dir():  # said now, not after the training
+        parser.error(f"argument --out: {args.out} is a file; --out names a folder to save the model in")
     try:
         corpus = text_corpus(args.text) if args.text else story_corpus()
     except ValueError as err:
@@ -366,16 +368,20 @@ def main(argv: list[str] | None = None) -> int:
         steps = recipe.pop("steps")
         args.steps = args.steps or steps
         notes = own_text_notes(corpus)
+        split = textwrap.fill(split_said(corpus), 100, subsequent_indent="  ")
+        print(split, file=sys.stderr if args.json else sys.stdout)
         _print_notes(notes, args.json)
     else:
         args.steps, recipe = args.steps or CHECKPOINT_STEPS, {}
     if args.lr is not None:
         recipe["lr"] = args.lr
-    result = train(heads=args.heads, steps=args.steps, seed=args.seed, corpus=corpus, progress=not args.json, **recipe,
-                   max_seconds=args.max_seconds)
+    try:
+        result = train(heads=args.heads, steps=args.steps, seed=args.seed, corpus=corpus, progress=not args.json,
+                       **recipe, max_seconds=args.max_seconds)
+    except FloatingPointError as err:  # diverged: one line, not a traceback
+        parser.exit(1, f"{parser.prog}: {err}\n")
+    late = own_text_notes(corpus, val_ppl=result.val_ppl)[len(notes):] if args.text else []  # need the score
     if args.text:
-        late = own_text_notes(corpus, val_ppl=result.val_ppl)[len(notes):]  # notes that need the trained score
-        _print_notes(late, args.json)
         result.notes = notes + late
     summary = result.summary()
     summary["even_guess"] = {"vocabulary": result.model.config.vocab_size,
@@ -394,21 +400,24 @@ def main(argv: list[str] | None = None) -> int:
         examples = held_out_examples(corpus.tokenizer, held_out)
         # the card repeats the notes (load_model prints them once per session) and the recipe it trained with
         kept = {key: summary[key] for key in ("notes", "unknown_share") if key in summary}
+        _say_replaced(args.out / f"{args.name or default_name(args.heads)}.json", args.json)
         card = save_checkpoint(result, args.out / (args.name or default_name(args.heads)), command,
                                recipe=summary["recipe"], examples=examples, **kept)
         summary["checkpoint"] = str(card)
         summary["examples"] = len(examples)
     if args.json:
+        _print_notes(late, True)
         print(json.dumps(summary))
     else:
         accuracy = ", ".join(f"{k} {v:.1%}" for k, v in result.clue_accuracy.items())
         print(f"{heads_named(result.heads)}, {result.params:,} parameters, {result.steps} steps in "
               f"{result.seconds:.1f} s ({result.tokens_per_s:,.0f} words/s), learning rate {result.lr:g}")
         kept = f" (the weights of step {result.best_step:,}, the best on validation)" if result.best_step else ""
-        print(f"validation perplexity {result.val_ppl:.2f}{kept}"
+        print(f"validation perplexity {result.val_ppl:,.2f}{kept}"
               + (f"; clue accuracy: {accuracy}" if accuracy else ""))
         baseline = even_guess_line(result.model.config.vocab_size, corpus.val_ids)
         print(textwrap.fill(baseline, 100, subsequent_indent="  "))
+        _print_notes(late, False)  # after the score they are about
         if "checkpoint" in summary:
             print(f"saved {summary['checkpoint']}")
             for line in _beside(Path(summary["checkpoint"]), corpus.name, result.val_ppl):
@@ -419,6 +428,16 @@ def main(argv: list[str] | None = None) -> int:
                               "the explorer offers the story-world sentences; type your own there"),
                 100, subsequent_indent="  "))
     return 0
+
+
+def _say_replaced(card: Path, to_stderr: bool) -> None:
+    """A model about to be saved over says so, with the text it was trained on: a folder holds one of each size."""
+    try:
+        was = read_card(card).get("corpus", "an unnamed text") if card.exists() else None
+    except CheckpointError:
+        was = "a text its card no longer says"
+    if was:
+        print(f"replacing {card} (trained on {was})", file=sys.stderr if to_stderr else sys.stdout)
 
 
 def _beside(card: Path, corpus: str, val_ppl: float) -> list[str]:

@@ -137,9 +137,11 @@ def test_race_verdict_compares_the_gap_with_how_much_the_runs_still_changed() ->
     assert "ahead" not in close and max(len(line) for line in close.splitlines()) <= 100
     runs = {"one head": _run({40: 30.0, 50: 29.8, 60: 29.7}, 60),
             "four heads": _run({40: 22.4, 50: 22.2, 60: 22.0}, 60)}
-    assert "verdict: four heads is ahead on perplexity" in compare.race_verdict(runs)
+    assert "verdict: four heads came out ahead on perplexity" in compare.race_verdict(runs)
     learnt = compare.race_verdict(runs, {"one head": ["learnt by heart"], "four heads": []})
     assert "Note (one head): learnt by heart" in learnt and "ahead" not in learnt, "no verdict a note contradicts"
+    pattern = compare.race_verdict(runs, {"one head": ["a pattern"], "four heads": ["a pattern"]})
+    assert pattern.count("a pattern") == 1 and "Note: a pattern" in pattern, "a note on the text, said once"
     unfair = {"a": _run({40: 3.0, 60: 2.0}, 60), "b": _run({40: 3.0, 60: 2.5}, 90)}
     assert "not a fair race" in compare.race_verdict(unfair)
     with pytest.raises(ValueError, match="two validation checks"):
@@ -159,7 +161,7 @@ def test_a_gap_barely_above_the_runs_movement_or_against_clue_accuracy_is_no_win
     assert "the scores disagree" in _flat(mixed) and "ahead" not in mixed
     both = compare.race_verdict({"one head": _run({67: 9.0, 83: 8.9, 100: 8.8}, clues=0.40),
                          "four heads": _run({67: 6.0, 83: 5.9, 100: 5.8}, clues=0.45)})
-    assert "four heads is ahead on perplexity and on clue accuracy" in _flat(both)
+    assert "four heads came out ahead on perplexity and on clue accuracy" in _flat(both)
 
 
 def test_the_printed_gap_is_the_difference_of_the_printed_perplexities() -> None:
@@ -190,6 +192,6 @@ def test_a_measured_pair_is_called_by_chapter_5s_rule(second: list[float], verdi
     models = {name: {"label": f"model {name}", "params": 10, "seeds": [0, 1, 2]} for name in runs}
     compare.print_measured_pair({"controls": {"steps": 1000, "runs": runs, "models": models}}, "a", "b")
     said = capsys.readouterr().out
-    assert verdict in said and ("model b is ahead" in said) == (verdict == "ahead")
+    assert verdict in said and ("model b came out ahead" in said) == (verdict == "ahead")
     with pytest.raises(ValueError, match="no runs of"):
         compare.print_measured_pair({"controls": {"steps": 1000, "runs": runs, "models": models}}, "a", "c")

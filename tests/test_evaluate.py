@@ -26,6 +26,8 @@ def test_a_model_that_knows_nothing_has_perplexity_1024(val):
     torch.nn.init.zeros_(model.lm_head.weight)
     torch.nn.init.zeros_(model.lm_head.bias)
     assert evaluate.perplexity(model, val[0]) == pytest.approx(1024, rel=1e-4)
+    torch.nn.init.normal_(model.lm_head.weight, std=1e4)  # a diverged model's scores: beyond what a float holds
+    assert evaluate.perplexity(model, val[0]) == float("inf")
 
 
 def test_the_scored_words_are_those_with_a_clue_in_their_own_window_each_counted_once():

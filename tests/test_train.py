@@ -85,11 +85,14 @@ def test_command_line_prints_one_json_object_and_on_the_story_world_no_notes(cap
 
 @pytest.mark.parametrize(("argv", "message"), [(["--heads", "3"], "divide"), (["--steps", "0"], ">= 1"),
                                                (["--seed", "x"], "whole number"),
-                                               (["--text", str(DATA / "binary.bin")], "binary")])
+                                               (["--text", str(DATA / "binary.bin")], "binary"),
+                                               (["--out", str(DATA / "binary.bin")], "is a file; --out names a folder"),
+                                               (["--heads", "1", "--steps", "3", "--lr", "1e6"], "training diverged")])
 def test_command_line_errors(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
-    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert exit_info.value.code in (1, 2) and message in err and "Traceback" not in err
 
 
 def test_keep_best_ends_with_the_weights_that_scored_best_on_validation(small_stories):
@@ -120,6 +123,8 @@ def test_command_line_prints_the_rate_words_per_second_and_the_even_guess(capsys
     assert " words/s), learning rate " in printed and "tokens/s" not in printed
     assert f"an even guess scores 1,024 (every one of the 1,024 vocabulary entries alike), or {different:,}" in printed
     assert "the card keeps " in printed and "example sentence(s) from the validation text" in printed
+    assert f"{len(corpus.train_ids):,} words to train on" in printed and "replacing" not in printed
+    assert printed.index("validation perplexity") < printed.index("Note: The validation perplexity"), "score first"
     assert main(["--heads", "4", "--steps", "2", "--text", sample, "--out", str(tmp_path / "printed")]) == 0
     one = json.loads((tmp_path / "printed" / "one_head.json").read_text())
     assert f"one_head.json (1 head), validation perplexity {one['val_ppl']:.2f}" in capsys.readouterr().out
@@ -140,3 +145,5 @@ def test_command_line_prints_the_rate_words_per_second_and_the_even_guess(capsys
     first = capsys.readouterr().out
     load_model(tmp_path / "one_head.safetensors")  # the same checkpoint again, by its other file
     assert first.count("Note on one_head.json:") == len(out["notes"]) and capsys.readouterr().out == ""
+    assert main(["--heads", "1", "--steps", "2", "--text", sample, "--out", str(tmp_path), "--json"]) == 0
+    assert f"replacing {tmp_path / 'one_head.json'} (trained on {corpus.name})" in capsys.readouterr().err
