@@ -41,6 +41,9 @@ ALL_HEADS = "all heads"
 PICK = ("pick an example…", "")
 """The examples menu's first entry, on show while the sentence is not one of the examples: a menu that says
 what it offers, where an empty one would look like a text box."""
+SWAPPED = ("The other model's example had words this one never learned, so here is one of its own examples. Type any "
+           "sentence to see how this model reads it.")
+"""The note on a model switch that changed the sentence: shown until the next head or focus."""
 NAMED = 0.01
 """The least share of a spotlight a word needs to be named in the summary line after the strongest one."""
 
@@ -197,6 +200,7 @@ class Explorer(Widget):
                                  f"{', '.join(map(str, range(heads)))} (or '{ALL_HEADS}').")
             self.head = head
             self.set_quietly(self.head_picker, head)
+            self.notes = [note for note in self.notes if note != SWAPPED]  # said at the switch, not after
             self._redraw()
 
     def set_model(self, name: str) -> None:
@@ -233,8 +237,7 @@ class Explorer(Widget):
         self.set_sentence(sentence)
         if old_example and self.words.count(UNK) > unknown and sentence not in self.offered_examples:
             self.set_sentence(self._first_example())
-            self.notes.append("The other model's example had words this one never learned, so here is one of its "
-                              "own examples. Type any sentence to see how this model reads it.")
+            self.notes.append(SWAPPED)
             self.show_message()
 
     def set_focus(self, position: int) -> None:
@@ -251,6 +254,7 @@ class Explorer(Widget):
                                  f"the sentence has {len(self.words)} words (0 to {last}).")
             self.focus = position
             self.set_quietly(self.focus_picker, position)
+            self.notes = [note for note in self.notes if note != SWAPPED]
             self._redraw()  # the heatmap labels the focus row, whatever words it leaves out
 
     # ----- drawing ---------------------------------------------------------------------------------

@@ -67,8 +67,10 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
         listed = ", ".join(f"'{w}'" for w in unknown[:8]) + more
         notes.append(f"Not in the model's vocabulary, shown as <unk>: {listed}.")
         if all(w == UNK for w in words):
-            notes.append("None of these words are known, so the heatmap can only show word positions: "
-                         "try a sentence from the list.")
+            learnt = (getattr(model, "card", None) or {}).get("corpus")  # a checkpoint's text, e.g. 'mine.txt'
+            where = f"the text this model learned ({learnt})" if learnt else "a sentence in the list"
+            notes.append(f"None of these words are known, so the heatmap can only show word positions: type words "
+                         f"from {where}.")
     context = model.config.context
     if len(ids) > context:
         notes.append(f"The sentence has {len(ids)} words, more than the model's context of {context}: "

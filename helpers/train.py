@@ -222,8 +222,9 @@ def train(
         best.score(len(losses))  # the last weights compete too (scored already if the last step was a multiple)
         best.restore()
     seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
-    if stopped and progress:
-        print(stopped)  # a note, on ordinary output: a pink stderr box would look like a failure
+    if stopped and progress:  # a note, on ordinary output: a pink stderr box would look like a failure
+        several = stopped.startswith("interrupted") and "ipykernel" in sys.modules  # a cell may train more models
+        print(stopped + (" (a cell that trains several models goes on to the next: press Stop for each)" * several))
     model.eval()
     val_ppl, accuracy = float("nan"), {}
     if evaluate_at_end:

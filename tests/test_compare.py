@@ -144,6 +144,9 @@ def test_race_verdict_compares_the_gap_with_how_much_the_runs_still_changed() ->
     assert pattern.count("a pattern") == 1 and "Note: a pattern" in pattern, "a note on the text, said once"
     unfair = {"a": _run({40: 3.0, 60: 2.0}, 60), "b": _run({40: 3.0, 60: 2.5}, 90)}
     assert "not a fair race" in compare.race_verdict(unfair)
+    halted = SimpleNamespace(steps=11, steps_planned=60, stopped_early="interrupted", val_curve={})
+    assert "none yet, as one head stopped after 11 of 60 steps" in _flat(compare.race_verdict({
+        "one head": halted, "four heads": runs["four heads"]})), "the Stop button: a sentence, not an error"
     with pytest.raises(ValueError, match="two validation checks"):
         compare.race_verdict({"a": _run({60: 2.0}), "b": _run({40: 3.0, 60: 2.5})})
     with pytest.raises(ValueError, match="exactly two runs"):

@@ -15,7 +15,7 @@ from helpers import checkpoints
 from helpers.chapter_widgets.base import control_height
 from helpers.checkpoints import CheckpointError, load_model, save_checkpoint
 from helpers.examples import default_examples, novel_examples
-from helpers.explorer import ALL_HEADS, PICK, Explorer, controls_height, explore, static_explorer
+from helpers.explorer import ALL_HEADS, PICK, SWAPPED, Explorer, controls_height, explore, static_explorer
 from helpers.model import CourseModel, course_model
 from helpers.plots import FIT_WIDTH, HEATMAP_FRAME, least_label, quoted, style
 from helpers.reading import attention, read_sentence, summarise, unique_labels
@@ -177,6 +177,10 @@ def test_only_unknown_words_are_shown_as_unk_with_a_note(ex: Explorer, text: str
     typed = story_tokenizer().split(text)
     assert ex.words == ["<unk>"] * len(typed) and set(_panel(ex)["x"]) <= {"<unk>", *(f"<unk> ({n})" for n in range(9))}
     assert all(f"'{w}'" in ex.message_lines[0] for w in typed)
+    assert ex.message_lines[1].endswith("from a sentence in the list.")
+    learnt = course_model(heads=1, seed=0)
+    learnt.tokenizer, learnt.card = story_tokenizer(), {"corpus": "mine.txt"}  # a learner's checkpoint
+    assert read_sentence(learnt, text).notes[-1].endswith("(mine.txt)."), "the text whose words it knows"
     assert "&lt;unk&gt;" in ex.message.value, "the note must show <unk> as text, not as an HTML tag"
     ex.sentence.value = STORY
     _assert_shows(ex, STORY)
@@ -342,7 +346,9 @@ def test_novel_models_switch_the_example_menu_and_keep_the_sentence_and_focus() 
     assert ex.example_picker.value == novel_examples()[0], "the same examples: the pick stays"
     ex.model_picker.value = "four_heads"  # a novel example gives way to a story one, with a note that says why
     assert ex.offered_examples == story_examples and ex.example_picker.value == ex.sentence.value in story_examples
-    assert ex.message_lines and "<unk>" not in ex.words
+    assert ex.message_lines[-1] == SWAPPED and "<unk>" not in ex.words
+    ex.set_head(1)
+    assert SWAPPED not in ex.message_lines, "the switch's note goes with the next change"
 
 
 def test_the_static_explorer_offers_the_story_and_the_novel_four_head_models() -> None:

@@ -189,6 +189,15 @@ def type_of(value: Any) -> str:
     return "nothing (None): is its return missing?" if value is None else type(value).__name__
 
 
+def expect_whole(name: str, got: Any) -> None:
+    """A count must be an int; one written as a decimal (a / in the sum) is told so, with the way to fix it."""
+    if isinstance(got, float) and got.is_integer():
+        raise AssertionError(f"{name} returned {got:,}, a count written as a decimal (a / makes one): use // to "
+                             "divide, or int(...) around the result")
+    expect(isinstance(got, int) and not isinstance(got, bool),
+           f"{name} should return a whole number (int), got {type_of(got)}")
+
+
 def expect(condition: bool, message: str) -> None:
     """Assert with a plain-words explanation of what went wrong."""
     if not condition:

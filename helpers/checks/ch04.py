@@ -7,7 +7,17 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.checks import arithmetic_only, attempt, expect, expect_close, expect_tensor, off_by, passed, type_of
+from helpers.checks import (
+    arithmetic_only,
+    attempt,
+    expect,
+    expect_close,
+    expect_tensor,
+    expect_whole,
+    off_by,
+    passed,
+    type_of,
+)
 from helpers.model import attention_layer_size
 
 _B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
@@ -163,8 +173,7 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
     done, got = attempt(name, count, 128, 4)
     if not done:
         return False
-    expect(isinstance(got, int) and not isinstance(got, bool),
-           f"{name} should return a whole number (int), got {type_of(got)}")
+    expect_whole(name, got)
     expect(len({count(width, heads) for width, heads in ((128, 4), (64, 8), (768, 12))}) > 1,
            f"{name} gives {got:,} for widths 128, 64 and 768 alike: it does not depend on the argument width "
            "(a typed-in width, or a layer the notebook built). Count with the argument width, so that the function "

@@ -209,7 +209,9 @@ def _judge(name: str, clear_winner: Callable[[Runs], Any], runs: Runs, what: str
 def check_clear_winner(clear_winner: Callable[[Runs], Any], runs: Sequence[Mapping[str, Any]] | None = None) -> bool:
     """clear_winner(runs) -> "one head", "four heads" or "no clear winner", on made-up runs and then `runs`."""
     name = "clear_winner"
-    done, _ = attempt(name, clear_winner, [dict(run) for run in _EXAMPLES[0][1]])
+    keys = ", ".join(repr(key) for key in _EXAMPLES[0][1][0])
+    done, _ = attempt(name, clear_winner, [dict(run) for run in _EXAMPLES[0][1]], errors=(KeyError,),
+                      hint=f"Each run is a dict with the keys {keys}: read a run's perplexity as run['val_ppl'].")
     if not done:
         return False
     yours = [clear_winner([dict(run) for run in example]) for _, example in _EXAMPLES]

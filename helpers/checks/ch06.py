@@ -130,6 +130,7 @@ def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kin
     name = f"{name}({kind!r}) on the check's made-up rows (heads 2, 0, 1)" if example else f"{name}({kind!r})"
     accuracy = {row["head"]: row["clue_accuracy"][kind] for row in rows}
     expect(not isinstance(got, dict), f"{name} returned a whole row; return only its head number, row['head']")
+    expect(not isinstance(got, str), f"{name} returned the text {got!r}; return the head's number itself, row['head']")
     expect(not (isinstance(got, float) and got.is_integer() and int(got) in accuracy),
            f"{name} returned {got}, a head number written as a decimal: return a whole number, int(...)")
     expect(not isinstance(got, float), f"{name} returned {got}, an accuracy; return the head number instead")

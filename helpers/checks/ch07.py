@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -9,7 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from helpers.block import FeedForward, TransformerBlock
-from helpers.checks import arithmetic_only, attempt, expect, expect_close, expect_tensor, off_by, passed, type_of
+from helpers.checks import arithmetic_only, attempt, expect, expect_close, expect_tensor, expect_whole, off_by, passed
 from helpers.model import count_parameters
 
 _B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
@@ -57,6 +58,9 @@ def _feed_forward_hint(err: Exception) -> str:
                 "function F.gelu on what ff.up gives (nn.GELU()(...) would work too).")
     if isinstance(err, AttributeError):
         return "Check the names: the parts are ff.up and ff.down, and the bend is F.gelu."
+    if re.search(rf"\(\d+x{_T} and {_C}x", str(err)):  # ff.up was given words last: x transposed
+        return (f"x was turned round: it is [B, T, C] already, each word's {_C} numbers last, which is where a linear "
+                "layer reads them. Give x to ff.up as it is, with no transpose, then F.gelu, then ff.down.")
     return (f"Check the order of the steps: ff.up takes each word's {_C} numbers to {4 * _C}, F.gelu bends them, "
             f"and ff.down brings them back to {_C}.")
 
@@ -197,8 +201,7 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
     done, got = attempt(name, count, 128, 4)
     if not done:
         return False
-    expect(isinstance(got, int) and not isinstance(got, bool),
-           f"{name} should return a whole number (int), got {type_of(got)}")
+    expect_whole(name, got)
     expect(len({count(width, heads) for width, heads in ((128, 4), (64, 8), (768, 12))}) > 1,
            f"{name} gives {got:,} for widths 128, 64 and 768 alike: it does not depend on the argument width "
            "(a typed-in width, or a layer the notebook built). Count with the argument width, so that the function "
