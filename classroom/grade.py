@@ -400,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not found:
         parser.error("no notebooks found (.ipynb files, in the folders given or any folder below them)")
     results, began = [], time.perf_counter()
-    print(f"grading {len(found)} notebook{'s' * (len(found) != 1)}, {max(1, args.workers)} at a time "
+    print(f"grading {len(found)} notebook{'s' * (len(found) != 1)}, {max(1, min(args.workers, len(found)))} at a time "
           f"(an exercise may take {args.timeout:g} s)", flush=True)
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         pending = {pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout, shown): shown

@@ -300,7 +300,8 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
     said = [f"Note{'' if len(names) == len(runs) else ' (' + ', '.join(names) + ')'}: {note}"
             for note, names in owners.items()]
     if said:
-        lines += [*said, "verdict: none, as the notes say a score here cannot compare heads"]
+        notes_say = "the notes say" if len(said) > 1 else "the note says"
+        lines += [*said, f"verdict: none, as {notes_say} a score here cannot compare heads"]
     elif gap <= moved:
         lines.append(f"verdict on perplexity: the gap ({gap:,.2f}) is no larger than how much the models were still "
                      f"changing ({moved:,.2f}); this race does not say which model is better")

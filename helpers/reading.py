@@ -67,7 +67,7 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
         listed = ", ".join(f"'{w}'" for w in unknown[:8]) + more
         notes.append(f"Not in the model's vocabulary, shown as <unk>: {listed}.")
         if all(w == UNK for w in words):
-            learnt = (getattr(model, "card", None) or {}).get("corpus")  # a checkpoint's text, e.g. 'mine.txt'
+            learnt = (getattr(model, "card", None) or {}).get("corpus", "").split(" (")[0]  # 'novels (...)': 'novels'
             where = f"the text this model learned ({learnt})" if learnt else "a sentence in the list"
             notes.append(f"None of these words are known, so the heatmap can only show word positions: type words "
                          f"from {where}.")

@@ -421,10 +421,11 @@ def main(argv: list[str] | None = None) -> int:
         _print_notes(late, False)  # after the score they are about
         if "checkpoint" in summary:
             print(f"saved {summary['checkpoint']}")
-            for line in _beside(Path(summary["checkpoint"]), corpus.name, result.val_ppl):
+            for line in _beside(Path(summary["checkpoint"]), corpus.name, result.val_ppl, result.steps):
                 print(textwrap.fill(line, 100, subsequent_indent="  "))
             print(textwrap.fill(
-                f"the card keeps {summary['examples']} example sentence(s) from the validation text for the "
+                f"the card keeps {summary['examples']} example sentence{'s' * (summary['examples'] != 1)} from the "
+                "validation text for the "
                 "explorer" + ("" if summary["examples"] else ": it found none short enough with few <unk>, so "
                               "the explorer offers the story-world sentences; type your own there"),
                 100, subsequent_indent="  "))
@@ -441,9 +442,9 @@ def _say_replaced(card: Path, to_stderr: bool) -> None:
         print(f"replacing {card} (trained on {was})", file=sys.stderr if to_stderr else sys.stdout)
 
 
-def _beside(card: Path, corpus: str, val_ppl: float) -> list[str]:
+def _beside(card: Path, corpus: str, val_ppl: float, steps: int) -> list[str]:
     """The other models trained on the same text in the card's folder, to read the new one's perplexity against
-    (a card that cannot be read is passed over)."""
+    (a card that cannot be read is passed over), saying so when they trained for another number of steps."""
     lines = []
     for path in cards_in(card.parent):
         try:
@@ -452,9 +453,12 @@ def _beside(card: Path, corpus: str, val_ppl: float) -> list[str]:
             continue
         if other.get("corpus") == corpus and "val_ppl" in other:
             heads = other["config"]["heads"]
+            other_steps = other.get("steps", steps)
+            unlike = (f"; it trained {other_steps:,} steps and this one {steps:,}, so the gap is not the heads' alone"
+                      if other_steps != steps else "")
             lines.append(f"beside it: {path.name} ({heads_named(heads)}), validation perplexity "
                          f"{other['val_ppl']:.2f} on the same text, against {val_ppl:.2f} here (one seed each: "
-                         "chapter 5 tells how sure a gap is)")
+                         f"chapter 5 tells how sure a gap is{unlike})")
     return lines
 
 

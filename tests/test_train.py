@@ -122,12 +122,13 @@ def test_command_line_prints_the_rate_words_per_second_and_the_even_guess(capsys
     printed = " ".join(capsys.readouterr().out.split())
     assert " words/s), learning rate " in printed and "tokens/s" not in printed
     assert f"an even guess scores 1,024 (every one of the 1,024 vocabulary entries alike), or {different:,}" in printed
-    assert "the card keeps " in printed and "example sentence(s) from the validation text" in printed
+    assert "the card keeps " in printed and "from the validation text" in printed
     assert f"{len(corpus.train_ids):,} words to train on" in printed and "replacing" not in printed
     assert printed.index("validation perplexity") < printed.index("Note: The validation perplexity"), "score first"
-    assert main(["--heads", "4", "--steps", "2", "--text", sample, "--out", str(tmp_path / "printed")]) == 0
-    one = json.loads((tmp_path / "printed" / "one_head.json").read_text())
-    assert f"one_head.json (1 head), validation perplexity {one['val_ppl']:.2f}" in capsys.readouterr().out
+    assert main(["--heads", "4", "--steps", "3", "--text", sample, "--out", str(tmp_path / "printed")]) == 0
+    one, beside = json.loads((tmp_path / "printed" / "one_head.json").read_text()), capsys.readouterr().out
+    assert f"one_head.json (1 head), validation perplexity {one['val_ppl']:.2f}" in beside
+    assert "it trained 2 steps and this one 3" in " ".join(beside.split()), "a gap in steps is not the heads'"
     assert main(["--heads", "1", "--steps", "2", "--text", sample, "--out", str(tmp_path), "--json"]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)  # stdout holds the one JSON object; the notes are printed on stderr

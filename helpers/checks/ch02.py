@@ -69,7 +69,7 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
         got = expect_tensor(f"{name} for {words} words with D = {d}", got, (words, words))
         expect(not _close(got, raw),
                f"{name} returned the plain dot products: divide them by sqrt(D), the square root of the "
-               f"query width (in the check's example, D = {d}), to keep the scores in a sensible range")
+               f"head width (in the check's example, D = {d}), to keep the scores in a sensible range")
         expect(not _close(got, raw / d),
                f"{name} divided by D = {d}; divide by its square root, sqrt(D) = {d**0.5:g}, instead")
         expect(not _close(got, raw / words**0.5),
