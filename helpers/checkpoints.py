@@ -94,6 +94,7 @@ def save_checkpoint(result: Trained, stem: str | Path, command: str, **entries: 
         "params": count_parameters(model),
         "seed": result.seed,
         "steps": result.steps,
+        "stopped_early": result.stopped_early,  # why it took fewer steps than its command asks, if it did
         "best_step": result.best_step,
         "lr": result.lr,
         "corpus": result.corpus,

@@ -211,7 +211,9 @@ def read_text_file(path: str | Path) -> str:
     except OSError:  # a name the file system refuses (too long): most likely a text pasted in its place
         folder = file = False
     if folder:
-        raise ValueError(f"{path}: is a folder, not a text file")
+        texts = sorted(p.name for p in path.glob("*.txt"))[:3]
+        inside = f" (it holds {', '.join(texts)}: give one of those)" if texts else ""
+        raise ValueError(f"{path}: is a folder, not a text file{inside}")
     if not file:
         given = " ".join(str(path).split())
         if "\n" in str(path) or len(given.split()) > 5:  # a text pasted where its file's name goes

@@ -48,6 +48,7 @@ def _huge(tmp: Path) -> Path:
 
 def _folder(tmp: Path) -> Path:
     (tmp / "texts").mkdir()
+    (tmp / "texts" / "my_book.txt").write_text("a text")
     return tmp / "texts"
 
 
@@ -138,7 +139,7 @@ CASES: dict[str, tuple] = {  # the catalogue's test id: (call, what the message 
     "file-weights": (_read("model.safetensors", b"\x08\x00\x00\x00{}"), r"\(a model's weights\).*the text file itself"),
     "file-not-utf8": (_read("notes.txt", "caf\xe9 cr\xe8me".encode("latin-1")), r"0xe9.*after 'caf'.*Latin-1"),
     "file-missing": (lambda tmp: Tokenizer.from_text_file(tmp / "nope.txt"), r"nope\.txt: no such file"),
-    "file-folder": (lambda tmp: Tokenizer.from_text_file(_folder(tmp)), r"texts: is a folder, not a text file"),
+    "file-folder": (lambda tmp: Tokenizer.from_text_file(_folder(tmp)), r"texts: is a folder.*holds my_book\.txt"),
     "file-huge": (lambda tmp: Tokenizer.from_text_file(_huge(tmp)), r"big\.txt: is 10\.0 MB, too large"),
     "text-no-words": (lambda _: Tokenizer.from_text(" "), r"no words to build a vocabulary"),
     "tokenizer-not-json": (_tokenizer_json("words, words"), r"tokenizer\.json: is not valid JSON"),

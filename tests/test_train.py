@@ -10,7 +10,7 @@ import torch
 
 import helpers.train as train_module
 from helpers.block import block_model
-from helpers.checkpoints import load_model
+from helpers.checkpoints import load_model, save_checkpoint
 from helpers.evaluate import perplexity
 from helpers.real_text import own_text_notes
 from helpers.train import main, text_corpus, train
@@ -40,7 +40,7 @@ def test_same_seed_same_run(small_stories):
     assert all(torch.equal(a, b) for a, b in zip(runs[0].model.parameters(), runs[1].model.parameters(), strict=True))
 
 
-def test_interrupt_keeps_a_usable_model(small_stories, monkeypatch):
+def test_interrupt_keeps_a_usable_model(small_stories, monkeypatch, tmp_path):
     real_batch, calls = train_module.random_batch, []
 
     def interrupted_batch(*args, **kwargs):
@@ -53,6 +53,8 @@ def test_interrupt_keeps_a_usable_model(small_stories, monkeypatch):
     result = train(heads=4, steps=50, seed=0, corpus=small_stories, batch_size=4, progress=False)
     assert result.steps == 3 and "interrupted after 3 of 50 steps" in result.stopped_early
     assert result.model(torch.tensor([1, 2, 3])).shape == (1, 3, 1024)
+    card = json.loads(save_checkpoint(result, tmp_path / "four_heads", "--steps 50").read_text())
+    assert card["stopped_early"] == result.stopped_early, "the card says why it has fewer steps than its command"
 
 
 def test_time_budget_stops_early(small_stories):
