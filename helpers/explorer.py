@@ -43,7 +43,7 @@ PICK = ("pick an example…", "")
 what it offers, where an empty one would look like a text box."""
 SWAPPED = ("The other model's example had words this one never learned, so here is one of its own examples. Type any "
            "sentence to see how this model reads it.")
-"""The note on a model switch that changed the sentence: shown until the next head or focus."""
+"""The note on a model switch that changed the sentence: shown until the next redraw (a head, a focus)."""
 NAMED = 0.01
 """The least share of a spotlight a word needs to be named in the summary line after the strongest one."""
 
@@ -200,7 +200,6 @@ class Explorer(Widget):
                                  f"{', '.join(map(str, range(heads)))} (or '{ALL_HEADS}').")
             self.head = head
             self.set_quietly(self.head_picker, head)
-            self.notes = [note for note in self.notes if note != SWAPPED]  # said at the switch, not after
             self._redraw()
 
     def set_model(self, name: str) -> None:
@@ -254,7 +253,6 @@ class Explorer(Widget):
                                  f"the sentence has {len(self.words)} words (0 to {last}).")
             self.focus = position
             self.set_quietly(self.focus_picker, position)
-            self.notes = [note for note in self.notes if note != SWAPPED]
             self._redraw()  # the heatmap labels the focus row, whatever words it leaves out
 
     # ----- drawing ---------------------------------------------------------------------------------
@@ -263,6 +261,7 @@ class Explorer(Widget):
         """Write the summary, draw the heatmap (or the grid of every head) for the current head and sentence, then
         the focus view: new numbers and words in the one drawing, whichever model and view."""
         heads, i = self.att.shape[0], self.focus
+        self.notes = [note for note in self.notes if note != SWAPPED]  # said at a model switch, until the next change
         name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
         names = word_names(self.words, self.originals)  # quoted: "'<unk> = quixotic'"
         self.summary_lines, shown = self._summary(i, names)

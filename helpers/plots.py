@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -433,16 +433,16 @@ def ink(background: str) -> str:
 
 def spotlights_side_by_side(
     rows: Mapping[str, torch.Tensor | Sequence[float]], words: Sequence[str], title: str = "Several spotlights",
-    marked: Mapping[int, str] | None = None,
+    marked: Collection[int] = (),
 ) -> go.Figure:
     """Several spotlights of one word side by side: one panel each, the words down the shared left edge (the
     first on top) and each weight as a bar across, labelled in percent. A row of the figure is one word, so
-    the spotlights compare along it; the figure is as tall as the words need, not the spotlights. `marked`
-    names some positions (a clue's kind, say): their labels are bold and carry the name."""
+    the spotlights compare along it; the figure is as tall as the words need, not the spotlights. The words at
+    the `marked` positions (clues, say) are in bold: a longer label would narrow the panels on a projector."""
     if not rows:
         raise ValueError("need at least one spotlight to draw")
     font, labels = _style["font"], unique_labels(words)
-    labels = [f"<b>{label} ({marked[i]})</b>" if i in (marked or {}) else label for i, label in enumerate(labels)]
+    labels = [f"<b>{label}</b>" if i in marked else label for i, label in enumerate(labels)]
     fig = make_subplots(rows=1, cols=len(rows), shared_yaxes=True, subplot_titles=list(rows),
                         horizontal_spacing=0.1 / len(rows))
     for c, weights in enumerate(rows.values(), start=1):

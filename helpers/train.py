@@ -269,10 +269,11 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _print_notes(notes: list[str], to_stderr: bool) -> None:
-    """Each note as a wrapped 'Note:' paragraph: on stderr when stdout carries the one JSON object."""
+def _print_notes(notes: list[str], to_stderr: bool, lead: str = "Note: ", indent: str = "") -> None:
+    """Each note as a wrapped paragraph after `lead`: on stderr when stdout carries the one JSON object."""
     for note in notes:
-        print(textwrap.fill(f"Note: {note}", 100), file=sys.stderr if to_stderr else sys.stdout)
+        print(textwrap.fill(f"{lead}{note}", 100, subsequent_indent=indent),
+              file=sys.stderr if to_stderr else sys.stdout)
 
 
 def reproduce_command(heads: int, steps: int, seed: int, out: str | Path | None = None, lr: float | None = None,
@@ -369,8 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         steps = recipe.pop("steps")
         args.steps = args.steps or steps
         notes = own_text_notes(corpus)
-        split = textwrap.fill(split_said(corpus), 100, subsequent_indent="  ")
-        print(split, file=sys.stderr if args.json else sys.stdout)
+        _print_notes([split_said(corpus)], args.json, lead="", indent="  ")
         _print_notes(notes, args.json)
     else:
         args.steps, recipe = args.steps or CHECKPOINT_STEPS, {}

@@ -123,8 +123,8 @@ def test_spotlights_side_by_side_share_the_words_down_the_left() -> None:
     assert list(whole.data[0].textposition) == ["outside", "outside", "inside"], "a long bar's label stays in its panel"
     assert whole.data[0].insidetextfont.color == "white" and whole.data[1].textposition[0] == "outside"
     assert fig.layout.yaxis.autorange == "reversed" and fig.layout.yaxis2.matches == "y"
-    clues = plots.spotlights_side_by_side({"one head": [0, 0, 1.0]}, WORDS[:3], marked={1: "subject"})
-    assert list(clues.data[0].y) == ["the", "<b>fox (subject)</b>", "sees"]
+    clues = plots.spotlights_side_by_side({"one head": [0, 0, 1.0]}, WORDS[:3], marked={1})
+    assert list(clues.data[0].y) == ["the", "<b>fox</b>", "sees"]
 
 
 def test_slanted_word_labels_do_not_overlap_in_presenter_mode(presenter: bool) -> None:
