@@ -167,10 +167,6 @@ def brought_in(nb: nbformat.NotebookNode, above: int, wanted: set[str], given: s
     return [(where[0], code) for where, code in sorted(taken.items())]
 
 
-def _dotted(node: ast.AST) -> str:
-    return f"{_dotted(node.value)}.{node.attr}" if isinstance(node, ast.Attribute) else getattr(node, "id", "?")
-
-
 def flags(source: str, exercise: bool) -> list[str]:
     """What is suspect in one cell: the checks' machinery used or redefined, monkeypatching; in an exercise
     cell also reaching into functions and code the grader cannot read (exec, importlib, ...)."""
@@ -201,8 +197,8 @@ def flags(source: str, exercise: bool) -> list[str]:
                 root = root.value
             defined.append(getattr(target, "id", getattr(target, "attr", "")))  # a name, or an attribute
             if isinstance(target, ast.Attribute) and isinstance(root, ast.Name) and root.id in modules \
-                    and not _dotted(target).startswith(SETTINGS):
-                found.append(f"changes {_dotted(target)} (monkeypatching)")
+                    and not ast.unparse(target).startswith(SETTINGS):
+                found.append(f"changes {ast.unparse(target)} (monkeypatching)")
         found += [f"redefines {d}" for d in defined if CHECKING.fullmatch(d)]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"setattr", "delattr"}:
             found.append(f"calls {node.func.id}()")

@@ -12,7 +12,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from helpers.attention import AttentionHead, MultiHeadAttention, causal_mask, spotlight
-from helpers.chapter_widgets import step_through
+from helpers.chapter_widgets import spotlight_playground, step_through
 from helpers.checkpoints import CheckpointError, load_model, save_checkpoint, sha256
 from helpers.evaluate import clue_accuracy, head_removed, perplexity
 from helpers.model import CourseConfig, attention_layer_size, count_parameters, course_model
@@ -123,6 +123,8 @@ CASES: dict[str, tuple] = {  # the catalogue's test id: (call, what the message 
     "bars-words-mismatch": (lambda _: spotlight_bars(torch.rand(3), ["a", "b"]), r"2 words need 2 weights, got 3"),
     "step-through-no-words": (lambda _: step_through([], *[torch.zeros(0, 4)] * 3), r"needs at least one word"),
     "step-through-rows": (lambda _: step_through(["a", "b"], *[torch.zeros(3, 4)] * 3), r"\[2 words, D\], got \[3"),
+    "playground-clue-not-in-sentence": (lambda _: spotlight_playground(["the", "fox"], torch.zeros(2, 1), ["f"],
+                                                                       ["the", "fox", "zebra"]), r"got .*'zebra'"),
     "read-sentence-number": (lambda _: read_sentence(_MODEL, 42), r"a sentence must be text, got int"),
     "read-sentence-no-tokenizer": (lambda _: read_sentence(_MODEL, "the fox"), r"no tokenizer: load it with helpers"),
     "stories-zero": (lambda _: generate_stories(0), r"n_stories must be a whole number >= 1, got 0"),
@@ -285,14 +287,11 @@ def test_a_pickled_checkpoint_is_never_unpickled(tmp_path: Path) -> None:
     assert load_model(_checkpoint(tmp_path, "sound")).config.heads == 1  # while a sound checkpoint loads
 
 
-def test_unknown_words_and_emoji_are_reported_not_dropped() -> None:
+def test_unknown_words_and_emoji_are_reported_not_dropped_and_still_run_through_the_model() -> None:
     enc = _TOK.encode_with_report("The xylophone 🙂 walks home")
     assert enc.words == ["the", "<unk>", "<unk>", "walks", "home"] and enc.unknown == ["xylophone", "🙂"]
     assert enc.ids[1] == enc.ids[2] == 0 and len(enc.ids) == 5
-
-
-def test_only_unknown_words_still_run_through_the_model() -> None:
-    enc = _TOK.encode_with_report("xylophone quasar zeppelin")
+    enc = _TOK.encode_with_report("xylophone quasar zeppelin")  # only unknown words
     assert enc.unknown == ["xylophone", "quasar", "zeppelin"] and set(enc.ids) == {0}
     logits = _MODEL(torch.tensor(enc.ids))
     assert logits.shape == (1, 3, 1024) and torch.isfinite(logits).all()

@@ -391,6 +391,8 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("count_block_parameters", lambda w, h: 12 * w * w + 4 * w, "every bias of the linear layers"),
     ("lifeline", lambda rows, kind: rows.sort(key=lambda r: r["clue_accuracy"][kind]) or rows[0]["head"],
      "changed its input rows in place"),
+    ("lifeline", lambda rows, kind: [row["clue_accuracy"].update({kind: 0.0}) for row in rows] and S["lifeline"](
+        rows, kind), "changed its input rows in place"),  # a change inside a row: every level is compared
     ("name_the_detectives", lambda board: board.pop("chance") and watched_most(board), "changed its input board"),
     ("lifeline", lambda rows, kind: 0, "for every kind of clue: does it read"),
     ("lifeline", lambda rows, kind: 1, "for every kind of clue: does it read"),  # head 1: lowest perplexity there
@@ -400,6 +402,8 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
                                                                    (four[-1] - four[0]).abs()))), "made-up runs M"),
     ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, max(spread(one), spread(four)) - 1e-6)),
      "made-up runs N"),
+    ("clear_winner", lambda runs: S["clear_winner"](runs) if all("params" not in run for run in runs)  # made up
+     else next(a for a in (ONE_HEAD, FOUR_HEADS, NO_CLEAR_WINNER) if a != winner(runs)), "the benchmark's runs"),
     ("perplexity_from_losses", lambda x: math.prod(math.exp(v) for v in x.tolist()) ** (1 / len(x)), "overflows"),
     ("perplexity_from_losses", lambda x: 10**400, "the check could not use what your function returned"),
     ("count_attention_parameters", lambda w, h: sum(p.numel() for p in MultiHeadAttention(w, h).parameters()),
@@ -522,31 +526,6 @@ def test_the_detectives_are_judged_by_the_model_not_by_a_stored_answer() -> None
     blank = course_model(heads=4, seed=0)
     with pytest.raises(AssertionError, match="watches most"):
         CHECKS["name_the_detectives"](lambda board: dict(answer), blank, ids, clues)
-
-
-def test_a_learner_cannot_change_the_measured_rows() -> None:
-    rows = [dict(row, clue_accuracy=dict(row["clue_accuracy"])) for row in MEASURED]
-
-    def spoil(seen, kind):
-        for row in seen:
-            row["clue_accuracy"][kind] = 0.0
-        return SOLUTIONS["lifeline"](seen, kind)
-
-    with pytest.raises(AssertionError):
-        CHECKS["lifeline"](spoil, rows)
-    assert rows == MEASURED
-
-
-def test_the_winner_of_the_benchmark_runs_is_read_from_the_file() -> None:
-    runs = benchmark_runs()
-
-    def right_on_made_up_runs_only(seen):
-        if any("params" in run for run in seen):  # only the benchmark's runs carry "params"
-            return next(answer for answer in (ONE_HEAD, FOUR_HEADS, NO_CLEAR_WINNER) if answer != winner(runs))
-        return SOLUTIONS["clear_winner"](seen)
-
-    with pytest.raises(AssertionError, match="the benchmark's runs"):
-        CHECKS["clear_winner"](right_on_made_up_runs_only, runs)
 
 
 @pytest.mark.parametrize("name", ["count_attention_parameters", "count_block_parameters"])

@@ -78,7 +78,6 @@ def test_each_sweep_text_stands_alone_with_its_own_vocabulary_and_validation_tex
     assert len(corpus.tokenizer) == 1024 and corpus.tokenizer is not novels.novel_tokenizer()
     assert len(corpus.train_ids) > 100_000 and len(corpus.val_ids) > 5_000
     assert len(corpus.val_ids) == pytest.approx(len(corpus.train_ids) * 0.05 / 0.90, rel=0.01)
-    assert "validation" in corpus.name
 
 
 def test_a_sweep_text_the_series_does_not_ship_is_read_from_its_file_and_cut_like_the_others(tmp_path):

@@ -37,12 +37,6 @@ def test_a_typed_unknown_marker_is_the_unknown_word_and_not_reported():
     assert typed.unknown == [] and typed.ids[4] == 0
 
 
-def test_tokenizer_from_a_user_text_file_keeps_the_most_frequent_words(sample_text):
-    tok = Tokenizer.from_text_file(sample_text)
-    assert len(tok) == 1024 and set(tok.words[1:4]) == {"the", ",", "."}
-    assert tok.encode_with_report("The keeper lit the lamp over Zanzibar").unknown == ["zanzibar"]
-
-
 def test_a_byte_order_mark_is_no_word(tmp_path):
     marked = tmp_path / "marked.txt"
     marked.write_bytes("\ufeffThe keeper lit the lamp.\n".encode())

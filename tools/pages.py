@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
-import plotly
 import plotly.io as pio
 from jinja2 import DictLoader
 from latex2mathml.converter import convert as latex_to_mathml
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+from plotly.offline import get_plotlyjs
 
 from helpers.plots import FIGURE_CONFIG
 from helpers.static import STATIC_ENV
@@ -123,7 +122,7 @@ def exporter(base: str, css: str = "", blocks: str = "", kind: type[HTMLExporter
 
 
 def ship_plotly(out_dir: Path) -> Path:
-    """Copy the plotly.js that ships with plotly's Python package to the site's root, once for every page."""
+    """Write the plotly.js that ships with plotly's Python package to the site's root, once for every page."""
     target = out_dir / PLOTLY_JS
-    shutil.copyfile(Path(plotly.__file__).parent / "package_data" / PLOTLY_JS, target)
+    target.write_text(get_plotlyjs(), encoding="utf-8")
     return target

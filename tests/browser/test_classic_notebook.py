@@ -15,7 +15,7 @@ from pathlib import Path
 
 from helpers.chapter_widgets.playground import CLUE_BOOST
 from helpers.registry import shipped
-from tests.browser.support import ROOT, drawn, free_port, need, notebook, open_page, pick, serving, tooltip
+from tests.browser.support import ROOT, SCREENSHOTS, drawn, free_port, need, notebook, open_page, pick, serving, tooltip
 
 COLAB = ROOT / ".venv-colab"
 CELLS = ["import torch\nfrom helpers.chapter_widgets import spotlight_playground\nfrom helpers.explorer import explore",
@@ -65,5 +65,4 @@ def test_explorer_and_a_chapter_widget_in_classic_notebook_with_ipywidgets_7(chr
             print("\nconsole errors:", errors[-10:])
             raise
         finally:
-            page.screenshot(path=str(ROOT / "tests" / "browser" / "screenshots" / "classic-notebook.png"),
-                            full_page=True)
+            page.screenshot(path=str(SCREENSHOTS / "classic-notebook.png"), full_page=True)
