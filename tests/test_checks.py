@@ -528,6 +528,16 @@ def test_the_detectives_are_judged_by_the_model_not_by_a_stored_answer() -> None
         CHECKS["name_the_detectives"](lambda board: dict(answer), blank, ids, clues)
 
 
+def test_a_lifeline_that_empties_the_measured_rows_leaves_them_whole() -> None:
+    rows = [dict(row, clue_accuracy=dict(row["clue_accuracy"])) for row in MEASURED]
+
+    def spoil(seen: list, kind: str) -> int:  # right, and empties the 4 measured rows (the made-up ones are 3)
+        return (S["lifeline"](seen, kind), len(seen) == 3 or seen.clear())[0]
+
+    yours_or_reference(CHECKS["lifeline"], spoil, rows)
+    assert rows == MEASURED
+
+
 @pytest.mark.parametrize("name", ["count_attention_parameters", "count_block_parameters"])
 def test_a_count_off_for_no_known_reason_is_told_how_far_off_not_the_right_count(name, capsys) -> None:
     right = SOLUTIONS[name](128, 4)
