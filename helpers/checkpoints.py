@@ -29,7 +29,6 @@ from helpers.registry import (
     CARD,
     DEFAULT,
     OWN_TEXT,
-    STORY_WORLD,
     Checkpoint,
     card_names,
     default_name,
@@ -183,7 +182,8 @@ def _own_checkpoint(card_path: Path) -> Checkpoint:
     folder = card_path.parent.resolve().name
     if card_path.stem != default_name(heads):  # several cards with these heads may share the folder
         folder += f"/{card_path.stem}"
-    text = STORY_WORLD if card.get("corpus") == STORY_WORLD else OWN_TEXT
+    corpus = card.get("corpus")
+    text = corpus if isinstance(corpus, str) and corpus else OWN_TEXT  # "story world", or the file it learned
     return Checkpoint(str(card_path), heads, text, examples=CARD, folder=folder)
 
 

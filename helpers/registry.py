@@ -22,7 +22,7 @@ STORY_WORLD = "story world"
 NOVELS = "novels"
 """Three public-domain novels (helpers.novels): the real text of chapters 5 and 6."""
 OWN_TEXT = "your text"
-"""A learner's own text file (`python -m helpers.train --text FILE --out FOLDER`)."""
+"""A learner's own text file (`python -m helpers.train --text FILE --out FOLDER`) whose card does not name it."""
 CARD = "card"
 """Example sentences from the checkpoint's own card: held-out sentences of the text it learned."""
 
@@ -38,14 +38,14 @@ class Checkpoint:
 
     name: str
     heads: int
-    text: str  # the text it learned: STORY_WORLD, NOVELS or OWN_TEXT
+    text: str  # the text it learned: STORY_WORLD, NOVELS, a learner's file name ("my_book.txt") or OWN_TEXT
     examples: str  # where its example sentences come from: STORY_WORLD, NOVELS or CARD
     partner: str = ""  # the shipped checkpoint of the same size that learned the other text, if any
     folder: str = ""  # a learner's checkpoint: the folder it was saved in, to tell it from the shipped ones
 
     @property
     def label(self) -> str:
-        """The model menu's label: "four heads, story world", "one head, your text (mine)"."""
+        """The model menu's label: "four heads, story world", "one head, my_book.txt (mine)"."""
         return f"{heads_in_words(self.heads)}, {self.text}" + (f" ({self.folder})" if self.folder else "")
 
     @property

@@ -75,15 +75,15 @@ def test_find_checkpoints_describes_shipped_names_folders_and_cards(mine):
     assert checkpoints.find_checkpoints(DEFAULT) == [shipped(DEFAULT)]
     found = checkpoints.find_checkpoints(mine)
     assert [(c.name, c.heads, c.label, c.examples) for c in found] == [
-        (str(mine / "one_head.json"), 1, "one head, your text (mine)", CARD),
-        (str(mine / "four_heads.json"), 4, "four heads, your text (mine)", CARD)]
+        (str(mine / "one_head.json"), 1, "one head, sample.txt (mine)", CARD),
+        (str(mine / "four_heads.json"), 4, "four heads, sample.txt (mine)", CARD)]
     assert checkpoints.find_checkpoints(mine / "one_head.safetensors") == found[:1]
     other = mine.parent / "other"
     shutil.copytree(mine, other)
     (other / "four_heads.json").rename(other / "big.json")
     (other / "four_heads.safetensors").rename(other / "big.safetensors")
-    assert [c.label for c in checkpoints.find_checkpoints(other)] == ["one head, your text (other)",
-                                                          "four heads, your text (other/big)"]
+    assert [c.label for c in checkpoints.find_checkpoints(other)] == ["one head, sample.txt (other)",
+                                                          "four heads, sample.txt (other/big)"]
 
 
 def test_load_model_takes_a_card_or_a_folder_holding_one(mine, tmp_path):

@@ -364,7 +364,7 @@ def test_a_learners_folder_joins_the_menu_with_its_card_notes_and_examples_from_
     monkeypatch.setattr(checkpoints, "_NOTED", set())  # as in a new session: the notes not yet printed
     ex = explore(str(mine))
     assert capsys.readouterr().out == "", "the card notes are printed above the widget that shows them"
-    own = ["one head, your text (mine)", "four heads, your text (mine)"]
+    own = ["one head, sample.txt (mine)", "four heads, sample.txt (mine)"]  # the file each learned
     assert [label for label, _ in ex.model_picker.options] == [*(shipped(n).label for n in shipped_names()), *own]
     four = str(mine / "four_heads.json")
     assert ex.model_name == four and ex.problem == "" and ex.model.config.heads == 4, ex.message_lines
@@ -377,7 +377,7 @@ def test_a_learners_folder_joins_the_menu_with_its_card_notes_and_examples_from_
     assert ex.model_name == DEFAULT and ex.offered_examples != examples
     ex.model_picker.value = str(mine / "one_head.json")
     assert ex.att.shape[0] == 1 and ex.offered_examples == examples and ex.problem == ""
-    assert "your text: " in static_explorer(four).data
+    assert "sample.txt: " in static_explorer(four).data
 
 
 @pytest.mark.parametrize("presenter", [False, True], indirect=True)
