@@ -206,6 +206,14 @@ def expect(condition: bool, message: str) -> None:
 
 def expect_tensor(name: str, got: Any, shape: tuple[int, ...]) -> torch.Tensor:
     """Check that got is a float tensor of the given shape, and return it."""
+    if isinstance(got, (list, tuple)) and got:  # a loop that collected its pieces: say how to make one tensor
+        kinds = {"tensors" if isinstance(piece, torch.Tensor) else "lists" if isinstance(piece, list) else "numbers"
+                 for piece in got}
+        pieces = kinds.pop() if len(kinds) == 1 else "values"
+        raise AssertionError(f"{name} should return a torch tensor, got a {type(got).__name__} of {len(got)} "
+                             f"{pieces}: " + ("torch.stack(...) joins tensors into one (and if they are pieces "
+                             "still to be added up, add them: .sum(dim=0))" if pieces == "tensors" else
+                             "work on the tensors themselves (no .tolist() or .item()), so the result stays one"))
     expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type_of(got)}")
     expect(got.is_floating_point(), f"{name} should return floating-point numbers, got dtype {got.dtype}")
     expect(not (got.dim() == 0 and shape), f"{name} returned a single number (shape []) where the check expects "

@@ -63,6 +63,9 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
                f"{name} returned a {words} x {d} grid, one number per word and per position of its query: q * k "
                "multiplies position by position. Use @, which multiplies and adds up: q @ k.T scores every query "
                "against every key")
+        expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == (words,)),
+               f"{name} returned {words} numbers, one per word: each query met only its own word's key. Score every "
+               f"query against every key, a {words} x {words} grid: q @ k.T")
         expect(not (isinstance(got, torch.Tensor) and _close(got, torch.softmax(raw / d**0.5, dim=-1))),
                f"{name} returned weights (each row adds up to 1): return the scores, not weights. The softmax "
                "comes in exercise 2")
@@ -120,19 +123,33 @@ def _hid_the_past(got: object, scores: torch.Tensor) -> bool:
         torch.allclose(got, wrong, atol=1e-5, equal_nan=True))
 
 
+def _mask_hint(words: int) -> Callable[[Exception], str]:
+    """What usually lies behind an error in masked_weights: a mask of numbers, 1 - mask, or the notebook's T."""
+    def hint(err: Exception) -> str:
+        said = str(err)
+        if "boolean" in said:
+            return ("masked_fill needs a mask of True and False: causal_mask(...) is one, while a mask of 1s and 0s "
+                    "(torch.ones, torch.triu) is numbers: build it with dtype=torch.bool, or add .bool()")
+        if "bool tensor is not supported" in said:
+            return "To turn a True/False mask round, write ~mask, not 1 - mask"
+        if "must match the size" in said or "does not match the shape" in said:
+            return (f"The check gives your function grids of scores of its own sizes, here {words} x {words}, not "
+                    "the notebook's sentence, and the mask does not fit them: most likely it was built with the "
+                    "notebook's T (the length of our sentence) instead of the size of the scores it is given. "
+                    "Use causal_mask(scores.shape[-1]): the mask then always has the size of these scores.")
+        return "Build the mask with causal_mask(scores.shape[-1]) and hide the later words with " \
+               "scores.masked_fill(~mask, float('-inf')) before the softmax"
+    return hint
+
+
 def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor]) -> bool:
     """masked_weights(scores [T, T]) must give causal softmax weights: rows add to 1, no weight on later words."""
     name = "masked_weights"
     gen = torch.Generator().manual_seed(3)
     for words, low in ((4, 0.0), (6, 0.0), (5, -40.0)):  # -40: scores so low that a finite fill shows
         scores = torch.randn(words, words, generator=gen) * 2 + low  # [T, T]
-        done, got = attempt(
-            name, masked_weights, scores.clone(),
-            hint=f"The check gives your function grids of scores of its own sizes, here {words} x {words}, not "
-                 "the notebook's sentence, and the mask does not fit them: most likely it was built with the "
-                 "notebook's T (the length of our sentence) instead of the size of the scores it is given. "
-                 "Use causal_mask(scores.shape[-1]): the mask then always has the size of these scores.",
-            errors=(RuntimeError, IndexError))
+        done, got = attempt(name, masked_weights, scores.clone(), hint=_mask_hint(words),
+                            errors=(RuntimeError, IndexError))
         if not done:
             return False
         expect(not _hid_the_past(got, scores),
@@ -147,7 +164,9 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
         nan_rows = got.isnan().any(dim=-1) if isinstance(got, torch.Tensor) and got.dim() == 2 else None  # [T]
         expect(nan_rows is None or not (bool(nan_rows[0]) and int(nan_rows.sum()) == 1),
                f"{name}: the first word's row is NaN. It can only look at itself, and it found nothing "
-               f"allowed: the diagonal (a word looking at itself) must stay allowed. Use .tril(), not .tril(-1)")
+               "allowed: the diagonal (a word looking at itself) must stay allowed. causal_mask(...) keeps it "
+               "(hide where ~causal_mask(...) is True); built by hand, the hidden part is torch.triu(..., diagonal=1), "
+               "not torch.triu(...) or .tril(-1)")
         expect(nan_rows is None or not bool(nan_rows.any()),
                f"{name}: some rows came out NaN. {_NAN}")
         got = expect_tensor(f"{name} for {words} words", got, (words, words))

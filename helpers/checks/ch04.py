@@ -80,25 +80,29 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
                         hint=lambda err: _FLOAT if "float" in str(err) else _SIZES)
     if not done:
         return False
-    expect(not (isinstance(got, torch.Tensor) and torch.equal(got, x.view(_B, _T, _H, _D))),
+    if isinstance(got, (tuple, list)) and got and all(isinstance(piece, torch.Tensor) for piece in got):
+        raise AssertionError(f"{name} returned a {type(got).__name__} of {len(got)} tensors, one per head, as .chunk "
+                             "and .split give: return one tensor [B, H, T, D], as view then transpose give (or "
+                             "torch.stack the pieces along dim=1)")
+    expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor [B, H, T, D], got {type_of(got)}")
+    expect(not torch.equal(got, x.view(_B, _T, _H, _D)),
            f"{name}: the cut is right but the heads are not in front yet. view(B, T, heads, C // heads) gave "
            f"{[_B, _T, _H, _D]}, that is [B, T, H, D]: each word's numbers cut into {_H} slices of {_D}, the "
            "heads still behind the words. The step above that swaps the word and head dimensions is missing: "
            f"[B, H, T, D] = {[_B, _H, _T, _D]}, one small sentence per head.")
-    if isinstance(got, torch.Tensor) and got.dim() == 4 and got.shape[1] != _H:
+    if got.dim() == 4 and got.shape[1] != _H:
         expect({_shape_for(split_heads, x, heads) for heads in (2, 6)} != {tuple(got.shape)},
                f"{name} returned shape {list(got.shape)} when asked for {_H} heads, and the same when asked for 2 "
                "or 6: the head count is typed in. Use the argument heads (and C // heads for the head width), so "
                "that the function works for any model.")
-    expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == (_B, _D, _T, _H)),
+    expect(tuple(got.shape) != (_B, _D, _T, _H),
            f"{name} returned shape {list(got.shape)}: {_H} numbers per head in {_D} heads, the view's last two "
            f"sizes the wrong way round. Cut into heads first, then the numbers inside a head, as the steps "
            "above do.")
     letters = {_B: "B", _H: "H", _T: "T", _D: "D"}  # the check's sizes all differ: a shape names its order
-    order = (f" (that is [{', '.join(letters[n] for n in got.shape)}])" if isinstance(got, torch.Tensor)
-             and sorted(got.shape) == sorted(letters) else "")
-    expect(not isinstance(got, torch.Tensor) or tuple(got.shape) == (_B, _H, _T, _D),
-           f"{name} returned shape {list(got.shape) if isinstance(got, torch.Tensor) else None}{order}, but "
+    order = f" (that is [{', '.join(letters[n] for n in got.shape)}])" if sorted(got.shape) == sorted(letters) else ""
+    expect(tuple(got.shape) == (_B, _H, _T, _D),
+           f"{name} returned shape {list(got.shape)}{order}, but "
            f"[B, H, T, D] is {[_B, _H, _T, _D]} here: {_B} sentences, {_H} heads, {_T} words, {_D} numbers per head")
     got = expect_tensor(name, got, (_B, _H, _T, _D))
     want = _split(x, _H)
@@ -199,7 +203,8 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
                f"to the same. A head's queries are a D x C slice of the one C x C query matrix, one slice per head: "
                f"its {width // heads} output numbers each read all {width} input numbers. So query, key and value "
                f"stay {width} x {width} each, whatever the head count.")
-        expect(got != qkv + 3 * width + proj,
+        other = count(width, 2 if heads == 1 else 1)  # biases do not depend on the head count; a sum that does is
+        expect(not (got == qkv + 3 * width + proj and other == got),  # another mistake that happens to match here
                f"{name}({width}, {heads}): you gave query, key and value biases, but they have no biases "
                f"(bias=False in section 1); only the output projection has one, {width} numbers.")
         expect(got != qkv,
