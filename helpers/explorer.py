@@ -341,8 +341,8 @@ def static_explorer(
             labels.append(f"{checkpoint.text}: {short_label(reading.words)}")
     heads = weights[0].shape[0]
     return static_figure(weights, [r.words for r in readings],
-                         title=f"Where each word looks: {heads}-head model{'s' if len(entries) > 1 else ''}, "
-                               + " and ".join(entry.text for entry in entries),
+                         title=f"{heads}-head model{'s' if len(entries) > 1 else ''} ("
+                               + " and ".join(entry.text for entry in entries) + ")",
                          originals=[r.originals for r in readings], labels=labels)
 
 

@@ -107,7 +107,8 @@ def focus_figure(rows: torch.Tensor, words: Sequence[str], title: str) -> dict:
 def static_figure(weights: Sequence[torch.Tensor], sentences: Sequence[Sequence[str]], title: str,
                   originals: Sequence[Sequence[str]] | None = None, labels: Sequence[str] | None = None) -> HTML:
     """Heatmaps behind two menus, which sentence (labelled `labels`, default its first words) and which head,
-    for a page with no kernel. weights[s] is [H, T_s, T_s] for the words sentences[s]."""
+    for a page with no kernel, titled "Head 0 of the {title}" as the live explorer's heatmap is. weights[s] is
+    [H, T_s, T_s] for the words sentences[s]."""
     if not weights or len(weights) != len(sentences):
         raise ValueError(f"need one weights tensor per sentence, got {len(weights)} for {len(sentences)}")
     heads = {w.shape[0] for w in weights}
@@ -116,7 +117,7 @@ def static_figure(weights: Sequence[torch.Tensor], sentences: Sequence[Sequence[
     (n_heads,) = heads
     typed = list(originals) if originals is not None else [None] * len(sentences)
     tallest = style()["tallest"] - 6 * style()["font"]  # the menus above it stay on a slide with it
-    states = {(s, h): head_figure(att[h], words, f"{title}, head {h}", orig, tallest)
+    states = {(s, h): head_figure(att[h], words, f"Head {h} of the {title}", orig, tallest)
               for s, (att, words, orig) in enumerate(zip(weights, sentences, typed, strict=True))
               for h in range(n_heads)}
     names = list(labels) if labels is not None else [short_label(words) for words in sentences]

@@ -172,7 +172,7 @@ def test_site_works_offline_in_a_browser(chromium: str, site: str, axe_script) -
         head = page.locator(f"{explorer} label", has_text="head").locator("select").first
         head.focus()
         page.keyboard.press("ArrowDown")
-        head_1 = drawn(page, explorer, first["title"].replace("head 0", "head 1"))[0]
+        head_1 = drawn(page, explorer, first["title"].replace("Head 0", "Head 1"))[0]
         assert head_1["x"] == first["x"] and head_1["cells"] != first["cells"], "the head menu did nothing"
         page.keyboard.press("Shift+Tab")  # back to the sentence menu
         page.keyboard.press("ArrowDown")
