@@ -48,12 +48,12 @@ def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clue
     even = p.summary_text.rsplit(": ", 1)[-1]  # why no clue gets more: the spread is even, not a third's limit
     p.set_score("animal", -5.0)  # the six others tie: all of them named, none picked out
     named = p.summary_text.split(" (all weights")[0]
-    assert f"evenly over {len(WORDS) - 1} words" in named and "animal" not in named and "wet" in named, named
+    assert f"evenly over {len(WORDS) - 1} words" in named and "animal" not in named and "'wet'" in named, named
     p.preset("three clues")
     assert [s.value for s in p.sliders if s.value > 0] == [CLUE_BOOST] * 3
     assert float(p.weights[WORDS.index(CLUES[0])]) < 0.3, "room to climb to a third as the temperature falls"
-    named = p.summary_text.split(" (all weights")[0]
-    assert sorted(word for word in WORDS if f" {word} " in named) == sorted(CLUES), named
+    named = p.summary_text.split(" (all weights")[0].split("looks most at")[1]
+    assert sorted(word for word in WORDS if f"'{word}'" in named) == sorted(CLUES), named
     for temperature in (1.0, 0.1):  # as sharp as the slider goes: still a third at most
         p.set_temperature(temperature)
         shares = [float(p.weights[WORDS.index(c)]) for c in CLUES]
@@ -63,9 +63,12 @@ def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clue
     assert balanced != even, "three clues at a third each: the summary gives the third's limit as the reason"
     p.preset("one clue")
     assert p.summary_text.rsplit(": ", 1)[-1] != balanced, "one clue ahead: the summary gives the other reason"
+    p.preset("three clues")
+    p.set_score(next(word for word in WORDS if word not in CLUES), 10.0)  # the spotlight on a word that is no clue
+    assert "the spotlight is on other words" in p.summary_text, p.summary_text
     p.set_temperature(4.0)
     soft = float(p.weights.max())
-    shares = [f"{c} {float(p.weights[WORDS.index(c)]):.1%}" for c in CLUES]  # as the bars label them
+    shares = [f"'{c}' {float(p.weights[WORDS.index(c)]):.1%}" for c in CLUES]  # as the bars label them
     assert all(share in p.summary_text for share in shares), (shares, p.summary_text)
     p.set_temperature(0.5)
     assert float(p.weights.max()) > soft and p.temperature_slider.value == pytest.approx(0.5)

@@ -182,8 +182,8 @@ def looks_at(labels: Sequence[str], weights: Sequence[float]) -> str:
         return f"'{labels[-1]}' spreads its attention evenly: {even:.1%} to each of the {len(weights)} words"
     if len(tied) > 3:  # naming three of them would pick three of equals
         return (f"'{labels[-1]}' spreads its attention evenly over {len(tied)} words, {weights[above[0]]:.1%} each: "
-                + ", ".join(labels[i] for i in sorted(tied)))
-    return f"'{labels[-1]}' looks most at: " + ", ".join(f"{labels[i]} {weights[i]:.1%}" for i in above[:3])
+                + ", ".join(f"'{labels[i]}'" for i in sorted(tied)))
+    return f"'{labels[-1]}' looks most at: " + ", ".join(f"'{labels[i]}' {weights[i]:.1%}" for i in above[:3])
 
 
 def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequence[str]) -> str:
@@ -192,15 +192,18 @@ def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequenc
     clues, it names their shares once; the weakest only when the shares differ."""
     shares = [weights[labels.index(c)] for c in clues]
     why = ("an even spread gives the clues no more than any other word" if max(weights) - min(weights) < EVEN
+           else "the spotlight is on other words: together the clues get less than an even spread would give them"
+           if sum(shares) < len(clues) / len(weights)
            else "one spotlight cannot give every clue more than a third" if max(shares) - min(shares) < EVEN_CLUES
            else "what one clue gains, the others lose, since all the weights share one 100%")
-    clue_shares = ", ".join(f"{c} {w:.1%}" for c, w in zip(clues, shares, strict=True))
+    clue_shares = ", ".join(f"'{c}' {w:.1%}" for c, w in zip(clues, shares, strict=True))
     weakest = "" if len({f"{w:.1%}" for w in shares}) == 1 else f"; the weakest has {min(shares):.1%}"
     total = f" (all weights together: {sum(weights):.0%})"
     above, tied = _looked_at(weights)
     named = [labels[i] for i in above[:3]] if len(tied) <= 3 else []
     if named and set(named) <= set(clues):  # the clues' shares say how much it looks at them
-        most = "its three clues:" if set(named) == set(clues) else f"{' and '.join(named)}: the three clues get"
+        some = " and ".join(f"'{word}'" for word in named)
+        most = "its three clues:" if set(named) == set(clues) else f"{some}: the three clues get"
         return f"'{labels[-1]}' looks most at {most} {clue_shares}{total}{weakest}: {why}."
     return looks_at(labels, weights) + f"{total}. The three clues get {clue_shares}{weakest}: {why}."
 
