@@ -250,7 +250,8 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         result["flags"] = list(dict.fromkeys(elsewhere + flagged[name] + result["flags"]))
         status = result.get("status") or _status(result)
         feedback = result["feedback"] if status != "flagged" else (
-            f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Unflagged: {result['feedback']}")
+            f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Without the flag: "
+            + result["feedback"].removeprefix(f"{name}: "))
         if status == "failed" and shadows.get(name):  # the check knows the course's version, not theirs
             feedback = f"{feedback.rstrip('.')}. It ran with your own {'; '.join(shadows[name])}: check that too."
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))

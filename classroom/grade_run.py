@@ -190,10 +190,10 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             where = "your exercise cell" if stopped[name] is not None else "its check"
             result = {"passed": False, "feedback": f"{name}: {where} stopped with {_said(err)}"}
         elif outcome is None:  # the check stepped aside for the course's own function, or something stopped it
-            why = f"{name} is {mine[0]}" if mine else "the exercise's code may have stopped it"
+            why = " on the course's own code" if mine else " (the exercise's code may have stopped it)"  # mine: flagged
             if not mine:
                 flags[name].add("its check recorded no outcome")
-            result = {"passed": False, "feedback": f"{name}: its check gave no verdict ({why}): grade it by hand"}
+            result = {"passed": False, "feedback": f"{name}: its check gave no verdict{why}: grade it by hand"}
         else:
             order = (" (The grader reads your cells from the top: define what your function uses in a cell above it.)"
                      if "NameError" in outcome.feedback and not outcome.passed else "")

@@ -142,6 +142,8 @@ def test_the_fakes_and_the_instructor_edition_score_zero_flagged_saying_why(grad
     summary, rows = graded[fake]["summary"], graded[fake]["exercises"]
     assert summary["points"] == "0" and summary["status"] == "flagged" and "would score" in summary["note"], summary
     assert {row["status"] for row in rows.values()} == {"flagged"} and says in rows[exercise]["feedback"], rows
+    assert f"Without the flag: {exercise}" not in rows[exercise]["feedback"] and "Without the flag: " in rows[
+        exercise]["feedback"], "what its check said follows the flags, the exercise named once"
 
 
 @pytest.mark.parametrize(("student", "status", "says"), [
@@ -169,7 +171,7 @@ def test_gradescope_mode_always_writes_results_json(tmp_path: Path, upload: dict
 
 
 def test_on_gradescope_a_flagged_exercise_is_held_for_review_and_its_flags_are_the_instructors() -> None:
-    why = "softmax: not scored, flagged for review: cell 3: imports solutions. Unflagged: softmax: correct"
+    why = "softmax: not scored, flagged for review: cell 3: imports solutions. Without the flag: correct"
     scores = [Score("softmax", 0, 1, "flagged", why), Score("weighted_average", 1, 1, "passed", "correct")]
     results = gradescope(Graded("x.ipynb", "x", "01", "flagged", "flagged for review: cell 3: imports it", scores))
     shown = [test for test in results["tests"] if test.get("visibility") != "hidden"]
@@ -191,7 +193,7 @@ def _steps(code: str) -> list[dict]:
     ("import functools\nfrom helpers.checks import solutions as s\nsoftmax = functools.partial(s.softmax)",
      "the course's solution"),
     ("from helpers.checks.ch01 import _reference_softmax as softmax", "helpers.checks.ch01._reference_softmax"),
-    ("from helpers.checks.solutions import softmax", "no verdict (softmax is the course's solution)"),  # one reason
+    ("from helpers.checks.solutions import softmax", "no verdict on the course's own code"),  # one reason
     ("import torch\nfrom helpers.attention import spotlight\n\ndef softmax(s):\n"
      "    return spotlight(s[None], torch.eye(len(s)))[1][0]", "helpers.attention.spotlight"),
     ("import sys\nfrom helpers.checks import solutions as s\n\ndef softmax(x):\n    sys.setprofile(None)\n"
