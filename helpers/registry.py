@@ -50,8 +50,11 @@ class Checkpoint:
 
     @property
     def tag(self) -> str:
-        """What a figure's title adds after "the 4-head model": nothing for the story world, else the text."""
-        return "" if self.text == STORY_WORLD and not self.folder else f" ({self.folder or self.text})"
+        """What a figure's title adds after "the 4-head model": nothing for the story world, else the text (and a
+        learner's folder, as the menu's label names both)."""
+        if self.folder:
+            return f" ({self.text}, {self.folder})"
+        return "" if self.text == STORY_WORLD else f" ({self.text})"
 
 
 SHIPPED = (

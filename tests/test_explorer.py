@@ -372,7 +372,7 @@ def test_a_learners_folder_joins_the_menu_with_its_card_notes_and_examples_from_
     notes, examples = card["notes"], card["examples"]
     assert notes and ex.message_lines[:len(notes)] == [f"Note on this model: {note}" for note in notes]
     assert examples and ex.offered_examples == examples and ex.sentence.value == examples[0]
-    assert ex.heatmap.figure["title"] == "Head 0 of the 4-head model (mine)"
+    assert ex.heatmap.figure["title"] == "Head 0 of the 4-head model (sample.txt, mine)"
     ex.model_picker.value = DEFAULT
     assert ex.model_name == DEFAULT and ex.offered_examples != examples
     ex.model_picker.value = str(mine / "one_head.json")

@@ -192,7 +192,7 @@ def summary_line(labels: Sequence[str], weights: Sequence[float], clues: Sequenc
     clues, it names their shares once; the weakest only when the shares differ."""
     shares = [weights[labels.index(c)] for c in clues]
     why = ("an even spread gives the clues no more than any other word" if max(weights) - min(weights) < EVEN
-           else "the spotlight is on other words: together the clues get less than an even spread would give them"
+           else "the spotlight is on other words, and together the clues get less than an even spread would give them"
            if sum(shares) < len(clues) / len(weights)
            else "one spotlight cannot give every clue more than a third" if max(shares) - min(shares) < EVEN_CLUES
            else "what one clue gains, the others lose, since all the weights share one 100%")
