@@ -189,8 +189,8 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
         elif err is not None:
             where = "your exercise cell" if stopped[name] is not None else "its check"
             result = {"passed": False, "feedback": f"{name}: {where} stopped with {_said(err)}"}
-        elif outcome is None:  # the check stepped aside for the course's own function, or something stopped it
-            why = " on the course's own code" if mine else " (the exercise's code may have stopped it)"  # mine: flagged
+        elif outcome is None:  # the check stepped aside for the course's own code (flagged above), or was stopped
+            why = " on the course's own code" if mine else " (the exercise's code may have stopped it)"
             if not mine:
                 flags[name].add("its check recorded no outcome")
             result = {"passed": False, "feedback": f"{name}: its check gave no verdict{why}: grade it by hand"}
