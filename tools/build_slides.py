@@ -56,8 +56,9 @@ DECK_SCRIPTS = """{%- block footer_js -%}
 // a cell's notes belong to its slide, in the speaker view from the slide's first step: inside a fragment (nbconvert
 // puts them there) reveal.js shows them only while that fragment is the last one shown
 document.querySelectorAll(".reveal .fragment aside.notes").forEach((notes) => notes.closest("section").append(notes));
+// margin 0: the slide fills the projector's height, its text 4% larger than within reveal.js's default margin
 Reveal.initialize({controls: true, progress: true, history: true, center: false, transition: "none",
-                   navigationMode: "linear", slideNumber: "c/t",
+                   navigationMode: "linear", slideNumber: "c/t", margin: 0,
                    width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}, plugins: [RevealNotes]});
 // a figure drawn while its slide was hidden takes its size once the slide shows
 Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-plotly-plot")

@@ -197,6 +197,8 @@ def test_every_deck_works_offline_fits_the_screen_and_carries_speaker_notes(chro
             page.wait_for_function(FIGURES_DRAWN)
             if page.title() != f"{page_title(chapter.stem)} slides":
                 problems.append(f"{deck}: the deck's title is {page.title()!r}")
+            if (scale := page.evaluate("() => Reveal.getScale()")) < 0.9:  # 720 / 800: the slide fills the height
+                problems.append(f"{deck}: drawn at {scale:.3f} of its size, smaller than the screen allows")
             cells = deck_cells(with_notes(nbformat.read(chapter, as_version=4)))
             slides = sum(c.metadata["slideshow"]["slide_type"] == "slide" for c in cells)
             if page.evaluate("() => Reveal.getHorizontalSlides().length") != slides:
