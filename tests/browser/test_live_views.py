@@ -159,7 +159,7 @@ def check_widgets(page) -> None:
     playground = page.locator(w).first  # the presenter's (the last cell holds a laptop's)
     playground.locator("button", has_text="three clues").click()
     share = f"{math.exp(CLUE_BOOST) / (3 * math.exp(CLUE_BOOST) + 4):.1%}"  # 3 clues and 4 other words
-    page.wait_for_function(f"() => document.querySelector('{w}').innerText.includes('animal {share}')")
+    page.wait_for_function(f"() => document.querySelector('{w}').innerText.includes(\"'animal' {share}\")")
     assert support.drawn(page, w)[0]["values"].count(share) == 3
     temperature = playground.locator(".widget-slider", has=page.locator("label", has_text="temperature"))
     assert temperature.locator("[role=slider]").get_attribute("aria-valuetext") == "1.00"
