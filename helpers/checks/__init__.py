@@ -204,9 +204,10 @@ def expect(condition: bool, message: str) -> None:
         raise AssertionError(message)
 
 
-def expect_tensor(name: str, got: Any, shape: tuple[int, ...]) -> torch.Tensor:
-    """Check that got is a float tensor of the given shape, and return it."""
-    if isinstance(got, (list, tuple)) and got:  # a loop that collected its pieces: say how to make one tensor
+def expect_one_tensor(name: str, got: Any) -> torch.Tensor:
+    """Check that got is a tensor, and return it; a list or tuple (a loop that collected its pieces) is told how
+    to make one."""
+    if isinstance(got, (list, tuple)) and got:
         kinds = {"tensors" if isinstance(piece, torch.Tensor) else "lists" if isinstance(piece, list) else "numbers"
                  for piece in got}
         pieces = kinds.pop() if len(kinds) == 1 else "values"
@@ -215,6 +216,12 @@ def expect_tensor(name: str, got: Any, shape: tuple[int, ...]) -> torch.Tensor:
                              "still to be added up, add them: .sum(dim=0))" if pieces == "tensors" else
                              "work on the tensors themselves (no .tolist() or .item()), so the result stays one"))
     expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type_of(got)}")
+    return got
+
+
+def expect_tensor(name: str, got: Any, shape: tuple[int, ...]) -> torch.Tensor:
+    """Check that got is a float tensor of the given shape, and return it."""
+    got = expect_one_tensor(name, got)
     expect(got.is_floating_point(), f"{name} should return floating-point numbers, got dtype {got.dtype}")
     expect(not (got.dim() == 0 and shape), f"{name} returned a single number (shape []) where the check expects "
                                            f"shape {list(shape)}: did it add up everything, not along one dimension?")

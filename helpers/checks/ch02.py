@@ -137,8 +137,8 @@ def _mask_hint(words: int) -> Callable[[Exception], str]:
                     "the notebook's sentence, and the mask does not fit them: most likely it was built with the "
                     "notebook's T (the length of our sentence) instead of the size of the scores it is given. "
                     "Use causal_mask(scores.shape[-1]): the mask then always has the size of these scores.")
-        return "Build the mask with causal_mask(scores.shape[-1]) and hide the later words with " \
-               "scores.masked_fill(~mask, float('-inf')) before the softmax"
+        return ("Build the mask with causal_mask(scores.shape[-1]) and hide the later words with "
+                "scores.masked_fill(~mask, float('-inf')) before the softmax")
     return hint
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, type_of
+from helpers.checks import attempt, expect, expect_close, expect_one_tensor, expect_tensor, passed, type_of
 
 SMILES_SENTENCE = "eagerly , the fox that crosses the wet streets smiles ."
 """The story-world sentence of the first exercise: 'smiles' needs three clues at once."""
@@ -74,7 +74,7 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
     if not done:
         return False
     want = weights[:, positions].sum(-1)  # [H]
-    expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type_of(got)}")
+    got = expect_one_tensor(name, got)
     if tuple(got.shape) == (len(positions),):
         expect(not torch.allclose(got, torch.ones(len(positions))),
                f"{name}: you picked rows (heads) {positions} instead of the columns (words) at those positions. "

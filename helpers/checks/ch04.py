@@ -12,11 +12,11 @@ from helpers.checks import (
     attempt,
     expect,
     expect_close,
+    expect_one_tensor,
     expect_tensor,
     expect_whole,
     off_by,
     passed,
-    type_of,
 )
 from helpers.model import attention_layer_size
 
@@ -84,7 +84,7 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
         raise AssertionError(f"{name} returned a {type(got).__name__} of {len(got)} tensors, one per head, as .chunk "
                              "and .split give: return one tensor [B, H, T, D], as view then transpose give (or "
                              "torch.stack the pieces along dim=1)")
-    expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor [B, H, T, D], got {type_of(got)}")
+    got = expect_one_tensor(name, got)
     expect(not torch.equal(got, x.view(_B, _T, _H, _D)),
            f"{name}: the cut is right but the heads are not in front yet. view(B, T, heads, C // heads) gave "
            f"{[_B, _T, _H, _D]}, that is [B, T, H, D]: each word's numbers cut into {_H} slices of {_D}, the "
@@ -145,7 +145,7 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
             "sizes from y.shape (B, H, T, D = y.shape) instead of typing them in.") from err
     if not done:
         return False
-    expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type_of(got)}")
+    got = expect_one_tensor(name, got)
     expect(tuple(got.shape) != (_B, _H, _T, _D),
            f"{name}: the result still has shape {list(got.shape)}; the heads should be put back side by side "
            f"as one row of {_C} numbers per word: [B, T, H*D] = {[_B, _T, _C]}")
