@@ -227,6 +227,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("clue_share", lambda w, p: torch.stack([w[h, p].sum() for h in range(4)]), "head count is typed in"),
     ("clue_share", lambda w, p: w[:4, p].sum(dim=-1) if len(w) > 3 else torch.zeros(4), "head count is typed in"),
     ("clue_share", lambda w, p: w[:, p].sum(dim=-1).tolist(), "should return a torch tensor"),
+    ("clue_share", lambda w, p: [w[h, p].sum() for h in range(len(w))], "makes them one tensor of shape [4]"),
     ("split_heads", lambda x, heads: x.chunk(heads, dim=-1), "a tuple of 3 tensors, one per head"),
     ("split_heads", lambda x, h: x.view(x.shape[0], h, x.shape[1], -1), "reshaped straight to [B, H, T, D]"),
     ("split_heads", lambda x, h: x.view(*x.shape[:2], -1, h).permute(0, 3, 1, 2), "one number out of every 3"),

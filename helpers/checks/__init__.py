@@ -211,10 +211,13 @@ def expect_one_tensor(name: str, got: Any) -> torch.Tensor:
         kinds = {"tensors" if isinstance(piece, torch.Tensor) else "lists" if isinstance(piece, list) else "numbers"
                  for piece in got}
         pieces = kinds.pop() if len(kinds) == 1 else "values"
+        numbers = pieces == "tensors" and all(piece.dim() == 0 for piece in got)  # one number each: stacked, done
+        how = (f"torch.stack(...) makes them one tensor of shape [{len(got)}]" if numbers else
+               "torch.stack(...) joins tensors into one (and if they are pieces still to be added up, add them: "
+               ".sum(dim=0))" if pieces == "tensors" else
+               "work on the tensors themselves (no .tolist() or .item()), so the result stays one")
         raise AssertionError(f"{name} should return a torch tensor, got a {type(got).__name__} of {len(got)} "
-                             f"{pieces}: " + ("torch.stack(...) joins tensors into one (and if they are pieces "
-                             "still to be added up, add them: .sum(dim=0))" if pieces == "tensors" else
-                             "work on the tensors themselves (no .tolist() or .item()), so the result stays one"))
+                             f"{'single-number tensors' if numbers else pieces}: {how}")
     expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type_of(got)}")
     return got
 
