@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import textwrap
 from pathlib import Path
 from typing import Any, Protocol
@@ -66,6 +67,11 @@ class Trained(Protocol):
     best_step: int
 
 
+def json_number(value: float) -> float | None:
+    """`value` to 4 decimals, or None (JSON's null) for a score beyond a float, which strict JSON cannot hold."""
+    return round(value, 4) if math.isfinite(value) else None
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -97,7 +103,7 @@ def save_checkpoint(result: Trained, stem: str | Path, command: str, **entries: 
         "best_step": result.best_step,
         "lr": result.lr,
         "corpus": result.corpus,
-        "val_ppl": round(result.val_ppl, 4),
+        "val_ppl": json_number(result.val_ppl),
         "clue_accuracy": result.clue_accuracy,
         "train_seconds": round(result.seconds, 2),
         "tokens_per_s": round(result.tokens_per_s),

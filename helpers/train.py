@@ -28,7 +28,15 @@ from tqdm.auto import tqdm
 from tqdm.std import tqdm as text_tqdm
 
 from helpers import guards
-from helpers.checkpoints import CheckpointError, cards_in, default_name, held_out_examples, read_card, save_checkpoint
+from helpers.checkpoints import (
+    CheckpointError,
+    cards_in,
+    default_name,
+    held_out_examples,
+    json_number,
+    read_card,
+    save_checkpoint,
+)
 from helpers.corpus import Corpus, split_said, story_corpus, text_corpus
 from helpers.evaluate import clue_accuracy, perplexity
 from helpers.model import CourseConfig, LanguageModel, count_parameters, course_model
@@ -76,7 +84,7 @@ class TrainResult:
         """The run's figures as plain JSON-ready values."""
         return {
             "heads": self.heads, "seed": self.seed, "steps": self.steps, "params": self.params,
-            "val_ppl": round(self.val_ppl, 4), "tokens_per_s": round(self.tokens_per_s),
+            "val_ppl": json_number(self.val_ppl), "tokens_per_s": round(self.tokens_per_s),
             "seconds": round(self.seconds, 2), "cpu_seconds": round(self.cpu_seconds, 2),
             "clue_accuracy": self.clue_accuracy,
             "corpus": self.corpus, "stopped_early": self.stopped_early, "best_step": self.best_step,

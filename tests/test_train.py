@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,17 @@ def test_command_line_prints_one_json_object_and_on_the_story_world_no_notes(cap
     assert {"val_ppl", "tokens_per_s", "seconds"} <= set(out)
     assert set(out["clue_accuracy"]) == {"subject", "previous", "mood", "sense", "all"}
     assert "notes" not in out and "notes" not in json.loads((tmp_path / "four_heads.json").read_text())
+
+
+def test_a_score_beyond_a_float_is_written_as_strict_json_null(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(train_module, "perplexity", lambda *args, **kwargs: math.inf)
+
+    def strict(text: str) -> dict:  # Python's json reads Infinity; other readers (JavaScript, jq) refuse it
+        return json.loads(text, parse_constant=lambda constant: pytest.fail(f"not strict JSON: {constant}"))
+
+    assert main(["--heads", "1", "--steps", "1", "--json", "--out", str(tmp_path)]) == 0
+    assert strict(capsys.readouterr().out)["val_ppl"] is None
+    assert strict((tmp_path / "one_head.json").read_text())["val_ppl"] is None
 
 
 @pytest.mark.parametrize(("argv", "message"), [(["--heads", "3"], "divide"), (["--steps", "0"], ">= 1"),

@@ -216,8 +216,9 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
         by_heads = {h: count(width, h) for h in (1, 2, 4) if h != heads}
         expect(all(other == got for other in by_heads.values()),
                f"{name}({width}, {heads}) returned {got:,} ({off_by(got, want)}), and other head counts give "
-               "other totals (" + ", ".join(f"heads={h}: {other:,}" for h, other in by_heads.items()) + "). The "
-               "heads only cut the width into slices: count query, key, value and the output projection once each, "
+               "other totals (" + ", ".join(f"heads={h}: {other:,}" + (" is right" if other == want else "")
+                                            for h, other in by_heads.items()) + "). The heads only cut the width "
+               "into slices: count query, key, value and the output projection once each, "
                f"{width} wide, whatever the number of heads.")
         expect(False, f"{name}({width}, {heads}) returned {got:,}: {off_by(got, want)}. Recount each part with "
                       "the argument width: the query, key and value projections (no biases) and the output "
