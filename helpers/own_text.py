@@ -111,8 +111,9 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
     """Plain-language notes on what a comparison of heads on this text can and cannot show: too little text,
     its share of <unk> (always given, with a warning above the novels'), a text of very few different words,
     and (given a trained model's validation perplexity) a perplexity above the number of different words in the
-    validation part. The one source of these notes: the notebook, the command line, its JSON and the checkpoint
-    card all print what this returns."""
+    validation part (that note leaves the number to the printout beside it, so two models get the same note). The
+    one source of these notes: the notebook, the command line, its JSON and the checkpoint card all print what this
+    returns."""
     results = results or real_text_results()
     notes = [_length_note(len(corpus.train_ids), results)]
     unknown, novels = unknown_share(corpus.val_ids), results["summary"]["unknown_share"]
@@ -145,7 +146,7 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
         beyond = (f", and even above {vocabulary:,}, the score of an even guess among all {vocabulary:,} entries "
                   f"of its vocabulary{filled}") if not val_ppl <= vocabulary else ""
         notes.append(
-            f"The validation perplexity, {val_ppl:,.1f}, is above the {different:,} different words of the "
+            f"The validation perplexity is above the {different:,} different words of the "
             f"validation part{counted}{beyond}: the model guesses worse than an even choice among the words that "
             "actually come up there. Nothing it learnt carries over to the validation part (it may have trained too "
             "few steps; with little text it may have learnt its training text by heart; a text with little pattern "

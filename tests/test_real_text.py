@@ -86,6 +86,7 @@ def test_a_perplexity_above_the_different_validation_words_gets_a_note():
         assert len(own_text_notes(corpus, RESULTS, val_ppl=ppl)) == base + 1
     note = own_text_notes(corpus, RESULTS, val_ppl=2_000.0)[-1]  # TOK: 4 words of a text, <unk>, 1,019 reserved
     assert "1,024" in note and "1,019" in note, note
+    assert own_text_notes(corpus, RESULTS, val_ppl=2_500.0)[-1] == note, "two models' race prints one note, not two"
 
 
 def test_gap_figure_draws_the_gap_over_the_seeds_noise_and_fits_a_projector(presenter: bool):
