@@ -6,6 +6,7 @@
 - `late_checks` and `race_verdict`: score two equally long live runs; say whether one is clearly ahead;
 - `seed_margin`: the gap between two models' means over seeds against the range over those seeds;
 - `print_course_table`: the benchmark's story-world table (means and ranges over seeds) beside the course's;
+- `print_equal_size`: chapter 5's control, one head and four heads against models of the other's size;
 - `print_measured_pair`: two of the benchmark's other models over their seeds, and chapter 5's rule on them;
 - `uploaded_file`: the file a learner gave an ipywidgets FileUpload, saved so `text_corpus` can read it.
 """
@@ -230,6 +231,37 @@ def print_measured_pair(results: Mapping[str, Any], first: str, second: str) -> 
     print(f"the gap between the means: {abs(margin.gap):.3f}; the wider range over the seeds: {margin.range:.3f}")
     print(f"{ahead} came out ahead by more than the seeds move either" if margin.beats_range
           else "too close to call: the gap is inside what the seeds alone move")
+
+
+def print_equal_size(results: Mapping[str, Any]) -> None:
+    """Chapter 5's control (`assets/results.json`): one head and four heads beside a model of the other's size
+    (four heads without the output projection, one head with it), chapter 5's rule on each pair of equal size and
+    on the projection alone, then the verdict those three say together."""
+    runs, control = results["table"]["runs"], results["controls"]["runs"]
+    groups = {"one head": [run for run in runs if run["heads"] == 1], "four heads, no projection": control["4-no-proj"],
+              "one head with a projection": control["1-proj"], "four heads": [run for run in runs if run["heads"] == 4]}
+    print(f"{'model':<28}{'parameters':>12}{'seeds':>7}{'mean perplexity':>17}")
+    for name, group in groups.items():
+        mean = statistics.mean(run["val_ppl"] for run in group)
+        print(f"{name:<28}{group[0]['params']:>12,}{len(group):>7}{mean:>17.3f}")
+
+    def compare(first: str, second: str) -> Margin:  # gap > 0: `second` scored lower (better)
+        margin = seed_margin([run["val_ppl"] for run in groups[first]], [run["val_ppl"] for run in groups[second]])
+        side, noise = "lower" if margin.gap > 0 else "higher", "beyond" if margin.beats_range else "within"
+        print(textwrap.fill(f"{second} against {first}: {side} by {abs(margin.gap):.3f}, seed range "
+                            f"{margin.range:.3f}: {noise} the noise", 100, subsequent_indent="    "))
+        return margin
+
+    equal_size = [compare("one head", "four heads, no projection"), compare("one head with a projection", "four heads")]
+    projection = compare("one head", "one head with a projection")
+    heads_win = all(margin.beats_range and margin.gap > 0 for margin in equal_size)
+    print(textwrap.fill("verdict: " + (
+        "at equal size, four heads beat one head both times, so their lead comes from the heads, not from the "
+        "projection's extra parameters" if heads_win else
+        "at equal size, four heads do not beat one head both times beyond the noise, so the heads alone do not "
+        "explain their lead") + "; a projection added to one head " + (
+        "helps it" if projection.beats_range and projection.gap > 0 else "makes it worse" if projection.beats_range
+        else "changes nothing beyond the noise"), 100, subsequent_indent="    "))
 
 
 def print_course_table(results: Mapping[str, Any]) -> None:

@@ -198,3 +198,15 @@ def test_a_measured_pair_is_called_by_chapter_5s_rule(second: list[float], verdi
     assert verdict in said and ("model b came out ahead" in said) == (verdict == "ahead")
     with pytest.raises(ValueError, match="no runs of"):
         compare.print_measured_pair({"controls": {"steps": 1000, "runs": runs, "models": models}}, "a", "c")
+
+
+@pytest.mark.parametrize(("four_no_proj", "heads_win"), [([2.00, 2.01], True), ([2.10, 2.13], False)])
+def test_the_control_calls_the_heads_only_when_both_pairs_of_equal_size_agree(four_no_proj, heads_win, capsys) -> None:
+    def runs(heads: int, *ppl: float) -> list[dict]:
+        return [{"heads": heads, "params": 10, "val_ppl": v} for v in ppl]
+    results = {"table": {"runs": runs(1, 2.10, 2.12) + runs(4, 1.90, 1.91)},
+               "controls": {"runs": {"4-no-proj": runs(4, *four_no_proj), "1-proj": runs(1, 2.09, 2.12)}}}
+    compare.print_equal_size(results)
+    said = " ".join(capsys.readouterr().out.split())  # the verdict wraps over lines
+    assert ("four heads beat one head both times" in said) == heads_win
+    assert said.endswith("a projection added to one head changes nothing beyond the noise")
