@@ -35,6 +35,8 @@ DECK_CSS = """
 /* a long line of code wraps (tools.paginate counts it so): a clicker cannot scroll sideways */
 .reveal .jp-InputArea-editor .highlight pre { white-space: pre-wrap; overflow-wrap: anywhere;
                                               box-sizing: border-box; }  /* its padding inside its width */
+/* a slide that opens with code starts it as far down as a heading's text, not at the screen's edge */
+.reveal .slides section > .jp-CodeCell:first-child { margin-top: 14px; }
 .reveal .jp-InputPrompt, .reveal .jp-OutputPrompt { display: none; }  /* no "In [7]:": code and output get the width */
 /* a printed table keeps its rows, at a size where 100 characters fit the slide */
 .reveal .jp-OutputArea-output { --jp-code-font-size: 18px; }
