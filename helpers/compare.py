@@ -334,13 +334,15 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
     if said:
         notes_say = "the notes say" if len(said) > 1 else "the note says"
         lines += [*said, f"verdict: none, as {notes_say} a score here cannot compare heads"]
-    elif gap <= moved:
-        lines.append(f"verdict on perplexity: the gap ({gap:,.2f}) is no larger than how much the models were still "
-                     f"changing ({moved:,.2f}); this race does not say which model is better")
     elif gap <= 2 * moved:
-        lines.append(f"verdict on perplexity: {ahead} ended lower, but its lead ({gap:,.2f}) is not more than twice "
+        lines.append(f"verdict on perplexity: the gap ({gap:,.2f}) is no larger than how much the models were still "
+                     f"changing ({moved:,.2f}); this race does not say which model is better" if gap <= moved else
+                     f"verdict on perplexity: {ahead} ended lower, but its lead ({gap:,.2f}) is not more than twice "
                      f"how much the models were still changing (2 x {moved:,.2f} = {2 * moved:,.2f}): too close to "
                      "call, even in this race")
+        if clue_leader is not None:  # a clue accuracy far apart is what a reader sees next: say why it is no verdict
+            lines.append(f"clue accuracy: {clue_leader} scored higher, but one run has no yardstick for how much "
+                         "clue accuracy moves by chance; models trained from several seeds settle it")
     elif clue_leader is not None and clue_leader != ahead:
         lines.append(f"verdict: the scores disagree ({ahead} has the lower perplexity, {clue_leader} the higher "
                      "clue accuracy); this race does not say which model is better")

@@ -232,7 +232,7 @@ def train(
     seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     if stopped and progress:  # a note, on ordinary output: a pink stderr box would look like a failure
         several = stopped.startswith("interrupted") and "ipykernel" in sys.modules  # a cell may train more models
-        print(stopped + (" (a cell that trains several models goes on to the next: press Stop for each)" * several))
+        print(stopped + (" (Stop stops one model: a cell that trains several goes on with the next, if any)" * several))
     model.eval()
     val_ppl, accuracy = float("nan"), {}
     if evaluate_at_end:
