@@ -206,6 +206,7 @@ MADE_IN = {
     "baseline": "'ablation = head_ablation(...)' (section 3)",
     "lifeline": "that starts with `def lifeline` (exercise 2)",
     "sorts": "'follows = {}' (the case files, section 2)",
+    "follows": "'follows = {}' (the case files, section 2)",
     "worse": "'worse = [...]' (section 3)",
     "agree": "'agree = 0' (section 3)",
     "unlabelled": "'unlabelled = [...]' (section 4)",
