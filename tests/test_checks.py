@@ -338,6 +338,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("count_block_parameters", lambda w, h: 3 * w * w + 4 * w + ff_of(w), "its output projection"),
     ("count_block_parameters", lambda w, h: h * 3 * w * w + w * w + 5 * w + ff_of(w), "split the width"),
     ("count_block_parameters", lambda w, h: 3 * w * w // h + w * w + 5 * w + ff_of(w), "split the width"),
+    ("count_block_parameters", lambda w, h: h * 3 * w * w + w * w + 5 * w + ff_of(w) + 7, "other head counts"),
     ("count_block_parameters", lambda w, h: 65_664 + 512 + ff_of(128), "a typed-in width"),
     ("softmax", lambda s: (s - s.max(dim=-1, keepdim=True)).exp(), "take .values"),
     ("softmax", lambda s: (e := (s - s.max()).exp()) / e.sum(dim=-1, keepdim=True), "the whole grid, s.max()"),

@@ -138,6 +138,19 @@ def off_by(got: int, want: int) -> str:
     return f"{want - got:,} short" if got < want else f"{got - want:,} too many"
 
 
+def expect_same_for_any_heads(name: str, count: Callable[[int, int], int], width: int, heads: int, want: int,
+                              what: str) -> None:
+    """A count that changes with the head count is told so, with the other head counts' totals (the one that is
+    right marked): the heads only cut the width into slices. `what` names the parts to count once each."""
+    got = count(width, heads)
+    others = {h: count(width, h) for h in (1, 2, 4) if h != heads and width % h == 0}
+    expect(all(other == got for other in others.values()),
+           f"{name}({width}, {heads}) returned {got:,} ({off_by(got, want)}), and other head counts give other "
+           "totals (" + ", ".join(f"heads={h}: {other:,}" + (" is right" if other == want else "")
+                                  for h, other in others.items()) + "). The heads only cut the width into slices: "
+           f"count {what} once each, {width} wide, whatever the number of heads.")
+
+
 def arithmetic_only(name: str, count: Callable[..., Any]) -> Callable[..., Any]:
     """`count`, made to fail with an explanation when it builds a layer (any torch.nn.Module) to count its
     parameters: the counting exercises ask for the arithmetic, which is what shows where each number comes from."""

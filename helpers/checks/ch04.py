@@ -13,6 +13,7 @@ from helpers.checks import (
     expect,
     expect_close,
     expect_one_tensor,
+    expect_same_for_any_heads,
     expect_tensor,
     expect_whole,
     off_by,
@@ -213,13 +214,7 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
         expect(got != qkv + width * width,
                f"{name}({width}, {heads}): almost: the output projection also has a bias, one number per "
                f"output ({width} of them, one per row of its weight matrix).")
-        by_heads = {h: count(width, h) for h in (1, 2, 4) if h != heads}
-        expect(all(other == got for other in by_heads.values()),
-               f"{name}({width}, {heads}) returned {got:,} ({off_by(got, want)}), and other head counts give "
-               "other totals (" + ", ".join(f"heads={h}: {other:,}" + (" is right" if other == want else "")
-                                            for h, other in by_heads.items()) + "). The heads only cut the width "
-               "into slices: count query, key, value and the output projection once each, "
-               f"{width} wide, whatever the number of heads.")
+        expect_same_for_any_heads(name, count, width, heads, want, "query, key, value and the output projection")
         expect(False, f"{name}({width}, {heads}) returned {got:,}: {off_by(got, want)}. Recount each part with "
                       "the argument width: the query, key and value projections (no biases) and the output "
                       "projection that mixes the heads (with its bias).")

@@ -10,7 +10,17 @@ import torch
 import torch.nn.functional as F
 
 from helpers.block import FeedForward, TransformerBlock
-from helpers.checks import arithmetic_only, attempt, expect, expect_close, expect_tensor, expect_whole, off_by, passed
+from helpers.checks import (
+    arithmetic_only,
+    attempt,
+    expect,
+    expect_close,
+    expect_same_for_any_heads,
+    expect_tensor,
+    expect_whole,
+    off_by,
+    passed,
+)
 from helpers.model import count_parameters
 
 _B, _T, _C, _H = 2, 5, 12, 3  # a small, lopsided example: every size different, so mix-ups show
@@ -245,6 +255,8 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
         expect(got not in {heads * 3 * w * w + w * w + w + norms + ff, 3 * w * w // heads + w * w + w + norms + ff},
                f"{name}({width}, {heads}): the heads split the width: {heads} heads of {width} x {width // heads} make "
                f"query, key and value {width} x {width} each, the same count however many heads there are.")
+        expect_same_for_any_heads(name, count, width, heads, want, "attention's four projections, the layer norms "
+                                  "and the feed-forward part")
         expect(False, f"{name}({width}, {heads}) returned {got:,}: {off_by(got, want)}. Recount each part with "
                       "the argument width: attention's four projections (only the output projection has a bias), "
                       "the two layer norms, and the feed-forward part's two layers with their biases. To see which "
