@@ -295,7 +295,7 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
     and the movement are worked out from the perplexities as printed (two decimals), so the printout adds up.
     Lines wrap at 100 characters, so the printout reads whole on a projector.
     """
-    stopped = [f"{name} stopped after {run.steps} of {run.steps_planned} steps" for name, run in runs.items()
+    stopped = [f"'{name}' stopped after {run.steps} of {run.steps_planned} steps" for name, run in runs.items()
                if getattr(run, "stopped_early", "")]  # the Stop button, or a time budget
     if stopped:
         return textwrap.fill(f"verdict: none yet, as {' and '.join(stopped)}: a race is read at its end. Run the "
@@ -341,8 +341,9 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
                      f"how much the models were still changing (2 x {moved:,.2f} = {2 * moved:,.2f}): too close to "
                      "call, even in this race")
         if clue_leader is not None:  # a clue accuracy far apart is what a reader sees next: say why it is no verdict
-            lines.append(f"clue accuracy: {clue_leader} scored higher, but one run has no yardstick for how much "
-                         "clue accuracy moves by chance; models trained from several seeds settle it")
+            lines.append(f"clue accuracy: {clue_leader} scored higher, but it was scored only at the end of the "
+                         "run, so there is no yardstick for how much it moves by chance; models trained from several "
+                         "seeds settle it")
     elif clue_leader is not None and clue_leader != ahead:
         lines.append(f"verdict: the scores disagree ({ahead} has the lower perplexity, {clue_leader} the higher "
                      "clue accuracy); this race does not say which model is better")

@@ -145,7 +145,7 @@ def test_race_verdict_compares_the_gap_with_how_much_the_runs_still_changed() ->
     unfair = {"a": _run({40: 3.0, 60: 2.0}, 60), "b": _run({40: 3.0, 60: 2.5}, 90)}
     assert "not a fair race" in compare.race_verdict(unfair)
     halted = SimpleNamespace(steps=11, steps_planned=60, stopped_early="interrupted", val_curve={})
-    assert "none yet, as one head stopped after 11 of 60 steps" in _flat(compare.race_verdict({
+    assert "none yet, as 'one head' stopped after 11 of 60 steps" in _flat(compare.race_verdict({
         "one head": halted, "four heads": runs["four heads"]})), "the Stop button: a sentence, not an error"
     with pytest.raises(ValueError, match="two validation checks"):
         compare.race_verdict({"a": _run({60: 2.0}), "b": _run({40: 3.0, 60: 2.5})})
@@ -158,7 +158,7 @@ def test_a_gap_barely_above_the_runs_movement_or_against_clue_accuracy_is_no_win
     barely = compare.race_verdict({"without feed-forward": _run({67: 6.01, 83: 5.6, 100: 5.39}, clues=0.315),
                            "with feed-forward": _run({67: 5.3, 83: 4.9, 100: 4.76}, clues=0.339)})
     assert "gap of 0.63" in barely and "moved by up to 0.62" in _flat(barely)
-    assert "clue accuracy: with feed-forward scored higher, but one run has no yardstick" in _flat(barely)
+    assert "clue accuracy: with feed-forward scored higher, but it was scored only at the end" in _flat(barely)
     assert "too close to call" in _flat(barely) and "ahead" not in barely
     mixed = compare.race_verdict({"one head": _run({67: 9.0, 83: 8.9, 100: 8.8}, clues=0.45),
                           "four heads": _run({67: 6.0, 83: 5.9, 100: 5.8}, clues=0.40)})
