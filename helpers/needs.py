@@ -33,8 +33,9 @@ def _exercise(cell: str) -> bool:
     return cell.startswith("that starts with `def ")
 
 
-MENUS = (("JupyterLab", "Run > Run All Above Selected Cell"), ("classic Notebook", "Cell > Run All Above"),
-         ("Colab", "Runtime > Run before"), ("VS Code", "Execute Above Cells"))
+MENUS = (("JupyterLab and Notebook 7", "Run > Run All Above Selected Cell"),
+         ("classic Notebook", "Cell > Run All Above"), ("Colab", "Runtime > Run before"),
+         ("VS Code", "Execute Above Cells"))
 """Where each front end the series runs in keeps 'run every cell above this one'."""
 
 

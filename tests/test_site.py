@@ -35,7 +35,7 @@ def test_pages_share_one_plotly(built_site) -> None:
         assert '<script src="plotly.min.js"></script>' in text, f"{page.name} does not load the shared plotly.js"
         assert "window.PlotlyConfig" not in text and text.count("plotly.js v") == 0, f"{page.name} inlines plotly.js"
     explorer = (out / "explorer.html").read_text()
-    assert explorer.count("data-height=") >= 2, "the explorer cell and the static copy are both drawn with their menus"
+    assert explorer.count("data-height=") >= 1, "the explorer cell is drawn as its static copy, with its menus"
 
 
 def test_index_lists_chapters_with_reading_times_how_to_run_and_the_learner_edition(built_site) -> None:
