@@ -231,7 +231,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("split_heads", lambda x, heads: x.chunk(heads, dim=-1), "a tuple of 3 tensors, one per head"),
     ("split_heads", lambda x, h: x.view(x.shape[0], h, x.shape[1], -1), "reshaped straight to [B, H, T, D]"),
     ("split_heads", lambda x, h: x.view(*x.shape[:2], -1, h).permute(0, 3, 1, 2), "one number out of every 3"),
-    ("split_heads", lambda x, h: x.view(*x.shape[:2], h, -1), "swaps the word and head dimensions is missing"),
+    ("split_heads", lambda x, h: x.view(*x.shape[:2], h, -1), "dimensions with .transpose(1, 2)"),
     ("split_heads", lambda x, h: x.view(*x.shape[:2], 4, -1).transpose(1, 2), "head count is typed in"),
     ("split_heads", lambda x, h: x.view(*x.shape[:2], h, 32).transpose(1, 2), "C // heads"),
     ("split_heads", lambda x, h: x.view(1, 9, h, -1).transpose(1, 2), "Read B, T and C from x.shape"),
@@ -239,6 +239,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("split_heads", lambda x, h: x.view(*x.shape[:2], h, x.shape[-1] / h).transpose(1, 2), "C / heads is a float"),
     ("split_heads", lambda x, h: S["split_heads"](x, h).numpy(), "should return a torch tensor"),
     ("merge_heads", lambda y: y, "still has shape"),
+    ("merge_heads", lambda y: y.transpose(1, 2), "with .reshape(B, T, H * D)"),
     ("merge_heads", lambda y: y.reshape(y.shape[0], y.shape[2], -1), "without moving the head dimension"),
     ("merge_heads", lambda y: y.transpose(1, 2).view(y.shape[0], y.shape[2], -1), "Use .reshape, which copies"),
     ("merge_heads", lambda y: y.transpose(1, 2).reshape(y.shape[0], y.shape[2], 128), "read all four sizes"),
@@ -461,7 +462,8 @@ def test_a_passing_answer_is_kept_and_a_solution_cell_says_it_is_in_use_or_what_
     assert "dim=-1" in out and solution_in_use("softmax") not in out and not OUTCOMES["softmax"].passed
 
 
-@pytest.mark.parametrize("error", [ZeroDivisionError("division by zero"), KeyboardInterrupt(), ValueError("?" * 10**6)])
+@pytest.mark.parametrize("error", [ZeroDivisionError("division by zero"), KeyboardInterrupt(), ValueError("?" * 10**6),
+                                   NameError("name 'math' is not defined", name="math")])  # the chapter has no math
 def test_a_crash_or_an_interrupt_hands_on_the_solution_and_names_the_line(error, capsys) -> None:
     def weighted_average(weights, values):
         raise error
@@ -469,6 +471,7 @@ def test_a_crash_or_an_interrupt_hands_on_the_solution_and_names_the_line(error,
     assert yours_or_reference(CHECKS["weighted_average"], weighted_average) is SOLUTIONS["weighted_average"]
     words = handed_on("weighted_average", capsys)
     assert f"stopped with {type(error).__name__}" in words and "(at: raise error)" in words and len(words) < 600
+    assert ("Add `import math` at the top of your cell" in words) == isinstance(error, NameError)
 
 
 def test_a_crash_inside_torch_or_explained_by_a_hint_names_the_learners_line(capsys) -> None:

@@ -240,7 +240,8 @@ def expect_tensor(name: str, got: Any, shape: tuple[int, ...]) -> torch.Tensor:
     got = expect_one_tensor(name, got)
     expect(got.is_floating_point(), f"{name} should return floating-point numbers, got dtype {got.dtype}")
     expect(not (got.dim() == 0 and shape), f"{name} returned a single number (shape []) where the check expects "
-                                           f"shape {list(shape)}: did it add up everything, not along one dimension?")
+                                           f"shape {list(shape)}: did it add up everything, not along one dimension? "
+                                           "Give .sum the dimension to add along, as in .sum(dim=-1).")
     expect(tuple(got.shape) == tuple(shape),
            f"{name} returned shape {list(got.shape)}, expected {list(shape)}")
     expect(bool(torch.isfinite(got).all()), f"{name} returned NaN or infinite values")
@@ -296,6 +297,18 @@ def _where_in_your_code(err: BaseException) -> str:
     return f" (at: {frames[-1].line})" if frames else ""
 
 
+IMPORTS = {"math": "import math", "np": "import numpy as np", "numpy": "import numpy"}
+"""Modules a learner's cell may use that the chapter did not import, and the line that imports each."""
+
+
+def _import_hint(err: BaseException) -> str:
+    """'. Add `import math` ...' when the learner's code used a module the chapter does not import, else ''."""
+    if not isinstance(err, NameError) or err.name not in IMPORTS:
+        return ""
+    square_root = " (for a square root, ** 0.5 needs no import)" if err.name == "math" else ""
+    return f". Add `{IMPORTS[err.name]}` at the top of your cell and run it again{square_root}"
+
+
 def _in_the_check(err: BaseException, yours: Any) -> bool:
     """Whether `err` was raised by a check's own code after the learner's function `yours` (their own Python code,
     whose every error passes through a line of it) had returned."""
@@ -334,7 +347,7 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
         passed, problem = False, str(err)
     except (Exception, KeyboardInterrupt) as err:  # the learner's code crashed, or was stopped
         passed, problem = False, f"{name}: your code stopped with {type(err).__name__}: {_first_line(err)}" + (
-            _where_in_your_code(err))
+            _where_in_your_code(err)) + _import_hint(err)
         if _in_the_check(err, yours):  # the check itself could not handle what the function gave
             problem = (f"{name}: the check could not use what your function returned (it raised {type(err).__name__} "
                        "while reading it). Return the kind of value the exercise asks for: a plain Python number or "

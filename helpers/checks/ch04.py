@@ -89,8 +89,8 @@ def check_split_heads(split_heads: Callable[[torch.Tensor, int], torch.Tensor]) 
     expect(not torch.equal(got, x.view(_B, _T, _H, _D)),
            f"{name}: the cut is right but the heads are not in front yet. view(B, T, heads, C // heads) gave "
            f"{[_B, _T, _H, _D]}, that is [B, T, H, D]: each word's numbers cut into {_H} slices of {_D}, the "
-           "heads still behind the words. The step above that swaps the word and head dimensions is missing: "
-           f"[B, H, T, D] = {[_B, _H, _T, _D]}, one small sentence per head.")
+           "heads still behind the words. Swap the word and head dimensions with .transpose(1, 2), as step 2 of "
+           f"section 1 does: [B, H, T, D] = {[_B, _H, _T, _D]}, one small sentence per head.")
     if got.dim() == 4 and got.shape[1] != _H:
         expect({_shape_for(split_heads, x, heads) for heads in (2, 6)} != {tuple(got.shape)},
                f"{name} returned shape {list(got.shape)} when asked for {_H} heads, and the same when asked for 2 "
@@ -150,6 +150,9 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
     expect(tuple(got.shape) != (_B, _H, _T, _D),
            f"{name}: the result still has shape {list(got.shape)}; the heads should be put back side by side "
            f"as one row of {_C} numbers per word: [B, T, H*D] = {[_B, _T, _C]}")
+    expect(tuple(got.shape) != (_B, _T, _H, _D),
+           f"{name}: the heads are behind the words now, [B, T, H, D] = {list(got.shape)}, but still apart. Join "
+           f"each word's heads into one row with .reshape(B, T, H * D), giving {[_B, _T, _C]}.")
     expect(tuple(got.shape) == (_B, _T, _C),
            f"{name} returned shape {list(got.shape)}, but [B, T, H*D] is {[_B, _T, _C]} here: {_B} sentences, "
            f"{_T} words, {_H} heads of {_D} numbers side by side")
