@@ -35,14 +35,16 @@ DECK_CSS = """
 /* a long line of code wraps (tools.paginate counts it so): a clicker cannot scroll sideways */
 .reveal .jp-InputArea-editor .highlight pre { white-space: pre-wrap; overflow-wrap: anywhere;
                                               box-sizing: border-box; }  /* its padding inside its width */
-/* a slide that opens with code starts it as far down as a heading's text, not at the screen's edge */
-.reveal .slides section > .jp-CodeCell:first-child { margin-top: 14px; }
+/* a slide that opens with code or a list starts it as far down as a heading's text, not at the screen's edge */
+.reveal .slides section > .jp-CodeCell:first-child,
+.reveal .slides section > .jp-MarkdownCell:first-child .jp-RenderedMarkdown > :is(ul, ol):first-child {
+  margin-top: 14px; }
 .reveal .jp-InputPrompt, .reveal .jp-OutputPrompt { display: none; }  /* no "In [7]:": code and output get the width */
 /* a printed table keeps its rows, at a size where 100 characters fit the slide */
 .reveal .jp-OutputArea-output { --jp-code-font-size: 18px; }
 .reveal .jp-OutputArea-output pre { white-space: pre; }
 /* code in a text cell at the size of a code cell's, not the theme's small pre */
-.reveal .jp-RenderedMarkdown pre { font-size: 16px; width: 100%; box-sizing: border-box; white-space: pre-wrap;
+.reveal .jp-RenderedMarkdown pre { font-size: 19px; width: 100%; box-sizing: border-box; white-space: pre-wrap;
                                   box-shadow: none; margin: 0.5em 0; }
 body .reveal .slide-number { background-color: rgba(0, 0, 0, 0.75); }  /* its white digits readable */
 body .reveal .jp-RenderedHTMLCommon :is(a:link, a:visited) { text-decoration: underline; }  /* over the theme's */
