@@ -239,7 +239,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("split_heads", lambda x, h: x.view(*x.shape[:2], h, x.shape[-1] / h).transpose(1, 2), "C / heads is a float"),
     ("split_heads", lambda x, h: S["split_heads"](x, h).numpy(), "should return a torch tensor"),
     ("merge_heads", lambda y: y, "still has shape"),
-    ("merge_heads", lambda y: y.transpose(1, 2), "with .reshape(B, T, H * D)"),
+    ("merge_heads", lambda y: y.transpose(1, 2), "B, H, T, D = y.shape), then .reshape(B, T, H * D)"),
     ("merge_heads", lambda y: y.reshape(y.shape[0], y.shape[2], -1), "without moving the head dimension"),
     ("merge_heads", lambda y: y.transpose(1, 2).view(y.shape[0], y.shape[2], -1), "Use .reshape, which copies"),
     ("merge_heads", lambda y: y.transpose(1, 2).reshape(y.shape[0], y.shape[2], 128), "read all four sizes"),
@@ -471,7 +471,7 @@ def test_a_crash_or_an_interrupt_hands_on_the_solution_and_names_the_line(error,
     assert yours_or_reference(CHECKS["weighted_average"], weighted_average) is SOLUTIONS["weighted_average"]
     words = handed_on("weighted_average", capsys)
     assert f"stopped with {type(error).__name__}" in words and "(at: raise error)" in words and len(words) < 600
-    assert ("Add `import math` at the top of your cell" in words) == isinstance(error, NameError)
+    assert ("Add the line import math at the top of your cell" in words) == isinstance(error, NameError)
 
 
 def test_a_crash_inside_torch_or_explained_by_a_hint_names_the_learners_line(capsys) -> None:

@@ -305,8 +305,9 @@ def _import_hint(err: BaseException) -> str:
     """'. Add `import math` ...' when the learner's code used a module the chapter does not import, else ''."""
     if not isinstance(err, NameError) or err.name not in IMPORTS:
         return ""
-    square_root = " (for a square root, ** 0.5 needs no import)" if err.name == "math" else ""
-    return f". Add `{IMPORTS[err.name]}` at the top of your cell and run it again{square_root}"
+    square_root = " (or, for a square root, write d ** 0.5, which needs no import)" if err.name == "math" else ""
+    return (f". Add the line {IMPORTS[err.name]} at the top of your cell, then run your cell and this check "
+            f"again{square_root}")
 
 
 def _in_the_check(err: BaseException, yours: Any) -> bool:

@@ -152,7 +152,8 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
            f"as one row of {_C} numbers per word: [B, T, H*D] = {[_B, _T, _C]}")
     expect(tuple(got.shape) != (_B, _T, _H, _D),
            f"{name}: the heads are behind the words now, [B, T, H, D] = {list(got.shape)}, but still apart. Join "
-           f"each word's heads into one row with .reshape(B, T, H * D), giving {[_B, _T, _C]}.")
+           "each word's heads into one row: read the sizes from y first (B, H, T, D = y.shape), then "
+           f".reshape(B, T, H * D), giving {[_B, _T, _C]}.")
     expect(tuple(got.shape) == (_B, _T, _C),
            f"{name} returned shape {list(got.shape)}, but [B, T, H*D] is {[_B, _T, _C]} here: {_B} sentences, "
            f"{_T} words, {_H} heads of {_D} numbers side by side")
