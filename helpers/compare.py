@@ -254,14 +254,17 @@ def print_equal_size(results: Mapping[str, Any]) -> None:
 
     equal_size = [compare("one head", "four heads, no projection"), compare("one head with a projection", "four heads")]
     projection = compare("one head", "one head with a projection")
-    heads_win = all(margin.beats_range and margin.gap > 0 for margin in equal_size)
-    print(textwrap.fill("verdict: " + (
-        "at equal size, four heads beat one head both times, so their lead comes from the heads, not from the "
-        "projection's extra parameters" if heads_win else
-        "at equal size, four heads do not beat one head both times beyond the noise, so the heads alone do not "
-        "explain their lead") + "; a projection added to one head " + (
-        "helps it" if projection.beats_range and projection.gap > 0 else "makes it worse" if projection.beats_range
-        else "changes nothing beyond the noise"), 100, subsequent_indent="    "))
+    if all(margin.beats_range and margin.gap > 0 for margin in equal_size):
+        heads = ("at equal size, four heads beat one head both times, so their lead comes from the heads, not from "
+                 "the projection's extra parameters")
+    else:
+        heads = ("at equal size, four heads do not beat one head both times beyond the noise, so the heads alone do "
+                 "not explain their lead")
+    if not projection.beats_range:
+        added = "changes nothing beyond the noise"
+    else:
+        added = "helps it" if projection.gap > 0 else "makes it worse"
+    print(textwrap.fill(f"verdict: {heads}; a projection added to one head {added}", 100, subsequent_indent="    "))
 
 
 def print_course_table(results: Mapping[str, Any]) -> None:
@@ -335,11 +338,13 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
         notes_say = "the notes say" if len(said) > 1 else "the note says"
         lines += [*said, f"verdict: none, as {notes_say} a score here cannot compare heads"]
     elif gap <= 2 * moved:
-        lines.append(f"verdict on perplexity: the gap ({gap:,.2f}) is no larger than how much the models were still "
-                     f"changing ({moved:,.2f}); this race does not say which model is better" if gap <= moved else
-                     f"verdict on perplexity: {ahead} ended lower, but its lead ({gap:,.2f}) is not more than twice "
-                     f"how much the models were still changing (2 x {moved:,.2f} = {2 * moved:,.2f}): too close to "
-                     "call, even in this race")
+        if gap <= moved:
+            lines.append(f"verdict on perplexity: the gap ({gap:,.2f}) is no larger than how much the models were "
+                         f"still changing ({moved:,.2f}); this race does not say which model is better")
+        else:
+            lines.append(f"verdict on perplexity: {ahead} ended lower, but its lead ({gap:,.2f}) is not more than "
+                         f"twice how much the models were still changing (2 x {moved:,.2f} = {2 * moved:,.2f}): too "
+                         "close to call, even in this race")
         if clue_leader is not None:  # a clue accuracy far apart is what a reader sees next: say why it is no verdict
             lines.append(f"clue accuracy: {clue_leader} scored higher, but it was scored only at the end of the "
                          "run, so there is no yardstick for how much it moves by chance; models trained from several "
