@@ -16,6 +16,7 @@ from helpers.chapter_widgets.step_through import STEPS, static_step_through
 from helpers.explorer_figures import head_figure
 from helpers.model import attention_layer_size
 from helpers.plots import ink, presenter_mode
+from helpers.reading import unique_labels
 from helpers.static import STATIC_ENV
 
 WORDS = "the animal that crossed the wet street".split()
@@ -121,8 +122,9 @@ def test_step_through_shows_every_step_with_its_shape_and_computes_it_right() ->
     assert float(weights[4:].sum()) == 0 and math.isclose(float(weights.sum()), 1, rel_tol=1e-6)
     assert torch.allclose(y, weights @ V)
     s.go_to(5)  # y first, on screen with the buttons; then each row of v beside the weight it is multiplied by
-    assert all(f"{w:.1%} × {word}" in s.view.value for w, word in zip(weights.tolist(), SENTENCE, strict=True))
-    assert s.view.value.index("y[i] = weights @ v") < s.view.value.index(f"{weights[0]:.1%} × ")
+    labels = unique_labels(SENTENCE)  # 'the', 'the (2)'
+    assert all(f"{word}: weight {w:.1%}" in s.view.value for w, word in zip(weights.tolist(), labels, strict=True))
+    assert s.view.value.index("y[i] = weights @ v") < s.view.value.index(f"the: weight {weights[0]:.1%}")
     s.go_to(2)
     assert "scaled scores" in s.summary_text
     s.set_scale(False)

@@ -80,10 +80,10 @@ def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor]
     table = (f"<div><code>{name}</code> has shape <b>{list(t.shape)}</b></div>"
              + tensor_table(t.tolist(), rows=[labels[i]], columns=columns, percent=step == 4, font=font))
     if step == 5:  # y first (one row, on screen with the buttons), then the values it adds up, each with its weight
-        weighted = [f"{w:.1%} × {label}" for label, w in zip(labels, tensors[4].tolist(), strict=True)]
+        weighted = [f"{label}: weight {w:.1%}" for label, w in zip(labels, tensors[4].tolist(), strict=True)]
         hidden = " (0% for the later words, which it may not see)" if i < len(words) - 1 else ""
-        lead = (f"It adds up the rows of <code>v</code>, which has shape <b>{list(v.shape)}</b>, each times its "
-                f"word's weight{hidden}")
+        lead = (f"It multiplies each row of <code>v</code>, which has shape <b>{list(v.shape)}</b>, by its word's "
+                f"weight{hidden} and adds them up. The rows are v's own numbers, before the multiplying")
         rows = tensor_table(v.tolist(), rows=weighted, columns=columns, font=font)
         folded = f"<details style='margin-top: 0.5em'><summary>{lead}. Open to read them, then scroll down</summary>"
         table += f"{folded}{rows}</details>" if fold else f"<div style='margin-top: 0.5em'>{lead}:</div>{rows}"
