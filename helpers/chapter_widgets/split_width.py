@@ -38,6 +38,9 @@ AT_ONCE = 4
 ABOVE_AND_BELOW = 14
 """Lines of text (at the widget's font size) that the two rows of controls, the split, the summary above the grid
 and its caption under it take: the grid gets the rest of the screen, so that all of them stay in view."""
+STATIC_ABOVE_AND_BELOW = 10
+"""The same for the static copy, whose controls are one row of two menus: on a deck's 1280x720 slide its line of
+code, the menus, the split, the grid and its caption fit together."""
 
 
 @dataclass(frozen=True)
@@ -246,7 +249,7 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
     names = [heads_named(o.heads) if o.layer == UNTRAINED else "trained, 4 heads"
              for o in options]
     groups = [f"heads {g.start} to {g.stop - 1}" for g in head_groups(max(HEAD_COUNTS))]
-    tallest = s["tallest"] - ABOVE_AND_BELOW * s["font"]  # what is above and below stays on a slide with it
+    tallest = s["tallest"] - STATIC_ABOVE_AND_BELOW * s["font"]  # what is above and below stays on a slide with it
 
     def state(option: Option, asked: int) -> dict:
         mine = head_groups(option.heads)
