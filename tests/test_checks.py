@@ -25,6 +25,7 @@ from helpers.checks.ch06 import watched_most
 from helpers.checks.solutions import SOLUTIONS
 from helpers.evaluate import attention_on_clues
 from helpers.model import course_model
+from helpers.static import STATIC_ENV
 from helpers.stories import CLUE_KINDS
 
 CHECKS = {
@@ -94,6 +95,14 @@ def test_every_solution_passes_and_every_stub_is_not_attempted(name: str, capsys
     assert (helpers.checks.whose(handed), helpers.checks.whose(stub)) == ("the reference", "your")
     words = handed_on(name, capsys, "finished")
     assert "not attempted yet" in words and "correct" not in words
+
+
+def test_a_page_or_slide_says_what_the_check_does_in_the_notebook(monkeypatch, capsys) -> None:
+    monkeypatch.setenv(STATIC_ENV, "1")  # a site or slide build: nobody can fill the stub in
+    assert yours_or_reference(CHECKS["softmax"], stub) is SOLUTIONS["softmax"]
+    out = " ".join(capsys.readouterr().out.split())
+    assert "in the notebook, your code goes in the stub above" in out and "goes on with the reference softmax" in out
+    assert "not attempted" not in out and "Using the reference" not in out, out
 
 
 def test_code_written_below_the_stubs_todo_line_is_told_to_delete_that_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -36,6 +36,7 @@ import torch
 
 from helpers.checks.solutions import BY_CHAPTER, SOLUTIONS
 from helpers.needs import NotFilledInError
+from helpers.static import static_build
 
 LINE = 100  # printed lines stay within what a projector shows unwrapped
 _TERM = r"(?:\d[\d,]* )?(?:\d[\d,]*|width)\b"  # 128, 4 width
@@ -89,7 +90,11 @@ def attempt(
         if _code_below_todo(fn):
             raise AssertionError(f"{name}: your code is below the stub's todo() line, and todo() stops the function "
                                  "before it runs. Delete that line, run the cell, then this check again.") from None
-        print(say(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again."))
+        if static_build():  # a page or a slide: nobody can fill the stub in there
+            print(say(f"{name}: in the notebook, your code goes in the stub above and this check says whether it is "
+                      f"right, or what is wrong. This copy goes on with the reference {name} from helpers."))
+        else:
+            print(say(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again."))
         return False, None
     except errors as err:
         if hint is None:
@@ -362,7 +367,8 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
     OUTCOMES[name] = Outcome(False, problem or f"{name}: not attempted yet (the stub still calls todo())")
     if problem:
         print(say(f"Not right yet. {problem}"))
-    print(f"Using the reference {name} from helpers, since yours is not {'right' if problem else 'finished'} yet.")
+    if problem or not static_build():  # a page or a slide has said which function goes on
+        print(f"Using the reference {name} from helpers, since yours is not {'right' if problem else 'finished'} yet.")
     return reference
 
 
