@@ -74,7 +74,9 @@ def test_a_cell_that_would_run_off_the_slide_starts_a_new_one(cells: list, expec
     ([], "\n".join(f"line_{i} = {i}" for i in range(12)), ROOM - 100, ["slide", "-", "subslide"]),
     ([_cell("markdown", PROSE + "Here it is:", "subslide")], "figure()\nshow()\n", ROOM - 70,
      ["slide", "subslide", "-", "subslide"]),  # not a slide with one sentence ending in a colon: the code joins it
-], ids=["too-tall", "lead-in"])
+    ([_cell("markdown", PROSE, "subslide")], "figure()\nshow()\n", ROOM - 114,  # the cell alone fits a slide
+     ["slide", "subslide", "-", "subslide"]),  # nor a slide with one short paragraph (a long text keeps its slide)
+], ids=["too-tall", "lead-in", "short-text"])
 def test_a_cell_too_tall_to_fit_shows_its_code_then_its_figure_on_the_next_slide(lead_in: list, code: str,
                                                                                   figure: int, expected: list) -> None:
     cell = _cell("code", code, "-", figure=figure)

@@ -4,7 +4,8 @@ A reveal.js slide does not scroll for a presenter with a clicker, so `paginate` 
 estimate of each one's height (in the deck's CSS pixels, measured at 1280x720) and makes a cell that would end
 past the slide's bottom start a subslide. What is too tall for any slide is cut first: code from its output,
 long code and printouts between lines, long markdown between blocks. A lead-in sentence (ending in a colon, or a
-heading alone) moves with what it introduces, and a cut cell's speaker notes stay on its first slide; a slide cut
+heading alone) moves with what it introduces; a lead-in or a short text that a figure is too tall to join keeps
+the figure's code, and the figure starts the next slide. A cut cell's speaker notes stay on its first slide; a slide cut
 off without notes of its own repeats the notes of the slide before, marked as continued. The browser tests walk
 every deck to check the result.
 """
@@ -256,10 +257,11 @@ def paginate(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                     _starts_slide(lead)  # the lead-in moves with what it introduces
                     cut.add(lead.id)
                     used -= before
-                elif (_leads_in(lead) and not before and cell.cell_type == "code" and cell.outputs
-                      and cell.source.strip() and used + _code_height(cell) <= ROOM):
-                    pieces[:0] = _cut_code(cell)  # too tall to join its lead-in whole: the code joins it, and
-                    continue                      # its output follows on the next slide, not a lone sentence
+                elif (lead.cell_type == "markdown" and not before and (_leads_in(lead) or used < ROOM // 2)
+                      and cell.cell_type == "code" and cell.outputs and cell.source.strip()
+                      and used + _code_height(cell) <= ROOM):
+                    pieces[:0] = _cut_code(cell)  # too tall to join a lead-in or a short text whole: the code joins
+                    continue                      # it, its output follows on the next slide, not a lone paragraph
                 else:
                     _starts_slide(cell)
                     cut.add(cell.id)
