@@ -79,16 +79,17 @@ def grid_figure(weights: torch.Tensor, words: Sequence[str], title: str, origina
                 side: float | None = None) -> dict:
     """[H, T, T] weights as a grid of heatmaps `cols` to a row (four heads: one row of square panels, which show
     a pattern better than a flat 2 x 2 on a wide screen), one colour scale, at most `tallest` pixels high; the
-    left column labels the rows (the `focus` row always), the last row the columns (those the focus row looks at
-    most always). A panel is at most `side`
-    pixels across, and never larger than the same heatmap alone, so one or two heads do not fill the screen."""
+    left column labels the rows (the `focus` row always), the last row the columns (always the one the focus row
+    looks at most in each head above, so that every word a summary names for a head has its label under that
+    head). A panel is at most `side` pixels across, and never larger than the same heatmap alone, so one or two
+    heads do not fill the screen."""
     heads, widest = weights.shape[0], style()["widest"]  # a deck's static copy: a slide's width
     shape = grid_shape(heads, cols, tallest, side=min(side or math.inf, heatmap_side(len(words))), width=widest)
     every, tick, xtitle = _labelling(len(words), shape.wide, shape.tall)
-    labels, names, keep = unique_labels(words), word_names(words, originals), looked_at_most(weights, focus)
+    labels, names = unique_labels(words), word_names(words, originals)
     panels = [heatmap(weights[h], labels, names, title=f"head {first_head + h}", every=every, tick=tick,
                       show_x=h + shape.cols >= heads, show_y=h % shape.cols == 0, xtitle=xtitle, focus=focus,
-                      keep=keep) for h in range(heads)]
+                      keep=looked_at_most(weights[h % shape.cols :: shape.cols], focus)) for h in range(heads)]
     height = shape.plots + shape.frame["top"] + shape.frame["bottom"]
     width = min(widest, shape.cols * shape.wide + shape.frame["across"])
     return figure(title, panels, width, height, style()["font"], cols=shape.cols, scale="weight")
