@@ -161,7 +161,8 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
     if not torch.equal(got, x):
         expect(not torch.equal(got, y.reshape(_B, _T, _C)),
                f"{name}: you reshaped [B, H, T, D] straight to [B, T, C] without moving the head dimension "
-               "back behind the words. Move the heads behind the words first, then join each word's heads.")
+               "back behind the words. Read the sizes first (B, H, T, D = y.shape), move the heads behind the words "
+               "with y.transpose(1, 2), then join each word's heads with .reshape(B, T, H * D).")
         expect(not torch.equal(got, y.permute(0, 2, 3, 1).reshape(_B, _T, _C)),
                f"{name}: the heads ended up interleaved: each word's row takes number 0 of every head, then number "
                f"1 of every head, and so on (column {_D} of x, head 1's first number, lands at place 1). Keep each "
