@@ -125,6 +125,8 @@ def test_step_through_shows_every_step_with_its_shape_and_computes_it_right() ->
     labels = unique_labels(SENTENCE)  # 'the', 'the (2)'
     assert all(f"{word}: weight {w:.1%}" in s.view.value for w, word in zip(weights.tolist(), labels, strict=True))
     assert s.view.value.index("y[i] = weights @ v") < s.view.value.index(f"the: weight {weights[0]:.1%}")
+    worked = re.search(r"y's d0 = (.*?) = (-?[\d.]+) \(", s.view.value)  # one number of y, its sum written out
+    assert worked and worked[1].count("×") == 4 and float(worked[2]) == pytest.approx(float(y[0]), abs=0.005)
     s.go_to(2)
     assert "scaled scores" in s.summary_text
     s.set_scale(False)

@@ -85,6 +85,10 @@ def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor]
         lead = (f"It multiplies each row of <code>v</code>, which has shape <b>{list(v.shape)}</b>, by its word's "
                 f"weight{hidden} and adds them up. The rows are v's own numbers, before the multiplying")
         rows = tensor_table(v.tolist(), rows=weighted, columns=columns, font=font)
+        seen = zip(tensors[4][: i + 1].tolist(), v[: i + 1, 0].tolist(), strict=True)  # (weight, d0) per word
+        terms = " + ".join(f"{w:.1%} × {x:.2f}" if x >= 0 else f"{w:.1%} × ({x:.2f})" for w, x in seen)
+        rows += (f"<div>For example, y's d0 = {html.escape(terms)} = {float(t[0]):.2f} (worked with the unrounded "
+                 "numbers, so the last digit may differ)</div>")
         folded = f"<details style='margin-top: 0.5em'><summary>{lead}. Open to read them, then scroll down</summary>"
         table += f"{folded}{rows}</details>" if fold else f"<div style='margin-top: 0.5em'>{lead}:</div>{rows}"
     return (f"<div style='font-size: {font}px'><div style='color: #555'>step {step + 1} of {len(STEPS)}: {trail}</div>"
