@@ -78,8 +78,8 @@ function heatmap(p, k, x0, y0, w, h, L, spec) {
     if (word !== null) out += text(x0 - 6, y0 + (r + 0.5) * ch, word, p.tick, `class="${cls}" text-anchor="end" dominant-baseline="middle"`);
   });
   if (p.show_x !== false) axisWords(p.x, p.every, null, p.keep).forEach((word, c) => {
-    const x = x0 + (c + 0.5) * cw, y = y0 + h + 6;
-    if (word !== null) out += text(x, y, word, p.tick, `class="x-label" data-panel="${k}" text-anchor="end" transform="rotate(-45 ${x} ${y})"`);
+    const x = x0 + (c + 0.5) * cw, y = y0 + h + 6, most = (p.keep || []).includes(c) ? '" font-weight="bold' : "";
+    if (word !== null) out += text(x, y, word, p.tick, `class="x-label${most}" data-panel="${k}" text-anchor="end" transform="rotate(-45 ${x} ${y})"`);
   });
   return out;
 }

@@ -29,10 +29,19 @@ from nbconvert.filters.markdown import markdown2html
 from tools.build_slides import NpmMissingError, deck_file, ship_reveal, write_deck
 from tools.chapters import ROOT, chapter_title, notebook_paths, reading_minutes
 from tools.editions import build, with_folded_solutions, with_notes
-from tools.pages import PLOTLY_JS, SITE, execute_static, exporter, page_title, prepare, ship_plotly
+from tools.pages import (
+    PLOTLY_JS,
+    REPOSITORY,
+    SITE,
+    docs_online,
+    execute_static,
+    exporter,
+    page_title,
+    prepare,
+    ship_plotly,
+)
 
 MAX_SITE_MB = 20.0
-REPOSITORY = "https://github.com/several-spotlights/several-spotlights"
 BINDER = ("https://mybinder.org/v2/gh/several-spotlights/several-spotlights/HEAD"
           "?urlpath=lab/tree/notebooks/00_start_here.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -50,7 +59,7 @@ def write_page(nb: nbformat.NotebookNode, name: str, out_dir: Path) -> Path:
     resources = {"plotly_js": PLOTLY_JS, "metadata": {"name": page_title(name)}}
     body, _ = exporter("lab/index.html.j2").from_notebook_node(nb, resources=resources)
     target = out_dir / f"{name}.html"
-    body = body.replace('.ipynb"', '.html"').replace('href="../docs/', f'href="{REPOSITORY}/blob/main/docs/')
+    body = docs_online(body.replace('.ipynb"', '.html"'))
     target.write_text(body, encoding="utf-8")
     return target
 

@@ -16,7 +16,7 @@ from nbconvert import SlidesExporter
 
 from tools.chapters import EXPLORER, INJECTED, ROOT
 from tools.editions import is_notes
-from tools.pages import LIVE_ONLY, PLOTLY_JS, add_static_note, exporter, page_title, prepare
+from tools.pages import LIVE_ONLY, PLOTLY_JS, add_static_note, docs_online, exporter, page_title, prepare
 from tools.paginate import paginate
 
 REVEAL = "reveal.js@5.2.1"
@@ -137,7 +137,7 @@ def deck_body(nb: nbformat.NotebookNode, name: str) -> str:
     resources = {"plotly_js": f"../{PLOTLY_JS}", "metadata": {"name": page_title(name)}}
     body, _ = deck.from_notebook_node(prepare(shown), resources=resources)
     body = body.replace(f'href="{EXPLORER}"', f'href="../{EXPLORER[:-6]}.html"')
-    return re.sub(r'href="(\d\d)_\w+\.ipynb"', r'href="\1.html"', body)
+    return docs_online(re.sub(r'href="(\d\d)_\w+\.ipynb"', r'href="\1.html"', body))
 
 
 def write_deck(nb: nbformat.NotebookNode, name: str, slides_dir: Path) -> Path:

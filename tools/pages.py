@@ -39,6 +39,12 @@ STATIC_NOTE = "static_note"
 """The cell metadata (markdown) that pages and decks add to the end of that cell's text: what stands in for a
 live control there (two menus for the buttons, say). A learner's notebook never shows it."""
 SITE_NAME = "Several Spotlights"
+REPOSITORY = "https://github.com/several-spotlights/several-spotlights"
+
+
+def docs_online(body: str) -> str:
+    """A page's or a deck's links to docs/ pointed at the repository's copy: the site has no docs/ of its own."""
+    return body.replace('href="../docs/', f'href="{REPOSITORY}/blob/main/docs/')
 
 READABLE_CSS = """
 /* what nbconvert's page styles leave hard to read (axe-core's contrast and link checks): */

@@ -9,6 +9,7 @@ import html
 import json
 import re
 import sys
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -97,6 +98,15 @@ def test_solutions_are_folded_on_the_page_and_left_out_of_the_slides(site: str) 
     for line in solutions:
         assert line in page, f"the reading page lost a solution line: {line!r}"
         assert line not in deck, f"a solution shows on the slides: {line!r}"
+
+
+def _found(url: str) -> bool:
+    """Whether the site serves `url`."""
+    try:
+        with urllib.request.urlopen(url):
+            return True
+    except urllib.error.HTTPError:
+        return False
 
 
 def _text(url: str) -> str:
@@ -197,6 +207,9 @@ def test_every_deck_works_offline_fits_the_screen_and_carries_speaker_notes(chro
             page.wait_for_function(FIGURES_DRAWN)
             if page.title() != f"{page_title(chapter.stem)} slides":
                 problems.append(f"{deck}: the deck's title is {page.title()!r}")
+            links = {a.split("#")[0] for a in page.eval_on_selector_all("a[href]", "as => as.map(a => a.href)")}
+            problems += [f"{deck}: a link to {link} leads nowhere" for link in links if link.startswith(site)
+                         and not re.search(r"/slides/\w+\.html$", link) and not _found(link)]  # a deck: maybe unbuilt
             if (scale := page.evaluate("() => Reveal.getScale()")) < 0.9:  # 720 / 800: the slide fills the height
                 problems.append(f"{deck}: drawn at {scale:.3f} of its size, smaller than the screen allows")
             cells = deck_cells(with_notes(nbformat.read(chapter, as_version=4)))
