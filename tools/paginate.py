@@ -5,9 +5,9 @@ estimate of each one's height (in the deck's CSS pixels, measured at 1280x720) a
 past the slide's bottom start a subslide. What is too tall for any slide is cut first: code from its output,
 long code and printouts between lines, long markdown between blocks. A lead-in sentence (ending in a colon, or a
 heading alone) moves with what it introduces; a lead-in or a short text that a figure is too tall to join keeps
-the figure's code, and the figure starts the next slide. A cut cell's speaker notes stay on its first slide; a slide cut
-off without notes of its own repeats the notes of the slide before, marked as continued. The browser tests walk
-every deck to check the result.
+the figure's code, and the figure starts the next slide. A cut cell's speaker notes stay on its first slide; a
+slide cut off without notes of its own repeats the notes of the slide before, marked as continued. The browser
+tests walk every deck to check the result.
 """
 
 from __future__ import annotations
