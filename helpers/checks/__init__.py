@@ -92,7 +92,7 @@ def attempt(
                                  "before it runs. Delete that line, run the cell, then this check again.") from None
         if static_build():  # a page or a slide: nobody can fill the stub in there
             print(say(f"{name}: in the notebook, your code goes in the stub above and this check says whether it is "
-                      f"right, or what is wrong. This copy goes on with the reference {name} from helpers."))
+                      f"right, or what is wrong. Here the chapter goes on with the reference {name} from helpers."))
         else:
             print(say(f"{name}: not attempted yet. Fill in the stub above and run it, then this check again."))
         return False, None
