@@ -43,8 +43,9 @@ REPOSITORY = "https://github.com/several-spotlights/several-spotlights"
 
 
 def docs_online(body: str) -> str:
-    """A page's or a deck's links to docs/ pointed at the repository's copy: the site has no docs/ of its own."""
-    return body.replace('href="../docs/', f'href="{REPOSITORY}/blob/main/docs/')
+    """A page's or a deck's links to docs/ pointed at the repository's copy (the site has no docs/ of its own), in
+    a new tab, so that a presenter's deck stays open."""
+    return body.replace('href="../docs/', f'target="_blank" href="{REPOSITORY}/blob/main/docs/')
 
 READABLE_CSS = """
 /* what nbconvert's page styles leave hard to read (axe-core's contrast and link checks): */
