@@ -261,9 +261,9 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
         elif len(mine) > 1:
             lacks = f"With {option.heads} heads, the last four are heads {group.start} to {group.stop - 1}. "
         elif option.heads == 1:
-            lacks = "With 1 head, it is drawn alone. "
+            lacks = "With 1 head there is only head 0, so the draw menu changes nothing. "
         else:
-            lacks = f"With {option.heads} heads, all of them are drawn. "
+            lacks = f"With {option.heads} heads, all of them are drawn, so the draw menu changes nothing. "
         hardest = f"<div style='font-size: {s['font']}px'>{html.escape(looks_hardest(option, words, group))}</div>"
         return spec | {"above": split_strip(option.heads, WIDTH, s["font"], group) + hardest,
                        "html_height": 6 * s["font"], "caption": f"{lacks}{spec['caption']}"}
