@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import os
 import symtable
 import sys
 import textwrap
@@ -39,6 +40,16 @@ MENUS = (("JupyterLab and Notebook 7", "Run > Run All Above Selected Cell"),
 """Where each front end the series runs in keeps 'run every cell above this one'."""
 
 
+def menus() -> tuple[tuple[str, str], ...]:
+    """The menus to name: only Colab's or VS Code's when the kernel can tell it runs there (Colab's module is
+    loaded; VS Code sets VSCODE_* variables, though not everywhere), else every front end's."""
+    if "google.colab" in sys.modules:
+        return tuple(m for m in MENUS if m[0] == "Colab")
+    if any(key in os.environ for key in ("VSCODE_PID", "VSCODE_CWD")):
+        return tuple(m for m in MENUS if m[0] == "VS Code")
+    return MENUS
+
+
 def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
     """The message for a cell that needs the names in `needed`, each mapped to the cell that makes it. An
     exercise's name that this cell makes too (`made_here`: it is the check cell) needs only its `def` cell."""
@@ -49,7 +60,7 @@ def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
         return f"the cell {cell} and the check cell under it" if two(name, cell) else f"the cell {cell}"
 
     listed = ", ".join(f"`{n}`" for n in needed)
-    menu = ", ".join(f"{path.replace(' ', chr(0xA0))} in {where}" for where, path in MENUS)  # a path on one line
+    menu = ", ".join(f"{path.replace(' ', chr(0xA0))} in {where}" for where, path in menus())  # a path on one line
     cells = list(dict.fromkeys(needed.values()))
     if len(cells) == 1:
         name = next(iter(needed))

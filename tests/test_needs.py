@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
+import types
 
 import nbformat
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import helpers.checks
-from helpers.needs import MENUS, explain_missing, names
+from helpers.needs import MENUS, advice, explain_missing, names
 from tools.chapters import NOTEBOOKS
 
 CHAPTERS = [m.name for m in pkgutil.iter_modules(helpers.checks.__path__) if m.name.startswith("ch")]
@@ -24,7 +26,9 @@ def shell() -> InteractiveShell:
     InteractiveShell.clear_instance()
 
 
-def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: InteractiveShell, capsys) -> None:
+def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: InteractiveShell, capsys, monkeypatch) -> None:
+    for key in ("VSCODE_PID", "VSCODE_CWD"):  # a terminal inside VS Code: its menu alone (the next test)
+        monkeypatch.delenv(key, raising=False)
     explain_missing({"model": "'Load the trained model' (section 2)"})
     result = shell.run_cell("model.eval()")
     assert isinstance(result.error_in_exec, NameError)
@@ -60,6 +64,17 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     assert shown.startswith("softmax is not filled in yet.") and "Traceback" not in out + shown, shown
     shell.run_cell("model = 1")
     assert shell.run_cell("model + 1").result == 2
+
+
+@pytest.mark.parametrize("front_end", ["Colab", "VS Code"])
+def test_a_front_end_the_kernel_recognises_gets_its_own_menu_alone(front_end: str, monkeypatch) -> None:
+    if front_end == "Colab":
+        monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    else:
+        monkeypatch.setenv("VSCODE_PID", "1")
+    said = " ".join(advice({"model": "'Load the trained model' (section 2)"}).split()).replace(chr(0xA0), " ")
+    assert f"{dict(MENUS)[front_end]} in {front_end}" in said, said
+    assert not any(f"in {other}" in said for other, _ in MENUS if other != front_end), said
 
 
 def test_explain_missing_checks_its_map() -> None:
