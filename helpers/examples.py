@@ -16,8 +16,8 @@ from helpers.stories import example_sentences
 
 
 def default_examples() -> list[str]:
-    """The course's example sentences followed by the story-world sentences."""
-    return list(dict.fromkeys([*COURSE_EXAMPLES, *example_sentences()]))
+    """The story-world sentences followed by the course's example sentences (which use words outside it)."""
+    return list(dict.fromkeys([*example_sentences(), *COURSE_EXAMPLES]))
 
 
 def novel_examples() -> list[str]:

@@ -154,6 +154,13 @@ class Explorer(Widget):
         """The sentences the examples menu offers (below its "pick an example" entry)."""
         return [value for _, value in self.example_picker.options if value != PICK[1]]
 
+    @staticmethod
+    def _example_label(model: CourseModel, text: str) -> str:
+        """An example as the menu shows it: with how many of its words the model does not know (the course's own
+        sentences, offered to the story-world models), so that '<unk>' after picking one comes as no surprise."""
+        unknown = len(model.tokenizer.encode_with_report(text).unknown)
+        return f"{text} ({unknown} word{'s' * (unknown > 1)} this model does not know)" if unknown else text
+
     def _pick_example(self, text: str) -> None:
         if text != PICK[1]:
             self.set_sentence(text)
@@ -225,7 +232,8 @@ class Explorer(Widget):
             examples, old_example = self.examples[name], self.sentence.value in self.offered_examples
             if self.offered_examples != examples:  # the other vocabulary: its own examples
                 shown = self.example_picker.value if self.example_picker.value in examples else PICK[1]
-                self.set_quietly(self.example_picker, shown, options=[PICK, *((text, text) for text in examples)])
+                self.set_quietly(self.example_picker, shown,
+                                 options=[PICK, *((self._example_label(model, text), text) for text in examples)])
             if self.words:
                 self._read_again(old_example)
 

@@ -101,6 +101,11 @@ def test_example_picker_loads_the_example(ex: Explorer) -> None:
     assert ex.example_picker.value == PICK[1] and ex.example_picker.label == PICK[0]
     ex.example_picker.value = PICK[1]  # choosing the menu's own first entry changes nothing
     assert ex.sentence.value == "the girl walks to the old bridge ." and not ex.problem
+    labels = dict((text, label) for label, text in ex.example_picker.options)
+    unknown = [len(ex.model.tokenizer.encode_with_report(text).unknown) for text in ex.offered_examples]
+    assert unknown == sorted(unknown) and unknown[-1] > 0, "the model's own sentences first, the course's after"
+    assert all(labels[text] == text if n == 0 else str(n) in labels[text].removeprefix(text)
+               for text, n in zip(ex.offered_examples, unknown, strict=True)), "a label counts the unknown words"
 
 
 def test_all_heads_shows_a_grid_with_one_colour_scale_and_a_click_focuses_on_a_row(ex: Explorer) -> None:
