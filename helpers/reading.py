@@ -6,6 +6,7 @@ what was typed, long sentences are trimmed to the context, empty input gets a cl
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -45,6 +46,14 @@ class Reading:
     originals: list[str]
 
 
+def shown(word: str, longest: int = 30) -> str:
+    """A typed word as notes, menus and labels name it: an invisible character (a joiner inside an emoji) by its
+    code, and a very long word cut, so that neither leaves an empty name nor pushes the widget off the screen."""
+    if word and all(unicodedata.category(char) in ("Cf", "Mn", "Zs") for char in word):
+        return " ".join(f"U+{ord(char):04X}" for char in word)
+    return word if len(word) <= longest else f"{word[: longest - 10]}… ({len(word):,} characters)"
+
+
 def read_sentence(model: LanguageModel, text: str) -> Reading:
     """Tokenize `text` for `model`, trim it to the context, and explain anything surprising in notes.
 
@@ -60,9 +69,9 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
     if not enc.ids:
         raise ValueError(f"No words found in {text!r}: the model reads words and punctuation.")
     ids, words, notes = list(enc.ids), list(enc.words), []
-    originals = split(text)  # the words as typed: an unknown word keeps its text
+    originals = [shown(word) for word in split(text)]  # the words as typed: an unknown word keeps its text
     if enc.unknown:
-        unknown = list(dict.fromkeys(enc.unknown))
+        unknown = list(dict.fromkeys(map(shown, enc.unknown)))
         more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
         listed = ", ".join(f"'{w}'" for w in unknown[:8]) + more
         notes.append(f"Not in the model's vocabulary, shown as <unk>: {listed}.")

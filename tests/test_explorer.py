@@ -417,3 +417,10 @@ def test_a_card_without_examples_offers_the_story_examples(tmp_path: Path, small
     again = train(heads=1, steps=2, corpus=small_stories, progress=False)  # trained again into the same folder
     save_checkpoint(again, tmp_path / "old" / "one_head", "python -m helpers.train --heads 1 --steps 2")
     assert ex.model.card["steps"] == 1 and explore(str(tmp_path / "old")).model.card["steps"] == 2, "a stale model"
+
+
+def test_a_very_long_word_and_an_invisible_character_get_short_visible_names(ex: Explorer) -> None:
+    ex.set_sentence("the fox " + "x" * 5000 + " smiles \u200d .")
+    labels, notes = [label for label, _ in ex.focus_picker.options], " ".join(ex.message_lines)
+    assert max(map(len, labels)) < 60 and len(notes) < 300, "a long word cut in the menu and the notes"
+    assert "U+200D" in notes and not any(label.endswith("= ") for label in labels), "an invisible joiner named"
