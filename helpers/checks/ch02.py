@@ -254,6 +254,9 @@ def check_one_head(
                f"{name}'s att is {att.shape[0]} x {att.shape[0]}, but the check's x has {words} words: compute q, "
                "k and v inside one_head from the x it is given (q = query(x), k = key(x), v = value(x)), not "
                "the notebook's own q, k and v")
+        expect(not (isinstance(att, torch.Tensor) and bool((att < 0).any())),
+               f"{name}'s att has numbers below 0, so it holds scores, not weights: return the weights that the mask "
+               "and the softmax make from the scores (your masked_weights from exercise 2), and use them for y too")
         att = expect_tensor(f"{name}'s att", att, (words, words))
         expect(not (isinstance(y, torch.Tensor) and _close(y, att @ x)),
                f"{name} averaged the word vectors x, not the values v: the output is att @ v, with v = value(x)")
