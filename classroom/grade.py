@@ -252,6 +252,8 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         feedback = result["feedback"] if status != "flagged" else (
             f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Without the flag: "
             + result["feedback"].removeprefix(f"{name}: "))
+        if status == "not attempted" and learner_code(nb, name) is None:  # not even the stub: a deleted cell
+            feedback = f"{name}: not attempted: no cell of this notebook defines {name} (its exercise cell deleted?)"
         if status == "failed" and shadows.get(name):  # the check knows the course's version, not theirs
             feedback = f"{feedback.rstrip('.')}. It ran with your own {'; '.join(shadows[name])}: check that too."
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
@@ -295,6 +297,18 @@ def submissions(paths: Sequence[Path]) -> list[tuple[str, Path, str]]:
     return [(unicodedata.normalize("NFC", name), notebook, shown) for name, notebook, shown in found]
 
 
+def _another_chapter(path: Path, chapter: str) -> bool:
+    """Whether a notebook is another chapter's than `chapter`: by its file name, or by its code when its name says
+    no chapter (a renamed file); a notebook that cannot be read is not left out, its row says why."""
+    named = chapter_in_name(path)
+    if named is not None:
+        return named != chapter
+    try:
+        return chapter_in_code(read(path)) not in (None, chapter)
+    except UnreadableError:
+        return False
+
+
 def read_roster(path: Path) -> dict[str, str]:
     """A CSV of file or folder name -> student id (a header row, then two columns)."""
     with path.open(newline="", encoding="utf-8") as handle:
@@ -304,9 +318,9 @@ def read_roster(path: Path) -> dict[str, str]:
     return {unicodedata.normalize("NFC", Path(row[0].strip()).stem): row[1].strip() for row in rows[1:]}
 
 
-def read_points(path: Path, chapter: str | None = None) -> dict[str, float]:
+def read_points(path: Path) -> dict[str, float]:
     """Points per exercise from a CSV (exercise,points; a first row whose points are not a number is a header) or
-    a TOML file (softmax = 2); names of `chapter`'s exercises, or of any chapter's."""
+    a TOML file (softmax = 2), of any chapter's exercises: one file serves a course, with --chapter too."""
     if path.suffix == ".toml":
         table = read_toml(path)
         table = table.get("points", table)
@@ -315,11 +329,10 @@ def read_points(path: Path, chapter: str | None = None) -> dict[str, float]:
             rows = [row for row in csv.reader(handle) if len(row) >= 2]
         header = bool(rows) and not rows[0][1].strip().replace(".", "", 1).isdigit()
         table = {row[0].strip(): row[1].strip() for row in rows[header:]}
-    known = {e.name for n in CHAPTERS if chapter in (None, n[:2]) for e in course(n[:2])[1]}
+    known = {e.name for n in CHAPTERS for e in course(n[:2])[1]}
     unknown = sorted(set(table) - known)
     if unknown:
-        which = f"chapter {chapter}'s exercises" if chapter else "the exercises"
-        raise ValueError(f"{path}: no exercise called {', '.join(unknown)}; {which}: {', '.join(sorted(known))}")
+        raise ValueError(f"{path}: no exercise called {', '.join(unknown)}; the exercises: {', '.join(sorted(known))}")
     try:
         return {name: float(value) for name, value in table.items()}
     except (TypeError, ValueError):
@@ -380,7 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if chapter and chapter not in {n[:2] for n in CHAPTERS}:
         parser.error(f"--chapter {args.chapter}: there is no such chapter ({', '.join(n[:2] for n in CHAPTERS)})")
     try:
-        points = read_points(args.points, chapter) if args.points else {}
+        points = read_points(args.points) if args.points else {}
         roster = read_roster(args.roster) if args.roster else {}
     except (OSError, ValueError) as problem:
         parser.error(str(problem))
@@ -393,11 +406,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.gradescope.write_text(json.dumps(gradescope(graded, why), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {args.gradescope}: {graded.status if graded else why}")
         return 0
-    others = [entry for entry in found if chapter and chapter_in_name(entry[1]) not in (None, chapter)]
+    others = [entry for entry in found if chapter and _another_chapter(entry[1], chapter)]
     found = [entry for entry in found if entry not in others]  # a whole course collected: this chapter's only
     if others:
-        print(f"left out {len(others)} notebook{'s' * (len(others) != 1)} whose file name says another chapter than "
-              f"{chapter} (such as {others[0][2]})")
+        print(f"left out {len(others)} notebook{'s' * (len(others) != 1)} whose file name (or, for a name that says "
+              f"none, whose code) is another chapter's than {chapter} (such as {others[0][2]})")
     if not found:
         parser.error("no notebooks found (.ipynb files, in the folders given or any folder below them)")
     results, began = [], time.perf_counter()

@@ -75,9 +75,11 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         "swapped_01.ipynb": learner["02"],  # chapter 2's notebook, under chapter 1's name
         "Zoe\u0308_01.ipynb": _answered(learner["01"], HONEST),  # its name as a Mac's zip spells it (NFD)
         "untouched/again.IPYNB": learner["01"],  # a second notebook from one student
+        "deleted_01.ipynb": copy.deepcopy(learner["01"]),  # its softmax exercise cell deleted below
         f"ada/{one.name}": learner["01"], f"ada/{two.name}": learner["02"],  # two chapters: not two submissions
     }
     notebooks["Zoe\u0308_01.ipynb"].cells.insert(13, nbformat.v4.new_code_cell(ABOVE))
+    notebooks["deleted_01.ipynb"].cells = [c for c in learner["01"].cells if "def softmax(" not in c.source]
     stub = next(i for i, cell in enumerate(learner["02"].cells) if "def masked_weights(" in cell.source)
     for name, diagonal in (("shadow_02.ipynb", 1), ("shadow_wrong_02.ipynb", 0)):  # PyTorch's way: True = hidden
         notebooks[name].cells.insert(stub, nbformat.v4.new_code_cell(
@@ -109,6 +111,11 @@ def test_honest_work_gets_full_marks_by_the_points_table_and_untouched_work_zero
     assert summary["status"] == "graded" and summary["points"] == points and summary["max_points"] == "3", summary
     assert {row["status"] for row in graded[student]["exercises"].values()} == statuses
     assert ("2 not attempted" in summary["note"]) == (statuses == {"not attempted"}), "untried, told from wrong"
+
+
+def test_a_deleted_exercise_cell_is_named_as_missing_not_as_an_untouched_stub(graded: dict) -> None:
+    row = graded["deleted_01"]["exercises"]["softmax"]
+    assert row["status"] == "not attempted" and "no cell" in row["feedback"] and "todo()" not in row["feedback"], row
 
 
 @pytest.mark.parametrize("student", ["S-2", "mistakes_02"])
@@ -298,13 +305,16 @@ def test_with_chapter_a_whole_course_collected_is_graded_for_that_chapter_alone(
                           ("elif", chapter_paths("02")[0])):  # elif handed in chapter 2's alone
         (tmp_path / "class" / student).mkdir(parents=True, exist_ok=True)
         (tmp_path / "class" / student / path.name).write_text(path.read_text())
+    (tmp_path / "class" / "ada" / "homework (Ada).ipynb").write_text(chapter_paths("02")[0].read_text())  # renamed
     (tmp_path / "roster.csv").write_text("folder,id\nada,ada\nelif,elif\n")
+    (tmp_path / "points.csv").write_text("softmax,2\nmasked_weights,3\n")  # one file for the course's chapters
     assert main([str(tmp_path / "class"), "--chapter", "01", "--out", str(tmp_path / "out"),
-                 "--roster", str(tmp_path / "roster.csv")]) == 0
+                 "--roster", str(tmp_path / "roster.csv"), "--points", str(tmp_path / "points.csv")]) == 0
     said = capsys.readouterr().out  # at the start, and again in the last line
-    assert "left out 2 notebooks whose file name says another chapter than 01" in said
-    assert said.rstrip().endswith("; 2 left out (another chapter)") and "1 notebook in" in said
+    assert "left out 3 notebooks whose file name (or, for a name that says none, whose code) is another" in said
+    assert said.rstrip().endswith("; 3 left out (another chapter)") and "1 notebook in" in said
     assert "still grading, 1 to go" in said and "at work on ada/01_one_spotlight.ipynb" in said
     ada, elif_ = csv.DictReader((tmp_path / "out" / "summary.csv").open(encoding="utf-8-sig"))
     assert ada["student"] == "ada" and ada["chapter"] == "01" and "submissions" not in ada["note"]
+    assert ada["max_points"] == "3", "softmax's 2 points and weighted_average's 1; chapter 2's line unused"
     assert elif_["status"] == "missing" and "left out elif/02_queries_keys_values.ipynb" in elif_["note"], elif_
