@@ -33,7 +33,7 @@ from classroom.grade_run import TIMED_OUT, TOO_LONG, TYPING
 from classroom.submission import UnreadableError, chapter_in_code, chapter_in_name, course, flags, learner_code, read
 from helpers.needs import names
 from tools.chapters import CHAPTERS, EXPLORER, ROOT, read_toml
-from tools.editions import SOLUTION, is_notes, tags
+from tools.editions import SOLUTION, checked_exercise, is_notes, tags
 
 TIMEOUT = 60  # seconds one exercise (its code, then its check) may take
 SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy machine
@@ -263,6 +263,10 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         notes.insert(0, ", ".join(f"{n} {status}" for status, n in tally.items()))
     if typed := [s.exercise for s in scores if TYPING in s.feedback and s.status != "passed"]:
         notes.insert(1, f"input() stopped {', '.join(typed)}: read by hand")  # a right answer may sit behind it
+    checked = {checked_exercise(cell) for cell in nb.cells}
+    if changed := [s.exercise for s in scores if s.exercise not in checked]:  # a print("passed") in its place
+        notes.append(f"the check cell of {', '.join(changed)} was changed or deleted; the grade comes from the "
+                     "course's own check")
     marked = [s.exercise for s in scores if s.status == "flagged"]
     if marked:
         notes.insert(0, f"flagged for review: {'; '.join(elsewhere) or ', '.join(marked)} (unflagged it would score "

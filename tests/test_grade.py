@@ -79,7 +79,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         f"ada/{one.name}": learner["01"], f"ada/{two.name}": learner["02"],  # two chapters: not two submissions
     }
     notebooks["Zoe\u0308_01.ipynb"].cells.insert(13, nbformat.v4.new_code_cell(ABOVE))
-    notebooks["deleted_01.ipynb"].cells = [c for c in learner["01"].cells if "def softmax(" not in c.source]
+    notebooks["deleted_01.ipynb"].cells = [c if "yours_or_reference(check_weighted" not in c.source else  # and a fake
+                                           nbformat.v4.new_code_cell("print('All checks passed!')")
+                                           for c in learner["01"].cells if "def softmax(" not in c.source]
     stub = next(i for i, cell in enumerate(learner["02"].cells) if "def masked_weights(" in cell.source)
     for name, diagonal in (("shadow_02.ipynb", 1), ("shadow_wrong_02.ipynb", 0)):  # PyTorch's way: True = hidden
         notebooks[name].cells.insert(stub, nbformat.v4.new_code_cell(
@@ -113,9 +115,11 @@ def test_honest_work_gets_full_marks_by_the_points_table_and_untouched_work_zero
     assert ("2 not attempted" in summary["note"]) == (statuses == {"not attempted"}), "untried, told from wrong"
 
 
-def test_a_deleted_exercise_cell_is_named_as_missing_not_as_an_untouched_stub(graded: dict) -> None:
+def test_a_deleted_exercise_cell_is_named_as_missing_and_a_replaced_check_cell_is_noted(graded: dict) -> None:
     row = graded["deleted_01"]["exercises"]["softmax"]
     assert row["status"] == "not attempted" and "no cell" in row["feedback"] and "todo()" not in row["feedback"], row
+    assert "check cell of weighted_average was changed" in graded["deleted_01"]["summary"]["note"], "its fake check"
+    assert "check cell" not in graded["untouched"]["summary"]["note"]
 
 
 @pytest.mark.parametrize("student", ["S-2", "mistakes_02"])
