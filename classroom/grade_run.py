@@ -169,9 +169,11 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             stopped[name] = run(source, LEARNER, namespace, timeout, watch)
             flags[name] = {f"it called {call}" for call in watch.calls}
             err = stopped[name]
-            if err is not None and namespace.get(name) is not had and not isinstance(err, TimeLimit):
+            if err is not None and namespace.get(name) is not had:
                 stopped[name] = None  # a scratch line after the definition stopped the cell: the check runs anyway
-                aside[name] = f" (Your exercise cell then stopped with {_said(err)}.)"
+                then = (f"did not finish within {timeout:g} s" if isinstance(err, TimeLimit)  # as if interrupted
+                        else f"stopped with {_said(err)}")
+                aside[name] = f" (Your exercise cell then {then}, after defining {name}.)"
             continue
         # the names the check cell uses (the check, its extra arguments) as the chapter's own cells left them
         namespace.update({k: course[k] for k in names(source).used if k in course and k != name})
@@ -185,7 +187,7 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
         flags[name] |= {f"it called {call}" for call in watch.calls} | {f"it changed {what}" for what in tampered}
         outcome = outcomes.get(name)
         if isinstance(err, TimeLimit):
-            result = {"passed": False, "feedback": f"{name}: {TOO_LONG.format(timeout)}"}
+            result = {"passed": False, "feedback": f"{name}: {TOO_LONG.format(timeout)}" + aside.get(name, "")}
         elif err is not None:
             where = "your exercise cell" if stopped[name] is not None else "its check"
             result = {"passed": False, "feedback": f"{name}: {where} stopped with {_said(err)}"}
