@@ -46,11 +46,16 @@ class Reading:
     originals: list[str]
 
 
+def _invisible(char: str) -> bool:
+    """A character that shows nothing: a space, a joiner, an emoji's variation selector, a control character."""
+    return char.isspace() or unicodedata.category(char) in ("Cf", "Mn", "Zs", "Cc")
+
+
 def shown(word: str, longest: int = 30) -> str:
     """A typed word as notes, menus and labels name it: an invisible character (a joiner inside an emoji) by its
     code, and a very long word cut, so that neither leaves an empty name nor pushes the widget off the screen."""
-    if word and all(unicodedata.category(char) in ("Cf", "Mn", "Zs") for char in word):
-        return " ".join(f"U+{ord(char):04X}" for char in word)
+    if word and all(_invisible(char) for char in word):
+        return " ".join(f"U+{ord(char):04X}" for char in word) + " (invisible)"
     return word if len(word) <= longest else f"{word[: longest - 10]}… ({len(word):,} characters)"
 
 
@@ -61,8 +66,9 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
     """
     if not isinstance(text, str):
         raise ValueError(f"a sentence must be text, got {type(text).__name__}.")
-    if not text.strip():
-        raise ValueError("Empty sentence: type a few words or pick an example.")
+    if all(_invisible(char) for char in text):
+        hidden = f" (only invisible characters, {shown(text.strip())})" if text.strip() else ""
+        raise ValueError(f"Empty sentence{hidden}: type a few words or pick an example.")
     if model.tokenizer is None:
         raise ValueError("this model has no tokenizer: load it with helpers.checkpoints.load_model")
     enc = model.tokenizer.encode_with_report(text)

@@ -166,6 +166,7 @@ def test_static_explorer_precomputes_every_sentence_and_head_behind_two_menus() 
 
 
 @pytest.mark.parametrize(("bad", "says"), [("", "Empty sentence"), ("    \n ", "Empty sentence"),
+                                           ("\u200d", "only invisible characters, U+200D"),
                                            (42, "must be text, got int")])
 def test_an_empty_sentence_or_not_text_gets_a_message_and_keeps_the_last_heatmap(ex: Explorer, bad, says) -> None:
     words = list(ex.words)
