@@ -38,6 +38,8 @@ def test_an_empty_home_gets_the_learner_edition_and_runs_chapter_1_from_the_inst
     image_env = {**os.environ, "PATH": path, "NB_PYTHON_PREFIX": str(env_dir)}
     image_env.pop("PYTHONPATH", None)
     run("bash", "postBuild", cwd=image, env=image_env)
+    overrides = json.loads((env_dir / "share" / "jupyter" / "lab" / "settings" / "overrides.json").read_text())
+    assert overrides["@jupyterlab/docmanager-extension:plugin"]["autosaveInterval"] < 120, "saved sooner than 2 min"
 
     home.mkdir()
     learner = {**image_env, "HOME": str(home)}
