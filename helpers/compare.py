@@ -229,7 +229,7 @@ def print_measured_pair(results: Mapping[str, Any], first: str, second: str) -> 
     ahead = controls["models"][second if margin.gap > 0 else first]["label"]
     print(f"{controls['steps']:,} steps each, seeds {', '.join(map(str, sorted(controls['models'][first]['seeds'])))}")
     print(f"the gap between the means: {abs(margin.gap):.3f}; the wider range over the seeds: {margin.range:.3f} "
-          "(before rounding)")  # a range from the rounded ends above may differ in its last digit
+          "(from the unrounded values)")  # the rounded ends above may differ by 0.001
     print(f"{ahead} came out ahead by more than the seeds move either" if margin.beats_range
           else "too close to call: the gap is inside what the seeds alone move")
 

@@ -100,9 +100,9 @@ function bars(p, k, x0, y0, w, h, L, spec) {
     if (p.labels) out += text(x + bw / 2, y(v) - 4, number(v, p.format), L.tick, 'class="value" text-anchor="middle"');
   }));
   out += `<line x1="${x0}" x2="${x0 + w}" y1="${y0 + h}" y2="${y0 + h}" stroke="#444"/>`;
-  if (p.show_x !== false) axisWords(p.x, p.every, p.focus).forEach((word, c) => {
-    const x = x0 + (c + 0.5) * slot, yy = y0 + h + 6;
-    if (word !== null) out += text(x, yy, word, p.tick || L.tick, `class="x-label" text-anchor="end" transform="rotate(-45 ${x} ${yy})"`);
+  if (p.show_x !== false) axisWords(p.x, p.every, p.focus, p.keep).forEach((word, c) => {
+    const x = x0 + (c + 0.5) * slot, yy = y0 + h + 6, most = (p.keep || []).includes(c) ? '" font-weight="bold' : "";
+    if (word !== null) out += text(x, yy, word, p.tick || L.tick, `class="x-label${most}" text-anchor="end" transform="rotate(-45 ${x} ${yy})"`);
   });
   return out + "</g>";
 }

@@ -81,13 +81,14 @@ def heatmap(weights: torch.Tensor, labels: Sequence[str], names: Sequence[str], 
 def bars(labels: Sequence[str], series: Sequence[tuple[str, Sequence[float], str]], title: str = "",
          ymax: float | None = 1.0, percent: bool = True, on_bars: bool = False, every: int = 1, tick: int = 14,
          xtitle: str = LOOKED_AT, ytitle: str = "weight", ticks: Sequence[float] = (0, 0.5, 1),
-         focus: int | None = None) -> dict:
+         focus: int | None = None, keep: Sequence[int] = ()) -> dict:
     """A bar panel: one bar per label for each (name, values, colour) series, side by side; `on_bars` writes
-    each bar's value on it; `ticks`: the horizontal lines of the value axis; bar `focus` is always labelled."""
+    each bar's value on it; `ticks`: the horizontal lines of the value axis; bar `focus` is always labelled, and
+    so are the bars `keep`, in bold, as a heatmap's columns."""
     return {"type": "bars", "title": title, "x": list(labels), "every": every, "tick": tick, "ymax": ymax,
             "series": [{"name": n, "y": [round(float(v), 6) for v in values], "colour": c} for n, values, c in series],
             "format": "percent" if percent else "number", "labels": on_bars, "ticks": list(ticks),
-            "xtitle": xtitle, "ytitle": ytitle, "focus": focus}
+            "xtitle": xtitle, "ytitle": ytitle, "focus": focus, "keep": list(keep)}
 
 
 def figure(title: str, panels: Sequence[dict], width: int, height: int, font: int, cols: int = 1,

@@ -53,10 +53,13 @@ def looked_at_most(weights: torch.Tensor, focus: int | None) -> list[int]:
     """The words the `focus` word looks at most in each head of [H, T, T] weights, strongest first: the ones a
     summary names, so their columns keep a label when a long sentence labels only every k-th word (the stronger
     one where two would crowd each other)."""
-    if focus is None:
-        return []
+    return [] if focus is None else strongest(weights[:, focus, : focus + 1])
+
+
+def strongest(rows: torch.Tensor) -> list[int]:
+    """The word each row of [H, T] weights (one word's spotlight per head) looks at most, strongest first."""
     best = {}  # column -> its largest weight over the heads
-    for row in weights[:, focus, : focus + 1]:  # [focus + 1] per head
+    for row in rows:
         c = int(row.argmax())
         best[c] = max(best.get(c, 0.0), float(row[c]))
     return sorted(best, key=lambda c: -best[c])
@@ -101,7 +104,8 @@ def focus_figure(rows: torch.Tensor, words: Sequence[str], title: str) -> dict:
     every, tick, xtitle = _labelling(len(labels), FIT_WIDTH - 250, FIT_WIDTH)
     heads = rows.shape[0]
     series = [(f"head {h}", rows[h].tolist(), PALETTE[h % len(PALETTE)]) for h in range(heads)]
-    panel = bars(labels, series, every=every, tick=tick, xtitle=xtitle, focus=len(labels) - 1)  # the word that looks
+    panel = bars(labels, series, every=every, tick=tick, xtitle=xtitle, focus=len(labels) - 1,  # the word that looks
+                 keep=strongest(rows))  # each head's tallest bar keeps its word's label
     return figure(title, [panel], FIT_WIDTH, int(style()["size"] * 0.75), font, legend=heads > 1)
 
 

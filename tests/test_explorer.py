@@ -298,6 +298,8 @@ def test_long_sentences_label_every_kth_word_and_say_so(ex: Explorer) -> None:
             most = sorted({int(row.argmax()) for row in above},
                           key=lambda c: -max(float(r[c]) for r in above if int(r.argmax()) == c))  # strongest first
             assert panel["keep"] == most, "the words a summary names keep a label"
+        tallest = {int(row.argmax()) for row in ex.att[:, 59, :60]}  # each head's tallest bar, under the heatmap
+        assert set(ex.bars.figure["panels"][0]["keep"]) == tallest, "each head's tallest bar keeps its label"
         ex.sentence.value = STORY
         assert _panel(ex)["every"] == short and ex.bars.figure["panels"][0]["every"] == 1
         assert (_panel(ex)["xtitle"] == "word looked at") == (short == 1)
