@@ -171,10 +171,8 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             err = stopped[name]
             if err is not None and namespace.get(name) is not had:
                 stopped[name] = None  # a scratch line after the definition stopped the cell: the check runs anyway
-                late = isinstance(err, TimeLimit)  # as if the learner interrupted it
-                then = f"did not finish within {timeout:g} s" if late else f"stopped with {_said(err)}"
-                loop = ": look for a loop that never ends" if late else ""
-                aside[name] = f" (Your exercise cell then {then}, after defining {name}{loop}.)"
+                then = TOO_LONG.format(timeout) if isinstance(err, TimeLimit) else f"stopped with {_said(err)}"
+                aside[name] = f" (After defining {name}, your exercise cell {then}.)"  # a time limit: as interrupted
             continue
         # the names the check cell uses (the check, its extra arguments) as the chapter's own cells left them
         namespace.update({k: course[k] for k in names(source).used if k in course and k != name})

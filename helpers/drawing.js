@@ -61,6 +61,16 @@ function axisWords(words, every, focus, keep) {
   return words.map((w, i) => (always.includes(i) || (i % k === 0 && !near(i)) ? w : null));
 }
 
+// a panel's column labels, slanted under its columns (each `slot` px wide) at height y: the words axisWords keeps,
+// those in `keep` in bold; `attrs` adds attributes to each label
+function xLabels(p, focus, x0, slot, y, size, attrs) {
+  return axisWords(p.x, p.every, focus, p.keep).map((word, c) => {
+    if (word === null) return "";
+    const x = x0 + (c + 0.5) * slot, most = (p.keep || []).includes(c) ? '" font-weight="bold' : "";
+    return text(x, y, word, size, `class="x-label${most}"${attrs} text-anchor="end" transform="rotate(-45 ${x} ${y})"`);
+  }).join("");
+}
+
 function heatmap(p, k, x0, y0, w, h, L, spec) {
   const n = p.x.length, cw = w / Math.max(n, 1), ch = h / Math.max(p.y.length, 1);
   let out = `<g class="panel heatmap" data-panel="${k}" tabindex="0" role="img" data-lm-suppress-shortcuts="true"`
@@ -77,10 +87,7 @@ function heatmap(p, k, x0, y0, w, h, L, spec) {
     const cls = r === p.focus ? 'y-label focus" font-weight="bold' : "y-label";
     if (word !== null) out += text(x0 - 6, y0 + (r + 0.5) * ch, word, p.tick, `class="${cls}" text-anchor="end" dominant-baseline="middle"`);
   });
-  if (p.show_x !== false) axisWords(p.x, p.every, null, p.keep).forEach((word, c) => {
-    const x = x0 + (c + 0.5) * cw, y = y0 + h + 6, most = (p.keep || []).includes(c) ? '" font-weight="bold' : "";
-    if (word !== null) out += text(x, y, word, p.tick, `class="x-label${most}" data-panel="${k}" text-anchor="end" transform="rotate(-45 ${x} ${y})"`);
-  });
+  if (p.show_x !== false) out += xLabels(p, null, x0, cw, y0 + h + 6, p.tick, ` data-panel="${k}"`);
   return out;
 }
 
@@ -100,10 +107,7 @@ function bars(p, k, x0, y0, w, h, L, spec) {
     if (p.labels) out += text(x + bw / 2, y(v) - 4, number(v, p.format), L.tick, 'class="value" text-anchor="middle"');
   }));
   out += `<line x1="${x0}" x2="${x0 + w}" y1="${y0 + h}" y2="${y0 + h}" stroke="#444"/>`;
-  if (p.show_x !== false) axisWords(p.x, p.every, p.focus, p.keep).forEach((word, c) => {
-    const x = x0 + (c + 0.5) * slot, yy = y0 + h + 6, most = (p.keep || []).includes(c) ? '" font-weight="bold' : "";
-    if (word !== null) out += text(x, yy, word, p.tick || L.tick, `class="x-label${most}" text-anchor="end" transform="rotate(-45 ${x} ${yy})"`);
-  });
+  if (p.show_x !== false) out += xLabels(p, p.focus, x0, slot, y0 + h + 6, p.tick || L.tick, "");
   return out + "</g>";
 }
 

@@ -210,9 +210,9 @@ def _steps(code: str) -> list[dict]:
     ("import sys\nfrom helpers.checks import solutions as s\n\ndef softmax(x):\n    sys.setprofile(None)\n"
      "    return s.softmax(x)", "switched off"),
     ("import torch\n\ndef softmax(s):\n    return s.exp() / s.exp().sum()\n\nx = softmax(torch.ones(2))[5]",
-     "then stopped with IndexError"),  # its check still runs
+     "After defining softmax, your exercise cell stopped with IndexError"),  # its check still runs
     ("import torch\n\ndef softmax(s):\n    return s.exp() / s.exp().sum(-1, keepdim=True)\n\nwhile True:\n    pass",
-     "then did not finish within 5 s, after defining softmax"),  # a test loop that never ends: as if interrupted
+     "After defining softmax, your exercise cell did not finish within 5 s"),  # a test loop that never ends
     ("def softmax(s):\n    return shifted(s).exp()", "in a cell above it"),  # shifted: defined below, in Jupyter
 ])
 def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_run_time(code: str, says: str) -> None:
