@@ -270,7 +270,7 @@ class Explorer(Widget):
         the focus view: new numbers and words in the one drawing, whichever model and view."""
         heads, i = self.att.shape[0], self.focus
         self.notes = [note for note in self.notes if note != SWAPPED]  # said at a model switch, until the next change
-        name = ("one-head" if heads == 1 else f"{heads}-head") + " model" + self.menu[self.model_name].tag
+        name = self.menu[self.model_name].title
         names = word_names(self.words, self.originals)  # quoted: "'<unk> = quixotic'"
         self.summary_lines, shown = self._summary(i, names)
         self.summary.value = self.html_lines(shown, TEXT)
@@ -337,7 +337,7 @@ def static_explorer(
     """
     entry = find_checkpoints(model)[-1]
     entries = [entry, shipped(entry.partner)] if partner and entry.partner else [entry]
-    readings, weights, labels = [], [], []
+    readings, weights, labels, titles = [], [], [], []
     for n, checkpoint in enumerate(entries):
         course_model = loader(checkpoint.name)
         group = list(sentences) if sentences and n == 0 else text_examples(checkpoint,
@@ -347,11 +347,9 @@ def static_explorer(
             readings.append(reading)
             weights.append(attention(course_model, reading.ids))  # [H, T, T]
             labels.append(f"{checkpoint.text}: {short_label(reading.words)}")
-    heads = weights[0].shape[0]
-    return static_figure(weights, [r.words for r in readings],
-                         title=f"{heads}-head model{'s' if len(entries) > 1 else ''} ("
-                               + " and ".join(entry.text for entry in entries) + ")",
-                         originals=[r.originals for r in readings], labels=labels)
+            titles.append(checkpoint.title)
+    return static_figure(weights, [r.words for r in readings], titles, originals=[r.originals for r in readings],
+                         labels=labels)
 
 
 def _own_checkpoints(model: object) -> tuple[list[Checkpoint], str]:

@@ -49,12 +49,13 @@ class Checkpoint:
         return f"{heads_in_words(self.heads)}, {self.text}" + (f" ({self.folder})" if self.folder else "")
 
     @property
-    def tag(self) -> str:
-        """What a figure's title adds after "the 4-head model": nothing for the story world, else the text (and a
-        learner's folder, as the menu's label names both)."""
+    def title(self) -> str:
+        """What a figure's title calls it: "4-head model" for the story world, else with the text (and a learner's
+        folder, as the menu's label names both): "one-head model (novels)", "4-head model (my_book.txt, mine)"."""
+        name = ("one-head" if self.heads == 1 else f"{self.heads}-head") + " model"
         if self.folder:
-            return f" ({self.text}, {self.folder})"
-        return "" if self.text == STORY_WORLD else f" ({self.text})"
+            return f"{name} ({self.text}, {self.folder})"
+        return name if self.text == STORY_WORLD else f"{name} ({self.text})"
 
 
 SHIPPED = (
