@@ -363,6 +363,24 @@ def write_csvs(results: Sequence[Graded], missing: dict[str, str], out: Path, ch
     return paths
 
 
+def write_feedback(results: Sequence[Graded], out: Path) -> Path:
+    """feedback/<student>.txt: what each student may read of their grading, to hand back. As on Gradescope, a
+    flagged exercise is held for review, and what was flagged stays in grades.csv, the instructor's."""
+    folder, sent = out / "feedback", {}
+    folder.mkdir(parents=True, exist_ok=True)
+    for g in results:
+        shown = gradescope(g)
+        chapter = f", chapter {g.chapter}" if g.chapter else ""
+        parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points ({shown['output']})"]
+        parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} points\n{test['output']}"
+                  for test in shown.get("tests", []) if "visibility" not in test]
+        sent.setdefault(g.student, [f"Feedback for {g.student}"]).extend(parts)
+    for student, parts in sent.items():
+        name = "".join("_" if c in '\\/:*?"<>|' or not c.isprintable() else c for c in student)
+        (folder / f"{name}.txt").write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    return folder
+
+
 def gradescope(graded: Graded | None, why: str = "") -> dict:
     """Gradescope's results JSON: one test per exercise, its feedback as the output; the reason in `output`. What
     a flagged exercise's flags are goes in a hidden test (the instructor's); its student reads it is held."""
@@ -383,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", type=Path, help="submitted notebooks, or folders of them (at any depth)")
     parser.add_argument("--chapter", help="the assignment's chapter (01 ... 07): notebooks of another are left out")
-    parser.add_argument("--out", type=Path, default=Path("grades"), help="folder for summary.csv and grades.csv")
+    parser.add_argument("--out", type=Path, default=Path("grades"), help="folder for summary.csv, grades.csv and feedback/")
     parser.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds one exercise may take")
     parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)),
                         help="submissions graded at once (default: the CPUs this process may use)")
@@ -439,6 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"{g.max_points:g} ({g.seconds:.0f} s)" + (note if len(note) <= 160 else f"{note[:159]}…"),
                       flush=True)
     results.sort(key=lambda g: (g.student, g.submission))
+    feedback = write_feedback(results, args.out)  # before the notes below, which are the instructor's
     counts = Counter((g.student, g.chapter) for g in results)  # a class's collected chapters are one each
     left_out = {roster.get(key, key): shown for key, _, shown in reversed(others)}  # a student's first left out
     missing = {student: (f"no chapter {chapter} notebook; left out {left_out[student]}, another chapter's"
@@ -454,7 +473,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     doubled = sorted({student for (student, _), count in counts.items() if count > 1})
     most = sum(points.get(e.name, 1) for e in course(chapter)[1]) if chapter else None
     summary, grades = write_csvs(results, missing, args.out, chapter, most)
-    print(f"wrote {summary} and {grades}" + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else "")
+    print(f"wrote {summary}, {grades} and, to hand back, a file per student in {feedback}"
+          + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else "")
           + (f"; warning, more than one submission from: {', '.join(doubled)}" if doubled else ""))
     statuses = ", ".join(f"{n} {status}" for status, n in Counter(g.status for g in results).most_common())
     listed = f"; {len(missing)} missing, {len(unlisted)} not on the roster" if roster else ""

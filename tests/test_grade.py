@@ -102,6 +102,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     rows = {row["student"]: {"summary": row, "exercises": {}} for row in summary}
     for row in csv.DictReader((root / "out" / "grades.csv").open(encoding="utf-8-sig")):
         rows[row["student"]]["exercises"][row["exercise"]] = row
+    for student, row in rows.items():  # the file each student may be handed
+        sent = root / "out" / "feedback" / f"{student}.txt"
+        row["handed back"] = sent.read_text(encoding="utf-8") if sent.exists() else ""
     return rows
 
 
@@ -113,6 +116,8 @@ def test_honest_work_gets_full_marks_by_the_points_table_and_untouched_work_zero
     assert summary["status"] == "graded" and summary["points"] == points and summary["max_points"] == "3", summary
     assert {row["status"] for row in graded[student]["exercises"].values()} == statuses
     assert ("2 not attempted" in summary["note"]) == (statuses == {"not attempted"}), "untried, told from wrong"
+    handed = graded[student]["handed back"]
+    assert f"{points} of 3 points" in handed and "softmax: 2 of 2" in graded["S-3"]["handed back"], handed
 
 
 def test_a_deleted_exercise_cell_is_named_as_missing_and_a_replaced_check_cell_is_noted(graded: dict) -> None:
@@ -155,6 +160,8 @@ def test_the_fakes_and_the_instructor_edition_score_zero_flagged_saying_why(grad
     assert {row["status"] for row in rows.values()} == {"flagged"} and says in rows[exercise]["feedback"], rows
     feedback = rows[exercise]["feedback"]  # what its check said follows the flags, the exercise named once
     assert "Without the flag: " in feedback and f"Without the flag: {exercise}" not in feedback, feedback
+    handed = graded[fake]["handed back"]
+    assert "held for your instructor's review" in handed and says not in handed, handed
 
 
 @pytest.mark.parametrize(("student", "status", "says"), [
@@ -164,6 +171,7 @@ def test_every_submission_and_every_roster_entry_gets_a_row_with_a_reason(graded
                                                                           status: str, says: str) -> None:
     summary = graded[student]["summary"]
     assert summary["status"] == status and summary["points"] == "0" and says in summary["note"] and summary["note"]
+    assert bool(graded[student]["handed back"]) == (status != "missing"), "a file for every student who handed in"
     assert "submissions" not in graded["ada"]["summary"]["note"], "one notebook for each of two chapters"
 
 
