@@ -29,7 +29,7 @@ COURSE_EXAMPLES = (
 )
 """The course's example sentences: each word in them needs several clues at once."""
 
-BANK_CLUES = {"mood": "eagerly", "person": "He", "action": "deposit"}
+BANK_CLUES = {"person": "He", "mood": "eagerly", "action": "deposit"}
 """What the word 'bank' wants to look at in the first example, by kind of clue."""
 
 ANIMAL_CLUES = {"the subject": "animal", "the grammar": "that", "the last word": "street"}
