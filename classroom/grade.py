@@ -401,7 +401,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", type=Path, help="submitted notebooks, or folders of them (at any depth)")
     parser.add_argument("--chapter", help="the assignment's chapter (01 ... 07): notebooks of another are left out")
-    parser.add_argument("--out", type=Path, default=Path("grades"), help="folder for summary.csv, grades.csv and feedback/")
+    parser.add_argument("--out", type=Path, default=Path("grades"),
+                        help="folder for summary.csv, grades.csv and feedback/")
     parser.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds one exercise may take")
     parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)),
                         help="submissions graded at once (default: the CPUs this process may use)")
