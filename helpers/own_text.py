@@ -89,22 +89,22 @@ def _length_note(words: int, results: dict) -> str:
                 "measured on its novels, over several seeds, how much text a fair comparison needs "
                 "(python -m benchmarks.real_text amounts).")
     within, beyond, seeds = found
-    measured = f"On the series' novels ({seeds} seeds of each model at each amount)"
+    measured = (f"On the series' novels ({seeds} seeds of each model at each amount, each trained for the recipe's "
+                "full length)")
+    words_here = f"{words:,} words to train on. {measured} the gap between one and four heads"
     if beyond is None:
-        return (f"Too short to compare heads: {words:,} words to train on. {measured} the gap between one and four "
-                f"heads stayed within the seeds' noise even at {within:,} words, so whichever model comes out lower "
-                "here may be lower by chance.")
+        return (f"Too short to compare one head with four: {words_here} stayed within the seeds' noise even at "
+                f"{within:,} words, so whichever model comes out lower here may be lower by chance.")
     if words >= beyond:
-        return (f"Long enough to compare heads: {words:,} words to train on. {measured} the gap between one and four "
-                f"heads stood clear of the seeds' noise from {beyond:,} words of training text up.")
+        return (f"Long enough to compare one head with four: {words_here} stood clear of the seeds' noise from "
+                f"{beyond:,} words of training text up.")
     if within is not None and words <= within:
-        return (f"Too short to compare heads: {words:,} words to train on. {measured} the gap between one and four "
-                f"heads was within the seeds' noise at {within:,} words of training text and beyond it from "
-                f"{beyond:,} words up; with this little text, whichever model wins may win by chance.")
+        return (f"Too short to compare one head with four: {words_here} was within the seeds' noise at {within:,} "
+                f"words of training text and beyond it from {beyond:,} words up; with this little text, whichever "
+                "model wins may win by chance.")
     lower = f"within the seeds' noise at {within:,} words and " if within is not None else ""
-    return (f"Possibly too short to compare heads: {words:,} words to train on. {measured} the gap between one and "
-            f"four heads was {lower}beyond it from {beyond:,} words up; amounts in between were not measured, so "
-            "a winner here may be chance.")
+    return (f"Possibly too short to compare one head with four: {words_here} was {lower}beyond it from {beyond:,} "
+            "words up; amounts in between were not measured, so a winner here may be chance.")
 
 
 def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float | None = None) -> list[str]:

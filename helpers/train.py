@@ -357,8 +357,9 @@ def main(argv: list[str] | None = None) -> int:
                              f"{TEXT_RECIPE.max_steps} steps)")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed; default 0")
     parser.add_argument("--lr", type=_rate, help=f"peak learning rate; default {LEARNING_RATE:g}, or with --text "
-                                                 f"the recipe's: {TEXT_RECIPE.lr:g} for a text it reads at least "
-                                                 f"{TEXT_RECIPE.long_below:g} times, else {TEXT_RECIPE.long_lr:g}")
+                                                 f"the recipe's: {TEXT_RECIPE.lr:g} for a text that the recipe's "
+                                                 f"length (not --steps) reads at least {TEXT_RECIPE.long_below:g} "
+                                                 f"times, else {TEXT_RECIPE.long_lr:g}")
     parser.add_argument("--max-seconds", type=float, help="stop after this many seconds even if steps remain")
     parser.add_argument("--text", type=Path, help="train on this UTF-8 text file instead of the story world")
     parser.add_argument("--out", type=Path, help="save a checkpoint (.safetensors + .json) in this folder")
@@ -391,6 +392,10 @@ def main(argv: list[str] | None = None) -> int:
     except FloatingPointError as err:  # diverged: one line, not a traceback
         parser.exit(1, f"{parser.prog}: {err}\n")
     late = own_text_notes(corpus, val_ppl=result.val_ppl)[len(notes):] if args.text else []  # need the score
+    if args.text and result.steps < steps:  # fewer steps asked for (--steps, --max-seconds) than the recipe's
+        late.append(f"This run trained {result.steps:,} of the {steps:,} steps the recipe gives this text: it is "
+                    "further from finished than the recipe's model, and the note on comparing one head with four "
+                    "is about models trained for the recipe's full length.")
     if args.text:
         result.notes = notes + late
     summary = result.summary()
