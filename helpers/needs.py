@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+import re
 import symtable
 import sys
 import textwrap
@@ -184,10 +185,15 @@ def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
         print(value, file=sys.stderr)
         return
     name = getattr(value, "name", None)
+    source = (shell.user_ns.get("_ih") or [""])[-1]  # the cell being run
+    unquoted = re.search(rf"(?<![\w.'\"/]){re.escape(name or '')}\.(?:txt|text|md|csv|json|gz)\b", source)
+    if name not in _MAKERS and unquoted:  # my_story.txt typed as code: Python reads a name and an attribute
+        print(f"{etype.__name__}: {value}. A file name is text: put it in quotes, \"{unquoted[0]}\".",
+              file=sys.stderr)
+        return
     if name not in _MAKERS:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
         return
-    source = (shell.user_ns.get("_ih") or [""])[-1]  # the cell being run
     try:
         read = names(source)  # read before the cell binds them: not inside a string, not after a dot
     except SyntaxError:
