@@ -369,11 +369,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_seconds is not None and not args.max_seconds > 0:
         parser.error(f"argument --max-seconds: must be > 0, got {args.max_seconds}")
     if args.out and args.out.exists() and not args.out.is_dir():  # said now, not after the training
-        parser.error(f"argument --out: {args.out} is a file; --out names a folder to save the model in")
+        parser.exit(2, f"{parser.prog}: --out {args.out} is a file; --out names a folder to save the model in\n")
     try:
         corpus = text_corpus(args.text) if args.text else story_corpus()
-    except ValueError as err:
-        parser.error(str(err))
+    except ValueError as err:  # a file's problem: its message alone, not the usage of every option
+        parser.exit(2, f"{parser.prog}: {err}\n")
     notes: list[str] = []
     if args.text:  # real text: the recipe chosen by the sweep (helpers.recipes); the story world keeps its own
         recipe = TEXT_RECIPE.train_options(len(corpus.train_ids))

@@ -111,6 +111,7 @@ def test_command_line_errors(argv, message, capsys):
         main(argv)
     err = capsys.readouterr().err
     assert exit_info.value.code in (1, 2) and message in err and "Traceback" not in err
+    assert ("usage:" in err) == (argv[0] in ("--heads", "--steps", "--seed") and "--lr" not in argv), "a file's alone"
 
 
 def test_keep_best_ends_with_the_weights_that_scored_best_on_validation(small_stories):
