@@ -30,7 +30,7 @@ from helpers.drawing import Drawing
 from helpers.examples import examples_for, text_examples
 from helpers.explorer_figures import focus_figure, grid_figure, head_figure, short_label, static_figure, word_names
 from helpers.model import CourseModel
-from helpers.plots import HEATMAP_FRAME, presenting, style, text_lines, word_name
+from helpers.plots import FIT_WIDTH, HEATMAP_FRAME, presenting, style, text_lines, word_name
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, SHIPPED, Checkpoint, shipped
 from helpers.static import static_build
@@ -82,8 +82,10 @@ class Explorer(Widget):
         # and no more (min_width 0: a long sentence in the menu would push its arrow past the screen's edge)
         self.example_picker = widgets.Dropdown(description="examples", options=[PICK], value=PICK[1],
                                                layout=widgets.Layout(width="auto", flex="1 1 0%", min_width="0"))
+        longest = max(len(entry.label) for entry in self.menu.values())  # a learner's file name can be long
+        model_width = min(max(22, round(0.55 * longest) + 9) * self.font, FIT_WIDTH - 15 * self.font)
         self.model_picker = widgets.Dropdown(description="model", value=None,
-                                             layout=widgets.Layout(width=f"{22 * self.font}px"),
+                                             layout=widgets.Layout(width=f"{model_width}px"),
                                              options=[(c.label, name) for name, c in self.menu.items()])
         self.head_picker = widgets.Dropdown(description="head", layout=widgets.Layout(width=f"{13 * self.font}px"))
         self.focus_picker = widgets.Dropdown(description="focus on",  # as wide as its words ('<unk> = pizza')

@@ -377,6 +377,7 @@ def test_a_learners_folder_joins_the_menu_with_its_card_notes_and_examples_from_
     assert capsys.readouterr().out == "", "the card notes are printed above the widget that shows them"
     own = ["one head, sample.txt (mine)", "four heads, sample.txt (mine)"]  # the file each learned
     assert [label for label, _ in ex.model_picker.options] == [*(shipped(n).label for n in shipped_names()), *own]
+    assert int(ex.model_picker.layout.width.removesuffix("px")) > int(explore().model_picker.layout.width[:-2]), "wider"
     four = str(mine / "four_heads.json")
     assert ex.model_name == four and ex.problem == "" and ex.model.config.heads == 4, ex.message_lines
     card = load_model(four).card
