@@ -25,6 +25,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
 from helpers.model import CourseConfig, CourseModel, LanguageModel, count_parameters
+from helpers.needs import ExplainedError
 from helpers.registry import (
     ASSETS,
     CARD,
@@ -48,8 +49,9 @@ PIECE_WORDS = 12
 _FORMAT = "several-spotlights-checkpoint"
 
 
-class CheckpointError(ValueError):
-    """A checkpoint file is missing, corrupt, or does not match what its JSON card says."""
+class CheckpointError(ValueError, ExplainedError):
+    """A checkpoint file is missing, corrupt, or does not match what its JSON card says (its message says which,
+    and a chapter shows it without a traceback)."""
 
 
 class Trained(Protocol):

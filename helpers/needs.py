@@ -1,5 +1,6 @@
-"""Cells run out of order: a NameError also says which cell to run first, and a stub run outside its check
-how to get a working function back.
+"""Cells run out of order: a NameError also says which cell to run first, a stub run outside its check how to
+get a working function back, and an error that explains itself (ExplainedError: a missing checkpoint) shows its
+message without a traceback.
 
 A chapter calls, once in its set-up cell, with the map its checks module keeps (helpers.checks.chNN.MADE_IN),
 
@@ -24,7 +25,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 
-class NotFilledInError(NotImplementedError):
+class ExplainedError(Exception):
+    """An error whose message says all a learner needs: a chapter shows it without the traceback above it."""
+
+
+class NotFilledInError(NotImplementedError, ExplainedError):
     """An exercise's stub run outside its check (helpers.checks.todo raises it): the message says how to get a
     working function back, and a chapter shows that message alone, as it does a NameError's advice."""
 
@@ -87,7 +92,7 @@ def explain_missing(makers: Mapping[str, str]) -> None:
     if shell is None:
         return
     _MAKERS.update(makers)
-    shell.set_custom_exc((NameError, NotFilledInError), _explain)
+    shell.set_custom_exc((NameError, ExplainedError), _explain)
 
 
 _MAKERS: dict[str, str] = {}
@@ -178,11 +183,11 @@ def names(source: str) -> Names:
 
 
 def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> None:
-    """IPython's handler for NameError and NotFilledInError: for a name a chapter's cell makes, or a stub, the
-    message alone (no traceback, so the advice is the first thing a learner reads); else the usual traceback. The
-    advice names every name the cell uses that no cell has made yet, not only the first."""
-    if isinstance(value, NotFilledInError):
-        print(value, file=sys.stderr)
+    """IPython's handler for NameError and an ExplainedError: for a name a chapter's cell makes, a stub or a
+    missing checkpoint, the message alone (no traceback, so the advice is the first thing a learner reads); else
+    the usual traceback. The advice names every name the cell uses that no cell has made yet, not only the first."""
+    if isinstance(value, ExplainedError):
+        print(value if isinstance(value, NotFilledInError) else f"{etype.__name__}: {value}", file=sys.stderr)
         return
     name = getattr(value, "name", None)
     source = (shell.user_ns.get("_ih") or [""])[-1]  # the cell being run

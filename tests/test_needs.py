@@ -45,6 +45,9 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     assert isinstance(shell.run_cell("MY_TEXT = my_story.txt", store_history=True).error_in_exec, NameError)
     out, shown = capsys.readouterr()
     assert 'put it in quotes, "my_story.txt"' in shown and "Traceback" not in out + shown, shown
+    shell.run_cell("from helpers.checkpoints import load_model\nload_model('../nope')")
+    out, shown = capsys.readouterr()
+    assert shown.startswith("CheckpointError: unknown checkpoint '../nope'") and "Traceback" not in out + shown, shown
     explain_missing({"softmax": "that starts with `def softmax` (exercise 2)", "scores": "'scores = ...'"})
     said = " ".join(str(shell.run_cell("softmax(1)").error_in_exec).split())
     assert "`def softmax` (exercise 2) and the check cell under it: run those two cells first" in said, said
