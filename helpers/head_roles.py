@@ -11,7 +11,8 @@ gets the honest label that its pattern has no simple name.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import textwrap
+from collections.abc import Mapping, Sequence
 
 import torch
 
@@ -40,6 +41,22 @@ def kinds_followed(share: Mapping[str, float], chance: Mapping[str, float]) -> l
     """
     lift = {kind: share[kind] / max(chance[kind], 1e-9) for kind in share}
     return sorted((kind for kind in share if lift[kind] >= FOLLOWS), key=lambda kind: -lift[kind])
+
+
+def case_verdict(kinds_per_head: Sequence[int]) -> list[str]:
+    """Chapter 6's case files on one model, from how many kinds of clue each head follows: the heads counted by
+    sort (specialists follow one kind), then whether the course's specialists are there and which heads follow
+    none of the kinds, wrapped to 100 characters."""
+    specialists = [h for h, n in enumerate(kinds_per_head) if n == 1]
+    elsewhere = [h for h, n in enumerate(kinds_per_head) if n == 0]
+    counts = (f"four heads that follow one kind (specialists): {len(specialists)}; two or more kinds: "
+              f"{sum(n > 1 for n in kinds_per_head)}; none of the four kinds: {len(elsewhere)}")
+    are = "is a specialist" if len(specialists) == 1 else "are specialists"
+    verdict = (f"{heads_named(specialists)} {are}, as the course describes" if specialists
+               else "no head of this model is the specialist the course describes")
+    verdict += (f"; {heads_named(elsewhere)} {'follows' if len(elsewhere) == 1 else 'follow'} none of our "
+                "four kinds of clue" if elsewhere else "; every head follows at least one of our four kinds of clue")
+    return [counts, textwrap.fill(f"verdict: {verdict}", 100, subsequent_indent="    ")]
 
 
 def kind_masks(ids: torch.Tensor, words: list[str]) -> dict[str, torch.Tensor]:
