@@ -30,16 +30,17 @@ $(BIN)/.installed: pyproject.toml environment.yml
 
 install: $(BIN)/.installed
 
-# JupyterLab refuses to run as root (containers, some cloud machines) unless told it may
-ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+# JupyterLab refuses to run as root (containers, some cloud machines) unless told it may; no news pop-up over a
+# chapter (or over a projected one)
+LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root) --LabApp.news_url=None
 
 # notebooks/ is the learner edition: what a learner opens
 lab: install
-	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $(LAB_FLAGS) notebooks/00_start_here.ipynb
 
 # the same, every kernel in presenter mode (projector sizes) from its first cell: helpers.plots.PRESENTER_VARIABLE
 present: install
-	SPOTLIGHTS_PRESENTER=1 $(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
+	SPOTLIGHTS_PRESENTER=1 $(BIN)/jupyter lab $(LAB_FLAGS) notebooks/00_start_here.ipynb
 
 # make test: one pytest-xdist worker per CPU (a notebook's cells stay on one worker), one torch thread per worker
 # and kernel; make check: everything, on one process (CI), with .venv-colab built first for the classic-notebook
