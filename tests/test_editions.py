@@ -46,6 +46,12 @@ def test_a_class_gets_the_learner_edition_without_the_notes_in_its_metadata(tmp_
     assert any(NOTES_KEY in cell.metadata for cell in source.cells)
     assert not [cell.id for cell in nb.cells if NOTES_KEY in cell.metadata]
     assert [cell.source for cell in nb.cells] == [cell.source for cell in source.cells]
+    answered = source  # presented live and saved: an answer in the stub's place
+    next(c for c in answered.cells if EXERCISE in tags(c)).source = "def weighted_average(w, v):\n    return w @ v"
+    nbformat.write(answered, tmp_path / "presented.ipynb")
+    with pytest.raises(ValueError, match=r"presented.ipynb: weighted_average\).*git checkout notebooks/"):
+        build("learner", tmp_path / "handout", [tmp_path / "presented.ipynb"])
+    assert not (tmp_path / "handout").exists(), "nothing written"
 
 
 def test_every_exercise_has_a_stub_a_check_and_a_solution() -> None:

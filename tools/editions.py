@@ -114,11 +114,24 @@ EDITIONS: dict[str, Callable[[nbformat.NotebookNode], nbformat.NotebookNode]] = 
 }
 
 
+def answered(nb: nbformat.NotebookNode) -> list[str]:
+    """The exercises whose stub cell holds code instead of its stub (an answer typed while presenting, saved)."""
+    return [(match[1] if (match := re.search(r"^def (\w+)", cell.source, re.M)) else f"cell {i + 1}")
+            for i, cell in enumerate(nb.cells) if EXERCISE in tags(cell) and "todo()" not in cell.source]
+
+
 def build(edition: str, out: Path, notebooks: Sequence[Path] | None = None) -> list[Path]:
-    """Write `edition` of `notebooks` (default: every chapter and the explorer) into the folder `out`."""
+    """Write `edition` of `notebooks` (default: every chapter and the explorer) into the folder `out`; a learner
+    edition of a chapter whose exercise cells hold answers is refused (ValueError), before anything is written."""
+    paths = list(notebooks or notebook_paths(""))
+    filled = {p.name: names for p in paths if edition == "learner" and (names := answered(nbformat.read(p, 4)))}
+    if filled:
+        said = "; ".join(f"{name}: {', '.join(names)}" for name, names in filled.items())
+        raise ValueError(f"exercise cells hold answers, not their stubs ({said}): a chapter presented live saves "
+                         "what you type into it. Put the stubs back (git checkout notebooks/), then build again.")
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for path in notebooks or notebook_paths(""):
+    for path in paths:
         nb = EDITIONS[edition](nbformat.read(path, as_version=4))
         nbformat.validate(nb)
         nbformat.write(nb, out / path.name)
@@ -133,8 +146,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="default: a folder named after the edition")
     args = parser.parse_args()
     out = args.out or ROOT / args.edition
-    written = build(args.edition, out, [p.resolve() for p in args.notebooks] or None)
-    print(f"wrote the {args.edition} edition of {len(written)} notebooks into {out}")
+    try:
+        written = build(args.edition, out, [p.resolve() for p in args.notebooks] or None)
+    except ValueError as problem:
+        parser.error(str(problem))
+    print(f"wrote the {args.edition} edition of {len(written)} notebook{'s' * (len(written) != 1)} into {out}")
 
 
 if __name__ == "__main__":
