@@ -372,7 +372,8 @@ def write_feedback(results: Sequence[Graded], out: Path) -> Path:
         shown = gradescope(g)
         chapter = f", chapter {g.chapter}" if g.chapter else ""
         parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points ({shown['output']})"]
-        parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} points\n{test['output']}"
+        parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} point{'s' * (test['max_score'] != 1)}"
+                  f"\n{test['output']}"
                   for test in shown.get("tests", []) if "visibility" not in test]
         sent.setdefault(g.student, [f"Feedback for {g.student}"]).extend(parts)
     for student, parts in sent.items():

@@ -191,10 +191,11 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             where = "your exercise cell" if stopped[name] is not None else "its check"
             result = {"passed": False, "feedback": f"{name}: {where} stopped with {_said(err)}"}
         elif outcome is None:  # the check stepped aside for the course's own code (flagged above), or was stopped
-            why = " on the course's own code" if mine else " (the exercise's code may have stopped it)"
             if not mine:
                 flags[name].add("its check recorded no outcome")
-            result = {"passed": False, "feedback": f"{name}: its check gave no verdict{why}: grade it by hand"}
+            said = ("it is the course's own code, so there is nothing of the student's to grade" if mine else
+                    "its check gave no verdict (the exercise's code may have stopped it): grade it by hand")
+            result = {"passed": False, "feedback": f"{name}: {said}"}
         else:
             order = (" (The grader reads your cells from the top: define what your function uses in a cell above it.)"
                      if "NameError" in outcome.feedback and not outcome.passed else "")

@@ -212,7 +212,7 @@ def _steps(code: str) -> list[dict]:
     ("import functools\nfrom helpers.checks import solutions as s\nsoftmax = functools.partial(s.softmax)",
      "the course's solution"),
     ("from helpers.checks.ch01 import _reference_softmax as softmax", "helpers.checks.ch01._reference_softmax"),
-    ("from helpers.checks.solutions import softmax", "no verdict on the course's own code"),  # one reason
+    ("from helpers.checks.solutions import softmax", "nothing of the student's to grade"),  # one reason
     ("import torch\nfrom helpers.attention import spotlight\n\ndef softmax(s):\n"
      "    return spotlight(s[None], torch.eye(len(s)))[1][0]", "helpers.attention.spotlight"),
     ("import sys\nfrom helpers.checks import solutions as s\n\ndef softmax(x):\n    sys.setprofile(None)\n"
