@@ -36,8 +36,8 @@ TRAINED_CHECKPOINT = trained_on(STORY_WORLD, heads=4).name
 AT_ONCE = 4
 """Heads drawn at once: one row of four square heatmaps keeps their patterns readable, also on a projector."""
 ABOVE_AND_BELOW = 14
-"""Lines of text (at the widget's font size) that the two rows of controls, the split, the summary above the grid
-and its caption under it take: the grid gets the rest of the screen, so that all of them stay in view."""
+"""Lines of text (at the widget's font size) that the two rows of controls, the split with the parameter count
+under it and the summary above the grid take: the grid gets the rest of the screen, so that all stay in view."""
 STATIC_ABOVE_AND_BELOW = 10
 """The same for the static copy, whose controls are one row of two menus: on a deck's 1280x720 slide its line of
 code, the menus, the split, the grid and its caption fit together."""
@@ -207,10 +207,12 @@ class SplitTheWidth(ChapterWidget):
         self.set_quietly(self.group_picker, first)
         if self.group_picker.layout.visibility != (seen := "visible" if len(groups) > 1 else "hidden"):
             self.group_picker.layout.visibility = seen
-        self.grid.figure = next(fig for fig, (other, group) in zip(self.figures, self.slots, strict=True)
-                                if other is option and group.start == first)
+        figure = next(fig for fig, (other, group) in zip(self.figures, self.slots, strict=True)
+                      if other is option and group.start == first)
+        self.grid.figure = figure | {"caption": ""}  # the count goes under the split instead, in view at 1280x720
         drawn = next(group for group in groups if group.start == first)
-        self.strip.value = split_strip(option.heads, WIDTH, self.font, drawn)
+        count = f"<div style='font-size: {self.font}px'>{html.escape(figure['caption'])}</div>"
+        self.strip.value = split_strip(option.heads, WIDTH, self.font, drawn) + count
         self.say(looks_hardest(option, self.words, drawn))
 
 
@@ -242,8 +244,8 @@ def split_the_width(sentence: str | None = None) -> SplitTheWidth | HTML:
 
 def static_split_the_width(sentence: str | None = None, loader: Loader = load_cached) -> HTML:
     """Without a kernel: a menu of every option (1 to 16 untrained heads, the trained checkpoint) and one for
-    which four of its heads to draw, over the same split bar and rows of heatmaps as the live widget, the
-    caption saying what its summary line says."""
+    which four of its heads to draw, over the same split bar, count, summary line and rows of heatmaps as the
+    live widget; the caption says when the draw menu's heads are not there."""
     words, options = build_options(sentence if sentence is not None else example_sentences()[1], loader)
     s = style()
     names = [heads_named(o.heads) if o.layer == UNTRAINED else "trained, 4 heads"
@@ -264,9 +266,10 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
             lacks = "With 1 head there is only head 0, so the draw menu changes nothing. "
         else:
             lacks = f"With {option.heads} heads, all of them are drawn, so the draw menu changes nothing. "
-        hardest = f"<div style='font-size: {s['font']}px'>{html.escape(looks_hardest(option, words, group))}</div>"
-        return spec | {"above": split_strip(option.heads, WIDTH, s["font"], group) + hardest,
-                       "html_height": 6 * s["font"], "caption": f"{lacks}{spec['caption']}"}
+        count, hardest = (f"<div style='font-size: {s['font']}px'>{html.escape(line)}</div>"
+                          for line in (spec["caption"], looks_hardest(option, words, group)))
+        return spec | {"above": split_strip(option.heads, WIDTH, s["font"], group) + count + hardest,
+                       "html_height": 7 * s["font"], "caption": lacks.strip()}
 
     states = {(n, g): state(option, g) for n, option in enumerate(options) for g in range(len(groups))}
     return static_view(states, [("layer", names), ("draw", groups)], start=[HEAD_COUNTS.index(4), 0],
