@@ -187,7 +187,9 @@ def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
     missing checkpoint, the message alone (no traceback, so the advice is the first thing a learner reads); else
     the usual traceback. The advice names every name the cell uses that no cell has made yet, not only the first."""
     if isinstance(value, ExplainedError):
-        print(value if isinstance(value, NotFilledInError) else f"{etype.__name__}: {value}", file=sys.stderr)
+        said = str(value) if isinstance(value, NotFilledInError) else textwrap.fill(  # the stub's is wrapped
+            f"{etype.__name__}: {value}", 100, break_long_words=False, break_on_hyphens=False)
+        print(said, file=sys.stderr)
         return
     name = getattr(value, "name", None)
     source = (shell.user_ns.get("_ih") or [""])[-1]  # the cell being run

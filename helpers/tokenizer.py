@@ -246,8 +246,8 @@ def read_text_file(path: str | Path) -> str:
         before = data[max(0, at - 20):at].decode("utf-8", "replace").split("\n")[-1]
         raise ValueError(
             f"{path}: is not UTF-8 text (byte 0x{data[at]:02x} at position {at}, after {before!r}); it may be "
-            "Latin-1 or Windows-1252, an older editor's: open it in an editor, Save As with the encoding UTF-8, "
-            "and try again"
+            "Latin-1 or Windows-1252, encodings older editors save in: open it in an editor, Save As with the "
+            "encoding UTF-8, and try again"
         ) from None
 
 

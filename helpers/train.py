@@ -393,11 +393,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(1, f"{parser.prog}: {err}\n")
     late = own_text_notes(corpus, val_ppl=result.val_ppl)[len(notes):] if args.text else []  # need the score
     if args.text and result.steps < steps:  # fewer steps asked for (--steps, --max-seconds) than the recipe's
-        late.append(f"This run trained {result.steps:,} of the {steps:,} steps the recipe gives this text: it is "
-                    "further from finished than the recipe's model, and the note on comparing one head with four "
-                    "is about models trained for the recipe's full length.")
-    if args.text:
-        result.notes = notes + late
+        late.insert(0, f"This run trained {result.steps:,} of the {steps:,} steps the recipe gives this text: it "
+                       "is further from finished than the recipe's model, and the note on comparing one head with "
+                       "four is about models trained for the recipe's full length.")
+    if args.text:  # on the card, a short run's note comes first: it qualifies the rest
+        result.notes = late[:1] + notes + late[1:] if result.steps < steps else notes + late
     summary = result.summary()
     summary["even_guess"] = {"vocabulary": result.model.config.vocab_size,
                              "different_validation_words": len(set(corpus.val_ids.tolist()))}

@@ -48,6 +48,7 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     shell.run_cell("from helpers.checkpoints import load_model\nload_model('../nope')")
     out, shown = capsys.readouterr()
     assert shown.startswith("CheckpointError: unknown checkpoint '../nope'") and "Traceback" not in out + shown, shown
+    assert max(map(len, shown.splitlines())) <= 100, "wrapped, not cut mid-word by the notebook's box"
     explain_missing({"softmax": "that starts with `def softmax` (exercise 2)", "scores": "'scores = ...'"})
     said = " ".join(str(shell.run_cell("softmax(1)").error_in_exec).split())
     assert "`def softmax` (exercise 2) and the check cell under it: run those two cells first" in said, said
