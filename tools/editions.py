@@ -128,7 +128,8 @@ def build(edition: str, out: Path, notebooks: Sequence[Path] | None = None) -> l
     if filled:
         said = "; ".join(f"{name}: {', '.join(names)}" for name, names in filled.items())
         raise ValueError(f"exercise cells hold answers, not their stubs ({said}): a chapter presented live saves "
-                         "what you type into it. Put the stubs back (git checkout notebooks/), then build again.")
+                         "what you type into it. Close it in JupyterLab, put the stubs back (git checkout notebooks/ "
+                         "undoes every change in that folder), then build again.")
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for path in paths:
@@ -148,8 +149,8 @@ def main() -> None:
     out = args.out or ROOT / args.edition
     try:
         written = build(args.edition, out, [p.resolve() for p in args.notebooks] or None)
-    except ValueError as problem:
-        parser.error(str(problem))
+    except ValueError as problem:  # the command was right: the message alone, not argparse's usage
+        raise SystemExit(f"Not built: {problem}") from None
     print(f"wrote the {args.edition} edition of {len(written)} notebook{'s' * (len(written) != 1)} into {out}")
 
 
