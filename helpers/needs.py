@@ -193,7 +193,7 @@ def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
         return
     name = getattr(value, "name", None)
     source = (shell.user_ns.get("_ih") or [""])[-1]  # the cell being run
-    unquoted = re.search(rf"(?<![\w.'\"/]){re.escape(name or '')}\.(?:txt|text|md|csv|json|gz)\b", source)
+    unquoted = name and re.search(rf"(?<![\w.'\"/]){re.escape(name)}\.(?:txt|text|md|csv|json|gz)\b", source)
     if name not in _MAKERS and unquoted:  # my_story.txt typed as code: Python reads a name and an attribute
         print(f"{etype.__name__}: {value}. A file name is text: put it in quotes, \"{unquoted[0]}\".",
               file=sys.stderr)
