@@ -82,7 +82,9 @@ class Explorer(Widget):
         # and no more (min_width 0: a long sentence in the menu would push its arrow past the screen's edge)
         self.example_picker = widgets.Dropdown(description="examples", options=[PICK], value=PICK[1],
                                                layout=widgets.Layout(width="auto", flex="1 1 0%", min_width="0"))
-        longest = max(len(entry.label) for entry in self.menu.values())  # a learner's file name can be long
+        # wide enough for its longest label (a learner's file name can be long: about 0.55 em a character, plus 9 em
+        # for "model" and the arrow), at least 22 em, and never so wide that the head menu (13 em) leaves its row
+        longest = max(len(entry.label) for entry in self.menu.values())
         model_width = min(max(22, round(0.55 * longest) + 9) * self.font, FIT_WIDTH - 15 * self.font)
         self.model_picker = widgets.Dropdown(description="model", value=None,
                                              layout=widgets.Layout(width=f"{model_width}px"),

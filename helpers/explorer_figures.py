@@ -109,11 +109,11 @@ def focus_figure(rows: torch.Tensor, words: Sequence[str], title: str) -> dict:
     return figure(title, [panel], FIT_WIDTH, int(style()["size"] * 0.75), font, legend=heads > 1)
 
 
-def static_figure(weights: Sequence[torch.Tensor], sentences: Sequence[Sequence[str]], title: str | Sequence[str],
+def static_figure(weights: Sequence[torch.Tensor], sentences: Sequence[Sequence[str]], titles: Sequence[str],
                   originals: Sequence[Sequence[str]] | None = None, labels: Sequence[str] | None = None) -> HTML:
     """Heatmaps behind two menus, which sentence (labelled `labels`, default its first words) and which head,
-    for a page with no kernel, titled "Head 0 of the {title}" as the live explorer's heatmap is (`title`: one for
-    every sentence, or each sentence's own). weights[s] is [H, T_s, T_s] for the words sentences[s]."""
+    for a page with no kernel, titled "Head 0 of the {titles[s]}" (its model) as the live explorer's heatmap is.
+    weights[s] is [H, T_s, T_s] for the words sentences[s]."""
     if not weights or len(weights) != len(sentences):
         raise ValueError(f"need one weights tensor per sentence, got {len(weights)} for {len(sentences)}")
     heads = {w.shape[0] for w in weights}
@@ -122,7 +122,6 @@ def static_figure(weights: Sequence[torch.Tensor], sentences: Sequence[Sequence[
     (n_heads,) = heads
     typed = list(originals) if originals is not None else [None] * len(sentences)
     tallest = style()["tallest"] - 6 * style()["font"]  # the menus above it stay on a slide with it
-    titles = [title] * len(sentences) if isinstance(title, str) else list(title)
     states = {(s, h): head_figure(att[h], words, f"Head {h} of the {name}", orig, tallest)
               for s, (att, words, orig, name) in enumerate(zip(weights, sentences, typed, titles, strict=True))
               for h in range(n_heads)}

@@ -391,13 +391,13 @@ def main(argv: list[str] | None = None) -> int:
                        **recipe, max_seconds=args.max_seconds)
     except FloatingPointError as err:  # diverged: one line, not a traceback
         parser.exit(1, f"{parser.prog}: {err}\n")
-    late = own_text_notes(corpus, val_ppl=result.val_ppl)[len(notes):] if args.text else []  # need the score
-    if args.text and result.steps < steps:  # fewer steps asked for (--steps, --max-seconds) than the recipe's
-        late.insert(0, f"This run trained {result.steps:,} of the {steps:,} steps the recipe gives this text: it "
-                       "is further from finished than the recipe's model, and the note on comparing one head with "
-                       "four is about models trained for the recipe's full length.")
-    if args.text:  # on the card, a short run's note comes first: it qualifies the rest
-        result.notes = late[:1] + notes + late[1:] if result.steps < steps else notes + late
+    scored = own_text_notes(corpus, val_ppl=result.val_ppl)[len(notes):] if args.text else []  # need the score
+    short = [f"This run trained {result.steps:,} of the {steps:,} steps the recipe gives this text: it is further "
+             "from finished than the recipe's model, and the note on comparing one head with four is about models "
+             "trained for the recipe's full length."] if args.text and result.steps < steps else []  # --steps, ...
+    late = short + scored  # printed after the score
+    if args.text:
+        result.notes = short + notes + scored  # on the card too, a short run's note first: it qualifies the rest
     summary = result.summary()
     summary["even_guess"] = {"vocabulary": result.model.config.vocab_size,
                              "different_validation_words": len(set(corpus.val_ids.tolist()))}

@@ -100,19 +100,24 @@ def head_groups(heads: int) -> list[range]:
     return [range(first, min(first + AT_ONCE, heads)) for first in range(0, heads, AT_ONCE)]
 
 
+def layer_count(option: Option, font: int) -> str:
+    """HTML: one line counting what the option's layer costs, part by part, the total first (under the split bar,
+    where it stays in view with the controls)."""
+    qkv, proj = option.qkv_params, option.params - option.qkv_params
+    mix = f"+ output projection {proj:,}" if proj else "and no output projection (one head has nothing to mix)"
+    said = f"{option.params:,} parameters: query, key, value {qkv:,} {mix}"
+    return f"<div style='font-size: {font}px'>{html.escape(said)}</div>"
+
+
 def _grid(option: Option, words: Sequence[str], group: range, tallest: int | None = None) -> dict:
     """Some of the option's heads (`group`) as one row of heatmaps, at most `tallest` pixels high, the row of the
-    word the summary reads (the one that guesses the last word) always labelled, and the columns it names; the
-    caption counts what the layer costs, part by part."""
+    word the summary reads (the one that guesses the last word) always labelled, and the columns it names."""
     name = (heads_named(option.heads, "untrained") if option.layer == UNTRAINED
             else "The trained four-head checkpoint")
     title = name + (f": heads {group.start} to {group.stop - 1}" if len(group) < option.heads else "")
     side = grid_shape(2, 2, tallest, width=style()["widest"]).wide  # one head: two heads' size
-    spec = grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest,
+    return grid_figure(option.att[group.start : group.stop], words, title, first_head=group.start, tallest=tallest,
                        focus=guesser(words), side=side)
-    qkv, proj = option.qkv_params, option.params - option.qkv_params
-    mix = f"+ output projection {proj:,}" if proj else "and no output projection (one head has nothing to mix)"
-    return spec | {"caption": f"{option.params:,} parameters: query, key, value {qkv:,} {mix}"}  # the total first
 
 
 class SplitTheWidth(ChapterWidget):
@@ -207,12 +212,10 @@ class SplitTheWidth(ChapterWidget):
         self.set_quietly(self.group_picker, first)
         if self.group_picker.layout.visibility != (seen := "visible" if len(groups) > 1 else "hidden"):
             self.group_picker.layout.visibility = seen
-        figure = next(fig for fig, (other, group) in zip(self.figures, self.slots, strict=True)
-                      if other is option and group.start == first)
-        self.grid.figure = figure | {"caption": ""}  # the count goes under the split instead, in view at 1280x720
+        self.grid.figure = next(fig for fig, (other, group) in zip(self.figures, self.slots, strict=True)
+                                if other is option and group.start == first)
         drawn = next(group for group in groups if group.start == first)
-        count = f"<div style='font-size: {self.font}px'>{html.escape(figure['caption'])}</div>"
-        self.strip.value = split_strip(option.heads, WIDTH, self.font, drawn) + count
+        self.strip.value = split_strip(option.heads, WIDTH, self.font, drawn) + layer_count(option, self.font)
         self.say(looks_hardest(option, self.words, drawn))
 
 
@@ -266,10 +269,9 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
             lacks = "With 1 head there is only head 0, so the draw menu changes nothing. "
         else:
             lacks = f"With {option.heads} heads, all of them are drawn, so the draw menu changes nothing. "
-        count, hardest = (f"<div style='font-size: {s['font']}px'>{html.escape(line)}</div>"
-                          for line in (spec["caption"], looks_hardest(option, words, group)))
-        return spec | {"above": split_strip(option.heads, WIDTH, s["font"], group) + count + hardest,
-                       "html_height": 7 * s["font"], "caption": lacks.strip()}
+        hardest = f"<div style='font-size: {s['font']}px'>{html.escape(looks_hardest(option, words, group))}</div>"
+        above = split_strip(option.heads, WIDTH, s["font"], group) + layer_count(option, s["font"]) + hardest
+        return spec | {"above": above, "html_height": 7 * s["font"], "caption": lacks.strip()}
 
     states = {(n, g): state(option, g) for n, option in enumerate(options) for g in range(len(groups))}
     return static_view(states, [("layer", names), ("draw", groups)], start=[HEAD_COUNTS.index(4), 0],
