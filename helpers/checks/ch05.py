@@ -230,7 +230,6 @@ MADE_IN = {
     "x": "'ids, _ = story_validation()' (section 1)",
     "losses": "'losses = ...cross_entropy...' (section 1)",
     "perplexity_from_losses": "that starts with `def perplexity_from_losses` (exercise 1)",
-    "makers": "'makers = ...' (section 2)",
     "live": "'live = ...train(...)' (section 2)",
     "results": "'results = json.loads(...)' (section 3)",
     "runs": "'runs = results[...]' (section 3)",
