@@ -61,10 +61,14 @@ class Hub:
 
 
 def collect(hub: Hub, out: Path, chapter: str | None = None, start: bool = False) -> dict:
-    """Copy every learner's notebooks into out/<learner>/; what happened to each learner, in one line."""
+    """Copy every learner's notebooks into out/<learner>/ (admins' are left out); what happened to each account,
+    in one line."""
     report = {}
     for user in hub.request("GET", "/hub/api/users"):
         name, started = user["name"], False
+        if user.get("admin"):  # the instructor's own copies (answers typed in class) are not a learner's work
+            report[name] = "skipped: an admin's account, not a learner's"
+            continue
         try:
             if not hub.running(name):
                 if not start:

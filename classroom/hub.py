@@ -51,6 +51,7 @@ def hub_config(folder: Path, port: int, hub_port: int, api_port: int, token: str
         "JupyterHub.hub_port": hub_port, "ConfigurableHTTPProxy.api_url": f"http://127.0.0.1:{api_port}",
         "ConfigurableHTTPProxy.command": proxy_command(),  # database, secret, proxy.pid: JupyterHub's cwd, `folder`
         "JupyterHub.authenticator_class": "dummy", "Authenticator.allow_all": True,
+        "Authenticator.admin_users": {"teacher"},  # the instructor's account, as deploy/README.md sets one up
         "JupyterHub.spawner_class": "simple",
         "SimpleLocalProcessSpawner.home_dir_template": str(folder / "homes" / "{username}"),
         # this venv's Python runs the servers and (through its kernelspec) the kernels, activated or not
