@@ -1,6 +1,6 @@
 # Two commands for a fresh machine with Python 3.10+ and git:
-#   make lab          install everything into .venv and open JupyterLab on the first chapter (the learner edition)
-#   make test         install everything into .venv and run the test suite, without the browser and system tests
+#   make lab          install what a learner needs into .venv and open JupyterLab on the first chapter
+#   make test         add the maintainers' tools to .venv and run the test suite, without the browser and system tests
 #   make check        the whole suite, browser tests in JupyterLab and Chromium included, and the system tests (a real
 #                     JupyterHub, a wheel in a fresh venv; npm once): what CI runs, before make colab-check
 #   make colab-check  every chapter and the explorer under nbval at Colab's versions, in .venv-colab (make colab-env)
@@ -16,19 +16,26 @@ TORCH_VERSION := $(shell sed -n 's/^ *- pytorch-cpu=\([0-9.]*\).*/\1/p' environm
 TORCH ?= torch==$(TORCH_VERSION).*
 TORCH_INDEX ?=
 
-.PHONY: present lab test check colab-env colab-check site instructor install clean
+.PHONY: present lab test check colab-env colab-check site instructor install install-dev clean
 
+# a learner's: PyTorch, the package and its [lab] extra (JupyterLab, RISE, nbgitpuller)
 $(BIN)/.installed: pyproject.toml environment.yml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install --quiet -e ".[lab,test]"
+	$(BIN)/python -m pip install --quiet -e ".[lab]"
 	@# an editable install skips pyproject's data-files: link the RISE widget fix (labextension/) by hand
 	mkdir -p $(VENV)/share/jupyter/labextensions
 	ln -sfn $(CURDIR)/labextension $(VENV)/share/jupyter/labextensions/several-spotlights-rise
 	touch $@
 
+# the maintainers' on top: the [test] extra (tests, benchmarks, the site's and the hub's tools)
+$(BIN)/.installed-dev: $(BIN)/.installed
+	$(BIN)/python -m pip install --quiet -e ".[lab,test]"
+	touch $@
+
 install: $(BIN)/.installed
+install-dev: $(BIN)/.installed-dev
 
 # JupyterLab refuses to run as root (containers, some cloud machines) unless told it may; no news pop-up over a
 # chapter (or over a projected one)
@@ -45,10 +52,10 @@ present: install
 # make test: one pytest-xdist worker per CPU (a notebook's cells stay on one worker), one torch thread per worker
 # and kernel; make check: everything, on one process (CI), with .venv-colab built first for the classic-notebook
 # browser test. Both from the repository root, as `python -m pytest`.
-test: install
+test: install-dev
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest --ignore=tests/browser --ignore=tests/system -n auto
 
-check: install colab-env
+check: install-dev colab-env
 	$(BIN)/python -m pytest
 
 # Colab's versions of what a learner's kernel there uses (.ci/colab-versions.txt), in .venv-colab; the
@@ -81,7 +88,7 @@ colab-check: colab-env
 instructor: install
 	$(BIN)/python -m tools.editions instructor
 
-site: install
+site: install-dev
 	$(BIN)/python -m tools.build_site
 
 clean:

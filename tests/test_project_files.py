@@ -63,11 +63,17 @@ def test_installing_the_package_brings_no_front_end() -> None:
 
 
 def test_make_installs_environment_ymls_torch_before_the_package(tmp_path: Path) -> None:
-    """The one torch version: `make install` asks for environment.yml's, before the package and its extras."""
-    dry = subprocess.run(["make", "-n", "install", f"VENV={tmp_path}"], cwd=ROOT, capture_output=True, text=True)
-    pips = [line for line in dry.stdout.splitlines() if " -m pip install" in line and "--upgrade pip" not in line]
+    """The one torch version: `make install` (`make lab`'s) asks for environment.yml's, then the package with the
+    [lab] extra alone, what a learner needs; `make install-dev` (the tests') adds the [test] extra after them."""
+    pips = {}
+    for target in ("install", "install-dev"):
+        dry = subprocess.run(["make", "-n", target, f"VENV={tmp_path}"], cwd=ROOT, capture_output=True, text=True)
+        pips[target] = [line for line in dry.stdout.splitlines()
+                        if " -m pip install" in line and "--upgrade pip" not in line]
     version = _environment()["pytorch-cpu"].lstrip("=")
-    assert len(pips) == 2 and f'"torch=={version}.*"' in pips[0] and "-e \".[lab,test]\"" in pips[1], dry.stdout
+    learner, dev = pips["install"], pips["install-dev"]
+    assert len(learner) == 2 and f'"torch=={version}.*"' in learner[0] and '-e ".[lab]"' in learner[1], learner
+    assert dev[:2] == learner and len(dev) == 3 and '-e ".[lab,test]"' in dev[2], dev
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
