@@ -66,18 +66,20 @@ def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
         return f"the cell {cell} and the check cell under it" if two(name, cell) else f"the cell {cell}"
 
     listed = ", ".join(f"`{n}`" for n in needed)
+    # what to run first, then how: the menus last, so that the cells to run are the first thing read
     menu = ", ".join(f"{path.replace(' ', chr(0xA0))} in {where}" for where, path in menus())  # a path on one line
+    every = f"To run every cell above this one: {menu}."
     cells = list(dict.fromkeys(needed.values()))
     if len(cells) == 1:
         name = next(iter(needed))
         run = "those two cells" if two(name, cells[0]) else "that cell"
         return (f"This cell needs {listed}, made by {made_by(name, cells[0])}: run {run} first (or every cell above "
-                f"it: {menu}), then run this one again.")
+                f"it), then run this one again.\n{every}")
     by_cell = {cell: [name for name, made in needed.items() if made == cell] for cell in cells}
     where = "; ".join(f"{', '.join(f'`{name}`' for name in names)}: {made_by(names[0], cell)}"
                       for cell, names in by_cell.items())
-    return (f"This cell needs {listed}, made by cells above it: run every cell above it ({menu}), then run this "
-            f"one again ({where}).")
+    return (f"This cell needs {listed}, made by cells above it ({where}): run every cell above it, then run this "
+            f"one again.\n{every}")
 
 
 def explain_missing(makers: Mapping[str, str]) -> None:
@@ -207,7 +209,8 @@ def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
         read = Names(frozenset(), frozenset())
     missing = {n: cell for n, cell in _MAKERS.items() if n in read.used and n not in shell.user_ns}
     needed = {name: _MAKERS[name]} | missing
-    # wrapped to 100 characters with "NameError: " in front, so that no line breaks inside a word
-    said = textwrap.fill(f"{etype.__name__}: {value}. {advice(needed, read.bound)}", 100, break_on_hyphens=False)
+    # each line wrapped to 100 characters with "NameError: " in front, so that no line breaks inside a word
+    said = "\n".join(textwrap.fill(line, 100, break_on_hyphens=False)
+                     for line in f"{etype.__name__}: {value}. {advice(needed, read.bound)}".splitlines())
     value.args = (said.removeprefix(f"{etype.__name__}: "),)
     print(said, file=sys.stderr)
