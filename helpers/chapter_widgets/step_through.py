@@ -77,7 +77,8 @@ def render_step(step: int, words: Sequence[str], tensors: Sequence[torch.Tensor]
                        for n, s in enumerate(step_names(scale)))
     name = ["q[i]", "q[i] · k", "scores", "masked scores", "weights", "y[i] = weights @ v"][step]
     columns = labels if 0 < step < 5 else [f"d{n}" for n in range(t.shape[0])]  # a score per word, or a vector
-    table = (f"<div><code>{name}</code> has shape <b>{list(t.shape)}</b></div>"
+    which = f" (i = {i}: '{labels[i]}' is word {i} of the sentence, counting from 0)" if "[i]" in name else ""
+    table = (f"<div><code>{name}</code>{html.escape(which)} has shape <b>{list(t.shape)}</b></div>"
              + tensor_table(t.tolist(), rows=[labels[i]], columns=columns, percent=step == 4, font=font))
     if step == 5:  # y first (one row, on screen with the buttons), then the values it adds up, each with its weight
         weighted = [f"{label}: weight {w:.1%}" for label, w in zip(labels, tensors[4].tolist(), strict=True)]

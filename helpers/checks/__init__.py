@@ -302,17 +302,26 @@ def _where_in_your_code(err: BaseException) -> str:
     return f" (at: {frames[-1].line})" if frames else ""
 
 
-IMPORTS = {"math": "import math", "np": "import numpy as np", "numpy": "import numpy"}
-"""Modules a learner's cell may use that the chapter did not import, and the line that imports each."""
+IMPORTS = {"math": "import math", "sqrt": "from math import sqrt", "np": "import numpy as np", "numpy": "import numpy"}
+"""Modules (and math's sqrt) a learner's cell may use that the chapter did not import, and the line for each."""
 
 
 def _import_hint(err: BaseException) -> str:
     """'. Add `import math` ...' when the learner's code used a module the chapter does not import, else ''."""
     if not isinstance(err, NameError) or err.name not in IMPORTS:
         return ""
-    square_root = " (or, for a square root, write d ** 0.5, which needs no import)" if err.name == "math" else ""
+    square_root = (" (or, for a square root, write d ** 0.5, which needs no import)"
+                   if err.name in ("math", "sqrt") else "")
     return (f". Add the line {IMPORTS[err.name]} at the top of your cell, then run your cell and this check "
             f"again{square_root}")
+
+
+def _dim_hint(err: BaseException) -> str:
+    """'. Say which dimension ...' when PyTorch asked for the `dim` a learner's call left out (softmax), else ''."""
+    if not (isinstance(err, TypeError) and re.search(r"""missing .*["']dim["']""", str(err))):
+        return ""
+    return (". Say which dimension it works along: dim=-1 is the last one, along each row, as in "
+            "torch.softmax(x, dim=-1)")
 
 
 def _in_the_check(err: BaseException, yours: Any) -> bool:
@@ -353,7 +362,7 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
         passed, problem = False, str(err)
     except (Exception, KeyboardInterrupt) as err:  # the learner's code crashed, or was stopped
         passed, problem = False, f"{name}: your code stopped with {type(err).__name__}: {_first_line(err)}" + (
-            _where_in_your_code(err)) + _import_hint(err)
+            _where_in_your_code(err)) + _import_hint(err) + _dim_hint(err)
         if _in_the_check(err, yours):  # the check itself could not handle what the function gave
             problem = (f"{name}: the check could not use what your function returned (it raised {type(err).__name__} "
                        "while reading it). Return the kind of value the exercise asks for: a plain Python number or "
