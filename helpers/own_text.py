@@ -22,6 +22,10 @@ FEW_WORDS = 50
 """Fewer different words than this in the training text (the story world, the smallest text the series trains
 on, has several hundred): the text is nearly one pattern repeated, and a perplexity near 1 shows only that."""
 
+MOSTLY_UNKNOWN = 0.5
+"""A larger share of <unk> among the validation words (the novels: under a fifth) makes a score mostly the model's
+skill at guessing one blank."""
+
 STRETCH = 8
 """Words in a row that ordinary writing seldom repeats word for word; a text that repeats most of them repeats
 itself."""
@@ -125,6 +129,9 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
         note += (" That is more than the novels: every <unk> is the same blank to the model, so its perplexity "
                  "looks better than its real guessing is, and the heads cannot tell those words apart.")
     notes.append(note)
+    if unknown > MOSTLY_UNKNOWN:
+        notes.append(f"Most of the validation words ({unknown:.0%}) are <unk>, one blank that is easy to guess "
+                     "often: a score here says nothing about one head against four.")
     kinds = len(set(corpus.train_ids.tolist()))
     if kinds < FEW_WORDS:
         notes.append(
@@ -155,6 +162,7 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
 
 
 def heads_notes(corpus: Corpus, val_ppl: float, results: dict | None = None) -> list[str]:
-    """The notes that say a score on this text cannot compare heads (few different words, a text that repeats
-    itself, a perplexity above an even guess): own_text_notes but the two every text gets, length and <unk>."""
+    """The notes that say a score on this text cannot compare heads (mostly <unk>, few different words, a text that
+    repeats itself, a perplexity above an even guess): own_text_notes but the two every text gets, length and
+    <unk>'s share."""
     return own_text_notes(corpus, results, val_ppl)[2:]

@@ -65,6 +65,8 @@ def test_the_unknown_share_is_always_given_and_compared_with_the_novels():
     _, many = own_text_notes(_corpus(unknown_every=2), RESULTS)  # half the words are <unk>
     assert "0.0%" in plain and "18.0%" in plain
     assert "50.0%" in many and "18.0%" in many and len(many) > len(plain)  # above the novels: a warning
+    assert heads_notes(_corpus(unknown_every=2), 1.0, RESULTS) == []  # half: a warning, still a score
+    assert len(heads_notes(_corpus(unknown_every=1), 1.0, RESULTS)) == 1  # all <unk>: no verdict on heads
 
 
 def test_a_text_of_very_few_different_words_or_one_that_repeats_itself_gets_a_note():
