@@ -47,12 +47,14 @@ def smooth(values: Sequence[float], window: int) -> list[float]:
 
 
 def learning_curves(
-    curves: Mapping[str, Sequence[float]], title: str = "Learning curves", window: int = 10
+    curves: Mapping[str, Sequence[float]], title: str = "Learning curves", window: int | None = None
 ) -> go.Figure:
-    """Training loss at every step for each named run: faint raw values and a bold running mean."""
+    """Training loss at every step for each named run: faint raw values and a bold running mean over `window` steps
+    (by default a sixth of the longest run, at most 10: a short run's mean would lag far behind its losses)."""
     if not curves or any(len(losses) == 0 for losses in curves.values()):
         sizes = {name: len(losses) for name, losses in curves.items()}
         raise ValueError(f"need at least one run with at least one loss, got these numbers of losses: {sizes}")
+    window = window or max(1, min(10, max(map(len, curves.values())) // 6))
     fig = go.Figure()
     for i, (name, losses) in enumerate(curves.items()):
         colour = PALETTE[i % len(PALETTE)]

@@ -248,7 +248,8 @@ def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own()
         assert 3 <= len(ticks) <= 7 and ticks[-1] == top >= max(w.attn_moved.max(), w.ff_moved.max())
 
 
-@pytest.mark.parametrize("word", ["zebraish", "two words", 7, "wet", "a long paste of many words, " * 9])
+@pytest.mark.parametrize("word", ["zebraish", "two words", 7, "wet", "a long paste of many words, " * 9, "!!!",
+                                  "", "x" * 300])
 def test_change_one_word_bad_replacements_get_a_message(word) -> None:  # wet: the word already there
     w = change_one_word()
     before = w.attn_moved.clone()

@@ -289,6 +289,8 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, 2 * max(one.std(), four.std()))), "standard deviation"),
     ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, max(spread(one), spread(four)) / 2)), "half the wider"),
     ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, (spread(one) + spread(four)) / 2)), "averages the two"),
+    ("clear_winner", by_rule(lambda gap, one, four: ahead(one.sum() - four.sum(), max(spread(one), spread(four)))),
+     "the sums of the perplexities"),
     ("clear_winner", by_rule(lambda gap, one, four: FOUR_HEADS if four.max() < one.min() else ONE_HEAD
                              if one.max() < four.min() else NO_CLEAR_WINNER), "do not overlap"),
     ("clear_winner", lambda runs: "four", "should return one of"),
@@ -307,6 +309,8 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("name_the_detectives", lambda board: {h: max(CLUE_KINDS, key=lambda k: board[k][h]) for h in range(len(board))},
      "len(board['subject'])"),
     ("name_the_detectives", lambda board: {**watched_most(board), 1: "grammar"}, "choose one of"),
+    ("name_the_detectives", lambda board: {i: h for i, (h, k) in enumerate(watched_most(board).items())},
+     "numbers as its values"),  # {kind's index: head}
     ("name_the_detectives", lambda board: {h: min(CLUE_KINDS, key=lambda k: board[k][h])
                                            for h in range(len(board["subject"]))}, "the largest share in its column"),
     ("name_the_detectives", lambda board: {h: max(CLUE_KINDS, key=lambda k: board[k][h] / board["chance"][

@@ -30,6 +30,8 @@ def test_learning_curves_draw_every_step_and_a_smoothed_line_per_run() -> None:
     assert list(bold.y) == [7.0, 6.0, 4.5] and bold.name == "one head"
     assert four.name == "four heads" and len(four.x) == 2 and bold.line.dash != four.line.dash, "told apart by dash"
     assert fig.layout.xaxis.title.text == "training step" and "loss" in fig.layout.yaxis.title.text
+    for steps, window in ((26, 4), (60, 10), (1000, 10)):  # a shortened race's mean keeps up with its losses
+        assert f"mean of the last {window} steps" in compare.learning_curves({"a": [1.0] * steps}).layout.title.text
     for empty in ({}, {"one head": []}):
         with pytest.raises(ValueError, match="at least one"):
             compare.learning_curves(empty)

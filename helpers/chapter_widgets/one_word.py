@@ -150,12 +150,17 @@ class ChangeOneWord(ChapterWidget):
         """Why `word` cannot replace the picked word: not one word, not one the model knows, or the word already
         there ("" when it can)."""
         pieces, there = self.tokenizer.split(word) if isinstance(word, str) else [], self.words[self.position]
+        typed = word if not isinstance(word, str) or len(word) <= 20 else word[:20] + "…"  # one line on a projector
+        if len(pieces) > 1:  # '!!!' too: each punctuation mark is a word of its own to the model
+            marks = " (a mark is a word)" if any(not piece[0].isalnum() for piece in pieces) else ""
+            return f"{typed!r} is {len(pieces)} words to the model{marks}: type one."
         if len(pieces) != 1:
-            typed = word if not isinstance(word, str) or len(word) <= 20 else word[:20] + "…"  # one line
-            return f"Type exactly one word to put in, got {typed!r}."
+            return "Type a word to put in: the box holds none." if isinstance(word, str) else (
+                f"Type exactly one word to put in, got {typed!r}.")
         if pieces[0] not in self.tokenizer.ids:  # the words to try leave out the box's own, which it shows again
             others = ", ".join(f"'{w}'" for w in SWAPS if w not in (there, self.new_word))
-            return f"'{pieces[0]}' is not a word the model knows: try {others}."  # one line on a projector
+            unknown = pieces[0] if len(pieces[0]) <= 16 else pieces[0][:16] + "…"
+            return f"'{unknown}' is not a word the model knows: try {others}."
         if pieces[0] == there:
             return f"'{there}' is the word already there, so nothing would move: type another."
         return ""

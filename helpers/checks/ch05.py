@@ -172,6 +172,9 @@ _MISREAD = (  # rules a learner may write instead of the chapter's, each with wh
      _MATCH + "uses half the wider range: compare the gap with the whole range, largest minus smallest"),
     (_by(lambda one, four: (_spread(one) + _spread(four)) / 2),
      _MATCH + "averages the two ranges: compare the gap with the wider of the two"),
+    (_by(lambda one, four: max(_spread(one), _spread(four)) / len(one)),  # sums: the gap times the seeds
+     _MATCH + "compares the sums of the perplexities: use each model's mean, the sum divided by its number of "
+              "runs"),
     (_apart, _MATCH + "calls a winner when the seeds do not overlap: the chapter's rule compares the gap between "
                       "the means with the wider range over the seeds instead"),
     (_by(lambda one, four: max(_spread(one), _spread(four)), either_way=False),
