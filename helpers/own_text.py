@@ -74,15 +74,14 @@ def unknown_share(ids: torch.Tensor) -> float:
 
 def copied_share(corpus: Corpus) -> float:
     """Share of the validation part's STRETCH-word stretches that occur word for word in the training part (a
-    text pasted twice: its validation part was read in training). Each stretch is hashed to one number."""
+    text pasted twice: its validation part was read in training). Each stretch is hashed to one number; stretches
+    with <unk> are left out, as runs of <unk> look alike whatever words they stand for."""
     if len(corpus.val_ids) < STRETCH or len(corpus.train_ids) < STRETCH:
         return 0.0
     weights = torch.tensor([1_000_003**k % (2**61 - 1) for k in range(STRETCH)])  # overflow wraps: still a hash
-
-    def hashed(ids: torch.Tensor) -> torch.Tensor:
-        return (ids.long().unfold(0, STRETCH, 1) * weights).sum(1)  # [N - STRETCH + 1]
-
-    return float(torch.isin(hashed(corpus.val_ids), hashed(corpus.train_ids)).float().mean())
+    val, train = (ids.long().unfold(0, STRETCH, 1) for ids in (corpus.val_ids, corpus.train_ids))  # [N - 7, 8]
+    val = val[(val != 0).all(1)]
+    return float(torch.isin((val * weights).sum(1), (train * weights).sum(1)).float().mean()) if len(val) else 0.0
 
 
 def _length_note(words: int, results: dict) -> str:
@@ -118,29 +117,35 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
     validation part (that note leaves the number to the printout beside it, so two models get the same note). The
     one source of these notes: the notebook, the command line, its JSON and the checkpoint card all print what this
     returns."""
+    told, voiding = _notes(corpus, results, val_ppl)
+    return told + voiding
+
+
+def _notes(corpus: Corpus, results: dict | None, val_ppl: float | None) -> tuple[list[str], list[str]]:
+    """own_text_notes as two lists: the notes that only inform, then those that void a comparison of heads."""
     results = results or real_text_results()
-    notes = [_length_note(len(corpus.train_ids), results)]
+    told, voids = [_length_note(len(corpus.train_ids), results)], []
     unknown, novels = unknown_share(corpus.val_ids), results["summary"]["unknown_share"]
     placeholders = corpus.tokenizer.reserved  # a text of few words leaves some entries unused
     kept = "1,023 most frequent words"  # unless the training part has fewer: then every word it uses
     outside = "words the training part never uses" if placeholders else f"not among the training part's {kept}"
     note = f"{unknown:.1%} of the validation words are <unk> ({outside}; the series' novels: {novels:.1%})."
-    if unknown > novels:
-        note += (" That is more than the novels: every <unk> is the same blank to the model, so its perplexity "
-                 "looks better than its real guessing is, and the heads cannot tell those words apart.")
-    notes.append(note)
     if unknown > MOSTLY_UNKNOWN:
-        notes.append(f"Most of the validation words ({unknown:.0%}) are <unk>, one blank that is easy to guess "
-                     "often: a score here says nothing about one head against four.")
+        voids.append(note + " That is most of them: every <unk> is the same blank to the model, easy to guess, so a "
+                            "score here says nothing about one head against four.")
+    else:
+        told.append(note + (" That is more than the novels: every <unk> is the same blank to the model, so its "
+                            "perplexity looks better than its real guessing is, and the heads cannot tell those "
+                            "words apart." if unknown > novels else ""))
     kinds = len(set(corpus.train_ids.tolist()))
     if kinds < FEW_WORDS:
-        notes.append(
+        voids.append(
             f"The training text has only {kinds:,} different word{'s' * (kinds != 1)}: more a pattern than "
             "language. A low perplexity here would show that the pattern is easy to continue, not that the model "
             "reads language, and it says nothing about one head against four.")
     copied = copied_share(corpus)
     if copied > 0.5 and kinds >= FEW_WORDS:  # (a text of very few words repeats itself: said above)
-        notes.append(
+        voids.append(
             f"{copied:.0%} of the validation part's {STRETCH}-word stretches also occur word for word in the training "
             "part: the text repeats itself, so the validation perplexity measures what the model remembers, not "
             "how well it guesses new text.")
@@ -152,17 +157,16 @@ def own_text_notes(corpus: Corpus, results: dict | None = None, val_ppl: float |
                   "that no text fills)") if placeholders else ""
         beyond = (f", and even above {vocabulary:,}, the score of an even guess among all {vocabulary:,} entries "
                   f"of its vocabulary{filled}") if not val_ppl <= vocabulary else ""
-        notes.append(
+        voids.append(
             f"The validation perplexity is above the {different:,} different words of the "
             f"validation part{counted}{beyond}: the model guesses worse than an even choice among the words that "
             "actually come up there. Nothing it learnt carries over to the validation part (it may have trained too "
             "few steps; with little text it may have learnt its training text by heart; a text with little pattern "
             "gives it nothing to learn), so this score says nothing about heads.")
-    return notes
+    return told, voids
 
 
 def heads_notes(corpus: Corpus, val_ppl: float, results: dict | None = None) -> list[str]:
     """The notes that say a score on this text cannot compare heads (mostly <unk>, few different words, a text that
-    repeats itself, a perplexity above an even guess): own_text_notes but the two every text gets, length and
-    <unk>'s share."""
-    return own_text_notes(corpus, results, val_ppl)[2:]
+    repeats itself, a perplexity above an even guess): own_text_notes but those that only inform."""
+    return _notes(corpus, results, val_ppl)[1]

@@ -67,6 +67,7 @@ def test_the_unknown_share_is_always_given_and_compared_with_the_novels():
     assert "50.0%" in many and "18.0%" in many and len(many) > len(plain)  # above the novels: a warning
     assert heads_notes(_corpus(unknown_every=2), 1.0, RESULTS) == []  # half: a warning, still a score
     assert len(heads_notes(_corpus(unknown_every=1), 1.0, RESULTS)) == 1  # all <unk>: no verdict on heads
+    assert len(own_text_notes(_corpus(unknown_every=1), RESULTS)) == 2, "the share said once, with what it voids"
 
 
 def test_a_text_of_very_few_different_words_or_one_that_repeats_itself_gets_a_note():
@@ -76,6 +77,7 @@ def test_a_text_of_very_few_different_words_or_one_that_repeats_itself_gets_a_no
     fresh = Corpus("mine.txt", TOK, text, torch.randint(1, 1000, (1000,), generator=torch.Generator().manual_seed(1)))
     pasted_twice = Corpus("mine.txt", TOK, text, text[5_000:6_000])  # the validation part was read in training
     assert copied_share(fresh) == 0.0 and copied_share(pasted_twice) == 1.0
+    assert copied_share(Corpus("mine.txt", TOK, text * 0, text[:1000] * 0)) == 0.0, "runs of <unk> are no copy"
     assert len(own_text_notes(pasted_twice, RESULTS)) == len(own_text_notes(fresh, RESULTS)) + 1
 
 
