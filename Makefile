@@ -27,6 +27,10 @@ $(BIN)/.installed: pyproject.toml environment.yml
 	@# an editable install skips pyproject's data-files: link the RISE widget fix (labextension/) by hand
 	mkdir -p $(VENV)/share/jupyter/labextensions
 	ln -sfn $(CURDIR)/labextension $(VENV)/share/jupyter/labextensions/several-spotlights-rise
+	@# JupyterLab's settings, as a hub's learners get them (deploy/overrides.json): no pop-up asking to fetch
+	@# Jupyter's news over a chapter (or a projected one), work saved every 30 s
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	ln -sfn $(CURDIR)/deploy/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $@
 
 # the maintainers' on top: the [test] extra (tests, benchmarks, the site's and the hub's tools)
@@ -37,9 +41,8 @@ $(BIN)/.installed-dev: $(BIN)/.installed
 install: $(BIN)/.installed
 install-dev: $(BIN)/.installed-dev
 
-# JupyterLab refuses to run as root (containers, some cloud machines) unless told it may; no news pop-up over a
-# chapter (or over a projected one)
-LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root) --LabApp.news_url=None
+# JupyterLab refuses to run as root (containers, some cloud machines) unless told it may
+LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # notebooks/ is the learner edition: what a learner opens
 lab: install

@@ -65,11 +65,13 @@ def test_installing_the_package_brings_no_front_end() -> None:
 def test_make_installs_environment_ymls_torch_before_the_package(tmp_path: Path) -> None:
     """The one torch version: `make install` (`make lab`'s) asks for environment.yml's, then the package with the
     [lab] extra alone, what a learner needs; `make install-dev` (the tests') adds the [test] extra after them."""
-    pips = {}
+    pips, said = {}, {}
     for target in ("install", "install-dev"):
         dry = subprocess.run(["make", "-n", target, f"VENV={tmp_path}"], cwd=ROOT, capture_output=True, text=True)
+        said[target] = dry.stdout
         pips[target] = [line for line in dry.stdout.splitlines()
                         if " -m pip install" in line and "--upgrade pip" not in line]
+    assert "deploy/overrides.json" in said["install"], "a learner's JupyterLab has a hub's settings: no news pop-up"
     version = _environment()["pytorch-cpu"].lstrip("=")
     learner, dev = pips["install"], pips["install-dev"]
     assert len(learner) == 2 and f'"torch=={version}.*"' in learner[0] and '-e ".[lab]"' in learner[1], learner
