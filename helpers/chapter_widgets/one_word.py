@@ -154,9 +154,10 @@ class ChangeOneWord(ChapterWidget):
         if len(pieces) > 1:  # '!!!' too: each punctuation mark is a word of its own to the model
             marks = " (a mark is a word)" if any(not piece[0].isalnum() for piece in pieces) else ""
             return f"{typed!r} is {len(pieces)} words to the model{marks}: type one."
-        if len(pieces) != 1:
-            return "Type a word to put in: the box holds none." if isinstance(word, str) else (
-                f"Type exactly one word to put in, got {typed!r}.")
+        if not isinstance(word, str):
+            return f"Type exactly one word to put in, got {typed!r}."
+        if not pieces:
+            return f"The box was empty, so it shows '{self.new_word}' again: type a word."
         if pieces[0] not in self.tokenizer.ids:  # the words to try leave out the box's own, which it shows again
             others = ", ".join(f"'{w}'" for w in SWAPS if w not in (there, self.new_word))
             unknown = pieces[0] if len(pieces[0]) <= 16 else pieces[0][:16] + "…"

@@ -56,8 +56,9 @@ def _named(name: str, got: Any, board: Mapping[str, Sequence[float]], made_up: b
     expect(set(got) == set(range(heads)),
            f"{name} should have one entry per head, the keys {list(range(heads))}; got the keys {list(got)}")
     expect(not all(isinstance(kind, int) for kind in got.values()),
-           f"{name} returned numbers as its values ({got}): each value is the name of a clue kind, "
-           f"{{head number: kind}} like {{0: 'mood', ...}}. Numbered kinds? Name them: CLUE_KINDS[i] is kind i.")
+           f"{name} returned numbers as its values ({got}): the keys are head numbers and each value the name of "
+           "a clue kind, like {0: 'mood', ...}. If your keys number the kinds and your values are heads, turn it "
+           "round: for each head, the kind it watches most.")
     truth = watched_most(board)
     by_lift = {h: max(CLUE_KINDS, key=lambda kind: board[kind][h] / board["chance"][CLUE_KINDS.index(kind)])
                for h in range(heads)}
