@@ -16,6 +16,7 @@ import contextlib
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -230,7 +231,8 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     coded = chapter_in_code(nb)
     if wanted and coded and wanted != coded:
         said = f"the assignment is chapter {chapter}" if chapter else f"its file name says chapter {named}"
-        return refused("wrong chapter", f"{said}, but its code is chapter {coded}'s")
+        return refused("wrong chapter", f"{said}, but its code is chapter {coded}'s: hand in chapter {wanted}'s "
+                       "notebook")
     chapter = wanted or coded
     if chapter is None and path.stem.lower().startswith("explorer"):
         return refused("no exercises", "the explorer has no exercises to grade")
@@ -254,6 +256,10 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
             + result["feedback"].removeprefix(f"{name}: "))
         if status == "not attempted" and learner_code(nb, name) is None:  # not even the stub: a deleted cell
             feedback = f"{name}: not attempted: no cell of this notebook defines {name} (its exercise cell deleted?)"
+        missing = re.search(r"NameError: name '(\w+)'", feedback) if status == "failed" else None
+        if missing and _defines(nb, missing[1]):  # in a cell below: the learner's kernel ran it, the grader not yet
+            feedback += (" (The grader reads your cells from the top: define what your function uses in a cell "
+                         "above it.)")
         if status == "failed" and shadows.get(name):  # the check knows the course's version, not theirs
             feedback = f"{feedback.rstrip('.')}. It ran with your own {'; '.join(shadows[name])}: check that too."
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
@@ -262,7 +268,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     if tally:  # the summary row tells a notebook nobody tried from one tried and wrong
         notes.insert(0, ", ".join(f"{n} {status}" for status, n in tally.items()))
     if typed := [s.exercise for s in scores if TYPING in s.feedback and s.status != "passed"]:
-        notes.insert(1, f"input() stopped {', '.join(typed)}: read by hand")  # a right answer may sit behind it
+        notes.insert(1, f"input() stopped {', '.join(typed)}: to be read by hand")  # a right answer may sit behind it
     checked = {checked_exercise(cell) for cell in nb.cells}
     if changed := [s.exercise for s in scores if s.exercise not in checked]:  # a print("passed") in its place
         notes.append(f"the check cell of {', '.join(changed)} was changed or deleted; the grade comes from the "
@@ -273,6 +279,15 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
                         f"{unflagged:g} of {sum(s.max_points for s in scores):g})")
     status = "flagged" if marked else "error" if any(s.status == "error" for s in scores) else "graded"
     return Graded(shown, student, chapter, status, "; ".join(notes), scores, time.perf_counter() - began)
+
+
+def _defines(nb, name: str) -> bool:
+    """Whether a code cell of `nb` makes `name`: one below the exercise, as one above would have run before it."""
+    def binds(source: str) -> bool:
+        with contextlib.suppress(SyntaxError):
+            return name in names(source).bound
+        return False
+    return any(binds(cell.source) for cell in nb.cells if cell.cell_type == "code")
 
 
 def _owner(notebook: Path, folder: Path) -> str:
@@ -363,10 +378,12 @@ def write_csvs(results: Sequence[Graded], missing: dict[str, str], out: Path, ch
     return paths
 
 
-def write_feedback(results: Sequence[Graded], out: Path) -> Path:
+def write_feedback(results: Sequence[Graded], out: Path, wrong: dict[str, str] | None = None) -> Path:
     """feedback/<student>.txt: what each student may read of their grading, to hand back. As on Gradescope, a
-    flagged exercise is held for review, and what was flagged stays in grades.csv, the instructor's."""
-    folder, sent = out / "feedback", {}
+    flagged exercise is held for review, and what was flagged stays in grades.csv, the instructor's. `wrong`: for
+    a student who handed in only another chapter's notebook, what the assignment's chapter is."""
+    folder = out / "feedback"
+    sent = {student: [f"Feedback for {student}", said] for student, said in (wrong or {}).items()}
     folder.mkdir(parents=True, exist_ok=True)
     for g in results:
         shown = gradescope(g)
@@ -459,11 +476,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"{g.max_points:g} ({g.seconds:.0f} s)" + (note if len(note) <= 160 else f"{note[:159]}…"),
                       flush=True)
     results.sort(key=lambda g: (g.student, g.submission))
-    feedback = write_feedback(results, args.out)  # before the notes below, which are the instructor's
     counts = Counter((g.student, g.chapter) for g in results)  # a class's collected chapters are one each
     left_out = {roster.get(key, key): shown for key, _, shown in reversed(others)}  # a student's first left out
+    wrong = {student: f"We received {shown}, another chapter's notebook: this assignment is chapter {chapter}. "
+                      "Hand in that chapter's notebook." for student, shown in left_out.items()
+             if student not in {s for s, _ in counts}}
+    feedback = write_feedback(results, args.out, wrong)  # before the notes below, which are the instructor's
+    listed_as = {student: key for key, student in roster.items()}  # the file or folder the roster expects
     missing = {student: (f"no chapter {chapter} notebook; left out {left_out[student]}, another chapter's"
                          if student in left_out else "no notebook from this student")
+               + (f" (the roster's {listed_as[student]})" if listed_as[student] != student else "")
                for student in sorted(roster.values()) if student not in {s for s, _ in counts}}
     unlisted = sorted({key for key, _, _ in found if roster and key not in roster})
     for g in results:  # an unlisted file was perhaps renamed: its student may be one of the missing
@@ -478,6 +500,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"wrote {summary}, {grades} and, to hand back, a file per student in {feedback}"
           + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else "")
           + (f"; warning, more than one submission from: {', '.join(doubled)}" if doubled else ""))
+    look = [f"{g.student} ({g.status})" for g in results if g.status != "graded"]  # the rows to read, by name
+    look += [f"{g.student} (read by hand)" for g in results if g.status == "graded" and "by hand" in g.note]
+    look += [f"{student} (missing)" for student in missing]
+    if look:
+        print(f"to look at: {', '.join(look)}")
     statuses = ", ".join(f"{n} {status}" for status, n in Counter(g.status for g in results).most_common())
     listed = f"; {len(missing)} missing, {len(unlisted)} not on the roster" if roster else ""
     print(f"{len(results)} notebook{'s' * (len(results) != 1)} in {time.perf_counter() - began:.0f} s: {statuses}"

@@ -16,6 +16,7 @@ import os
 import pkgutil
 import signal
 import sys
+import traceback
 import types
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
@@ -132,8 +133,12 @@ def run(source: str, label: str, namespace: dict, timeout: float, watch: Watch |
 
 
 def _said(err: BaseException) -> str:
-    """An error as feedback names it; input() gets its reason, since its EOFError does not say."""
-    return f"{type(err).__name__}: {err}" + (f" ({TYPING})" if isinstance(err, EOFError) else "")
+    """An error as feedback names it, with the learner's line that raised it; input() gets its reason, since its
+    EOFError does not say."""
+    said = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__  # a bare assert says nothing
+    lines = [frame.line for frame in traceback.extract_tb(err.__traceback__) if frame.filename == LEARNER]
+    return said + (f" (at: {lines[-1]})" if lines and lines[-1] else "") + (
+        f" ({TYPING})" if isinstance(err, EOFError) else "")
 
 
 def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> None:
@@ -197,9 +202,7 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
                     "its check gave no verdict (the exercise's code may have stopped it): grade it by hand")
             result = {"passed": False, "feedback": f"{name}: {said}"}
         else:
-            order = (" (The grader reads your cells from the top: define what your function uses in a cell above it.)"
-                     if "NameError" in outcome.feedback and not outcome.passed else "")
-            result = {"passed": bool(outcome.passed), "feedback": outcome.feedback + order + aside.get(name, "")}
+            result = {"passed": bool(outcome.passed), "feedback": outcome.feedback + aside.get(name, "")}
         if err is not None or flags[name] or not result["passed"]:
             namespace[name] = SOLUTIONS[name]  # as yours_or_reference does: the rest of the chapter still runs
             handed.add(name)

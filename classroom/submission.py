@@ -53,13 +53,14 @@ def read(path: Path) -> nbformat.NotebookNode:
     except (OSError, UnicodeDecodeError) as err:
         raise UnreadableError("corrupt", f"the file cannot be read: {err}") from None
     if not text.strip():
-        raise UnreadableError("empty", "the file is empty (0 bytes or blank)")
+        raise UnreadableError("empty", "the file is empty: save the notebook (Ctrl+S), then hand it in again")
     try:
         with warnings.catch_warnings():  # cells without ids (an older Jupyter's): a warning amid the grader's lines
             warnings.simplefilter("ignore", MissingIDFieldWarning)
             nb = nbformat.reads(text, as_version=4)
     except nbformat.reader.NotJSONError:
-        raise UnreadableError("corrupt", "the file is not a notebook's JSON (truncated or damaged?)") from None
+        raise UnreadableError("corrupt", "the file is not a notebook's JSON (truncated or damaged?): hand the "
+                                         "notebook in again") from None
     except Exception as err:  # nbformat raises several kinds for a hand-edited file
         first = str(err).strip().splitlines()[0][:160] if str(err).strip() else type(err).__name__
         raise UnreadableError("corrupt", f"not a readable notebook: {first}") from None

@@ -166,7 +166,8 @@ def test_the_fakes_and_the_instructor_edition_score_zero_flagged_saying_why(grad
 
 @pytest.mark.parametrize(("student", "status", "says"), [
     ("truncated_01", "corrupt", ""), ("empty_01", "empty", ""), ("swapped_01", "wrong chapter", ""),
-    ("S-9", "missing", ""), ("untouched", "graded", "one of 2 submissions from untouched for chapter 01")])
+    ("S-9", "missing", "the roster's absent"),
+    ("untouched", "graded", "one of 2 submissions from untouched for chapter 01")])
 def test_every_submission_and_every_roster_entry_gets_a_row_with_a_reason(graded: dict, student: str,
                                                                           status: str, says: str) -> None:
     summary = graded[student]["summary"]
@@ -221,7 +222,6 @@ def _steps(code: str) -> list[dict]:
      "After defining softmax, your exercise cell stopped with IndexError"),  # its check still runs
     ("import torch\n\ndef softmax(s):\n    return s.exp() / s.exp().sum(-1, keepdim=True)\n\nwhile True:\n    pass",
      "After defining softmax, your exercise cell did not finish within 5 s"),  # a test loop that never ends
-    ("def softmax(s):\n    return shifted(s).exp()", "in a cell above it"),  # shifted: defined below, in Jupyter
 ])
 def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_run_time(code: str, says: str) -> None:
     lines = []
@@ -244,15 +244,22 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
     ("def weighted_average(w, v):\n    return w @ v\n\nn = int(input('How many? '))", ["passed", "passed"],
      "input() waits for typing"),
     ("n = int(input('How many? '))\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],
-     "input() stopped weighted_average: read by hand"),  # a right answer behind it: the summary says so
+     "input() stopped weighted_average: to be read by hand"),  # a right answer behind it: the summary says so
+    ("def weighted_average(w, v):\n    return w @ shifted(v)", ["failed", "passed"], "in a cell above it"),  # below
+    ("def weighted_average(w, v):\n    return w @ sqrt(v)", ["failed", "passed"], "from math import sqrt"),  # nowhere
+    ("def weighted_average(w, v):\n    return w @ v\n\nassert 1 == 2", ["passed", "passed"],
+     "AssertionError (at: assert 1 == 2)"),  # a bare assert after the definition: the line says what stopped
 ])
 def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Path, code: str, statuses: list,
                                                                    says: str) -> None:
     """Code that catches the time limit, exits, or forges a result line; a feedback too long for a spreadsheet."""
     softmax = SOFTMAX.replace("shifted(scores)", "(scores - scores.max(-1, True)[0])")
-    nbformat.write(_answered(course("01")[0], {"weighted_average": code, "softmax": softmax}), tmp_path / "01.ipynb")
+    nb = _answered(course("01")[0], {"weighted_average": code, "softmax": softmax})
+    nb.cells.append(nbformat.v4.new_code_cell("def shifted(v):\n    return v"))  # run last, in Jupyter: too late
+    nbformat.write(nb, tmp_path / "01.ipynb")
     graded = grade(tmp_path / "01.ipynb", "x", timeout=2)
     assert [s.status for s in graded.scores] == statuses and says in graded.note + str(graded.scores), graded
+    assert ("in a cell above it" in str(graded.scores)) == ("shifted" in code), "only for a name made further down"
     assert all(len(s.feedback) < 2100 for s in graded.scores)
 
 
@@ -327,6 +334,8 @@ def test_with_chapter_a_whole_course_collected_is_graded_for_that_chapter_alone(
     said = capsys.readouterr().out  # at the start, and again in the last line
     assert "left out 3 notebooks whose file name (or, for a name that says none, whose code) is another" in said
     assert said.rstrip().endswith("; 3 left out (another chapter)") and "1 notebook in" in said
+    assert "to look at: elif (missing)" in said, "the students to look at, by name"
+    assert "assignment is chapter 01" in (tmp_path / "out" / "feedback" / "elif.txt").read_text(), "told, not left out"
     assert "still grading, 1 to go" in said and "at work on ada/01_one_spotlight.ipynb" in said
     ada, elif_ = csv.DictReader((tmp_path / "out" / "summary.csv").open(encoding="utf-8-sig"))
     assert ada["student"] == "ada" and ada["chapter"] == "01" and "submissions" not in ada["note"]

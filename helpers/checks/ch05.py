@@ -183,6 +183,8 @@ _MISREAD = (  # rules a learner may write instead of the chapter's, each with wh
     (lambda runs: NO_CLEAR_WINNER,
      "It answered 'no clear winner' for every made-up example. A range taken over both models' perplexities "
      "together always covers the gap between their means, so a rule that uses it never finds a winner"),
+    *((lambda runs, answer=answer: answer, f"It answered {answer!r} for every made-up example, whatever the runs: "
+       "work the answer out from the perplexities in the runs it is given") for answer in (ONE_HEAD, FOUR_HEADS)),
 )
 
 
@@ -204,7 +206,8 @@ def _judge(name: str, clear_winner: Callable[[Runs], Any], runs: Runs, what: str
                       f"answer is {NO_CLEAR_WINNER!r}.{why}")
     expect(got == NO_CLEAR_WINNER,
            f"{name} named {got!r} for {what}, whose mean perplexities are {statistics.mean(one):.3f} with one "
-           f"head and {statistics.mean(four):.3f} with four: lower perplexity is better, so the answer is {want!r}.")
+           f"head and {statistics.mean(four):.3f} with four: lower perplexity is better, so the answer is {want!r}."
+           f"{why}")
     expect(False, f"{name} saw no clear winner in {what}, where {gap} is larger than each model's own range over "
                   f"the seeds ({ranges}), so the answer is {want!r}.{why}")
 
