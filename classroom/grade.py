@@ -497,12 +497,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     doubled = sorted({student for (student, _), count in counts.items() if count > 1})
     most = sum(points.get(e.name, 1) for e in course(chapter)[1]) if chapter else None
     summary, grades = write_csvs(results, missing, args.out, chapter, most)
-    print(f"wrote {summary}, {grades} and, to hand back, a file per student in {feedback}"
-          + (f"; not on the roster: {', '.join(unlisted)}" if unlisted else "")
-          + (f"; warning, more than one submission from: {', '.join(doubled)}" if doubled else ""))
+    print(f"wrote {summary}, {grades} and, to hand back, a file per student in {feedback}")
     look = [f"{g.student} ({g.status})" for g in results if g.status != "graded"]  # the rows to read, by name
     look += [f"{g.student} (read by hand)" for g in results if g.status == "graded" and "by hand" in g.note]
-    look += [f"{student} (missing)" for student in missing]
+    look += [f"{student} (missing)" for student in missing] + [f"{key} (not on the roster)" for key in unlisted]
+    look += [f"{student} (more than one notebook)" for student in doubled]
     if look:
         print(f"to look at: {', '.join(look)}")
     statuses = ", ".join(f"{n} {status}" for status, n in Counter(g.status for g in results).most_common())
