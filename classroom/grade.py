@@ -390,8 +390,8 @@ def write_feedback(results: Sequence[Graded], out: Path, wrong: dict[str, str] |
         chapter = f", chapter {g.chapter}" if g.chapter else ""
         parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points ({shown['output']})"]
         parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} point{'s' * (test['max_score'] != 1)}"
-                  f"\n{test['output']}"
-                  for test in shown.get("tests", []) if "visibility" not in test]
+                  f"\n{test['output']}" for test in shown.get("tests", []) if "visibility" not in test
+                  and test["output"] != f"{test['name']}: {g.note}"]  # not graded: the reason once, above
         sent.setdefault(g.student, [f"Feedback for {g.student}"]).extend(parts)
     for student, parts in sent.items():
         name = "".join("_" if c in '\\/:*?"<>|' or not c.isprintable() else c for c in student)
@@ -478,9 +478,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     results.sort(key=lambda g: (g.student, g.submission))
     counts = Counter((g.student, g.chapter) for g in results)  # a class's collected chapters are one each
     left_out = {roster.get(key, key): shown for key, _, shown in reversed(others)}  # a student's first left out
+    wanted = next((name for name in CHAPTERS if chapter and name.startswith(chapter)), "")
     wrong = {student: f"We received {shown}, another chapter's notebook: this assignment is chapter {chapter}. "
-                      "Hand in that chapter's notebook." for student, shown in left_out.items()
-             if student not in {s for s, _ in counts}}
+                      f"Hand in {wanted}." for student, shown in left_out.items()
+             if student in roster.values() and student not in {s for s, _ in counts}}  # the class's, by the roster
     feedback = write_feedback(results, args.out, wrong)  # before the notes below, which are the instructor's
     listed_as = {student: key for key, student in roster.items()}  # the file or folder the roster expects
     missing = {student: (f"no chapter {chapter} notebook; left out {left_out[student]}, another chapter's"

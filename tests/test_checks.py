@@ -511,6 +511,17 @@ def test_a_crash_inside_torch_or_explained_by_a_hint_names_the_learners_line(cap
     assert "which dimension it works along: dim=-1" in handed_on("masked_weights", capsys)
 
 
+def test_a_clear_winner_calling_seed_margin_passes_and_is_told_a_graded_class_will_not_count_it(capsys) -> None:
+    from helpers.compare import seed_margin
+
+    def clear_winner(runs):
+        one, four = ([r["val_ppl"] for r in runs if r["heads"] == h] for h in (1, 4))
+        margin = seed_margin(one, four)
+        return NO_CLEAR_WINNER if not margin.beats_range else FOUR_HEADS if margin.gap > 0 else ONE_HEAD
+
+    assert CHECKS["clear_winner"](clear_winner) and "does not count it" in capsys.readouterr().out
+
+
 def test_the_solution_handed_back_is_not_checked_again_and_a_non_check_is_refused(capsys) -> None:
     OUTCOMES.pop("softmax", None)
     assert yours_or_reference(CHECKS["softmax"], SOLUTIONS["softmax"]) is SOLUTIONS["softmax"]

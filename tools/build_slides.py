@@ -46,7 +46,10 @@ DECK_CSS = """
 /* code in a text cell at the size of a code cell's, not the theme's small pre */
 .reveal .jp-RenderedMarkdown pre { font-size: 19px; width: 100%; box-sizing: border-box; white-space: pre-wrap;
                                   box-shadow: none; margin: 0.5em 0; }
-.reveal math { font-size: 1.3em; }  /* MathML drew formulas at about 0.7 of the text's size */
+/* MathML at the text's size (it drew at about 0.7 of it), in a math font where one is installed: the generic one
+   fell back to a plain font, which neither stretches brackets nor sets a sum's limits */
+.reveal math { font-size: 1.3em;
+               font-family: "STIX Two Math", "Cambria Math", "Latin Modern Math", "DejaVu Math TeX Gyre", math; }
 body .reveal .slide-number { background-color: rgba(0, 0, 0, 0.75); }  /* its white digits readable */
 body .reveal .jp-RenderedHTMLCommon :is(a:link, a:visited) { text-decoration: underline; }  /* over the theme's */
 /* a step-through's word opened takes the slide, and so does its step opened: the others wait until it closes */

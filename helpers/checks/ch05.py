@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from helpers.checks import attempt, expect, passed, type_of
+from helpers.checks import attempt, expect, passed, say, type_of
 from helpers.checks.solutions import FOUR_HEADS, NO_CLEAR_WINNER, ONE_HEAD
 from helpers.compare import seed_margin
 
@@ -226,7 +226,12 @@ def check_clear_winner(clear_winner: Callable[[Runs], Any], runs: Sequence[Mappi
         _judge(name, clear_winner, example, what, follows)
     if runs is not None:
         _judge(name, clear_winner, [dict(run) for run in runs], "the benchmark's runs", follows)
-    return passed(name)
+    right = passed(name)
+    code = getattr(clear_winner, "__code__", None)
+    if "seed_margin" in (*getattr(code, "co_names", ()), *getattr(code, "co_freevars", ())):  # as classroom flags
+        print(say(f"{name} calls seed_margin, which works the rule out for you: right here, but a graded class does "
+                  "not count it. Write the comparison yourself."))
+    return right
 
 
 MADE_IN = {
