@@ -450,8 +450,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     others = [entry for entry in found if chapter and _another_chapter(entry[1], chapter)]
     found = [entry for entry in found if entry not in others]  # a whole course collected: this chapter's only
     if others:
-        print(f"left out {len(others)} notebook{'s' * (len(others) != 1)} whose file name (or, for a name that says "
-              f"none, whose code) is another chapter's than {chapter} (such as {others[0][2]})")
+        print(f"left out {len(others)} notebook{'s' * (len(others) != 1)} of other chapters than {chapter}, going by "
+              f"the file name (or, where it names no chapter, the code), such as {others[0][2]}")
     if not found:
         parser.error("no notebooks found (.ipynb files, in the folders given or any folder below them)")
     results, began = [], time.perf_counter()
@@ -501,7 +501,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"wrote {summary}, {grades} and, to hand back, a file per student in {feedback}")
     look = [f"{g.student} ({g.status})" for g in results if g.status != "graded"]  # the rows to read, by name
     look += [f"{g.student} (read by hand)" for g in results if g.status == "graded" and "by hand" in g.note]
-    look += [f"{student} (missing)" for student in missing] + [f"{key} (not on the roster)" for key in unlisted]
+    look += [f"{student} (missing{'' if listed_as[student] == student else ', the roster names ' + listed_as[student]})"
+             for student in missing] + [f"{key} (not on the roster)" for key in unlisted]
     look += [f"{student} (more than one notebook)" for student in doubled]
     if look:
         print(f"to look at: {', '.join(look)}")

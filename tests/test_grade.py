@@ -334,7 +334,7 @@ def test_with_chapter_a_whole_course_collected_is_graded_for_that_chapter_alone(
     assert main([str(tmp_path / "class"), "--chapter", "01", "--out", str(tmp_path / "out"),
                  "--roster", str(tmp_path / "roster.csv"), "--points", str(tmp_path / "points.csv")]) == 0
     said = capsys.readouterr().out  # at the start, and again in the last line
-    assert "left out 3 notebooks whose file name (or, for a name that says none, whose code) is another" in said
+    assert "left out 3 notebooks of other chapters than 01" in said
     assert said.rstrip().endswith("; 3 left out (another chapter)") and "1 notebook in" in said
     assert "to look at: elif (missing)" in said, "the students to look at, by name"
     assert "Hand in 01_one_spotlight.ipynb" in (tmp_path / "out" / "feedback" / "elif.txt").read_text(), "told"
