@@ -137,6 +137,7 @@ def _said(err: BaseException) -> str:
     EOFError does not say."""
     said = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__  # a bare assert says nothing
     lines = [frame.line for frame in traceback.extract_tb(err.__traceback__) if frame.filename == LEARNER]
+    lines += [err.text.strip()] if isinstance(err, SyntaxError) and err.filename == LEARNER and err.text else []
     return said + (f" (at: {lines[-1]})" if lines and lines[-1] else "") + (
         f" ({TYPING})" if isinstance(err, EOFError) else "")
 

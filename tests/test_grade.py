@@ -251,6 +251,7 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
     ("def weighted_average(w, v):\n    return w @ sqrt(v)", ["failed", "passed"], "from math import sqrt"),  # nowhere
     ("def weighted_average(w, v):\n    return w @ v\n\nassert 1 == 2", ["passed", "passed"],
      "AssertionError (at: assert 1 == 2)"),  # a bare assert after the definition: the line says what stopped
+    ("def weighted_average(w, v)\n    return w @ v", ["failed", "passed"], "(at: def weighted_average(w, v))"),
 ])
 def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Path, code: str, statuses: list,
                                                                    says: str) -> None:
