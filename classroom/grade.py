@@ -257,7 +257,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         if status == "not attempted" and learner_code(nb, name) is None:  # not even the stub: a deleted cell
             feedback = f"{name}: not attempted: no cell of this notebook defines {name} (its exercise cell deleted?)"
         missing = re.search(r"NameError: name '(\w+)'", feedback) if status == "failed" else None
-        if missing and _defines(nb, missing[1]):  # in a cell below: the learner's kernel ran it, the grader not yet
+        if missing and learner_code(nb, missing[1]):  # a cell below makes it: the learner's kernel ran it, not yet ours
             feedback += (" (The grader reads your cells from the top: define what your function uses in a cell "
                          "above it.)")
         if status == "failed" and shadows.get(name):  # the check knows the course's version, not theirs
@@ -279,15 +279,6 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
                         f"{unflagged:g} of {sum(s.max_points for s in scores):g})")
     status = "flagged" if marked else "error" if any(s.status == "error" for s in scores) else "graded"
     return Graded(shown, student, chapter, status, "; ".join(notes), scores, time.perf_counter() - began)
-
-
-def _defines(nb, name: str) -> bool:
-    """Whether a code cell of `nb` makes `name`: one below the exercise, as one above would have run before it."""
-    def binds(source: str) -> bool:
-        with contextlib.suppress(SyntaxError):
-            return name in names(source).bound
-        return False
-    return any(binds(cell.source) for cell in nb.cells if cell.cell_type == "code")
 
 
 def _owner(notebook: Path, folder: Path) -> str:

@@ -150,7 +150,7 @@ class ChangeOneWord(ChapterWidget):
         """Why `word` cannot replace the picked word: not one word, not one the model knows, or the word already
         there ("" when it can)."""
         pieces, there = self.tokenizer.split(word) if isinstance(word, str) else [], self.words[self.position]
-        typed = word if not isinstance(word, str) or len(word) <= 20 else word[:20] + "…"  # one line on a projector
+        typed = _clipped(word) if isinstance(word, str) else word
         if len(pieces) > 1:  # '!!!' too: each punctuation mark is a word of its own to the model
             marks = " (a mark is a word)" if any(not piece[0].isalnum() for piece in pieces) else ""
             return f"{typed!r} is {len(pieces)} words to the model{marks}: type one."
@@ -160,8 +160,7 @@ class ChangeOneWord(ChapterWidget):
             return f"The box was empty, so it shows '{self.new_word}' again: type a word."
         if pieces[0] not in self.tokenizer.ids:  # the words to try leave out the box's own, which it shows again
             others = ", ".join(f"'{w}'" for w in SWAPS if w not in (there, self.new_word))
-            unknown = pieces[0] if len(pieces[0]) <= 16 else pieces[0][:16] + "…"
-            return f"'{unknown}' is not a word the model knows: try {others}."
+            return f"'{_clipped(pieces[0], 16)}' is not a word the model knows: try {others}."
         if pieces[0] == there:
             return f"'{there}' is the word already there, so nothing would move: type another."
         return ""
@@ -182,6 +181,11 @@ class ChangeOneWord(ChapterWidget):
                                         f"'{labels[self.position]}' → '{self.new_word}': which outputs move?",
                                         above=above)
         self.say(summary)
+
+
+def _clipped(text: str, most: int = 20) -> str:
+    """`text` cut to `most` characters with an ellipsis: a message quoting it stays one line on a projector."""
+    return text if len(text) <= most else text[:most] + "…"
 
 
 def swap_for(words: Sequence[str], position: int, vocabulary: dict[str, int]) -> str:
