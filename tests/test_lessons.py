@@ -22,7 +22,8 @@ def test_one_90_minute_lesson_and_three_50_minute_lessons_cover_the_chapters_in_
     (ninety,) = [lesson for lesson in LESSONS if lesson.slot == 90]
     assert [s.notebook for s in ninety.segments] == [*list(CHAPTERS)[1:5], EXPLORER]
     fifty = [lesson for lesson in LESSONS if lesson.slot == 50]
-    assert len(fifty) == 3 and [s.notebook for lesson in fifty for s in lesson.segments] == list(CHAPTERS)
+    assert len(fifty) == 3 and [s.notebook for lesson in fifty for s in lesson.segments] == list(CHAPTERS), (
+        "each chapter's segment belongs in one 50-minute lesson's `segments` (docs/lessons.toml), in order")
     assert all(s.show and s.what and s.skip and s.demo and s.exercise for lesson in LESSONS for s in lesson.segments)
 
 

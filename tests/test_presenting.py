@@ -52,7 +52,8 @@ def test_each_slides_notes_are_on_that_slide(path: Path) -> None:
         for notes in (i[len("notes:"):] for i in ids if i.startswith("notes:") and not i.endswith("-carried")):
             assert owner[notes] in cells or any(i.startswith(owner[notes] + "-") for i in cells), (
                 f"{path.name}: the notes of cell {owner[notes]} are on another slide than the cell")
-        assert not (cells & needs) or len(cells) < len(ids), f"{path.name}: no notes on the slide of {cells & needs}"
+        first = [cell.source.splitlines()[0] for cell in nb.cells if cell.id in cells & needs]
+        assert not first or len(cells) < len(ids), f"{path.name}: no speaker notes on the slide that holds {first}"
     sections = [i for i, c in enumerate(nb.cells) if c.source.startswith("## ")] + [len(nb.cells)]
     asked = [any("*Ask:*" in c.metadata.get(NOTES_KEY, "") for c in nb.cells[a:b])
              for a, b in itertools.pairwise(sections)]

@@ -388,9 +388,9 @@ def whose(fn: Any) -> str:
 
 
 SOLUTIONS_OFF = "SPOTLIGHTS_SOLUTIONS"
+"""Set to "off" (a graded class's hub does) and `solution()` shows no solution."""
 PRINTED = "(printed, not run: copy it into your cell to use it)"
 """The end of the first line `solution` prints: a grader flags a cell that still holds it."""
-"""Set to "off" (a graded class's hub does) and `solution()` shows no solution."""
 
 
 def solution(exercise: str | Callable[..., Any] = "") -> None:

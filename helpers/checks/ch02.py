@@ -156,7 +156,7 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
                f"{name}: the mask is the wrong way round. causal_mask(...) is True where a word MAY look (itself "
                "and earlier words), so filling those places with -inf hid the past and showed the future; the "
                "last word, which may look everywhere, was left with nothing and its row became NaN. Fill where "
-               "the mask is False: scores.masked_fill(~causal_mask(scores.shape[-1]), float('-inf'))")
+               "the mask is False instead (~ turns each True into False and each False into True).")
         masked = scores.masked_fill(~causal_mask(words), float("-inf"))  # [T, T]
         expect(not (isinstance(got, torch.Tensor) and got.shape == masked.shape and torch.equal(got, masked)),
                f"{name} returned the masked scores, with -inf for the later words, not weights: finish with a "
