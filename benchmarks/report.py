@@ -269,7 +269,11 @@ def rendered() -> dict[Path, str]:
 
 def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)  # only --help
-    for path, text in rendered().items():
+    try:
+        pages = rendered()
+    except ValueError as problem:  # a lesson plan that names what is not measured yet: the message says what to run
+        raise SystemExit(f"Not rendered: {problem}") from None
+    for path, text in pages.items():
         if text != path.read_text(encoding="utf-8"):
             path.write_text(text, encoding="utf-8")
     return 0
