@@ -62,8 +62,9 @@ def _counts(model: CourseModel) -> tuple[int, int]:
     return count_parameters(layer), sum(count_parameters(part) for part in (layer.query, layer.key, layer.value))
 
 
-def build_options(sentence: str, loader: Loader) -> tuple[list[str], list[Option]]:
-    """The sentence's words and every option: an untrained course model per head count, then the checkpoint."""
+def build_options(sentence: str, loader: Loader) -> tuple[list[str], list[Option], list[str]]:
+    """The sentence's words, every option (an untrained course model per head count, then the checkpoint) and the
+    notes on how the model read the sentence (unknown words, trimming)."""
     trained = loader(TRAINED_CHECKPOINT)
     reading = read_sentence(trained, sentence)
     options = []
@@ -71,7 +72,7 @@ def build_options(sentence: str, loader: Loader) -> tuple[list[str], list[Option
         untrained = course_model(heads=heads, seed=0, width=WIDTH)
         options.append(Option(UNTRAINED, heads, *_counts(untrained), attention(untrained, reading.ids)))
     options.append(Option(TRAINED, trained.config.heads, *_counts(trained), attention(trained, reading.ids)))
-    return reading.words, options
+    return reading.words, options, reading.notes
 
 
 def split_strip(heads: int, width: int, font: int, drawn: range | None = None) -> str:
@@ -128,7 +129,12 @@ class SplitTheWidth(ChapterWidget):
     def __init__(self, sentence: str | None = None, loader: Loader = load_cached) -> None:
         super().__init__()
         self.sentence = sentence if sentence is not None else example_sentences()[1]
-        self.words, self.options = build_options(self.sentence, loader)
+        try:
+            self.words, self.options, self.notes = build_options(self.sentence, loader)
+        except ValueError as error:  # nothing the model could read: the chapter's sentence, and why
+            self.sentence = example_sentences()[1]
+            self.words, self.options, self.notes = build_options(self.sentence, loader)
+            self.problem = f"{error} Showing the chapter's sentence instead."
         self.heads, self.layer, self.first = 4, UNTRAINED, 0
         self.head_buttons = widgets.ToggleButtons(options=list(HEAD_COUNTS), value=self.heads,
                                                   description="heads", style={"button_width": "3em"},
@@ -249,7 +255,7 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
     """Without a kernel: a menu of every option (1 to 16 untrained heads, the trained checkpoint) and one for
     which four of its heads to draw, over the same split bar, count, summary line and rows of heatmaps as the
     live widget; the caption says when the draw menu's heads are not there."""
-    words, options = build_options(sentence if sentence is not None else example_sentences()[1], loader)
+    words, options, _ = build_options(sentence if sentence is not None else example_sentences()[1], loader)
     s = style()
     names = [heads_named(o.heads) if o.layer == UNTRAINED else "trained, 4 heads"
              for o in options]
