@@ -67,6 +67,7 @@ class Graded:
     note: str = ""
     scores: list[Score] = field(default_factory=list)
     seconds: float = 0.0
+    told: str | None = None  # what the student reads of the note (None: all of it), the rest is the instructor's
 
     @property
     def points(self) -> float:
@@ -265,10 +266,16 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
         unflagged += most if result["passed"] else 0
     tally = Counter(s.status for s in scores if s.status not in ("passed", "flagged"))
+    told = ", ".join(f"{n} {status}" for status, n in tally.items())
     if tally:  # the summary row tells a notebook nobody tried from one tried and wrong
-        notes.insert(0, ", ".join(f"{n} {status}" for status, n in tally.items()))
+        notes.insert(0, told)
     if typed := [s.exercise for s in scores if TYPING in s.feedback and s.status != "passed"]:
         notes.insert(1, f"input() stopped {', '.join(typed)}: to be read by hand")  # a right answer may sit behind it
+    lacking = {s.exercise: found[1] for s in scores if s.status != "passed"
+               and (found := re.search(r"No module named '([\w.]+)'", s.feedback))}
+    if lacking:  # the learner's own kernel (Colab, say) may have had it
+        notes.insert(1, f"{', '.join(sorted(set(lacking.values())))}, not installed where this grades, stopped "
+                        f"{', '.join(lacking)}: to be read by hand")
     checked = {checked_exercise(cell) for cell in nb.cells}
     if changed := [s.exercise for s in scores if s.exercise not in checked]:  # a print("passed") in its place
         notes.append(f"the check cell of {', '.join(changed)} was changed or deleted; the grade comes from the "
@@ -278,7 +285,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         notes.insert(0, f"flagged for review: {'; '.join(elsewhere) or ', '.join(marked)} (unflagged it would score "
                         f"{unflagged:g} of {sum(s.max_points for s in scores):g})")
     status = "flagged" if marked else "error" if any(s.status == "error" for s in scores) else "graded"
-    return Graded(shown, student, chapter, status, "; ".join(notes), scores, time.perf_counter() - began)
+    return Graded(shown, student, chapter, status, "; ".join(notes), scores, time.perf_counter() - began, told)
 
 
 def _owner(notebook: Path, folder: Path) -> str:
@@ -376,6 +383,12 @@ def write_feedback(results: Sequence[Graded], out: Path, wrong: dict[str, str] |
     folder = out / "feedback"
     sent = {student: [f"Feedback for {student}", said] for student, said in (wrong or {}).items()}
     folder.mkdir(parents=True, exist_ok=True)
+    counts = Counter((g.student, g.chapter) for g in results)
+    for (student, chapter), n in counts.items():
+        if n > 1:  # the instructor decides which counts
+            sent.setdefault(student, [f"Feedback for {student}"]).append(
+                f"You handed in {n} notebooks{f' for chapter {chapter}' if chapter else ''}: your instructor will "
+                "tell you which one counts.")
     for g in results:
         shown = gradescope(g)
         chapter = f", chapter {g.chapter}" if g.chapter else ""
@@ -401,8 +414,8 @@ def gradescope(graded: Graded | None, why: str = "") -> dict:
               "status": "passed" if s.status == "passed" else "failed"} for s in graded.scores]
     tests += [{"name": f"{s.exercise}: why it was flagged", "score": 0.0, "max_score": 0.0, "output": s.feedback,
                "visibility": "hidden"} for s in graded.scores if s.status == "flagged"]  # for the instructor alone
-    note = f"flagged: {held}" if graded.status == "flagged" else (
-        f"{graded.status}: {graded.note}" if graded.note else graded.status)
+    said = graded.note if graded.told is None else graded.told
+    note = f"flagged: {held}" if graded.status == "flagged" else f"{graded.status}: {said}" if said else graded.status
     return {"score": float(graded.points), "execution_time": round(graded.seconds), "output": note, "tests": tests}
 
 
@@ -492,7 +505,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"wrote {summary}, {grades} and, to hand back, a file per student in {feedback}")
     look = [f"{g.student} ({g.status})" for g in results if g.status != "graded"]  # the rows to read, by name
     look += [f"{g.student} (read by hand)" for g in results if g.status == "graded" and "by hand" in g.note]
-    look += [f"{student} (missing{'' if listed_as[student] == student else ', the roster names ' + listed_as[student]})"
+    look += [f"{student} (missing" + (f"; handed in {left_out[student]}, another chapter's" if student in left_out
+                                       else "") + (f"; the roster expects '{listed_as[student]}'"
+                                                   if listed_as[student] != student else "") + ")"
              for student in missing] + [f"{key} (not on the roster)" for key in unlisted]
     look += [f"{student} (more than one notebook)" for student in doubled]
     if look:

@@ -53,7 +53,7 @@ def read(path: Path) -> nbformat.NotebookNode:
     except (OSError, UnicodeDecodeError) as err:
         raise UnreadableError("corrupt", f"the file cannot be read: {err}") from None
     if not text.strip():
-        raise UnreadableError("empty", "the file is empty: save the notebook (Ctrl+S), then hand it in again")
+        raise UnreadableError("empty", "nothing was saved in it: save the notebook (Ctrl+S), then hand it in again")
     try:
         with warnings.catch_warnings():  # cells without ids (an older Jupyter's): a warning amid the grader's lines
             warnings.simplefilter("ignore", MissingIDFieldWarning)

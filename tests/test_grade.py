@@ -176,6 +176,7 @@ def test_every_submission_and_every_roster_entry_gets_a_row_with_a_reason(graded
     if status not in ("graded", "missing"):  # not graded: the reason once, not again under every exercise
         assert graded[student]["handed back"].count(summary["note"].split(";")[0]) == 1, graded[student]
     assert "submissions" not in graded["ada"]["summary"]["note"], "one notebook for each of two chapters"
+    assert ("which one counts" in graded[student]["handed back"]) == ("submissions" in says), "two: told who decides"
 
 
 @pytest.mark.parametrize(("upload", "says"), [({"a.ipynb": "", "b.ipynb": ""}, "upload exactly one"),
@@ -247,6 +248,8 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
      "input() waits for typing"),
     ("n = int(input('How many? '))\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],
      "input() stopped weighted_average: to be read by hand"),  # a right answer behind it: the summary says so
+    ("from einops import rearrange\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],
+     "einops, not installed where this grades, stopped weighted_average: to be read by hand"),
     ("def weighted_average(w, v):\n    return w @ shifted(v)", ["failed", "passed"], "in a cell above it"),  # below
     ("def weighted_average(w, v):\n    return w @ sqrt(v)", ["failed", "passed"], "from math import sqrt"),  # nowhere
     ("def weighted_average(w, v):\n    return w @ v\n\nassert 1 == 2", ["passed", "passed"],
@@ -264,6 +267,7 @@ def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Pa
     assert [s.status for s in graded.scores] == statuses and says in graded.note + str(graded.scores), graded
     assert ("in a cell above it" in str(graded.scores)) == ("shifted" in code), "only for a name made further down"
     assert all(len(s.feedback) < 2100 for s in graded.scores)
+    assert "by hand" not in gradescope(graded)["output"], "what the instructor is to do is not the student's"
 
 
 @pytest.mark.parametrize(("code", "flag"), [
@@ -337,7 +341,7 @@ def test_with_chapter_a_whole_course_collected_is_graded_for_that_chapter_alone(
     said = capsys.readouterr().out  # at the start, and again in the last line
     assert "left out 3 notebooks of other chapters than 01" in said
     assert said.rstrip().endswith("; 3 left out (another chapter)") and "1 notebook in" in said
-    assert "to look at: elif (missing)" in said, "the students to look at, by name"
+    assert "to look at: elif (missing; handed in elif/02_queries_keys_values.ipynb" in said, "to look at, by name"
     assert "Hand in 01_one_spotlight.ipynb" in (tmp_path / "out" / "feedback" / "elif.txt").read_text(), "told"
     assert "still grading, 1 to go" in said and "at work on ada/01_one_spotlight.ipynb" in said
     ada, elif_ = csv.DictReader((tmp_path / "out" / "summary.csv").open(encoding="utf-8-sig"))
