@@ -77,7 +77,8 @@ def build_options(sentence: str, loader: Loader) -> tuple[list[str], list[Option
 
 def split_strip(heads: int, width: int, font: int, drawn: range | None = None) -> str:
     """HTML: one word's `width` numbers as a bar cut into one coloured slice per head; when not every head is
-    drawn below, the `drawn` heads' slices are underlined (the palette's colours come round again after eight)."""
+    drawn below, the `drawn` heads' slices are underlined. Each slice names its head (its number alone past four
+    heads), since the palette's colours come round again after eight."""
     d = width // heads
     drawn = range(heads) if drawn is None else drawn
     some = len(drawn) < heads
@@ -87,7 +88,7 @@ def split_strip(heads: int, width: int, font: int, drawn: range | None = None) -
         f"<div title='head {h}: numbers {h * d} to {(h + 1) * d - 1}' style='flex: {d}; background: "
         f"{PALETTE[h % len(PALETTE)]}; color: {ink(PALETTE[h % len(PALETTE)])}; text-align: center; "
         f"border-right: 1px solid white; {mark[h in drawn] if some else ''}"
-        f"overflow: hidden; white-space: nowrap'>{d if heads > 4 else f'head {h}: {d}'}</div>"
+        f"overflow: hidden; white-space: nowrap'>{h if heads > 4 else f'head {h}: {d}'}</div>"
         for h in range(heads)
     )
     shown = f" (heads {drawn.start} to {drawn.stop - 1} underlined)" if some else ""  # one line on a projector
