@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import importlib.util
 import json
 import os
 import re
@@ -271,8 +272,9 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         notes.insert(0, told)
     if typed := [s.exercise for s in scores if TYPING in s.feedback and s.status != "passed"]:
         notes.insert(1, f"input() stopped {', '.join(typed)}: to be read by hand")  # a right answer may sit behind it
-    lacking = {s.exercise: found[1] for s in scores if s.status != "passed"
-               and (found := re.search(r"No module named '([\w.]+)'", s.feedback))}
+    lacking = {s.exercise: found[1] for s in scores if s.status != "passed"  # not a typo in a module we have
+               and (found := re.search(r"No module named '([\w.]+)'", s.feedback))
+               and importlib.util.find_spec(found[1].split(".")[0]) is None}
     if lacking:  # the learner's own kernel (Colab, say) may have had it
         notes.insert(1, f"{', '.join(sorted(set(lacking.values())))}, not installed where this grades, stopped "
                         f"{', '.join(lacking)}: to be read by hand")
@@ -416,6 +418,9 @@ def gradescope(graded: Graded | None, why: str = "") -> dict:
                "visibility": "hidden"} for s in graded.scores if s.status == "flagged"]  # for the instructor alone
     said = graded.note if graded.told is None else graded.told
     note = f"flagged: {held}" if graded.status == "flagged" else f"{graded.status}: {said}" if said else graded.status
+    if said != graded.note and graded.status != "flagged":  # what the student is not told: the instructor's reasons
+        tests.append({"name": "for your instructor", "score": 0.0, "max_score": 0.0, "output": graded.note,
+                      "visibility": "hidden"})
     return {"score": float(graded.points), "execution_time": round(graded.seconds), "output": note, "tests": tests}
 
 
@@ -504,7 +509,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary, grades = write_csvs(results, missing, args.out, chapter, most)
     print(f"wrote {summary}, {grades} and, to hand back, a file per student in {feedback}")
     look = [f"{g.student} ({g.status})" for g in results if g.status != "graded"]  # the rows to read, by name
-    look += [f"{g.student} (read by hand)" for g in results if g.status == "graded" and "by hand" in g.note]
+    look += [f"{g.student} ({'; '.join(why)})" for g in results if g.status == "graded"
+             and (why := [part for part in g.note.split("; ") if "by hand" in part or "check cell" in part])]
     look += [f"{student} (missing" + (f"; handed in {left_out[student]}, another chapter's" if student in left_out
                                        else "") + (f"; the roster expects '{listed_as[student]}'"
                                                    if listed_as[student] != student else "") + ")"

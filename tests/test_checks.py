@@ -251,7 +251,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("split_heads", lambda x, h: x.view(*x.shape[:2], h, x.shape[-1] / h).transpose(1, 2), "C / heads is a float"),
     ("split_heads", lambda x, h: S["split_heads"](x, h).numpy(), "should return a torch tensor"),
     ("merge_heads", lambda y: y, "still has shape"),
-    ("merge_heads", lambda y: y.transpose(1, 2), "but still apart: read the sizes from y"),
+    ("merge_heads", lambda y: y.transpose(1, 2), "but still apart: read the sizes from y first"),
     ("merge_heads", lambda y: y.reshape(y.shape[0], y.shape[2], -1), "without moving the head dimension"),
     ("merge_heads", lambda y: y.transpose(1, 2).view(y.shape[0], y.shape[2], -1), "Use .reshape, which copies"),
     ("merge_heads", lambda y: y.transpose(1, 2).reshape(y.shape[0], y.shape[2], 128), "read all four sizes"),

@@ -250,6 +250,8 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
      "input() stopped weighted_average: to be read by hand"),  # a right answer behind it: the summary says so
     ("from einops import rearrange\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],
      "einops, not installed where this grades, stopped weighted_average: to be read by hand"),
+    ("from helpers.attenton import causal_mask\n\ndef weighted_average(w, v):\n    return w @ v",
+     ["failed", "passed"], "No module named 'helpers.attenton'"),  # a typo: the learner's kernel failed too
     ("def weighted_average(w, v):\n    return w @ shifted(v)", ["failed", "passed"], "in a cell above it"),  # below
     ("def weighted_average(w, v):\n    return w @ sqrt(v)", ["failed", "passed"], "from math import sqrt"),  # nowhere
     ("def weighted_average(w, v):\n    return w @ v\n\nassert 1 == 2", ["passed", "passed"],
@@ -267,7 +269,10 @@ def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Pa
     assert [s.status for s in graded.scores] == statuses and says in graded.note + str(graded.scores), graded
     assert ("in a cell above it" in str(graded.scores)) == ("shifted" in code), "only for a name made further down"
     assert all(len(s.feedback) < 2100 for s in graded.scores)
-    assert "by hand" not in gradescope(graded)["output"], "what the instructor is to do is not the student's"
+    shown = gradescope(graded)
+    assert "by hand" not in shown["output"], "what the instructor is to do is not the student's"
+    hidden = " ".join(test["output"] for test in shown["tests"] if test.get("visibility") == "hidden")
+    assert ("by hand" in graded.note) == ("by hand" in hidden) == says.endswith("by hand"), "but the instructor's"
 
 
 @pytest.mark.parametrize(("code", "flag"), [

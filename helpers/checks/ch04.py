@@ -62,7 +62,7 @@ _SIZES = (f"The check uses its own small example, not the notebook's: x of shape
           f"into {_H} heads. Read B, T and C from x.shape, and the head width from them: C // heads. Cut each "
           "word's C numbers, the last dimension, not the words")
 _FLOAT = "C / heads is a float, and a size must be a whole number: C // heads is one"
-_JOIN = ("read the sizes from y (B, H, T, D = y.shape), then join each word's heads into one row of H * D "
+_JOIN = ("read the sizes from y first (B, H, T, D = y.shape), then join each word's heads into one row of H * D "
          "numbers with .reshape (step 4 of section 1)")
 
 
@@ -162,7 +162,9 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
     if not torch.equal(got, x):
         expect(not torch.equal(got, y.reshape(_B, _T, _C)),
                f"{name}: you reshaped [B, H, T, D] straight to [B, T, C] without moving the head dimension "
-               f"back behind the words. Swap the heads and the words (dimensions 1 and 2) first; then {_JOIN}.")
+               "back behind the words. In order: read the sizes from y (B, H, T, D = y.shape), swap the heads and "
+               "the words (dimensions 1 and 2), then join each word's heads into one row of H * D numbers with "
+               ".reshape (step 4 of section 1).")
         expect(not torch.equal(got, y.permute(0, 2, 3, 1).reshape(_B, _T, _C)),
                f"{name}: the heads ended up interleaved: each word's row takes number 0 of every head, then number "
                f"1 of every head, and so on (column {_D} of x, head 1's first number, lands at place 1). Keep each "
