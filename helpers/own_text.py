@@ -26,6 +26,10 @@ MOSTLY_UNKNOWN = 0.5
 """A larger share of <unk> among the validation words (the novels: under a fifth) makes a score mostly the model's
 skill at guessing one blank."""
 
+RUN_ON = 15
+"""Letters in a "word" that ordinary writing with spaces seldom reaches (the novels: almost never): a text where
+a fifth of the words are this long is likely written without spaces, and each of its "words" is a phrase."""
+
 STRETCH = 8
 """Words in a row that ordinary writing seldom repeats word for word; a text that repeats most of them repeats
 itself."""
@@ -134,9 +138,15 @@ def _notes(corpus: Corpus, results: dict | None, val_ppl: float | None) -> tuple
         voids.append(note + " That is most of them: every <unk> is the same blank to the model, easy to guess, so a "
                             "score here says nothing about one head against four.")
     else:
-        told.append(note + (" That is more than the novels: every <unk> is the same blank to the model, so its "
-                            "perplexity looks better than its real guessing is, and the heads cannot tell those "
-                            "words apart." if unknown > novels else ""))
+        told.append(note + (" That is more than the novels: every <unk> is the same blank to the model, an easy "
+                            "guess that makes its perplexity lower than its guessing of real words would, and the "
+                            "heads cannot tell those words apart." if unknown > novels else ""))
+    long = sum(len(word) >= RUN_ON for word in corpus.val_words) / max(len(corpus.val_words), 1)
+    if long > 0.2:
+        told.append(f"{long:.0%} of the validation words are {RUN_ON} letters or longer. The series splits a text "
+                    "into words at spaces and punctuation, so a language written without spaces (Japanese or "
+                    "Chinese, say) reaches the model as whole phrases, most of them new to it and so <unk>: put a "
+                    "space between its words first.")
     kinds = len(set(corpus.train_ids.tolist()))
     if kinds < FEW_WORDS:
         voids.append(

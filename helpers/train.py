@@ -353,8 +353,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"attention heads (divides the width {CourseConfig.width}); default 4")
     parser.add_argument("--steps", type=_positive,
                         help=f"training steps; default {CHECKPOINT_STEPS}, or with --text the recipe's length for that "
-                             f"text ({TEXT_RECIPE.passes:g} passes over it, {TEXT_RECIPE.min_steps} to "
-                             f"{TEXT_RECIPE.max_steps} steps)")
+                             f"text ({TEXT_RECIPE.passes:g} passes over it, within {TEXT_RECIPE.min_steps} to "
+                             f"{TEXT_RECIPE.max_steps} steps: a short text is read many more times)")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed; default 0")
     parser.add_argument("--lr", type=_rate, help=f"peak learning rate; default {LEARNING_RATE:g}, or with --text "
                                                  f"the recipe's: {TEXT_RECIPE.lr:g} for a text that the recipe's "
@@ -427,6 +427,9 @@ def main(argv: list[str] | None = None) -> int:
         accuracy = ", ".join(f"{k} {v:.1%}" for k, v in result.clue_accuracy.items())
         print(f"{heads_named(result.heads)}, {result.params:,} parameters, {result.steps} steps in "
               f"{result.seconds:.1f} s ({result.tokens_per_s:,.0f} words/s), learning rate {result.lr:g}")
+        if args.text:  # a short text's 200 steps read it hundreds of times: said, as chapter 5 says it
+            words = result.steps * summary["recipe"]["batch_size"] * result.model.config.context
+            print(f"  it read the training text {words / len(corpus.train_ids):,.1f} times")
         kept = f" (the weights of step {result.best_step:,}, the best on validation)" if result.best_step else ""
         print(f"validation perplexity {result.val_ppl:,.2f}{kept}"
               + (f"; clue accuracy: {accuracy}" if accuracy else ""))

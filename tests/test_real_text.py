@@ -81,6 +81,15 @@ def test_a_text_of_very_few_different_words_or_one_that_repeats_itself_gets_a_no
     assert len(own_text_notes(pasted_twice, RESULTS)) == len(own_text_notes(fresh, RESULTS)) + 1
 
 
+def test_a_text_written_without_spaces_gets_a_note():
+    spaced = _corpus()
+    spaced.val_words = ["the", "cat", "unbelievably", "."] * 250
+    unspaced = _corpus()
+    unspaced.val_words = ["吾輩は猫である名前はまだ無いどこで生れたか", "。"] * 500  # a clause, then its full stop
+    assert len(own_text_notes(unspaced, RESULTS)) == len(own_text_notes(spaced, RESULTS)) + 1
+    assert "50% of the validation words are 15 letters or longer" in own_text_notes(unspaced, RESULTS)[-1]
+
+
 def test_a_perplexity_above_the_different_validation_words_gets_a_note():
     corpus = _corpus()
     corpus.val_ids[:3] = torch.tensor([2, 3, 4])  # four different words in the validation part

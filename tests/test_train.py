@@ -139,6 +139,7 @@ def test_command_line_prints_the_rate_words_per_second_and_the_even_guess(capsys
     assert main(["--heads", "1", "--steps", "2", "--text", sample, "--out", str(tmp_path / "printed")]) == 0
     printed = " ".join(capsys.readouterr().out.split())
     assert " words/s), learning rate " in printed and "tokens/s" not in printed
+    assert f"it read the training text {2 * TEXT_RECIPE.batch_size * 128 / len(corpus.train_ids):,.1f} times" in printed
     assert f"an even guess scores 1,024 (every one of the 1,024 vocabulary entries alike), or {different:,}" in printed
     assert "the card keeps " in printed and "from the validation text" in printed
     assert f"{len(corpus.train_ids):,} words to train on" in printed and "replacing" not in printed
