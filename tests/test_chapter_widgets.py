@@ -217,11 +217,14 @@ def test_split_trained_checkpoint_fixes_four_heads_and_bad_values_get_a_message(
 
 def test_split_of_a_sentence_of_ones_own_says_how_the_model_read_it() -> None:
     empty, unknown = split_the_width(" "), split_the_width("the zebra crossed " + "the wet street " * 50)
-    assert empty.problem.startswith("Empty sentence") and "Showing the chapter's sentence instead" in empty.problem
-    assert empty.words and empty.grid.figure["panels"], "the chapter's sentence is drawn"
+    assert empty.message_lines == ["Empty sentence: showing the chapter's sentence instead."] and empty.words
+    empty.set_heads(2)
+    assert empty.message_lines and empty.grid.figure["panels"], "said while the chapter's sentence is drawn"
     assert "'zebra'" in unknown.message.value and "showing the first 128" in unknown.message.value
     unknown.set_heads(2)
     assert "'zebra'" in unknown.message.value and not unknown.problem, "the notes stay with the sentence"
+    short = split_the_width("the fox sees the zebra")
+    assert "= zebra', looks hardest at" in short.summary_text, "an unknown word named as typed"
 
 
 def test_split_static_copy_has_every_option_and_four_heads_at_a_time(static_build: None) -> None:

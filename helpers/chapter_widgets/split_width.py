@@ -22,8 +22,8 @@ from helpers.chapter_widgets.base import ChapterWidget, unbroken
 from helpers.drawing import Drawing, static_view
 from helpers.explorer_figures import grid_figure
 from helpers.model import CourseModel, count_parameters, course_model
-from helpers.plots import FIT_WIDTH, PALETTE, grid_shape, ink, style
-from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, unique_labels
+from helpers.plots import FIT_WIDTH, PALETTE, grid_shape, ink, style, word_name
+from helpers.reading import Loader, Reading, attention, last_word, load_cached, read_sentence, unique_labels
 from helpers.registry import STORY_WORLD, heads_named, trained_on
 from helpers.static import static_build
 from helpers.stories import example_sentences
@@ -62,9 +62,9 @@ def _counts(model: CourseModel) -> tuple[int, int]:
     return count_parameters(layer), sum(count_parameters(part) for part in (layer.query, layer.key, layer.value))
 
 
-def build_options(sentence: str, loader: Loader) -> tuple[list[str], list[Option], list[str]]:
-    """The sentence's words, every option (an untrained course model per head count, then the checkpoint) and the
-    notes on how the model read the sentence (unknown words, trimming)."""
+def build_options(sentence: str, loader: Loader) -> tuple[Reading, list[Option]]:
+    """The sentence as the model read it (its words, the words as typed, notes on unknown words and trimming) and
+    every option: an untrained course model per head count, then the checkpoint."""
     trained = loader(TRAINED_CHECKPOINT)
     reading = read_sentence(trained, sentence)
     options = []
@@ -72,7 +72,7 @@ def build_options(sentence: str, loader: Loader) -> tuple[list[str], list[Option
         untrained = course_model(heads=heads, seed=0, width=WIDTH)
         options.append(Option(UNTRAINED, heads, *_counts(untrained), attention(untrained, reading.ids)))
     options.append(Option(TRAINED, trained.config.heads, *_counts(trained), attention(trained, reading.ids)))
-    return reading.words, options, reading.notes
+    return reading, options
 
 
 def split_strip(heads: int, width: int, font: int, drawn: range | None = None) -> str:
@@ -131,11 +131,13 @@ class SplitTheWidth(ChapterWidget):
         super().__init__()
         self.sentence = sentence if sentence is not None else example_sentences()[1]
         try:
-            self.words, self.options, self.notes = build_options(self.sentence, loader)
-        except ValueError as error:  # nothing the model could read: the chapter's sentence, and why
+            self.reading, self.options = build_options(self.sentence, loader)
+            self.notes = list(self.reading.notes)
+        except ValueError as error:  # nothing the model could read: the chapter's sentence, and why, while it shows
             self.sentence = example_sentences()[1]
-            self.words, self.options, self.notes = build_options(self.sentence, loader)
-            self.problem = f"{error} Showing the chapter's sentence instead."
+            self.reading, self.options = build_options(self.sentence, loader)
+            self.notes = [f"{str(error).split(':')[0]}: showing the chapter's sentence instead."]
+        self.words = self.reading.words
         self.heads, self.layer, self.first = 4, UNTRAINED, 0
         self.head_buttons = widgets.ToggleButtons(options=list(HEAD_COUNTS), value=self.heads,
                                                   description="heads", style={"button_width": "3em"},
@@ -223,7 +225,7 @@ class SplitTheWidth(ChapterWidget):
                                 if other is option and group.start == first)
         drawn = next(group for group in groups if group.start == first)
         self.strip.value = split_strip(option.heads, WIDTH, self.font, drawn) + layer_count(option, self.font)
-        self.say(looks_hardest(option, self.words, drawn))
+        self.say(looks_hardest(option, self.reading, drawn))
 
 
 def guesser(words: Sequence[str]) -> int:
@@ -232,9 +234,12 @@ def guesser(words: Sequence[str]) -> int:
     return max(last_word(words) - 1, 0)
 
 
-def looks_hardest(option: Option, words: Sequence[str], heads: range | None = None) -> str:
-    """In words: which word each head's spotlight from the guesser likes best (of `heads`, default all)."""
-    labels = unique_labels(words)
+def looks_hardest(option: Option, reading: Reading, heads: range | None = None) -> str:
+    """In words: which word each head's spotlight from the guesser likes best (of `heads`, default all); a word
+    read as '<unk>' named with what was typed."""
+    words = reading.words
+    labels = [word_name(label, word, typed)
+              for label, word, typed in zip(unique_labels(words), words, reading.originals, strict=True)]
     reader, last = guesser(words), last_word(words)
     favourite = option.att[:, reader].argmax(dim=-1).tolist()  # [H]: where the guesser looks hardest, per head
     which = "trained" if option.layer == TRAINED else "untrained"
@@ -256,7 +261,8 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
     """Without a kernel: a menu of every option (1 to 16 untrained heads, the trained checkpoint) and one for
     which four of its heads to draw, over the same split bar, count, summary line and rows of heatmaps as the
     live widget; the caption says when the draw menu's heads are not there."""
-    words, options, _ = build_options(sentence if sentence is not None else example_sentences()[1], loader)
+    reading, options = build_options(sentence if sentence is not None else example_sentences()[1], loader)
+    words = reading.words
     s = style()
     names = [heads_named(o.heads) if o.layer == UNTRAINED else "trained, 4 heads"
              for o in options]
@@ -276,7 +282,7 @@ def static_split_the_width(sentence: str | None = None, loader: Loader = load_ca
             lacks = "With 1 head there is only head 0, so the draw menu changes nothing. "
         else:
             lacks = f"With {option.heads} heads, all of them are drawn, so the draw menu changes nothing. "
-        hardest = f"<div style='font-size: {s['font']}px'>{html.escape(looks_hardest(option, words, group))}</div>"
+        hardest = f"<div style='font-size: {s['font']}px'>{html.escape(looks_hardest(option, reading, group))}</div>"
         above = split_strip(option.heads, WIDTH, s["font"], group) + layer_count(option, s["font"]) + hardest
         return spec | {"above": above, "html_height": 7 * s["font"], "caption": lacks.strip()}
 

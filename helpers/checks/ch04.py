@@ -153,7 +153,8 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
            f"{name}: the result still has shape {list(got.shape)}; the heads should be put back side by side "
            f"as one row of {_C} numbers per word: [B, T, H*D] = {[_B, _T, _C]}")
     expect(tuple(got.shape) != (_B, _T, _H, _D),
-           f"{name}: the heads are behind the words now, [B, T, H, D] = {list(got.shape)}, but still apart: "
+           f"{name}: the heads are behind the words now, [B, T, H, D] = {list(got.shape)} for the check's own "
+           "small y, but still apart: "
            f"{_JOIN}, giving {[_B, _T, _C]}.")
     expect(tuple(got.shape) == (_B, _T, _C),
            f"{name} returned shape {list(got.shape)}, but [B, T, H*D] is {[_B, _T, _C]} here: {_B} sentences, "
