@@ -1,7 +1,7 @@
 """Collect every learner's notebooks from a JupyterHub, for the grader: collected/<learner>/<notebook>.ipynb.
 
     python -m classroom.collect https://hub.example.org --token-file admin.token --chapter 01 --start --out collected
-    python -m classroom.grade collected --chapter 01 --out grades/01
+    python -m classroom.grade collected --chapter 01 --out grades/01 --roster roster.csv
 
 Through the hub's REST API and each learner's server's contents API, with an admin's token (or a service's with
 list:users, read:users, access:servers and, for --start, admin:servers). Only reads. See docs/instructor.md.
@@ -107,7 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, what in sorted(report.items()):
         print(f"{name}: {what}")
     chapter = f" --chapter {args.chapter.zfill(2)} --out grades/{args.chapter.zfill(2)}" if args.chapter else ""
-    print(f"collected into {args.out}: grade with python -m classroom.grade {args.out}{chapter}")
+    print(f"collected into {args.out}: grade with python -m classroom.grade {args.out}{chapter} --roster roster.csv "
+          "(with the class's roster, a learner skipped here is graded as missing)")
     return 0
 
 
