@@ -28,6 +28,7 @@ from tools.lab import free_port
 
 PROXY = "configurable-http-proxy@5.3.0"
 SERVICE = "classroom-benchmark"  # the hub service whose token adds students, starts and reads their servers
+CLASS_LINK = "/lab/tree/several-spotlights/00_start_here.ipynb"  # where a learner lands, as deploy/config.yaml says
 START_TIMEOUT_S = 300  # starting 8 servers at once on 2 busy cores takes a while
 
 
@@ -56,7 +57,7 @@ def hub_config(folder: Path, port: int, hub_port: int, api_port: int, token: str
         "SimpleLocalProcessSpawner.home_dir_template": str(folder / "homes" / "{username}"),
         # this venv's Python runs the servers and (through its kernelspec) the kernels, activated or not
         "Spawner.cmd": [sys.executable, "-m", "jupyterhub.singleuser"],
-        "Spawner.args": ["--allow-root"] if os.geteuid() == 0 else [], "Spawner.default_url": "/lab",
+        "Spawner.args": ["--allow-root"] if os.geteuid() == 0 else [], "Spawner.default_url": CLASS_LINK,
         "Spawner.start_timeout": START_TIMEOUT_S, "Spawner.http_timeout": START_TIMEOUT_S,
         "JupyterHub.services": [{"name": SERVICE, "api_token": token}],
         "JupyterHub.load_roles": [{"name": SERVICE, "services": [SERVICE], "scopes": [
