@@ -64,6 +64,9 @@ DECK_SCRIPTS = """{%- block footer_js -%}
 // a cell's notes belong to its slide, in the speaker view from the slide's first step: inside a fragment (nbconvert
 // puts them there) reveal.js shows them only while that fragment is the last one shown
 document.querySelectorAll(".reveal .fragment aside.notes").forEach((notes) => notes.closest("section").append(notes));
+// a section's slides start at their first whenever Space or an arrow enters them, even after the overview jumped
+// into their middle (reveal.js would resume where that jump left): the reading order holds
+document.querySelectorAll(".reveal .slides > section").forEach((stack) => { stack.dataset.startIndexv = 0; });
 // margin 0: the slide fills the projector's height, its text 4% larger than within reveal.js's default margin
 Reveal.initialize({controls: true, progress: true, history: true, center: false, transition: "none",
                    navigationMode: "linear", slideNumber: "c/t", margin: 0,

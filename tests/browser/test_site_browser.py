@@ -243,11 +243,26 @@ def test_every_deck_works_offline_fits_the_screen_and_carries_speaker_notes(chro
                     page.screenshot(path=str(SCREENSHOTS / f"deck-{deck}-{where['h']}.{where['v']}.png"))
                 page.keyboard.press("ArrowRight")
                 steps[deck] += 1
+            jumped = page.evaluate(JUMP_BACK_THEN_SPACE)  # the overview into a section's middle, then back
+            if jumped not in (None, 0):
+                problems.append(f"{deck}: after a jump back, Space entered the next section at slide {jumped}, not 0")
             total = page.evaluate("() => Reveal.getTotalSlides()")
             if len(seen) != total:
                 problems.append(f"{deck}: the right arrow showed {len(seen)} of its {total} slides, ending at {where}")
     print(f"\nwalked every step of the decks at 1280x720: {steps}")
     assert not problems, "decks that do not fit the screen, step through or carry their notes:\n" + "\n".join(problems)
+
+
+JUMP_BACK_THEN_SPACE = """() => {
+    const stacks = [...document.querySelectorAll('.reveal .slides > section')];
+    const h = stacks.findIndex((s, i) => i > 0 && s.querySelectorAll(':scope > section').length > 1);
+    if (h < 0) return null;
+    Reveal.slide(h, 1);
+    Reveal.slide(h - 1, Math.max(0, stacks[h - 1].querySelectorAll(':scope > section').length - 1));
+    for (let step = 0; step < 50 && Reveal.getIndices().h === h - 1; step++) Reveal.next();  // its fragments first
+    return Reveal.getIndices().h === h ? Reveal.getIndices().v : -1;
+}"""
+"""Visit a section's second slide, go back to the end of the section before it, then on: the v it enters at."""
 
 
 def _check_speaker_view(page, first_note: str) -> list[str]:
