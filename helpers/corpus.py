@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from helpers.stories import Clue, generate_stories, join_stories
-from helpers.tokenizer import Tokenizer, read_text_file, split, story_tokenizer
+from helpers.tokenizer import UNSPACED_HINT, Tokenizer, read_text_file, split, story_tokenizer, unspaced_share
 
 TRAIN_STORIES = 12_000
 VAL_STORIES = 600
@@ -57,6 +57,11 @@ def story_corpus(train_stories: int = TRAIN_STORIES, val_stories: int = VAL_STOR
     return Corpus("story world", story_tokenizer(), train_ids, val_ids, val_clues)
 
 
+UNSPACED_TEXT = 0.3
+"""A larger share of letters from a script written without spaces (helpers.tokenizer.unspaced_share) makes a text
+one whose "words" are phrases."""
+
+
 def text_corpus(path: str | Path, context: int = 128) -> Corpus:
     """A user's UTF-8 text file: first 90% for training, last 10% to validate, and a vocabulary of the training
     part's 1,023 most frequent words (as for the novels: a word only the validation part has reads <unk>)."""
@@ -66,7 +71,7 @@ def text_corpus(path: str | Path, context: int = 128) -> Corpus:
         raise ValueError(
             f"{path}: has {len(words)} words (each punctuation mark counts as one), too short to train on: it "
             f"needs at least {2 * (context + 1)} ({context + 1} for one training window of {context} words, as many "
-            "again to validate)"
+            "again to validate)" + (f"; {UNSPACED_HINT}" if unspaced_share(words) > UNSPACED_TEXT else "")
         )
     train, validation = words[:-n_val], words[-n_val:]
     tok = Tokenizer.from_text(" ".join(train), source=f"{path} (training part)")

@@ -190,9 +190,6 @@ class Explorer(Widget):
             self.att = attention(self.model, reading.ids)  # [H, T, T]
             card = self._card(self.model_name) or {}  # a learner's card: what its text could not show
             card_notes = [f"Note on this model: {note}" for note in card.get("notes", [])]
-            if not card.get("examples", True):  # written from a text that gave none: the menu is the story world's
-                card_notes.append("Note on this model: its text gave no example sentences, so the menu offers the "
-                                  "story world's, mostly <unk> to it: type a sentence in its text's words.")
             self.words, self.notes, self.originals = reading.words, [*card_notes, *reading.notes], reading.originals
             same = [i for i, word in enumerate(reading.originals) if word == focus_word]  # the focus word, if kept:
             self.focus = (self.focus if self.focus in same  # where it was (another word changed),

@@ -121,7 +121,7 @@ def static_figure(weights: Sequence[torch.Tensor], sentences: Sequence[Sequence[
         raise ValueError(f"every sentence needs the same number of heads, got {sorted(heads)}")
     (n_heads,) = heads
     typed = list(originals) if originals is not None else [None] * len(sentences)
-    tallest = style()["tallest"] - 6 * style()["font"]  # the menus above it stay on a slide with it
+    tallest = style()["grid"] - 6 * style()["font"]  # as tall as a figure alone may be, the menus above it
     states = {(s, h): head_figure(att[h], words, f"Head {h} of the {name}", orig, tallest)
               for s, (att, words, orig, name) in enumerate(zip(weights, sentences, typed, titles, strict=True))
               for h in range(n_heads)}

@@ -14,8 +14,9 @@ from typing import NamedTuple
 
 import torch
 
-from helpers.corpus import Corpus
+from helpers.corpus import UNSPACED_TEXT, Corpus
 from helpers.registry import ASSETS
+from helpers.tokenizer import unspaced_share
 
 RESULTS_FILE = ASSETS / "real_text.json"
 FEW_WORDS = 50
@@ -25,10 +26,6 @@ on, has several hundred): the text is nearly one pattern repeated, and a perplex
 MOSTLY_UNKNOWN = 0.5
 """A larger share of <unk> among the validation words (the novels: under a fifth) makes a score mostly the model's
 skill at guessing one blank."""
-
-RUN_ON = 15
-"""Letters in a "word" that ordinary writing with spaces seldom reaches (the novels: almost never): a text where
-a fifth of the words are this long is likely written without spaces, and each of its "words" is a phrase."""
 
 STRETCH = 8
 """Words in a row that ordinary writing seldom repeats word for word; a text that repeats most of them repeats
@@ -134,18 +131,19 @@ def _notes(corpus: Corpus, results: dict | None, val_ppl: float | None) -> tuple
     kept = "1,023 most frequent words"  # unless the training part has fewer: then every word it uses
     outside = "words the training part never uses" if placeholders else f"not among the training part's {kept}"
     note = f"{unknown:.1%} of the validation words are <unk> ({outside}; the series' novels: {novels:.1%})."
+    never = bool(placeholders) and unknown > 0  # every training word fits the vocabulary: no <unk> to learn from
+    blank = (" The training part has no <unk> at all (all its words fit the vocabulary), so the model never learnt "
+             "to expect one: each <unk> here costs it dearly and lifts its perplexity" if never else
+             " Every <unk> is the same blank to the model, an easy guess that lowers its perplexity")
     if unknown > MOSTLY_UNKNOWN:
-        voids.append(note + " That is most of them: every <unk> is the same blank to the model, easy to guess, so a "
-                            "score here says nothing about one head against four.")
+        voids.append(note + blank + "; with most words <unk>, a score here says nothing about one head against four.")
     else:
-        told.append(note + (" That is more than the novels: every <unk> is the same blank to the model, an easy "
-                            "guess that makes its perplexity lower than its guessing of real words would, and the "
-                            "heads cannot tell those words apart." if unknown > novels else ""))
-    long = sum(len(word) >= RUN_ON for word in corpus.val_words) / max(len(corpus.val_words), 1)
-    if long > 0.2:
-        told.append(f"{long:.0%} of the validation words are {RUN_ON} letters or longer. The series splits a text "
-                    "into words at spaces and punctuation, so a language written without spaces (Japanese or "
-                    "Chinese, say) reaches the model as whole phrases, most of them new to it and so <unk>: put a "
+        told.append(note + (blank + ", and the heads cannot tell those words apart." if never or unknown > novels
+                            else ""))
+    if (unspaced := unspaced_share(corpus.val_words)) > UNSPACED_TEXT:
+        told.append(f"{unspaced:.0%} of the validation part's letters are of a script written without spaces between "
+                    "words (Chinese, Japanese or Thai, say). The series splits words at spaces and punctuation, so "
+                    "such a text reaches the model as whole phrases, many of them met only once and so <unk>: put a "
                     "space between its words first.")
     kinds = len(set(corpus.train_ids.tolist()))
     if kinds < FEW_WORDS:
@@ -170,9 +168,10 @@ def _notes(corpus: Corpus, results: dict | None, val_ppl: float | None) -> tuple
         voids.append(
             f"The validation perplexity is above the {different:,} different words of the "
             f"validation part{counted}{beyond}: the model guesses worse than an even choice among the words that "
-            "actually come up there. Nothing it learnt carries over to the validation part (it may have trained too "
-            "few steps; with little text it may have learnt its training text by heart; a text with little pattern "
-            "gives it nothing to learn), so this score says nothing about heads.")
+            "actually come up there. Nothing it learnt carries over to the validation part ("
+            + ("its <unk>, which the training part never showed it, cost the most; " if never else "")
+            + "it may have trained too few steps; with little text it may have learnt its training text by heart; a "
+            "text with little pattern gives it nothing to learn), so this score says nothing about heads.")
     return told, voids
 
 

@@ -31,6 +31,18 @@ _WORD = re.compile(rf"<unk>|{STORY_START}|\w+(?:'\w+)*|[^\w\s\ufeff]")
 of a file) is neither, so it is skipped."""
 
 
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+"""A letter of a script written without spaces between words: Thai, Lao, Myanmar, Khmer, Japanese kana, Chinese."""
+UNSPACED_HINT = ("its script is written without spaces between words, and the series splits words at spaces and "
+                 "punctuation, so each phrase counts as one word: put a space between its words first")
+
+
+def unspaced_share(words: Iterable[str]) -> float:
+    """The share of the letters in `words` that belong to a script written without spaces between words."""
+    letters = [char for word in words for char in word if char.isalpha()]
+    return sum(bool(_UNSPACED.match(char)) for char in letters) / max(len(letters), 1)
+
+
 class Encoding(NamedTuple):
     """Result of `Tokenizer.encode_with_report`."""
 

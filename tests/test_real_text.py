@@ -17,7 +17,7 @@ from helpers.plots import presenter_mode, style
 from helpers.real_text import gap_figure, noise_threshold, novel_runs, own_text_notes, real_text_results
 from helpers.recipes import TEXT_RECIPE
 from helpers.tokenizer import Tokenizer
-from helpers.train import Corpus
+from helpers.train import Corpus, text_corpus
 
 
 def _row(words: int, gap: float, noise: float) -> dict:
@@ -81,13 +81,24 @@ def test_a_text_of_very_few_different_words_or_one_that_repeats_itself_gets_a_no
     assert len(own_text_notes(pasted_twice, RESULTS)) == len(own_text_notes(fresh, RESULTS)) + 1
 
 
-def test_a_text_written_without_spaces_gets_a_note():
+def test_a_text_written_without_spaces_gets_a_note_and_if_too_short_a_hint(tmp_path):
     spaced = _corpus()
     spaced.val_words = ["the", "cat", "unbelievably", "."] * 250
     unspaced = _corpus()
-    unspaced.val_words = ["吾輩は猫である名前はまだ無いどこで生れたか", "。"] * 500  # a clause, then its full stop
+    unspaced.val_words = ["我今天去了公园", "，", "天气很好", "。"] * 250  # clauses between punctuation marks
     assert len(own_text_notes(unspaced, RESULTS)) == len(own_text_notes(spaced, RESULTS)) + 1
-    assert "50% of the validation words are 15 letters or longer" in own_text_notes(unspaced, RESULTS)[-1]
+    assert "100% of the validation part's letters are of a script" in own_text_notes(unspaced, RESULTS)[-1]
+    (tmp_path / "diary.txt").write_text("我今天去了公园，天气很好。\n" * 40, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"too short to train on.*written without spaces between words"):
+        text_corpus(tmp_path / "diary.txt")
+
+
+def test_unknown_words_the_training_part_never_showed_cost_the_model_dearly():
+    """A short text: every training word fits the vocabulary, so <unk> is new to the model in the validation part."""
+    short = own_text_notes(_corpus(unknown_every=4), RESULTS)[1]
+    full = Corpus("mine.txt", Tokenizer.from_words([f"w{i}" for i in range(1023)]), torch.arange(300_000) % 100 + 1,
+                  _corpus(unknown_every=4).val_ids)
+    assert "never learnt to expect one" in short and "easy guess" in own_text_notes(full, RESULTS)[1]
 
 
 def test_a_perplexity_above_the_different_validation_words_gets_a_note():
