@@ -143,8 +143,8 @@ def _notes(corpus: Corpus, results: dict | None, val_ppl: float | None) -> tuple
     if (unspaced := unspaced_share(corpus.val_words)) > UNSPACED_TEXT:
         told.append(f"{unspaced:.0%} of the validation part's letters are of a script written without spaces between "
                     "words (Chinese, Japanese or Thai, say). The series splits words at spaces and punctuation, so "
-                    "such a text reaches the model as whole phrases, many of them met only once and so <unk>: put a "
-                    "space between its words first.")
+                    "such a text reaches the model as whole phrases, many of them never met in the training part "
+                    "and so <unk>: put a space between its words first.")
     kinds = len(set(corpus.train_ids.tolist()))
     if kinds < FEW_WORDS:
         voids.append(
@@ -168,10 +168,11 @@ def _notes(corpus: Corpus, results: dict | None, val_ppl: float | None) -> tuple
         voids.append(
             f"The validation perplexity is above the {different:,} different words of the "
             f"validation part{counted}{beyond}: the model guesses worse than an even choice among the words that "
-            "actually come up there. Nothing it learnt carries over to the validation part ("
-            + ("its <unk>, which the training part never showed it, cost the most; " if never else "")
-            + "it may have trained too few steps; with little text it may have learnt its training text by heart; a "
-            "text with little pattern gives it nothing to learn), so this score says nothing about heads.")
+            "actually come up there. "
+            + ("Its <unk>, which the training part never showed it, cost it the most and may be all that lifts the "
+               "score so high; besides, " if never else "Nothing it learnt carries over to the validation part: ")
+            + "it may have trained too few steps, learnt a short training text by heart, or found little pattern to "
+            "learn. So this score says nothing about heads.")
     return told, voids
 
 

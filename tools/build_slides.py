@@ -71,6 +71,9 @@ document.querySelectorAll(".reveal .slides > section").forEach((stack) => { stac
 Reveal.initialize({controls: true, progress: true, history: true, center: false, transition: "none",
                    navigationMode: "linear", slideNumber: "c/t", margin: 0,
                    width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}, plugins: [RevealNotes]});
+// a click in the overview lands on the slide's figure and gives it the keys (a heatmap's arrows move between its
+// cells): a slide reached, or the overview closed, hands them back to the deck, so Space and the arrows go on
+["slidechanged", "overviewhidden"].forEach((name) => Reveal.on(name, () => document.activeElement?.blur()));
 // a figure drawn while its slide was hidden takes its size once the slide shows
 Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-plotly-plot")
     .forEach((figure) => Plotly.Plots.resize(figure)));

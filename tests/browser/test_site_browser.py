@@ -243,6 +243,8 @@ def test_every_deck_works_offline_fits_the_screen_and_carries_speaker_notes(chro
                     page.screenshot(path=str(SCREENSHOTS / f"deck-{deck}-{where['h']}.{where['v']}.png"))
                 page.keyboard.press("ArrowRight")
                 steps[deck] += 1
+            if page.locator("g.panel.heatmap").count():  # the overview's click on a figure: Space still goes on
+                problems += _click_a_figure_in_the_overview_then_space(page, deck)
             jumped = page.evaluate(JUMP_BACK_THEN_SPACE)  # the overview into a section's middle, then back
             if jumped not in (None, 0):
                 problems.append(f"{deck}: after a jump back, Space entered the next section at slide {jumped}, not 0")
@@ -263,6 +265,24 @@ JUMP_BACK_THEN_SPACE = """() => {
     return Reveal.getIndices().h === h ? Reveal.getIndices().v : -1;
 }"""
 """Visit a section's second slide, go back to the end of the section before it, then on: the v it enters at."""
+
+
+def _click_a_figure_in_the_overview_then_space(page, deck: str) -> list[str]:
+    """Where a deck shows a heatmap: the overview, a click on that figure's thumbnail, then Space."""
+    page.evaluate("() => { const at = Reveal.getIndices(document.querySelector('g.panel.heatmap').closest('section'));"
+                  " Reveal.slide(at.h, at.v); }")
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => Reveal.isOverview()")
+    page.wait_for_timeout(500)  # the thumbnails settle
+    x, y = page.evaluate("() => { const r = [...Reveal.getCurrentSlide().querySelectorAll('g.panel.heatmap')]"
+                         ".map(g => g.getBoundingClientRect()).find(r => r.width > 0);"
+                         " return [r.x + r.width / 2, r.y + r.height / 2]; }")
+    page.mouse.click(x, y)
+    page.wait_for_function("() => !Reveal.isOverview()")
+    there = page.evaluate("() => Reveal.getIndices()")
+    page.keyboard.press("Space")
+    moved = page.evaluate("() => Reveal.getIndices()") != there
+    return [] if moved else [f"{deck}: after a click on a figure in the overview, Space stays on {there}"]
 
 
 def _check_speaker_view(page, first_note: str) -> list[str]:
