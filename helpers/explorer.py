@@ -27,12 +27,12 @@ from IPython.display import HTML
 from helpers.chapter_widgets.base import TEXT, Widget, control_height, control_style, unbroken
 from helpers.checkpoints import find_checkpoints
 from helpers.drawing import Drawing
-from helpers.examples import examples_for, text_examples
+from helpers.examples import default_examples, examples_for, text_examples
 from helpers.explorer_figures import focus_figure, grid_figure, head_figure, short_label, static_figure, word_names
 from helpers.model import CourseModel
 from helpers.plots import FIT_WIDTH, HEATMAP_FRAME, presenting, style, text_lines, word_name
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
-from helpers.registry import DEFAULT, SHIPPED, Checkpoint, shipped
+from helpers.registry import CARD, DEFAULT, SHIPPED, STORY_WORLD, Checkpoint, shipped
 from helpers.static import static_build
 from helpers.tokenizer import UNK
 
@@ -236,8 +236,9 @@ class Explorer(Widget):
             examples, old_example = self.examples[name], self.sentence.value in self.offered_examples
             if self.offered_examples != examples:  # the other vocabulary: its own examples
                 shown = self.example_picker.value if self.example_picker.value in examples else PICK[1]
-                self.set_quietly(self.example_picker, shown,
-                                 options=[PICK, *((self._example_label(model, text), text) for text in examples)])
+                lent = f"{STORY_WORLD}: " if self.menu[name].examples == CARD and examples == default_examples() else ""
+                labels = [lent + self._example_label(model, text) for text in examples]  # lent: a text gave none
+                self.set_quietly(self.example_picker, shown, options=[PICK, *zip(labels, examples, strict=True)])
             if self.words:
                 self._read_again(old_example)
 
