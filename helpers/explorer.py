@@ -34,6 +34,7 @@ from helpers.plots import FIT_WIDTH, HEATMAP_FRAME, presenting, style, text_line
 from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
 from helpers.registry import CARD, DEFAULT, SHIPPED, STORY_WORLD, Checkpoint, shipped
 from helpers.static import static_build
+from helpers.stories import example_sentences
 from helpers.tokenizer import UNK
 
 ALL_HEADS = "all heads"
@@ -236,8 +237,9 @@ class Explorer(Widget):
             examples, old_example = self.examples[name], self.sentence.value in self.offered_examples
             if self.offered_examples != examples:  # the other vocabulary: its own examples
                 shown = self.example_picker.value if self.example_picker.value in examples else PICK[1]
-                lent = f"{STORY_WORLD}: " if self.menu[name].examples == CARD and examples == default_examples() else ""
-                labels = [lent + self._example_label(model, text) for text in examples]  # lent: a text gave none
+                lent = self.menu[name].examples == CARD and examples == default_examples()  # its text gave none
+                labels = [(f"{STORY_WORLD if text in example_sentences() else 'the course'}: " if lent else "")
+                          + self._example_label(model, text) for text in examples]
                 self.set_quietly(self.example_picker, shown, options=[PICK, *zip(labels, examples, strict=True)])
             if self.words:
                 self._read_again(old_example)

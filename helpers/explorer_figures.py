@@ -106,9 +106,9 @@ def focus_figure(rows: torch.Tensor, words: Sequence[str], title: str) -> dict:
     series = [(f"head {h}", rows[h].tolist(), PALETTE[h % len(PALETTE)]) for h in range(heads)]
     panel = bars(labels, series, every=every, tick=tick, xtitle=xtitle, focus=len(labels) - 1,  # the word that looks
                  keep=strongest(rows))  # each head's tallest bar keeps its word's label
-    strongest_of = "each head's strongest word" if heads > 1 else "the strongest word"
+    bold = "each head's strongest word" if heads > 1 else "the strongest word"
     return figure(title, [panel], FIT_WIDTH, int(style()["size"] * 0.75), font, legend=heads > 1,
-                  subtitle=f"in bold: the word that looks and {strongest_of}")
+                  subtitle=f"in bold: {bold}")
 
 
 def static_figure(weights: Sequence[torch.Tensor], sentences: Sequence[Sequence[str]], titles: Sequence[str],

@@ -38,9 +38,14 @@ UNSPACED_HINT = ("its script is written without spaces between words, and the se
 
 
 def unspaced_share(words: Iterable[str]) -> float:
-    """The share of the letters in `words` that belong to a script written without spaces between words."""
-    letters = [char for word in words for char in word if char.isalpha()]
-    return sum(bool(_UNSPACED.match(char)) for char in letters) / max(len(letters), 1)
+    """The share of the letters in `words` that belong to a script written without spaces between words and sit in
+    a "word" of more than four letters: a phrase, as such a script reaches the series without spaces put in."""
+    letters = together = 0
+    for word in words:
+        count = sum(char.isalpha() for char in word)
+        letters += count
+        together += sum(bool(_UNSPACED.match(char)) for char in word) if count > 4 else 0
+    return together / max(letters, 1)
 
 
 class Encoding(NamedTuple):

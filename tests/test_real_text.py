@@ -87,7 +87,9 @@ def test_a_text_written_without_spaces_gets_a_note_and_if_too_short_a_hint(tmp_p
     unspaced = _corpus()
     unspaced.val_words = ["我今天去了公园", "，", "天气很好", "。"] * 250  # clauses between punctuation marks
     assert len(own_text_notes(unspaced, RESULTS)) == len(own_text_notes(spaced, RESULTS)) + 1
-    assert "100% of the validation part's letters are of a script" in own_text_notes(unspaced, RESULTS)[-1]
+    spaced.val_words = ["我", "今天", "去", "了", "公园", "，", "天气", "很", "好", "。"] * 100  # spaces put in
+    assert len(own_text_notes(spaced, RESULTS)) == len(own_text_notes(unspaced, RESULTS)) - 1
+    assert "64% of the validation part's letters run together" in own_text_notes(unspaced, RESULTS)[-1]
     (tmp_path / "diary.txt").write_text("我今天去了公园，天气很好。\n" * 40, encoding="utf-8")
     with pytest.raises(ValueError, match=r"too short to train on.*written without spaces between words"):
         text_corpus(tmp_path / "diary.txt")

@@ -264,19 +264,23 @@ JUMP_BACK_THEN_SPACE = """() => { const stacks = [...document.querySelectorAll('
 
 
 def _click_a_figure_in_the_overview_then_space(page, deck: str) -> list[str]:
+    """A click on a heatmap's thumbnail in the overview, or on the heatmap itself to read a value, then Space."""
     page.evaluate("() => { const at = Reveal.getIndices(document.querySelector('g.panel.heatmap').closest('section'));"
                   " Reveal.slide(at.h, at.v); }")
-    page.keyboard.press("Escape")
-    page.wait_for_timeout(500)  # the overview's thumbnails settle
-    x, y = page.evaluate("() => { const r = [...Reveal.getCurrentSlide().querySelectorAll('g.panel.heatmap')]"
-                         ".map(g => g.getBoundingClientRect()).find(r => r.width > 0);"
-                         " return [r.x + r.width / 2, r.y + r.height / 2]; }")
-    page.mouse.click(x, y)  # on the figure's thumbnail, which takes the keys
-    page.wait_for_function("() => !Reveal.isOverview()")
-    there = page.evaluate("() => Reveal.getIndices()")
-    page.keyboard.press("Space")
-    moved = page.evaluate("() => Reveal.getIndices()") != there
-    return [] if moved else [f"{deck}: after a click on a figure in the overview, Space stays on {there}"]
+    there, stuck = page.evaluate("() => Reveal.getIndices()"), []
+    for overview in (True, False):
+        page.evaluate("(at) => { Reveal.slide(at.where.h, at.where.v); Reveal.toggleOverview(at.overview); }",
+                      {"where": there, "overview": overview})
+        page.wait_for_timeout(500)  # the overview's thumbnails settle
+        x, y = page.evaluate("() => { const r = [...Reveal.getCurrentSlide().querySelectorAll('g.panel.heatmap')]"
+                             ".map(g => g.getBoundingClientRect()).find(r => r.width > 0);"
+                             " return [r.x + r.width / 2, r.y + r.height / 2]; }")
+        page.mouse.click(x, y)  # the figure takes the keys
+        page.wait_for_function("() => !Reveal.isOverview()")
+        page.keyboard.press("Space")
+        if page.evaluate("() => Reveal.getIndices()") == there:
+            stuck.append("in the overview" if overview else "on its slide")
+    return [f"{deck}: after a click on a figure {where}, Space stays on {there}" for where in stuck]
 
 
 def _check_speaker_view(page, first_note: str) -> list[str]:
