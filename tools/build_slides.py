@@ -71,17 +71,11 @@ document.querySelectorAll(".reveal .slides > section").forEach((stack) => { stac
 Reveal.initialize({controls: true, progress: true, history: true, center: false, transition: "none",
                    navigationMode: "linear", slideNumber: "c/t", margin: 0,
                    width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}, plugins: [RevealNotes]});
-// a click in the overview lands on the slide's figure and gives it the keys (a heatmap's arrows move between its
-// cells): a slide reached, or the overview closed, hands them back to the deck, so Space and the arrows go on
+// a click on a figure (in the overview, or to read a value) gives it the keys, its arrows moving between cells:
+// a new slide or the closed overview hands them back, and Space always moves the deck on
 ["slidechanged", "overviewhidden"].forEach((name) => Reveal.on(name, () => document.activeElement?.blur()));
-// and Space moves the deck on from a figure clicked to read a value (there it would click a cell, which without a
-// kernel does nothing); the arrows still move between its cells
-window.addEventListener("keydown", (event) => {
-  if (event.key !== " " || !event.target.closest?.("g.panel")) return;
-  event.stopPropagation();
-  event.preventDefault();
-  event.shiftKey ? Reveal.prev() : Reveal.next();
-}, true);
+window.addEventListener("keydown", (event) => { if (event.key === " " && event.target.closest?.("g.panel")) {
+  event.stopPropagation(); event.preventDefault(); event.shiftKey ? Reveal.prev() : Reveal.next(); } }, true);
 // a figure drawn while its slide was hidden takes its size once the slide shows
 Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-plotly-plot")
     .forEach((figure) => Plotly.Plots.resize(figure)));

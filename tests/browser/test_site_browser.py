@@ -261,26 +261,22 @@ JUMP_BACK_THEN_SPACE = """() => { const stacks = [...document.querySelectorAll('
     for (let n = 0; n < 50 && Reveal.getIndices().h === h - 1; n++) Reveal.next();  // its fragments, then on
     return Reveal.getIndices().v; }"""
 """Space after a jump back enters the next section at this slide: 0, its first, in reading order."""
+CLICK_A_FIGURE = """(overview) => { const slide = document.querySelector('g.panel.heatmap').closest('section');
+    const at = Reveal.getIndices(slide); Reveal.slide(at.h, at.v); Reveal.toggleOverview(overview);
+    return [at.h, at.v]; }"""
 
 
 def _click_a_figure_in_the_overview_then_space(page, deck: str) -> list[str]:
     """A click on a heatmap's thumbnail in the overview, or on the heatmap itself to read a value, then Space."""
-    page.evaluate("() => { const at = Reveal.getIndices(document.querySelector('g.panel.heatmap').closest('section'));"
-                  " Reveal.slide(at.h, at.v); }")
-    there, stuck = page.evaluate("() => Reveal.getIndices()"), []
+    stuck = []
     for overview in (True, False):
-        page.evaluate("(at) => { Reveal.slide(at.where.h, at.where.v); Reveal.toggleOverview(at.overview); }",
-                      {"where": there, "overview": overview})
+        there = page.evaluate(CLICK_A_FIGURE, overview)
         page.wait_for_timeout(500)  # the overview's thumbnails settle
-        x, y = page.evaluate("() => { const r = [...Reveal.getCurrentSlide().querySelectorAll('g.panel.heatmap')]"
-                             ".map(g => g.getBoundingClientRect()).find(r => r.width > 0);"
-                             " return [r.x + r.width / 2, r.y + r.height / 2]; }")
-        page.mouse.click(x, y)  # the figure takes the keys
-        page.wait_for_function("() => !Reveal.isOverview()")
+        page.locator(".present g.panel.heatmap:visible").first.click()  # the figure takes the keys
         page.keyboard.press("Space")
-        if page.evaluate("() => Reveal.getIndices()") == there:
-            stuck.append("in the overview" if overview else "on its slide")
-    return [f"{deck}: after a click on a figure {where}, Space stays on {there}" for where in stuck]
+        moved = page.evaluate("[Reveal.getIndices().h, Reveal.getIndices().v]") != there
+        stuck += [] if moved else ["in the overview" if overview else "on its slide"]
+    return [f"{deck}: after a click on a figure {where}, Space stays where it was" for where in stuck]
 
 
 def _check_speaker_view(page, first_note: str) -> list[str]:
