@@ -511,10 +511,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     look = [f"{g.student} ({g.status})" for g in results if g.status != "graded"]  # the rows to read, by name
     look += [f"{g.student} ({'; '.join(why)})" for g in results if g.status == "graded"
              and (why := [part for part in g.note.split("; ") if "by hand" in part or "check cell" in part])]
-    look += [f"{student} (missing" + (f"; handed in {left_out[student]}, another chapter's" if student in left_out
-                                       else "") + (f"; the roster expects '{listed_as[student]}'"
-                                                   if listed_as[student] != student else "") + ")"
-             for student in missing] + [f"{key} (not on the roster)" for key in unlisted]
+    look += [f"{student} (missing: {why})" for student, why in missing.items()]  # the summary row's reason
+    look += [f"{key} (not on the roster)" for key in unlisted]
     look += [f"{student} (more than one notebook)" for student in doubled]
     if look:
         print(f"to look at: {', '.join(look)}")

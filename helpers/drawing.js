@@ -232,7 +232,7 @@ function render({ model, el }) {
     if (event.key in moves) {
       const [dr, dc] = moves[event.key];
       show(k, Math.min(p.z.length - 1, Math.max(0, at.r + dr)), Math.min(p.x.length - 1, Math.max(0, at.c + dc)));
-    } else if (event.key === "Enter" || event.key === " ") {
+    } else if ((event.key === "Enter" || event.key === " ") && spec.picks_rows) {  // else the page keeps the key
       model.send({event: "click", row: at.r, column: at.c});
     } else return;
     event.preventDefault();

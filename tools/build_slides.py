@@ -71,11 +71,9 @@ document.querySelectorAll(".reveal .slides > section").forEach((stack) => { stac
 Reveal.initialize({controls: true, progress: true, history: true, center: false, transition: "none",
                    navigationMode: "linear", slideNumber: "c/t", margin: 0,
                    width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}, plugins: [RevealNotes]});
-// a click on a figure (in the overview, or to read a value) gives it the keys, its arrows moving between cells:
-// a new slide or the closed overview hands them back, and Space always moves the deck on
+// a click on a figure in the overview gives it the keys (its arrows move between its cells; Space, which picks
+// nothing without a kernel, stays the deck's): a new slide or the closed overview hands the arrows back
 ["slidechanged", "overviewhidden"].forEach((name) => Reveal.on(name, () => document.activeElement?.blur()));
-window.addEventListener("keydown", (event) => { if (event.key === " " && event.target.closest?.("g.panel")) {
-  event.stopPropagation(); event.preventDefault(); event.shiftKey ? Reveal.prev() : Reveal.next(); } }, true);
 // a figure drawn while its slide was hidden takes its size once the slide shows
 Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-plotly-plot")
     .forEach((figure) => Plotly.Plots.resize(figure)));
