@@ -81,11 +81,14 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
         more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
         listed = ", ".join(f"'{w}'" for w in unknown[:8]) + more
         notes.append(f"Not in the model's vocabulary, shown as <unk>: {listed}.")
-        if all(w == UNK for w in words):
+        if all(w == UNK or not any(c.isalnum() for c in w) for w in words):  # punctuation is known everywhere
             learnt = (getattr(model, "card", None) or {}).get("corpus", "").split(" (")[0]  # 'novels (...)': 'novels'
             where = f"the text this model learned ({learnt})" if learnt else "a sentence in the list"
             notes.append(f"None of these words are known, so the heatmap can only show word positions: type words "
                          f"from {where}.")
+    if len(ids) == 1 and not notes:  # a known word: nothing else explains the single square
+        notes.append("One word can only look at itself, so all its weight is on it: type a few more words to see a "
+                     "spotlight spread.")
     context = model.config.context
     if len(ids) > context:
         notes.append(f"The sentence has {len(ids)} words, more than the model's context of {context}: "
