@@ -75,6 +75,7 @@ class Explorer(Widget):
         self.att = torch.zeros(1, 1, 1)  # [H, T, T] of the sentence on show
         self.head: int | str = 0
         self.focus = 0
+        self.focus_chosen = False  # picked or clicked: then a new sentence keeps that word, else its last word
         self.summary_lines: list[str] = []  # where the focus word looks, in plain text, one line per head on show
         wide = widgets.Layout(width="auto", min_width="30em")
 
@@ -186,7 +187,8 @@ class Explorer(Widget):
             except ValueError as error:
                 still = " The heatmap keeps the last sentence." if self.words else ""  # one line on a projector
                 raise ValueError(f"{error}{still}") from error
-            focus_word = self.originals[self.focus] if self.focus < len(self.originals) else None
+            chosen = self.focus_chosen and self.focus < len(self.originals)
+            focus_word = self.originals[self.focus] if chosen else None
             nth = self.originals[: self.focus].count(focus_word)  # which of several equal words has the focus
             self.att = attention(self.model, reading.ids)  # [H, T, T]
             card = self._card(self.model_name) or {}  # a learner's card: what its text could not show
@@ -195,7 +197,8 @@ class Explorer(Widget):
             same = [i for i, word in enumerate(reading.originals) if word == focus_word]  # the focus word, if kept:
             self.focus = (self.focus if self.focus in same  # where it was (another word changed),
                           else same[min(nth, len(same) - 1)] if same  # else the same one of several equal words
-                          else last_word(self.words))
+                          else last_word(self.originals))  # as typed: an unknown '!' is no word
+            self.focus_chosen = bool(same)
             labels = unique_labels(self.words)
             options = [(word_name(label, word, typed), i)
                        for i, (label, word, typed) in enumerate(zip(labels, self.words, self.originals, strict=True))]
@@ -266,7 +269,7 @@ class Explorer(Widget):
             if not (type(position) is int and 0 <= position <= last):
                 raise ValueError(f"There is no word at position {position!r}: "
                                  f"the sentence has {len(self.words)} words (0 to {last}).")
-            self.focus = position
+            self.focus, self.focus_chosen = position, True
             self.set_quietly(self.focus_picker, position)
             self._redraw()  # the heatmap labels the focus row, whatever words it leaves out
 

@@ -62,10 +62,11 @@ def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
     def two(name: str, cell: str) -> bool:  # an exercise's def cell, and its check cell (unless that is this one)
         return _exercise(cell) and name not in made_here
 
-    def made_by(name: str, cell: str) -> str:
-        return f"the cell {cell} and the check cell under it" if two(name, cell) else f"the cell {cell}"
+    def made_by(name: str, cell: str) -> str:  # plain text: a chapter's `def softmax` shows as 'def softmax'
+        said = cell.replace("`", "'")
+        return f"the cell {said} and the check cell under it" if two(name, cell) else f"the cell {said}"
 
-    listed = ", ".join(f"`{n}`" for n in needed)
+    listed = ", ".join(f"'{n}'" for n in needed)
     # what to run first, then how: the menus last, so that the cells to run are the first thing read
     menu = ", ".join(f"{path.replace(' ', chr(0xA0))} in {where}" for where, path in menus())  # a path on one line
     every = f"To run every cell above this one: {menu}."
@@ -76,7 +77,7 @@ def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
         return (f"This cell needs {listed}, made by {made_by(name, cells[0])}: run {run} first (or every cell above "
                 f"it), then run this one again.\n{every}")
     by_cell = {cell: [name for name, made in needed.items() if made == cell] for cell in cells}
-    where = "; ".join(f"{', '.join(f'`{name}`' for name in names)}: {made_by(names[0], cell)}"
+    where = "; ".join(f"{', '.join(repr(name) for name in names)}: {made_by(names[0], cell)}"
                       for cell, names in by_cell.items())
     return (f"This cell needs {listed}, made by cells above it ({where}): run every cell above it, then run this "
             f"one again.\n{every}")

@@ -91,7 +91,7 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
                      "spotlight spread.")
     context = model.config.context
     if len(ids) > context:
-        notes.append(f"The sentence has {len(ids)} words, more than the model's context of {context}: "
+        notes.append(f"The sentence has {len(ids):,} words, more than the model's context of {context}: "
                      f"showing the first {context}.")
         ids, words, originals = ids[:context], words[:context], originals[:context]
     return Reading(ids, words, notes, originals)

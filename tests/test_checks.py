@@ -183,7 +183,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("softmax", lambda s: s.exp() / s.exp().sum(dim=-1), "Add keepdim=True"),
     ("softmax", lambda s: s.tolist(), "should return a torch tensor"),
     ("scaled_scores", lambda q, k: q @ k.T, "divide them by sqrt(D)"),
-    ("scaled_scores", lambda q, k: q @ k / q.shape[-1] ** 0.5, "turn k on its side, q @ k.T"),
+    ("scaled_scores", lambda q, k: q @ k / q.shape[-1] ** 0.5, "turn k on its side, as .T does"),
     ("scaled_scores", lambda q, k: q @ k.T / q.shape[-1], "divide by its square root"),
     ("scaled_scores", lambda q, k: k @ q.T / q.shape[-1] ** 0.5, "rows and columns swapped"),
     ("scaled_scores", lambda q, k: q @ k.T / 4, "with D = q.shape[-1]"),

@@ -33,11 +33,11 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     result = shell.run_cell("model.eval()")
     assert isinstance(result.error_in_exec, NameError)
     said = str(result.error_in_exec)
-    assert "needs `model`, made by the cell 'Load the trained model' (section 2)" in " ".join(said.split())
+    assert "needs 'model', made by the cell 'Load the trained model' (section 2)" in " ".join(said.split())
     assert max(len(line) for line in f"NameError: {said}".splitlines()) <= 100, "wrapped for a projector"
     assert all(f"in {front_end}" in " ".join(said.split()) for front_end, _ in MENUS), "each front end's menu"
     out, shown = capsys.readouterr()
-    assert "needs `model`" in shown and "Traceback" not in out + shown and "model.eval()" not in shown, shown
+    assert "needs 'model'" in shown and "Traceback" not in out + shown and "model.eval()" not in shown, shown
     assert "An exception has occurred" not in out + shown, "the advice alone, no IPython jargon above it"
     other = shell.run_cell("not_in_the_map")
     assert isinstance(other.error_in_exec, NameError) and "made by the cell" not in str(other.error_in_exec)
@@ -51,20 +51,20 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     assert max(map(len, shown.splitlines())) <= 100, "wrapped, not cut mid-word by the notebook's box"
     explain_missing({"softmax": "that starts with `def softmax` (exercise 2)", "scores": "'scores = ...'"})
     said = " ".join(str(shell.run_cell("softmax(1)").error_in_exec).split())
-    assert "`def softmax` (exercise 2) and the check cell under it: run those two cells first" in said, said
+    assert "'def softmax' (exercise 2) and the check cell under it: run those two cells first" in said, said
     said = " ".join(str(shell.run_cell("softmax = print(softmax)", store_history=True).error_in_exec).split())
-    assert "`def softmax` (exercise 2): run that cell first" in said, said  # a check cell makes the name too
+    assert "'def softmax' (exercise 2): run that cell first" in said, said  # a check cell makes the name too
     said = " ".join(str(shell.run_cell("softmax(scores)", store_history=True).error_in_exec).split())  # both named
-    assert "needs `softmax`, `scores`, made by cells above it" in said and "`scores`: the cell 'scores" in said, said
+    assert "needs 'softmax', 'scores', made by cells above it" in said and "'scores': the cell 'scores" in said, said
     explain_missing({"grammar": "'twins = ...' (section 5)", "twins": "'twins = ...' (section 5)"})
     said = " ".join(str(shell.run_cell("twins, grammar, scores", store_history=True).error_in_exec).split())
-    assert "(`twins`, `grammar`: the cell 'twins = ...' (section 5); `scores`: the cell" in said, "one cell named once"
+    assert "('twins', 'grammar': the cell 'twins = ...' (section 5); 'scores': the cell" in said, "one cell named once"
     explain_missing({"ablation": "'ablation = ...' (section 3)", "baseline": "'baseline = ...' (section 2)"})
     said = " ".join(str(shell.run_cell("ablation = baseline + 1\nablation", store_history=True).error_in_exec).split())
-    assert "needs `baseline`, made by the cell 'baseline" in said and "ablation" not in said, "not the cell itself"
+    assert "needs 'baseline', made by the cell 'baseline" in said and "ablation" not in said, "not the cell itself"
     explain_missing({"run": "'run = train(...)' (section 5)", "losses": "'losses = ...' (section 1)"})
     said = " ".join(str(shell.run_cell("print(run.losses, 'the losses')", store_history=True).error_in_exec).split())
-    assert "needs `run`, made by" in said and "`losses`" not in said, "an attribute or a string is not a name read"
+    assert "needs 'run', made by" in said and "'losses'" not in said, "an attribute or a string is not a name read"
     shell.run_cell("from helpers.checks import todo\ndef softmax(scores):\n    todo()")
     capsys.readouterr()
     assert isinstance(shell.run_cell("softmax(1)").error_in_exec, NotImplementedError)

@@ -48,8 +48,8 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
         q = torch.randn(words, d, generator=gen)  # [T, D]
         k = torch.randn(words, d, generator=gen)  # [T, D]
         shapes = (f"q and k are both [T, D] (here {words} x {d}), and @ needs the first one's columns to match the "
-                  "second one's rows: turn k on its side, q @ k.T ([T, D] @ [D, T] gives [T, T], every query against "
-                  "every key)")
+                  "second one's rows: turn k on its side, as .T does, so that [T, D] @ [D, T] gives [T, T], every "
+                  "query against every key)")
         done, got = attempt(name, scaled_scores, q.clone(), k.clone(), errors=(RuntimeError, TypeError),
                             hint=lambda err, shapes=shapes: _SQRT if "sqrt" in str(err) else (
                                 shapes if isinstance(err, RuntimeError) else ""))
@@ -80,7 +80,7 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
                f"sqrt(D), the width of each query, q.shape[-1]")
         expect(not _close(got, raw.T / d**0.5),
                f"{name} has rows and columns swapped: each row belongs to a word that looks (a query), each "
-               f"column to a word looked at (a key), so compute q @ k.T, not k @ q.T")
+               f"column to a word looked at (a key), so the queries come first in the product")
         divisor = float((raw * raw).sum() / (raw * got).sum())  # raw / divisor is closest to got
         how = (f"multiplied the scores by {1 / divisor:.4g}" if 0 < divisor < 1
                else f"divided the scores by {divisor:.4g}")
@@ -246,7 +246,7 @@ def check_one_head(
         expect(not (isinstance(y, torch.Tensor) and tuple(y.shape) == (words, words) and isinstance(att, torch.Tensor)
                     and tuple(att.shape) == (words, d)),
                f"{name} returned (att, y), the weights first: the order is (y, att), the new vectors and then the "
-               f"weights, as helpers' AttentionHead returns them. Write return att @ v, att")
+               f"weights, as helpers' AttentionHead returns them: swap the two in your return line")
         expect(not (isinstance(att, torch.Tensor) and bool(att.isnan().any())),
                f"{name}'s att has NaN in it. A row whose scores are all hidden gives NaN (a mask the wrong way "
                f"round, or one that hides the word itself), and so does a bad fill. {_NAN}")
