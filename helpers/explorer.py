@@ -24,7 +24,7 @@ import ipywidgets as widgets
 import torch
 from IPython.display import HTML
 
-from helpers.chapter_widgets.base import TEXT, Widget, control_height, control_style, unbroken
+from helpers.chapter_widgets.base import NOTE, PROBLEM, TEXT, Widget, control_height, control_style, unbroken
 from helpers.checkpoints import find_checkpoints
 from helpers.drawing import Drawing
 from helpers.examples import default_examples, examples_for, text_examples
@@ -45,6 +45,8 @@ what it offers, where an empty one would look like a text box."""
 SWAPPED = ("The other model's example had words this one never learned, so here is one of its own examples. Type any "
            "sentence to see how this model reads it.")
 """The note on a model switch that changed the sentence: shown until the next redraw (a head, a focus)."""
+CARD_NOTE = "Note on this model: "
+"""How a note from a learner's card (what their text could not show) starts in the message area."""
 NAMED = 0.01
 """The least share of a spotlight a word needs to be named in the summary line after the strongest one."""
 
@@ -167,6 +169,16 @@ class Explorer(Widget):
         unknown = len(model.tokenizer.encode_with_report(text).unknown)
         return f"{text} ({unknown} word{'s' * (unknown > 1)} this model does not know)" if unknown else text
 
+    def show_message(self) -> None:
+        """The message area, with a learner's card notes folded into one line that opens on a click: a few
+        paragraphs, the same for every sentence, that would otherwise push the heatmap below the screen."""
+        card = [note.removeprefix(CARD_NOTE) for note in self.notes if note.startswith(CARD_NOTE)]
+        rest = [note for note in self.notes if not note.startswith(CARD_NOTE)]
+        folded = (f"<details style='font-size: {self.font}px; color: {NOTE}'><summary>{len(card)} note"
+                  f"{'s' * (len(card) > 1)} on this model, from its training (click to read)</summary>"
+                  f"{self.html_lines(card, NOTE)}</details>") if card else ""
+        self.message.value = self.html_lines([self.problem], PROBLEM) + folded + self.html_lines(rest, NOTE)
+
     def _pick_example(self, text: str) -> None:
         if text != PICK[1]:
             self.set_sentence(text)
@@ -192,7 +204,7 @@ class Explorer(Widget):
             nth = self.originals[: self.focus].count(focus_word)  # which of several equal words has the focus
             self.att = attention(self.model, reading.ids)  # [H, T, T]
             card = self._card(self.model_name) or {}  # a learner's card: what its text could not show
-            card_notes = [f"Note on this model: {note}" for note in card.get("notes", [])]
+            card_notes = [f"{CARD_NOTE}{note}" for note in card.get("notes", [])]
             self.words, self.notes, self.originals = reading.words, [*card_notes, *reading.notes], reading.originals
             same = [i for i, word in enumerate(reading.originals) if word == focus_word]  # the focus word, if kept:
             self.focus = (self.focus if self.focus in same  # where it was (another word changed),
@@ -288,8 +300,9 @@ class Explorer(Widget):
         # (plots.text_lines: as wrapped in FIT_WIDTH; the longest summary of any focus word, so that a click on a
         # row leaves the heatmap's size alone), takes its height from the figure, which stays on the screen with
         # the controls, but the plot gives up at most a third of its height: smaller, it is unreadable, so long
-        # notes (a learner's own model) push it down the page instead
-        notes = sum(text_lines(line, self.font) for line in self.notes)
+        # notes push it down the page instead (a learner's card notes, folded, take one line)
+        card = any(line.startswith(CARD_NOTE) for line in self.notes)  # folded into one line (show_message)
+        notes = card + sum(text_lines(line, self.font) for line in self.notes if not line.startswith(CARD_NOTE))
         summary = max(sum(text_lines(line, self.font) for line in self._summary(j, names)[1])
                       for j in range(len(self.words)))
         shortest = self.tallest - (self.tallest - HEATMAP_FRAME[1]) // 3

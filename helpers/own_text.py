@@ -160,7 +160,8 @@ def _notes(corpus: Corpus, results: dict | None, val_ppl: float | None) -> tuple
     different = len(set(corpus.val_ids.tolist()))
     counted = " (<unk> counted once, for every word the vocabulary lacks)" if (corpus.val_ids == 0).any() else ""
     vocabulary = len(corpus.tokenizer)
-    if val_ppl is not None and not val_ppl <= different:  # NaN counts too: no trustworthy score
+    most = different if different > 1 else 1.01  # one word: any perplexity only nears its floor of 1 from above
+    if val_ppl is not None and not val_ppl <= most:  # NaN counts too: no trustworthy score
         filled = (f" ({vocabulary - placeholders - 1:,} words of this text, <unk> and {placeholders:,} placeholders "
                   "that no text fills)") if placeholders else ""
         beyond = (f", and even above {vocabulary:,}, the score of an even guess among all {vocabulary:,} entries "

@@ -291,6 +291,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("clear_winner", by_rule(lambda gap, one, four: ahead(one.sum() - four.sum(), max(spread(one), spread(four)))),
      "the sums of the perplexities"),
     ("clear_winner", lambda runs: FOUR_HEADS, "'four heads' for every made-up example"),
+    ("clear_winner", by_rule(lambda gap, one, four: ahead(gap * len(one) / 3, max(spread(one), spread(four)))), "O ("),
     ("clear_winner", by_rule(lambda gap, one, four: FOUR_HEADS if four.max() < one.min() else ONE_HEAD
                              if one.max() < four.min() else NO_CLEAR_WINNER), "do not overlap"),
     ("clear_winner", lambda runs: "four", "should return one of"),

@@ -17,7 +17,7 @@ from helpers.checkpoints import CheckpointError, load_model, save_checkpoint
 from helpers.examples import default_examples, novel_examples
 from helpers.explorer import ALL_HEADS, PICK, SWAPPED, Explorer, controls_height, explore, static_explorer
 from helpers.model import CourseModel, course_model
-from helpers.plots import FIT_WIDTH, HEATMAP_FRAME, least_label, quoted, style
+from helpers.plots import FIT_WIDTH, least_label, quoted, style
 from helpers.reading import attention, read_sentence, summarise, unique_labels
 from helpers.registry import DEFAULT, NOVELS, STORY_WORLD, shipped, shipped_names
 from helpers.stories import example_sentences
@@ -395,10 +395,10 @@ def test_a_learners_folder_joins_the_menu_with_its_card_notes_and_examples_from_
 
 
 @pytest.mark.parametrize("presenter", [False, True], indirect=True)
-def test_a_learners_long_card_notes_leave_the_heatmap_two_thirds_of_its_height(mine: Path, presenter: bool) -> None:
+def test_a_learners_long_card_notes_fold_into_one_line_above_the_heatmap(mine: Path, presenter: bool) -> None:
     ex = explore(str(mine))
-    plot = ex.heatmap.figure["height"] - HEATMAP_FRAME[1]  # the figure's height less its title and labels
-    assert sum(map(len, ex.notes)) > 500 and plot >= (ex.tallest - HEATMAP_FRAME[1]) * 2 / 3 - 1, ex.notes
+    assert sum(map(len, ex.notes)) > 500 and ex.message.value.count("<details") == 1, ex.notes
+    assert ex.heatmap.figure["height"] >= ex.tallest - 3 * control_height(ex.font), "the summary's lines at most"
 
 
 def test_a_learners_card_opens_that_model_and_a_wrong_folder_shows_the_default(mine: Path, tmp_path: Path) -> None:

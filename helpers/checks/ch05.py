@@ -103,7 +103,7 @@ def check_perplexity_from_losses(perplexity_from_losses: Callable[[torch.Tensor]
 
 
 def _runs(one: Sequence[float], four: Sequence[float]) -> Runs:
-    """Made-up benchmark runs: seeds 0, 1, 2 for each model, listed seed by seed like results.json."""
+    """Made-up benchmark runs: seeds 0, 1, ... for each model, listed seed by seed like results.json."""
     runs = []
     for seed, (a, b) in enumerate(zip(one, four, strict=True)):
         runs.append({"heads": 1, "seed": seed, "val_ppl": a, "clue_accuracy": {"all": 0.6}})
@@ -129,6 +129,7 @@ _EXAMPLES = (
     ("made-up runs L (one of four heads' seeds far behind)", _runs([2.47, 2.48, 2.49], [2.20, 2.21, 2.45])),
     ("made-up runs M (one head's seeds not in order)", _runs([2.40, 2.50, 2.45], [2.36, 2.37, 2.38])),
     ("made-up runs N (the gap exactly as large as the range)", _runs([3.0, 3.25, 3.5], [2.5, 2.75, 3.0])),
+    ("made-up runs O (two seeds each, not three)", _runs([2.40, 2.50], [2.30, 2.32])),  # a mean typed as sum / 3
 )
 
 
