@@ -24,6 +24,7 @@ import ipywidgets as widgets
 import torch
 from IPython.display import HTML
 
+from helpers.chapter_widgets.access import STATUS_CLASS
 from helpers.chapter_widgets.base import NOTE, PROBLEM, TEXT, Widget, control_height, control_style, unbroken
 from helpers.checkpoints import find_checkpoints
 from helpers.drawing import Drawing
@@ -73,6 +74,7 @@ class Explorer(Widget):
         self.model: CourseModel | None = None
         self.model_name = ""
         self.words: list[str] = []
+        self.shown_text = ""  # the sentence the heatmap shows (the box may hold one it refused)
         self.originals: list[str] = []  # the words as typed: unknown words keep their own text here
         self.att = torch.zeros(1, 1, 1)  # [H, T, T] of the sentence on show
         self.head: int | str = 0
@@ -97,6 +99,7 @@ class Explorer(Widget):
         self.focus_picker = widgets.Dropdown(description="focus on",  # as wide as its words ('<unk> = pizza')
                                              layout=widgets.Layout(width="auto", min_width=f"{13 * self.font}px",
                                                                    max_width=f"{26 * self.font}px", flex="0 0 auto"))
+        self.card_notes = widgets.HTML().add_class(STATUS_CLASS)  # a widget of its own: opened, it stays open
         self.tallest = style()["tallest"] - controls_height(self.font)  # the figures' height below the controls
         self.heatmap = Drawing()  # one head's heatmap, or the grid of every head
         self.bars = Drawing()  # the focus view: one word's spotlight from every head
@@ -111,7 +114,7 @@ class Explorer(Widget):
                                  widgets.HBox([self.focus_picker, self.example_picker])])
         self.add_class("attention-explorer")
         self.children = [control_style("attention-explorer", self.font), self.access, controls, self.message,
-                         self.summary, self.heatmap, self.bars]
+                         self.card_notes, self.summary, self.heatmap, self.bars]
 
         self.models: dict[str, CourseModel] = {}  # every checkpoint of the menu, read once: switching is instant
         for name in self.menu:
@@ -174,10 +177,11 @@ class Explorer(Widget):
         paragraphs, the same for every sentence, that would otherwise push the heatmap below the screen."""
         card = [note.removeprefix(CARD_NOTE) for note in self.notes if note.startswith(CARD_NOTE)]
         rest = [note for note in self.notes if not note.startswith(CARD_NOTE)]
-        folded = (f"<details style='font-size: {self.font}px; color: {NOTE}'><summary>{len(card)} note"
-                  f"{'s' * (len(card) > 1)} on this model, from its training (click to read)</summary>"
-                  f"{self.html_lines(card, NOTE)}</details>") if card else ""
-        self.message.value = self.html_lines([self.problem], PROBLEM) + folded + self.html_lines(rest, NOTE)
+        self.message.value = self.html_lines([self.problem], PROBLEM) + self.html_lines(rest, NOTE)
+        self.card_notes.value = (  # the same text for every sentence, so a redraw leaves it open or closed
+            f"<details style='font-size: {self.font}px; color: {NOTE}'><summary style='display: list-item; cursor: "
+            f"pointer'>{len(card)} note{'s' * (len(card) > 1)} on this model, from its training (click to open or "
+            f"close)</summary>{self.html_lines(card, NOTE)}</details>") if card else ""
 
     def _pick_example(self, text: str) -> None:
         if text != PICK[1]:
@@ -206,6 +210,7 @@ class Explorer(Widget):
             card = self._card(self.model_name) or {}  # a learner's card: what its text could not show
             card_notes = [f"{CARD_NOTE}{note}" for note in card.get("notes", [])]
             self.words, self.notes, self.originals = reading.words, [*card_notes, *reading.notes], reading.originals
+            self.shown_text = text
             same = [i for i, word in enumerate(reading.originals) if word == focus_word]  # the focus word, if kept:
             self.focus = (self.focus if self.focus in same  # where it was (another word changed),
                           else same[min(nth, len(same) - 1)] if same  # else the same one of several equal words
@@ -249,7 +254,7 @@ class Explorer(Widget):
             options = [(f"head {h}", h) for h in range(heads)] + [(ALL_HEADS, ALL_HEADS)]
             self.set_quietly(self.model_picker, name)
             self.set_quietly(self.head_picker, self.head, options=options)
-            examples, old_example = self.examples[name], self.sentence.value in self.offered_examples
+            examples, old_example = self.examples[name], self.shown_text in self.offered_examples
             if self.offered_examples != examples:  # the other vocabulary: its own examples
                 shown = self.example_picker.value if self.example_picker.value in examples else PICK[1]
                 lent = self.menu[name].examples == CARD and examples == default_examples()  # its text gave none
@@ -261,8 +266,9 @@ class Explorer(Widget):
 
     def _read_again(self, old_example: bool) -> None:
         """Read the sentence on show with the model just picked. A sentence you typed stays, whatever words the
-        model lacks; an example of the other text that this model knows fewer words of gives way to its own."""
-        sentence, unknown = self.sentence.value, self.words.count(UNK)
+        model lacks; an example of the other text that this model knows fewer words of gives way to its own. The
+        sentence is the one the heatmap shows, also when the box holds one it refused (an empty one)."""
+        sentence, unknown = self.shown_text, self.words.count(UNK)
         self.set_sentence(sentence)
         if old_example and self.words.count(UNK) > unknown and sentence not in self.offered_examples:
             self.set_sentence(self._first_example())

@@ -106,6 +106,14 @@ def _ipython() -> Any:
     return ipython.get_ipython() if ipython is not None else None
 
 
+def failed_just_now(name: str) -> bool:
+    """Whether the cell run just before this one defines `name` and stopped with an error: a syntax error leaves the
+    earlier definition in place, so a check cell run next would test that one as if it were the new."""
+    result = getattr(_ipython(), "last_execution_result", None)
+    cell = getattr(getattr(result, "info", None), "raw_cell", None) or ""
+    return result is not None and not result.success and re.search(rf"^def {re.escape(name)}\b", cell, re.M) is not None
+
+
 class Names(NamedTuple):
     """What a cell binds at the notebook's top level, and the names it uses before binding them."""
 

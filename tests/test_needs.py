@@ -70,9 +70,14 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     assert isinstance(shell.run_cell("softmax(1)").error_in_exec, NotImplementedError)
     out, shown = capsys.readouterr()
     assert shown.startswith("softmax is not filled in yet.") and "Traceback" not in out + shown, shown
+    assert "run the check cell under it" in " ".join(shown.split()) and max(map(len, shown.splitlines())) <= 100
     shell.run_cell("model = 1")
     assert shell.run_cell("model + 1").result == 2
-
+    shell.run_cell("from helpers.checks import yours_or_reference as mark\nfrom helpers.checks.ch01 import *")
+    for cell, stale in (("def softmax(s):\n    return s", False), ("def softmax(s)\n    return", True), ("1", False)):
+        shell.run_cell(cell)  # a wrong answer; its cell run again with a syntax error; another cell
+        shell.run_cell("mark(check_softmax, softmax)")
+        assert ("stopped with an error just now" in capsys.readouterr().out) is stale, cell
 
 @pytest.mark.parametrize("front_end", ["Colab", "VS Code"])
 def test_a_front_end_the_kernel_recognises_gets_its_own_menu_alone(front_end: str, monkeypatch) -> None:
