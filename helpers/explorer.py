@@ -2,7 +2,8 @@
 
 `explore()` returns an `Explorer`, a widget (helpers.chapter_widgets.base.Widget) holding the controls, a live
 heatmap, a focus view (one word's spotlight from every head) and two lines of text: a `summary` that says in
-words what the heatmap shows, and a `message` area for notes (unknown words, trimmed sentences) and bad input.
+words what the heatmap shows, and a `message` area for notes (unknown words, trimmed sentences) and bad input. A
+learner's own model's card notes fold into one line under it (`card_notes`), which opens on a click.
 The heatmap (or the grid of every head) keeps within the screen below the controls, also on a 1280x720
 projector in presenter mode, whose larger text the controls take too; the controls work from the keyboard.
 Its figures are helpers.drawing widgets: switching models, views or sentences sends new numbers and words,
