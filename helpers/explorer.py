@@ -79,6 +79,7 @@ class Explorer(Widget):
         self.originals: list[str] = []  # the words as typed: unknown words keep their own text here
         self.att = torch.zeros(1, 1, 1)  # [H, T, T] of the sentence on show
         self.head: int | str = 0
+        self.head_chosen: int | str = 0  # the head last picked: shown again on a model that has it
         self.focus = 0
         self.focus_chosen = False  # picked or clicked: then a new sentence keeps that word, else its last word
         self.summary_lines: list[str] = []  # where the focus word looks, in plain text, one line per head on show
@@ -231,7 +232,7 @@ class Explorer(Widget):
                 self.set_quietly(self.head_picker, self.head)
                 raise ValueError(f"There is no head {head!r}: this model has heads "
                                  f"{', '.join(map(str, range(heads)))} (or '{ALL_HEADS}').")
-            self.head = head
+            self.head = self.head_chosen = head
             self.set_quietly(self.head_picker, head)
             self._redraw()
 
@@ -250,8 +251,7 @@ class Explorer(Widget):
                 self.set_quietly(self.model_picker, self.model_name or None)
             self.model, self.model_name = model, name
             heads = model.config.heads
-            if self.head != ALL_HEADS and self.head >= heads:
-                self.head = 0
+            self.head = self.head_chosen if self.head_chosen == ALL_HEADS or self.head_chosen < heads else 0
             options = [(f"head {h}", h) for h in range(heads)] + [(ALL_HEADS, ALL_HEADS)]
             self.set_quietly(self.model_picker, name)
             self.set_quietly(self.head_picker, self.head, options=options)

@@ -87,7 +87,9 @@ def test_a_new_sentence_keeps_the_head_and_focuses_on_its_last_word(ex: Explorer
     ex.head_picker.value = 2
     ex.sentence.value = OTHER
     _assert_shows(ex, OTHER, head=2)
-    assert ex.focus_picker.value == ex.words.index("weeps")
+    ex.model_picker.value = "one_head"  # head 0 alone there; back on four heads, head 2 is on show again
+    ex.model_picker.value = DEFAULT
+    assert ex.head == ex.head_picker.value == 2 and ex.focus_picker.value == ex.words.index("weeps")
     assert [label for label, _ in ex.focus_picker.options] == unique_labels(ex.words)
 
 

@@ -49,7 +49,7 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
         k = torch.randn(words, d, generator=gen)  # [T, D]
         shapes = (f"q and k are both [T, D] (here {words} x {d}), and @ needs the first one's columns to match the "
                   "second one's rows: turn k on its side, as .T does, so that [T, D] @ [D, T] gives [T, T], every "
-                  "query against every key)")
+                  "query against every key")
         done, got = attempt(name, scaled_scores, q.clone(), k.clone(), errors=(RuntimeError, TypeError),
                             hint=lambda err, shapes=shapes: _SQRT if "sqrt" in str(err) else (
                                 shapes if isinstance(err, RuntimeError) else ""))
