@@ -84,7 +84,8 @@ def advice(needed: Mapping[str, str], made_here: Iterable[str] = ()) -> str:
 
 
 def explain_missing(makers: Mapping[str, str]) -> None:
-    """In IPython/Jupyter: a NameError for a name in `makers` also says which cell makes it.
+    """In IPython/Jupyter: a NameError for a name in `makers` also says which cell makes it, and an exercise's
+    check learns whether the learner's function cell last stopped before it ran (`unrun`).
 
     makers maps a variable name to the cell that defines it. Calling again adds to the map.
     Outside IPython (plain Python) it does nothing: there are no cells to point to.
@@ -96,6 +97,8 @@ def explain_missing(makers: Mapping[str, str]) -> None:
         return
     _MAKERS.update(makers)
     shell.set_custom_exc((NameError, ExplainedError), _explain)
+    if _after_cell not in shell.events.callbacks["post_run_cell"]:
+        shell.events.register("post_run_cell", _after_cell)
 
 
 _MAKERS: dict[str, str] = {}
@@ -106,12 +109,21 @@ def _ipython() -> Any:
     return ipython.get_ipython() if ipython is not None else None
 
 
-def failed_just_now(name: str) -> bool:
-    """Whether the cell run just before this one defines `name` and stopped with an error: a syntax error leaves the
-    earlier definition in place, so a check cell run next would test that one as if it were the new."""
-    result = getattr(_ipython(), "last_execution_result", None)
+_UNRUN: set[str] = set()
+"""Functions whose cell's last run stopped before running anything (a syntax error): the one defined is older."""
+
+
+def _after_cell(result: Any) -> None:
+    """IPython's post_run_cell event: note whether each function a cell defines was defined by this run."""
     cell = getattr(getattr(result, "info", None), "raw_cell", None) or ""
-    return result is not None and not result.success and re.search(rf"^def {re.escape(name)}\b", cell, re.M) is not None
+    for name in re.findall(r"^def (\w+)", cell, re.M):
+        (_UNRUN.add if getattr(result, "error_before_exec", None) is not None else _UNRUN.discard)(name)
+
+
+def unrun(name: str) -> bool:
+    """Whether the last run of the cell that defines `name` stopped before it ran, so that a check would test the
+    definition of an earlier run as if it were the one on show (known once a chapter's set-up cell has run)."""
+    return name in _UNRUN
 
 
 class Names(NamedTuple):

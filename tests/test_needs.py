@@ -74,10 +74,11 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     shell.run_cell("model = 1")
     assert shell.run_cell("model + 1").result == 2
     shell.run_cell("from helpers.checks import yours_or_reference as mark\nfrom helpers.checks.ch01 import *")
-    for cell, stale in (("def softmax(s):\n    return s", False), ("def softmax(s)\n    return", True), ("1", False)):
-        shell.run_cell(cell)  # a wrong answer; its cell run again with a syntax error; another cell
+    for cell, stale in (("def softmax(s):\n    return s", False), ("def softmax(s)\n  return", True), ("1", True),
+                        ("def softmax(s):\n    1 / 0", False)):  # a wrong answer, a syntax error, another cell, a fix
+        shell.run_cell(cell)
         shell.run_cell("mark(check_softmax, softmax)")
-        assert ("stopped with an error just now" in capsys.readouterr().out) is stale, cell
+        assert ("stopped with an error before it could run" in " ".join(capsys.readouterr().out.split())) is stale
 
 @pytest.mark.parametrize("front_end", ["Colab", "VS Code"])
 def test_a_front_end_the_kernel_recognises_gets_its_own_menu_alone(front_end: str, monkeypatch) -> None:

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import torch
 
 from helpers.checks.solutions import BY_CHAPTER, SOLUTIONS
-from helpers.needs import NotFilledInError, failed_just_now
+from helpers.needs import NotFilledInError, unrun
 from helpers.static import static_build
 
 LINE = 100  # printed lines stay within what a projector shows unwrapped
@@ -354,11 +354,12 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
         print(say(f"{name} is already the reference from helpers: your own definition above has not run since. "
                   "Run its cell (if it shows an error, fix that first), then this cell."))
         return reference
-    if failed_just_now(name):
-        print(say(f"Your cell with def {name} stopped with an error just now, so what follows checks the {name} of an "
-                  "earlier run of that cell, not the one you see. Fix the error, run that cell, then this one."))
     said = io.StringIO()  # what the check prints; a solution cell shows it only when the solution fails
     try:
+        if unrun(name):  # checked, the definition of an earlier run would pass for the one on show
+            raise AssertionError(f"{name}: your cell with def {name} stopped with an error before it could run, so "
+                                 f"the {name} defined is one from an earlier run. Fix the error, run that cell, then "
+                                 "this one")
         with redirect_stdout(said) if solution else nullcontext():
             passed, problem = check(yours, *args), ""
     except AssertionError as err:
