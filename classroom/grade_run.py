@@ -88,10 +88,12 @@ def _unwrapped(fn: object) -> list[object]:
 
 
 def _checks_code() -> dict[types.CodeType, str]:
-    """The code of every function of the checks' chapter modules imported so far (their own copies of answers)."""
+    """The code of every function of the checks' chapter modules imported so far (their own copies of answers),
+    written there: a decorated one's wrapper (contextlib's, which every @contextmanager shares, torch's printing
+    too) is not theirs."""
     return {fn.__code__: f"{name}.{fn.__name__}" for name, module in list(sys.modules.items())
             if name.startswith("helpers.checks.ch") for fn in list(vars(module).values())
-            if isinstance(fn, types.FunctionType) and fn.__module__ == name}
+            if isinstance(fn, types.FunctionType) and fn.__code__.co_filename == module.__file__}
 
 
 class Watch:
@@ -195,7 +197,8 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             result = {"passed": False, "feedback": f"{name}: {TOO_LONG.format(timeout)}" + aside.get(name, "")}
         elif err is not None:
             where = "your exercise cell" if stopped[name] is not None else "its check"
-            result = {"passed": False, "feedback": f"{name}: {where} stopped with {_said(err)}"}
+            own = ". That cell is the one graded, whatever another cell defines" if isinstance(err, SyntaxError) else ""
+            result = {"passed": False, "feedback": f"{name}: {where} stopped with {_said(err)}{own}"}
         elif outcome is None:  # the check stepped aside for the course's own code (flagged above), or was stopped
             if not mine:
                 flags[name].add("its check recorded no outcome")

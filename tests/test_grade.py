@@ -38,8 +38,8 @@ FAKES = {
 SOFTMAX = "def softmax(scores):\n    e = shifted(scores).exp()\n    return e / e.sum(dim=-1, keepdim=True)\n"
 ABOVE = ("import math as m\ntorch.backends.cudnn.deterministic = True\n\n\ndef shifted(s):\n"
          "    return s - s.max(-1, True)[0]")
-HONEST = {  # a helper and an import in a cell above (ABOVE), a setting, magics, a scratch line that raises
-    "weighted_average": "def weighted_average(w, v):\n    return (w[:, None] * v).sum(0) * m.cos(0)",
+HONEST = {  # a helper and an import in a cell above (ABOVE), a setting, magics, tensors printed, a line that raises
+    "weighted_average": "def weighted_average(w, v):\n    return (w[:, None]*v).sum(0)\nif m:\n    print(torch.eye(2))",
     "softmax": f"%%time\n{SOFTMAX}\n\n!pip list\ntry_it = softmax(torch.ones(3))[7]"}
 
 
@@ -76,6 +76,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         "Zoe\u0308_01.ipynb": _answered(learner["01"], HONEST),  # its name as a Mac's zip spells it (NFD)
         "untouched/again.IPYNB": learner["01"],  # a second notebook from one student
         "deleted_01.ipynb": copy.deepcopy(learner["01"]),  # its softmax exercise cell deleted below
+        "syntax_01.ipynb": _answered(learner["01"], {"softmax": "def softmax(scores)\n    return scores"}),
         f"ada/{one.name}": learner["01"], f"ada/{two.name}": learner["02"],  # two chapters: not two submissions
     }
     notebooks["Zoe\u0308_01.ipynb"].cells.insert(13, nbformat.v4.new_code_cell(ABOVE))
@@ -120,11 +121,12 @@ def test_honest_work_gets_full_marks_by_the_points_table_and_untouched_work_zero
     assert f"{points} of 3 points" in handed and "softmax: 2 of 2" in graded["S-3"]["handed back"], handed
 
 
-def test_a_deleted_exercise_cell_is_named_as_missing_and_a_replaced_check_cell_is_noted(graded: dict) -> None:
+def test_a_deleted_or_broken_exercise_cell_is_named_and_a_replaced_check_cell_is_noted(graded: dict) -> None:
     row = graded["deleted_01"]["exercises"]["softmax"]
     assert row["status"] == "not attempted" and "no cell" in row["feedback"] and "todo()" not in row["feedback"], row
     assert "check cell of weighted_average was changed" in graded["deleted_01"]["summary"]["note"], "its fake check"
     assert "check cell" not in graded["untouched"]["summary"]["note"]
+    assert "SyntaxError" in (said := graded["syntax_01"]["exercises"]["softmax"]["feedback"]) and "one graded" in said
 
 
 @pytest.mark.parametrize("student", ["S-2", "mistakes_02"])
