@@ -197,8 +197,9 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             result = {"passed": False, "feedback": f"{name}: {TOO_LONG.format(timeout)}" + aside.get(name, "")}
         elif err is not None:
             where = "your exercise cell" if stopped[name] is not None else "its check"
-            own = ". That cell is the one graded, whatever another cell defines" if isinstance(err, SyntaxError) else ""
-            result = {"passed": False, "feedback": f"{name}: {where} stopped with {_said(err)}{own}"}
+            syntax = isinstance(err, SyntaxError)  # the exercise's own cell could not run at all
+            graded_here = ". That cell is the one graded, whatever another cell defines" if syntax else ""
+            result = {"passed": False, "feedback": f"{name}: {where} stopped with {_said(err)}{graded_here}"}
         elif outcome is None:  # the check stepped aside for the course's own code (flagged above), or was stopped
             if not mine:
                 flags[name].add("its check recorded no outcome")

@@ -14,7 +14,15 @@ from pathlib import Path
 import torch
 
 from helpers.stories import Clue, generate_stories, join_stories
-from helpers.tokenizer import UNSPACED_HINT, Tokenizer, read_text_file, split, story_tokenizer, unspaced_share
+from helpers.tokenizer import (
+    UNSPACED_HINT,
+    UNSPACED_TEXT,
+    Tokenizer,
+    read_text_file,
+    split,
+    story_tokenizer,
+    unspaced_share,
+)
 
 TRAIN_STORIES = 12_000
 VAL_STORIES = 600
@@ -55,11 +63,6 @@ def story_corpus(train_stories: int = TRAIN_STORIES, val_stories: int = VAL_STOR
     train_ids, _ = _story_ids(train_stories, CORPUS_SEED)
     val_ids, val_clues = story_validation(val_stories)
     return Corpus("story world", story_tokenizer(), train_ids, val_ids, val_clues)
-
-
-UNSPACED_TEXT = 0.3
-"""A larger share of letters from a script written without spaces (helpers.tokenizer.unspaced_share) makes a text
-one whose "words" are phrases."""
 
 
 def text_corpus(path: str | Path, context: int = 128) -> Corpus:

@@ -47,8 +47,6 @@ what it offers, where an empty one would look like a text box."""
 SWAPPED = ("The other model's example had words this one never learned, so here is one of its own examples. Type any "
            "sentence to see how this model reads it.")
 """The note on a model switch that changed the sentence: shown until the next redraw (a head, a focus)."""
-CARD_NOTE = "Note on this model: "
-"""How a note from a learner's card (what their text could not show) starts in the message area."""
 NAMED = 0.01
 """The least share of a spotlight a word needs to be named in the summary line after the strongest one."""
 
@@ -153,6 +151,10 @@ class Explorer(Widget):
         """The JSON card of checkpoint `name` if it was read (a learner's holds its examples)."""
         return getattr(self.models.get(name), "card", None)
 
+    def _card_notes(self) -> list[str]:
+        """The notes on the card of the model on show: what a learner's text could not show (shipped: none)."""
+        return list((self._card(self.model_name) or {}).get("notes", []))
+
     def _text_examples(self, name: str) -> list[str]:
         return text_examples(self.menu[name], self._card(name))
 
@@ -177,9 +179,8 @@ class Explorer(Widget):
     def show_message(self) -> None:
         """The message area, with a learner's card notes folded into one line that opens on a click: a few
         paragraphs, the same for every sentence, that would otherwise push the heatmap below the screen."""
-        card = [note.removeprefix(CARD_NOTE) for note in self.notes if note.startswith(CARD_NOTE)]
-        rest = [note for note in self.notes if not note.startswith(CARD_NOTE)]
-        self.message.value = self.html_lines([self.problem], PROBLEM) + self.html_lines(rest, NOTE)
+        card = self._card_notes()
+        self.message.value = self.html_lines([self.problem], PROBLEM) + self.html_lines(self.notes, NOTE)
         self.card_notes.value = (  # the same text for every sentence, so a redraw leaves it open or closed
             f"<details style='font-size: {self.font}px; color: {NOTE}'><summary style='display: list-item; cursor: "
             f"pointer'>{len(card)} note{'s' * (len(card) > 1)} on this model, from its training (click to open or "
@@ -209,9 +210,7 @@ class Explorer(Widget):
             focus_word = self.originals[self.focus] if chosen else None
             nth = self.originals[: self.focus].count(focus_word)  # which of several equal words has the focus
             self.att = attention(self.model, reading.ids)  # [H, T, T]
-            card = self._card(self.model_name) or {}  # a learner's card: what its text could not show
-            card_notes = [f"{CARD_NOTE}{note}" for note in card.get("notes", [])]
-            self.words, self.notes, self.originals = reading.words, [*card_notes, *reading.notes], reading.originals
+            self.words, self.notes, self.originals = reading.words, list(reading.notes), reading.originals
             self.shown_text = text
             same = [i for i, word in enumerate(reading.originals) if word == focus_word]  # the focus word, if kept:
             self.focus = (self.focus if self.focus in same  # where it was (another word changed),
@@ -308,8 +307,8 @@ class Explorer(Widget):
         # row leaves the heatmap's size alone), takes its height from the figure, which stays on the screen with
         # the controls, but the plot gives up at most a third of its height: smaller, it is unreadable, so long
         # notes push it down the page instead (a learner's card notes, folded, take one line)
-        card = any(line.startswith(CARD_NOTE) for line in self.notes)  # folded into one line (show_message)
-        notes = card + sum(text_lines(line, self.font) for line in self.notes if not line.startswith(CARD_NOTE))
+        card = bool(self._card_notes())  # folded into one line (show_message)
+        notes = card + sum(text_lines(line, self.font) for line in self.notes)
         summary = max(sum(text_lines(line, self.font) for line in self._summary(j, names)[1])
                       for j in range(len(self.words)))
         shortest = self.tallest - (self.tallest - HEATMAP_FRAME[1]) // 3

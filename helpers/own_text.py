@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 import torch
 
-from helpers.corpus import UNSPACED_TEXT, Corpus
+from helpers.corpus import Corpus
 from helpers.registry import ASSETS
-from helpers.tokenizer import unspaced_share
+from helpers.tokenizer import UNSPACED_TEXT, unspaced_share
 
 RESULTS_FILE = ASSETS / "real_text.json"
 FEW_WORDS = 50

@@ -81,7 +81,7 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
         more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
         listed = ", ".join(f"'{w}'" for w in unknown[:8]) + more
         notes.append(f"Not in the model's vocabulary, shown as <unk>: {listed}.")
-        if all(w == UNK or not any(c.isalnum() for c in w) for w in words):  # punctuation is known everywhere
+        if all(w == UNK or not is_word(w) for w in words):  # punctuation is known everywhere
             learnt = (getattr(model, "card", None) or {}).get("corpus", "").split(" (")[0]  # 'novels (...)': 'novels'
             where = f"the text this model learned ({learnt})" if learnt else "a sentence in the list"
             notes.append(f"None of these words are known, so the heatmap can only show word positions: type words "
@@ -117,9 +117,14 @@ def unique_labels(words: Sequence[str]) -> list[str]:
     return labels
 
 
+def is_word(token: str) -> bool:
+    """A word, not a punctuation mark (nor an emoji): it has a letter or a digit."""
+    return any(c.isalnum() for c in token)
+
+
 def last_word(words: Sequence[str]) -> int:
     """Position of the last real word (not a punctuation mark): where the explorer focuses first."""
-    return max((i for i, w in enumerate(words) if any(c.isalnum() for c in w)), default=len(words) - 1)
+    return max((i for i, w in enumerate(words) if is_word(w)), default=len(words) - 1)
 
 
 def summarise(row: torch.Tensor, words: Sequence[str], top: int = 2, least: float = 0.0,

@@ -33,6 +33,8 @@ of a file) is neither, so it is skipped."""
 
 _UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 """A letter of a script written without spaces between words: Thai, Lao, Myanmar, Khmer, Japanese kana, Chinese."""
+UNSPACED_TEXT = 0.3
+"""A larger share of such letters (`unspaced_share`) makes a text one whose "words" are phrases."""
 UNSPACED_HINT = ("its script is written without spaces between words, and the series splits words at spaces and "
                  "punctuation, so each phrase counts as one word: put a space between its words first")
 
