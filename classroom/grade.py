@@ -18,6 +18,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,7 +32,7 @@ from pathlib import Path
 
 from classroom import submission
 from classroom.dependencies import needed
-from classroom.grade_run import TIMED_OUT, TOO_LONG, TYPING
+from classroom.grade_run import MEMORY, TIMED_OUT, TOO_LONG, TYPING
 from classroom.submission import UnreadableError, chapter_in_code, chapter_in_name, course, flags, learner_code, read
 from helpers.needs import names
 from tools.chapters import CHAPTERS, EXPLORER, ROOT, read_toml
@@ -39,6 +40,7 @@ from tools.editions import SOLUTION, checked_exercise, is_notes, tags
 
 TIMEOUT = 60  # seconds one exercise (its code, then its check) may take
 SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy machine
+MEMORY_MB = 4000  # the memory a grading process may have: a chapter needs under 1,000 MB (docs/instructor.md)
 QUIET_S = 60  # seconds without a notebook done before the grader says it is still at work
 FEEDBACK = 2000  # characters of feedback kept: a spreadsheet's cell holds at most 32,767
 RESULT = {"exercise": str, "passed": bool, "feedback": str, "flags": list}  # the keys of a result line, and types
@@ -192,8 +194,9 @@ def outcomes(planned: dict, exercises: Sequence[str]) -> tuple[dict[str, dict], 
                 f"the grading process stopped again during {exercises[k]}")
             return results | {name: _error(name, why) for name in left}, notes + [why] * bool(left)
         timed = code in (TIMED_OUT, None)
+        killed = " (killed by the system, most often for running out of memory)" * (code == -signal.SIGKILL)
         why = TOO_LONG.format(planned["timeout"]) if timed else (
-            f"the grading process exited during {exercises[k]} (exit code {code}{': ' + tail if tail else ''})")
+            f"the grading process exited during {exercises[k]}{killed} (exit code {code}{': ' + tail if tail else ''})")
         results[exercises[k]] = {**_error(exercises[k], why), "status": "time limit" if timed else "error"} | (
             {"feedback": f"{exercises[k]}: {why}"} if timed else {})  # graded: 0, for running over
         notes.append(f"{exercises[k]}: {why}" + "; the exercises after it were graded in a fresh process" * (
@@ -213,8 +216,9 @@ def _error(name: str, why: str) -> dict:
 
 
 def grade(path: Path, student: str, chapter: str | None = None, points: dict[str, float] | None = None,
-          timeout: float = TIMEOUT, shown: str | None = None) -> Graded:
-    """Grade one submission against `chapter` (default: the chapter its file name says, else its code's)."""
+          timeout: float = TIMEOUT, shown: str | None = None, memory_mb: int = MEMORY_MB) -> Graded:
+    """Grade one submission against `chapter` (default: the chapter its file name says, else its code's), each
+    grading process held to `memory_mb`."""
     points, shown = points or {}, shown or str(path)
     began = time.perf_counter()
     named = chapter_in_name(path)
@@ -244,7 +248,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     if not course(chapter)[1]:
         return refused("no exercises", f"chapter {chapter} has no exercises to grade", chapter)
     planned, flagged, elsewhere, shadows = plan(nb, chapter, timeout)  # a flag elsewhere zeroes every exercise
-    results, notes = outcomes(planned, [e.name for e in course(chapter)[1]])
+    results, notes = outcomes(planned | {"memory_mb": memory_mb}, [e.name for e in course(chapter)[1]])
     if any(SOLUTION in tags(cell) or is_notes(cell) for cell in nb.cells):  # the teacher's copy, or a leak
         elsewhere = [*elsewhere, "it is the instructor edition (it holds the solution cells or notes)"]
     scores, unflagged = [], 0.0
@@ -267,11 +271,13 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
         unflagged += most if result["passed"] else 0
     tally = Counter(s.status for s in scores if s.status not in ("passed", "flagged"))
-    told = ", ".join(f"{n} {status}" for status, n in tally.items())
+    told = ", ".join(f"{n} {'ran over the time limit' if status == 'time limit' else status}"
+                     for status, n in tally.items())
     if tally:  # the summary row tells a notebook nobody tried from one tried and wrong
         notes.insert(0, told)
-    if typed := [s.exercise for s in scores if TYPING in s.feedback and s.status != "passed"]:
-        notes.insert(1, f"input() stopped {', '.join(typed)}: to be read by hand")  # a right answer may sit behind it
+    for said, what in ((TYPING, "input()"), (MEMORY, "running out of memory")):  # a right answer may sit behind it
+        if stopped := [s.exercise for s in scores if said in s.feedback and s.status != "passed"]:
+            notes.insert(1, f"{what} stopped {', '.join(stopped)}: to be read by hand")
     lacking = {s.exercise: found[1] for s in scores if s.status != "passed"  # not a typo in a module we have
                and (found := re.search(r"No module named '([\w.]+)'", s.feedback))
                and importlib.util.find_spec(found[1].split(".")[0]) is None}
@@ -395,8 +401,9 @@ def write_feedback(results: Sequence[Graded], out: Path, wrong: dict[str, str] |
         shown = gradescope(g)
         chapter = f", chapter {g.chapter}" if g.chapter else ""
         parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points ({shown['output']})"]
-        parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} point{'s' * (test['max_score'] != 1)}"
-                  f"\n{test['output']}" for test in shown.get("tests", []) if "visibility" not in test
+        parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} point{'s' * (test['max_score'] != 1)}: "
+                  + test["output"].removeprefix(f"{test['name']}: ") for test in shown.get("tests", [])
+                  if "visibility" not in test
                   and test["output"] != f"{test['name']}: {g.note}"]  # not graded: the reason once, above
         sent.setdefault(g.student, [f"Feedback for {g.student}"]).extend(parts)
     for student, parts in sent.items():
@@ -431,6 +438,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("grades"),
                         help="folder for summary.csv, grades.csv and feedback/")
     parser.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds one exercise may take")
+    parser.add_argument("--memory", type=int, default=MEMORY_MB,
+                        help=f"MB of memory one grading process may have (default {MEMORY_MB:,}; Linux)")
     parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)),
                         help="submissions graded at once (default: the CPUs this process may use)")
     parser.add_argument("--roster", type=Path, help="CSV: file or folder name, student id")
@@ -449,7 +458,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(problem))
     found = submissions(args.paths)
     if args.gradescope:
-        graded = grade(found[0][1], found[0][0], chapter, points, args.timeout) if len(found) == 1 else None
+        one = found[0] if len(found) == 1 else None
+        graded = grade(one[1], one[0], chapter, points, args.timeout, memory_mb=args.memory) if one else None
         why = "no notebook was uploaded: upload your .ipynb file" if not found else (
             f"{len(found)} notebooks were uploaded ({', '.join(p.name for _, p, _ in found)}): upload exactly one")
         args.gradescope.parent.mkdir(parents=True, exist_ok=True)
@@ -467,8 +477,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"grading {len(found)} notebook{'s' * (len(found) != 1)}, {max(1, min(args.workers, len(found)))} at a time "
           f"(an exercise may take {args.timeout:g} s)", flush=True)
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
-        pending = {pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout, shown): shown
-                   for key, path, shown in found}
+        pending = {pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout, shown,
+                               args.memory): shown for key, path, shown in found}
         while pending:
             done, _ = wait(pending, timeout=QUIET_S, return_when=FIRST_COMPLETED)
             if not done:

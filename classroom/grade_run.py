@@ -4,16 +4,19 @@
 
 The plan's steps run in order in one namespace; one JSON line per exercise goes to the process's stdout, kept on
 a descriptor the learner's code is not told of (what it prints goes nowhere), then a last line, {"done": true}.
-What it flags at run time, and why: docs/instructor.md, "Grading a class".
+Its memory (address space) is held to the plan's `memory_mb`, so one notebook cannot take the machine's. What it
+flags at run time, and why: docs/instructor.md, "Grading a class".
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import linecache
 import os
 import pkgutil
+import resource
 import signal
 import sys
 import traceback
@@ -26,6 +29,7 @@ LEARNER = "<your exercise cell>"  # the file name the learner's code is compiled
 TIMED_OUT = 124  # the exit code when the learner's code caught the time limit and ran on
 TOO_LONG = "did not finish within {:g} s, the time limit: look for a loop that never ends or a long wait"  # .format(s)
 TYPING = "input() waits for typing, which a grading run cannot give: put the value in the code"
+MEMORY = "it asked for more memory than a grading process may have"  # its limit: --memory, classroom/grade.py
 COPIES = {  # helpers' own functions that compute an exercise's answer, guarded in its check like the solutions
     "weighted_average": "helpers.attention:spotlight", "softmax": "helpers.attention:spotlight",
     "masked_weights": "helpers.attention:spotlight",
@@ -137,7 +141,10 @@ def run(source: str, label: str, namespace: dict, timeout: float, watch: Watch |
 def _said(err: BaseException) -> str:
     """An error as feedback names it, with the learner's line that raised it; input() gets its reason, since its
     EOFError does not say."""
-    said = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__  # a bare assert says nothing
+    if isinstance(err, MemoryError) or "can't allocate memory" in str(err):  # torch's: a C++ allocator's words
+        said = f"an out-of-memory error: {MEMORY}"
+    else:
+        said = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__  # a bare assert says nothing
     lines = [frame.line for frame in traceback.extract_tb(err.__traceback__) if frame.filename == LEARNER]
     lines += [err.text.strip()] if isinstance(err, SyntaxError) and err.filename == LEARNER and err.text else []
     return said + (f" (at: {lines[-1]})" if lines and lines[-1] else "") + (
@@ -164,7 +171,7 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
         if kind == "course":
             err = run(source, f"<the chapter's {step['label']}>", namespace, 0)
             if err is not None:
-                emit({"error": f"the chapter's {step['label']} stopped with {type(err).__name__}: {err}"[:300]})
+                emit({"error": f"the chapter's {step['label']} stopped with {_said(err)}"[:300]})
                 return
             course |= {k: namespace[k] for k in names(source).bound if k in namespace}
             continue
@@ -218,6 +225,9 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
 
 def main() -> None:
     plan = json.loads(Path(sys.argv[1]).read_text())
+    memory = plan["memory_mb"] * 2**20
+    with contextlib.suppress(ValueError, OSError):  # Linux enforces it; macOS may refuse or ignore it
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     del sys.argv[1:]  # the learner's code is told nothing of the grader's files
     import classroom.dependencies  # noqa: F401
     import helpers.checks  # noqa: F401 - imported from the checkout before the learner's folder becomes the cwd

@@ -236,7 +236,7 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
 @pytest.mark.parametrize(("code", "statuses", "says"), [
     ("def weighted_average(w, v):\n    while True:\n        try:\n            while True:\n                pass\n"
      "        except BaseException:\n            pass", ["time limit", "passed"], "the time limit"),
-    ("import os\n\ndef weighted_average(w, v):\n    os._exit(0)", ["error", "passed"], "exited during weighted_av"),
+    ("import os\n\ndef weighted_average(w, v):\n    os.kill(os.getpid(), 9)", ["error", "passed"], "(killed by the"),
     ("import os\n\ndef weighted_average(w, v):\n    pass\n\nfor fd in os.listdir('/proc/self/fd'):\n"
      "    if os.path.realpath(f'/proc/self/fd/{fd}').endswith('.jsonl'):\n        os.write(int(fd), b'{\"exercise\": "
      "\"softmax\", \"passed\": true, \"feedback\": \"\", \"flags\": []}\\n')", ["error", "error"], "not the grader's"),
@@ -248,6 +248,8 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
      "input() waits for typing"),
     ("n = int(input('How many? '))\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],
      "input() stopped weighted_average: to be read by hand"),  # a right answer behind it: the summary says so
+    ("big = torch.empty(2 * 10**9)\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],  # 8 GB
+     "running out of memory stopped weighted_average: to be read by hand"),  # over the limit: refused at once
     ("from einops import rearrange\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],
      "einops, not installed where this grades, stopped weighted_average: to be read by hand"),
     ("from helpers.attenton import causal_mask\n\ndef weighted_average(w, v):\n    return w @ v",
@@ -294,9 +296,8 @@ def test_the_static_look_flags_reaching_into_the_machinery(code: str, flag: str)
 
 
 def test_honest_code_is_not_flagged() -> None:
-    for code in (*WRONG.values(), "import math\n\ndef f(x):\n    return math.exp(x)\n\n\nprint(f(1))", ABOVE,
-                 "softmax = yours_or_reference(check_softmax, softmax)", HONEST["softmax"], "torch.set_printoptions(3)",
-                 ):
+    for code in (*WRONG.values(), "import math\n\ndef f(x):\n    return math.exp(x)\n\n\nprint(f(1))",  # ABOVE, HONEST:
+                 "softmax = yours_or_reference(check_softmax, softmax)", "torch.set_printoptions(3)"):  # graded: S-3
         assert flags(code, exercise=True) == [] and flags(code, exercise=False) == []
 
 

@@ -136,7 +136,7 @@ class SplitTheWidth(ChapterWidget):
         except ValueError as error:  # nothing the model could read: the chapter's sentence, and why, while it shows
             self.sentence = example_sentences()[1]
             self.reading, self.options = build_options(self.sentence, loader)
-            self.notes = [f"{str(error).split(':')[0]}: showing the chapter's sentence instead."]
+            self.notes = [f"{str(error).split(':')[0].rstrip('.')}: showing the chapter's sentence instead."]
         self.words = self.reading.words
         self.heads, self.layer, self.first = 4, UNTRAINED, 0
         self.head_buttons = widgets.ToggleButtons(options=list(HEAD_COUNTS), value=self.heads,

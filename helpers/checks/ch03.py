@@ -78,8 +78,8 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
     if tuple(got.shape) == (len(positions),):
         expect(not torch.allclose(got, torch.ones(len(positions))),
                f"{name}: you picked rows (heads) {positions} instead of the columns (words) at those positions. "
-               "Rows are heads, columns are words looked at: keep every row and pick the columns, "
-               "weights[:, positions].")
+               "Rows are heads, columns are words looked at: keep every row and pick the columns at those "
+               "positions.")
         expect(False, f"{name} returned one number per clue position ({list(got.shape)}); it should add the "
                       "positions up and give one number per head. Sum over the last dimension.")
     expect(not (tuple(got.shape) == (weights.shape[0], len(positions)) and torch.allclose(got, weights[:, positions])),

@@ -162,10 +162,9 @@ def check_merge_heads(merge_heads: Callable[[torch.Tensor], torch.Tensor]) -> bo
     got = expect_tensor(name, got, (_B, _T, _C))
     if not torch.equal(got, x):
         expect(not torch.equal(got, y.reshape(_B, _T, _C)),
-               f"{name}: you reshaped [B, H, T, D] straight to [B, T, C] without moving the head dimension "
-               "back behind the words. In order: read the sizes from y (B, H, T, D = y.shape), swap the heads and "
-               "the words (dimensions 1 and 2), then join each word's heads into one row of H * D numbers with "
-               ".reshape (step 4 of section 1).")
+               f"{name}: you reshaped [B, H, T, D] straight to [B, T, C] without moving the head dimension back "
+               "behind the words first, so each row mixes several words' numbers. Step 4 of section 1 shows the "
+               "order of the two moves.")
         expect(not torch.equal(got, y.permute(0, 2, 3, 1).reshape(_B, _T, _C)),
                f"{name}: the heads ended up interleaved: each word's row takes number 0 of every head, then number "
                f"1 of every head, and so on (column {_D} of x, head 1's first number, lands at place 1). Keep each "
@@ -203,9 +202,9 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
                f"not each get a full copy. Query, key and value stay {width} x {width} each.")
         expect(not (got == qkv and heads == 1),
                f"{name}({width}, 1): you left the output projection out for a single head. The course's one-head "
-               "model does that (section 4: one head has nothing to mix), but this exercise counts the layer "
-               "helpers.MultiHeadAttention(width, heads) builds, which has its output projection whatever the "
-               f"number of heads: add its {width} x {width} weights and {width} biases for heads=1 too.")
+               "model does that (one head has nothing to mix: the part after this exercise), but this exercise "
+               "counts the layer helpers.MultiHeadAttention(width, heads) builds, which has its output projection "
+               "whatever the number of heads: count it for heads=1 too.")
         expect(got != 3 * heads * (width // heads) ** 2 + proj,
                f"{name}({width}, {heads}): you gave each head its own D x D matrices ({width // heads} x "
                f"{width // heads}), or counted a single head's D x C slice ({width // heads} x {width}): both come "
@@ -218,7 +217,7 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
                f"(bias=False in section 1); only the output projection has one, {width} numbers.")
         expect(got != qkv,
                f"{name}({width}, {heads}): you counted query, key and value ({qkv:,}) but forgot the output "
-               f"projection that mixes the heads: a {width} x {width} matrix plus {width} biases.")
+               "projection that mixes the heads (step 5 of section 1): count its weights and its biases too.")
         expect(got != qkv + width * width,
                f"{name}({width}, {heads}): almost: the output projection also has a bias, one number per "
                f"output ({width} of them, one per row of its weight matrix).")
