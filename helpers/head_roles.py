@@ -49,8 +49,8 @@ def case_verdict(kinds_per_head: Sequence[int]) -> list[str]:
     none of the kinds, wrapped to 100 characters."""
     specialists = [h for h, n in enumerate(kinds_per_head) if n == 1]
     elsewhere = [h for h, n in enumerate(kinds_per_head) if n == 0]
-    counts = (f"four heads that follow one kind (specialists): {len(specialists)}; two or more kinds: "
-              f"{sum(n > 1 for n in kinds_per_head)}; none of the four kinds: {len(elsewhere)}")
+    counts = (f"the {len(kinds_per_head)} heads by sort: specialists (one kind each): {len(specialists)}; two or more "
+              f"kinds: {sum(n > 1 for n in kinds_per_head)}; none of the four kinds: {len(elsewhere)}")
     are = "is a specialist" if len(specialists) == 1 else "are specialists"
     verdict = (f"{heads_named(specialists)} {are}, as the course describes" if specialists
                else "no head of this model is the specialist the course describes")

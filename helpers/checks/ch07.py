@@ -138,8 +138,9 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
     name = "block_step"
     block, x = _block(), _example()
     done, got = attempt(name, block_step, block, x.clone(), errors=(RuntimeError, TypeError),
-                        hint="block.attn(...) returns a pair (y, att): add only its y, block.attn(...)[0]. Check also "
-                             "the order of the steps (each part takes and gives vectors of the block's width).")
+                        hint=lambda err: "block.attn(...) returns a pair (y, att): add only its y, block.attn(...)[0]."
+                        if "tuple" in str(err) else "Check the order of the steps: each part takes and gives vectors "
+                        "of the block's width.")
     if not done:
         return False
     expect(not block.called, f"{name}: you called the whole block, block(x): that runs the forward pass the exercise "
@@ -168,8 +169,8 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
         replaced = ("x itself was replaced by its normalised version. Only the input handed to each part is "
                     "normalised; the running x is added to unchanged.")
         mistakes = [
-            (ff(ln2(found)), "nothing is added back. Keep x and add each part's output onto it: "
-                             "x = x + attn(ln1(x)), then x = x + ff(ln2(x))."),
+            (ff(ln2(found)), "nothing is added back. Keep x and add each part's output onto it, in the two "
+                             "steps section 4 writes out."),
             (ff(ln2(mid)), "the second add-back is missing: after attention, x = x + ff(ln2(x)), not ff(ln2(x)) "
                            "alone, which drops the x that attention's findings were added to."),
             (found + ff(ln2(found)), "the first add-back is missing: x = x + attn(ln1(x)), not attention's output "
