@@ -257,11 +257,12 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         result = results[name]
         result["flags"] = list(dict.fromkeys(elsewhere + flagged[name] + result["flags"]))
         status = result.get("status") or _status(result)
+        if "not attempted" in result["feedback"] and learner_code(nb, name) is None:  # not even the stub's def
+            result["feedback"] = (f"{name}: not attempted: no cell of this notebook defines {name} (its exercise "
+                                  "cell deleted, or its def taken out?)")
         feedback = result["feedback"] if status != "flagged" else (
             f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Without the flag: "
             + result["feedback"].removeprefix(f"{name}: "))
-        if status == "not attempted" and learner_code(nb, name) is None:  # not even the stub: a deleted cell
-            feedback = f"{name}: not attempted: no cell of this notebook defines {name} (its exercise cell deleted?)"
         missing = re.search(r"NameError: name '(\w+)'", feedback) if status == "failed" else None
         if missing and learner_code(nb, missing[1]):  # a cell below makes it: the learner's kernel ran it, not yet ours
             feedback += (" (The grader reads your cells from the top: define what your function uses in a cell "
