@@ -278,8 +278,7 @@ def test_change_one_word_static_copy_changes_each_word(static_build: None) -> No
     assert len(states) == 11
     attn, ff = (p["series"][0]["y"] for p in states["3"]["panels"])
     assert [a > 1e-5 for a in attn] == [i >= 3 for i in range(11)]
-    assert [f > 1e-5 for f in ff] == [i == 3 for i in range(11)]
-    assert "at 8 positions" in states["3"]["caption"]
+    assert [f > 1e-5 for f in ff] == [i == 3 for i in range(11)] and "at 8 positions" in states["3"]["caption"]
 
 
 def test_presenter_mode_enlarges_the_widgets_and_folds_the_static_step_through(presenter: bool) -> None:

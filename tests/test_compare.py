@@ -44,8 +44,7 @@ def test_scoreboard_heatmap_shows_chance_then_each_model() -> None:
     assert [a.text for a in fig.layout.annotations][:3] == ["chance", "one head", "four heads"]  # panel titles
     assert list(one.x) == ["head 0"]
     assert list(four.x) == [f"head {h}" for h in range(4)] and list(four.y) == list(CLUE_KINDS)
-    assert list(four.z[0]) == BOARD_4["subject"]
-    assert four.text[2][0] == "23%"
+    assert list(four.z[0]) == BOARD_4["subject"] and four.text[2][0] == "23%"
     shown = [(text, value) for trace in fig.data
              for texts, values in zip(trace.text, trace.z, strict=True)
              for text, value in zip(texts, values, strict=True)]

@@ -10,6 +10,7 @@ import pytest
 
 from helpers.checks import solution_in_use
 from helpers.checks.solutions import SOLUTIONS
+from tools.build_site import main as build_site
 from tools.chapters import NOTEBOOKS, execute, notebook_paths
 from tools.editions import EXERCISE, NOTES_KEY, SOLUTION, build, checked_exercise, is_notes, solution_source, tags
 
@@ -49,8 +50,10 @@ def test_a_class_gets_the_learner_edition_without_the_notes_in_its_metadata(tmp_
     answered = source  # presented live and saved: an answer in the stub's place
     next(c for c in answered.cells if EXERCISE in tags(c)).source = "def weighted_average(w, v):\n    return w @ v"
     nbformat.write(answered, tmp_path / "presented.ipynb")
-    with pytest.raises(ValueError, match=r"presented.ipynb: weighted_average\).*git checkout notebooks/"):
+    with pytest.raises(SystemExit, match=r"presented.ipynb: weighted_average\).*git checkout notebooks/"):
         build("learner", tmp_path / "handout", [tmp_path / "presented.ipynb"])
+    with pytest.raises(SystemExit, match="Not built: exercise cells hold answers"):  # nor a page or deck of it
+        build_site([str(tmp_path / "presented.ipynb"), "--no-pages", "--out", str(tmp_path / "handout")])
     assert not (tmp_path / "handout").exists(), "nothing written"
 
 

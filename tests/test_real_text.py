@@ -145,8 +145,7 @@ def test_head_roles_shares_are_attention_fractions_and_chance_is_even_spreading(
     rows = head_roles(model, ids)
     assert [r["head"] for r in rows] == [0, 1, 2, 3]
     for row in rows:
-        assert set(row["share"]) == set(KINDS)
-        assert all(0 <= v <= 1 for v in row["share"].values())
+        assert set(row["share"]) == set(KINDS) and all(0 <= v <= 1 for v in row["share"].values())
         assert row["share"]["one word back"] + row["share"]["itself"] <= 1 + 1e-4
     itself = statistics.mean(1 / (i + 1) for i in range(1, 16))
     assert rows[0]["chance"]["itself"] == pytest.approx(itself, abs=1e-4)

@@ -10,8 +10,7 @@ from helpers.tokenizer import UNK, VOCAB_SIZE, Tokenizer, read_text_file, split,
 
 def test_story_tokenizer_has_exactly_1024_entries():
     tok = story_tokenizer()
-    assert len(tok) == VOCAB_SIZE == 1024
-    assert tok.words[0] == UNK and tok.words[1] == STORY_START
+    assert len(tok) == VOCAB_SIZE == 1024 and tok.words[0] == UNK and tok.words[1] == STORY_START
     reserved = [w for w in tok.words if w.startswith("<reserved-")]
     assert len(reserved) == 1024 - 2 - len([w for w in tok.words if not w.startswith("<")])
     assert not any(split(w) == [w] for w in reserved)  # reserved entries can never come out of text

@@ -31,8 +31,7 @@ def test_loss_goes_down_in_a_tiny_run(small_stories, make):
     assert sum(result.losses[-5:]) / 5 < sum(result.losses[:5]) / 5 - 1.0
     assert result.val_ppl < 1024 and result.model.tokenizer is small_stories.tokenizer
     assert set(result.clue_accuracy) == {"subject", "previous", "mood", "sense", "all"}
-    assert result.tokens_per_s > 0 and result.seconds > 0
-    assert not result.model.training
+    assert result.tokens_per_s > 0 and result.seconds > 0 and not result.model.training
 
 
 def test_same_seed_same_run(small_stories):

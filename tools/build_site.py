@@ -28,7 +28,7 @@ from nbconvert.filters.markdown import markdown2html
 
 from tools.build_slides import NpmMissingError, deck_file, ship_reveal, write_deck
 from tools.chapters import ROOT, chapter_title, notebook_paths, reading_minutes
-from tools.editions import build, with_folded_solutions, with_notes
+from tools.editions import build, stubs_in_place, with_folded_solutions, with_notes
 from tools.pages import (
     PLOTLY_JS,
     REPOSITORY,
@@ -150,15 +150,16 @@ def write_notebooks_zip(out_dir: Path) -> Path:
         return Path(shutil.make_archive(str(out_dir / "notebooks"), "zip", root_dir=folder, base_dir="notebooks"))
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter and the explorer")
     parser.add_argument("--out", type=Path, default=SITE)
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--no-slides", action="store_true", help="pages only, no reveal.js decks")
     only.add_argument("--no-pages", action="store_true", help="decks only (OUT/slides), no pages, index or zip")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     notebooks = [p.resolve() for p in args.notebooks] or notebook_paths("")
+    stubs_in_place(notebooks)  # the pages fold the solutions, the decks show the stubs: not an answer typed live
     args.out.mkdir(parents=True, exist_ok=True)
     ship_plotly(args.out)
     if not args.no_slides:

@@ -120,16 +120,22 @@ def answered(nb: nbformat.NotebookNode) -> list[str]:
             for i, cell in enumerate(nb.cells) if EXERCISE in tags(cell) and "todo()" not in cell.source]
 
 
-def build(edition: str, out: Path, notebooks: Sequence[Path] | None = None) -> list[Path]:
-    """Write `edition` of `notebooks` (default: every chapter and the explorer) into the folder `out`; a learner
-    edition of a chapter whose exercise cells hold answers is refused (ValueError), before anything is written."""
-    paths = list(notebooks or notebook_paths(""))
-    filled = {p.name: names for p in paths if edition == "learner" and (names := answered(nbformat.read(p, 4)))}
+def stubs_in_place(paths: Sequence[Path]) -> None:
+    """Stop the build if an exercise cell holds an answer: a learner edition, page or deck would show it."""
+    filled = {p.name: names for p in paths if (names := answered(nbformat.read(p, 4)))}
     if filled:
         said = "; ".join(f"{name}: {', '.join(names)}" for name, names in filled.items())
-        raise ValueError(f"exercise cells hold answers, not their stubs ({said}): a chapter presented live saves "
-                         "what you type into it. Close it in JupyterLab, put the stubs back (git checkout notebooks/ "
-                         "undoes every change in that folder), then build again.")
+        raise SystemExit(f"Not built: exercise cells hold answers, not their stubs ({said}): a chapter presented "
+                         "live saves what you type into it. Close it in JupyterLab, put the stubs back (git checkout "
+                         "notebooks/ undoes every change in that folder), then build again.")
+
+
+def build(edition: str, out: Path, notebooks: Sequence[Path] | None = None) -> list[Path]:
+    """Write `edition` of `notebooks` (default: every chapter and the explorer) into the folder `out`; a learner
+    edition of a chapter whose exercise cells hold answers is refused (SystemExit), before anything is written."""
+    paths = list(notebooks or notebook_paths(""))
+    if edition == "learner":
+        stubs_in_place(paths)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for path in paths:
@@ -147,10 +153,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="default: a folder named after the edition")
     args = parser.parse_args()
     out = args.out or ROOT / args.edition
-    try:
-        written = build(args.edition, out, [p.resolve() for p in args.notebooks] or None)
-    except ValueError as problem:  # the command was right: the message alone, not argparse's usage
-        raise SystemExit(f"Not built: {problem}") from None
+    written = build(args.edition, out, [p.resolve() for p in args.notebooks] or None)
     print(f"wrote the {args.edition} edition of {len(written)} notebook{'s' * (len(written) != 1)} into {out}")
 
 
