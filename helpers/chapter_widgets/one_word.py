@@ -159,8 +159,8 @@ class ChangeOneWord(ChapterWidget):
         if not pieces:
             return f"The box was empty, so it shows '{self.new_word}' again: type a word."
         if pieces[0] not in self.tokenizer.ids:  # the words to try leave out the box's own, which it shows again
-            others = ", ".join(f"'{w}'" for w in SWAPS if w not in (there, self.new_word))
-            return f"'{_clipped(pieces[0], 16)}' is not a word the model knows: try {others}."
+            others = " or ".join([f"'{w}'" for w in SWAPS if w not in (there, self.new_word)][:2])
+            return f"'{_clipped(pieces[0], 14)}' is unknown to the model, so '{self.new_word}' stays: try {others}."
         if pieces[0] == there:
             return f"'{there}' is the word already there, so nothing would move: type another."
         return ""
