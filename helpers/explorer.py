@@ -204,7 +204,11 @@ class Explorer(Widget):
             try:
                 reading = read_sentence(self.model, text)
             except ValueError as error:
-                still = " The heatmap keeps the last sentence." if self.words else ""  # one line on a projector
+                if self.words:  # the box shows the sentence on show again, and the menu names it, as it did
+                    self.set_quietly(self.sentence, self.shown_text)
+                    self.set_quietly(self.example_picker, self.shown_text if self.shown_text in self.offered_examples
+                                     else PICK[1])
+                still = " The box and the heatmap keep the last sentence." if self.words else ""  # one projector line
                 raise ValueError(f"{error}{still}") from error
             chosen = self.focus_chosen and self.focus < len(self.originals)
             focus_word = self.originals[self.focus] if chosen else None

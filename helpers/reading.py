@@ -84,8 +84,9 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
         if all(w == UNK or not is_word(w) for w in words):  # punctuation is known everywhere
             learnt = (getattr(model, "card", None) or {}).get("corpus", "").split(" (")[0]  # 'novels (...)': 'novels'
             where = f"the text this model learned ({learnt})" if learnt else "a sentence in the list"
-            notes.append(f"None of these words are known, so the heatmap can only show word positions: type words "
-                         f"from {where}.")
+            marks = " (only the punctuation is)" if not all(w == UNK for w in words) else ""
+            notes.append(f"None of these words are known{marks}, so the heatmap can only show word positions: type "
+                         f"words from {where}.")
     if len(ids) == 1 and not notes:  # a known word: nothing else explains the single square
         notes.append("One word can only look at itself, so all its weight is on it: type a few more words to see a "
                      "spotlight spread.")

@@ -174,8 +174,8 @@ def test_static_explorer_precomputes_every_sentence_and_head_behind_two_menus() 
 def test_an_empty_sentence_or_not_text_gets_a_message_and_keeps_the_last_heatmap(ex: Explorer, bad, says) -> None:
     words = list(ex.words)
     ex.set_sentence(bad)  # must not raise
-    assert says in ex.problem and ex.problem in ex.message.value and ex.words == words
-    _assert_shows(ex, STORY, quiet=False)  # the last good sentence stays on show
+    assert says in ex.problem and ex.problem in ex.message.value and ex.words == words and ex.sentence.value == STORY
+    _assert_shows(ex, STORY, quiet=False)  # the last good sentence stays on show, in the box too
     ex.model_picker.value = "one_head"  # the next model reads the sentence on show, not the box's refused one
     assert ex.sentence.value == STORY and ex.att.shape[0] == 1 and _assert_shows(ex, STORY) is None
     ex.sentence.value = OTHER
