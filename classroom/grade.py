@@ -40,7 +40,7 @@ from tools.editions import SOLUTION, checked_exercise, is_notes, tags
 
 TIMEOUT = 60  # seconds one exercise (its code, then its check) may take
 SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy machine
-MEMORY_MB = 4000  # the memory a grading process may have: a chapter needs under 1,000 MB (docs/instructor.md)
+MEMORY_MB = 4000  # the memory (address space) a grading process may have: several times what a chapter takes
 QUIET_S = 60  # seconds without a notebook done before the grader says it is still at work
 FEEDBACK = 2000  # characters of feedback kept: a spreadsheet's cell holds at most 32,767
 RESULT = {"exercise": str, "passed": bool, "feedback": str, "flags": list}  # the keys of a result line, and types
