@@ -133,14 +133,16 @@ def _block() -> TransformerBlock:
     return block
 
 
+_PAIR = "block.attn(...) returns a pair (y, att): add only its y, block.attn(...)[0]."
+_ORDER = "Check the order of the steps: each part takes and gives vectors of the block's width."
+
+
 def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torch.Tensor]) -> bool:
     """block_step(block, x [B, T, C]) must compute x + attn(ln1(x)), then x + ff(ln2(x)): [B, T, C]."""
     name = "block_step"
     block, x = _block(), _example()
     done, got = attempt(name, block_step, block, x.clone(), errors=(RuntimeError, TypeError),
-                        hint=lambda err: "block.attn(...) returns a pair (y, att): add only its y, block.attn(...)[0]."
-                        if "tuple" in str(err) else "Check the order of the steps: each part takes and gives vectors "
-                        "of the block's width.")
+                        hint=lambda err: _PAIR if "tuple" in str(err) else _ORDER)  # a pair added to x, say
     if not done:
         return False
     expect(not block.called, f"{name}: you called the whole block, block(x): that runs the forward pass the exercise "
