@@ -43,6 +43,7 @@ SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy mach
 MEMORY_MB = 4000  # the memory (address space) a grading process may have: several times what a chapter takes
 QUIET_S = 60  # seconds without a notebook done before the grader says it is still at work
 FEEDBACK = 2000  # characters of feedback kept: a spreadsheet's cell holds at most 32,767
+SAID = {"time limit": "ran over the time limit", "error": "not graded"}  # a status, in the summary's words
 RESULT = {"exercise": str, "passed": bool, "feedback": str, "flags": list}  # the keys of a result line, and types
 
 
@@ -194,9 +195,10 @@ def outcomes(planned: dict, exercises: Sequence[str]) -> tuple[dict[str, dict], 
                 f"the grading process stopped again during {exercises[k]}")
             return results | {name: _error(name, why) for name in left}, notes + [why] * bool(left)
         timed = code in (TIMED_OUT, None)
-        killed = " (killed by the system, most often for running out of memory)" * (code == -signal.SIGKILL)
-        why = TOO_LONG.format(planned["timeout"]) if timed else (
-            f"the grading process exited during {exercises[k]}{killed} (exit code {code}{': ' + tail if tail else ''})")
+        exited = (f"was killed during {exercises[k]} (by its own code, or by the system when memory ran out)"
+                  if code == -signal.SIGKILL else f"exited during {exercises[k]} (exit code {code}"
+                  + (f": {tail})" if tail else ")"))
+        why = TOO_LONG.format(planned["timeout"]) if timed else f"the grading process {exited}"
         results[exercises[k]] = {**_error(exercises[k], why), "status": "time limit" if timed else "error"} | (
             {"feedback": f"{exercises[k]}: {why}"} if timed else {})  # graded: 0, for running over
         notes.append(f"{exercises[k]}: {why}" + "; the exercises after it were graded in a fresh process" * (
@@ -272,8 +274,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
         unflagged += most if result["passed"] else 0
     tally = Counter(s.status for s in scores if s.status not in ("passed", "flagged"))
-    told = ", ".join(f"{n} {'ran over the time limit' if status == 'time limit' else status}"
-                     for status, n in tally.items())
+    told = ", ".join(f"{n} {SAID.get(status, status)}" for status, n in tally.items())
     if tally:  # the summary row tells a notebook nobody tried from one tried and wrong
         notes.insert(0, told)
     for said, what in ((TYPING, "input()"), (MEMORY, "running out of memory")):  # a right answer may sit behind it

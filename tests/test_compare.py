@@ -17,8 +17,7 @@ BASELINE = {"val_ppl": 2.3, "clue_accuracy": dict.fromkeys(CLUE_KINDS, 0.7)}  # 
 
 def test_smooth_is_a_trailing_mean() -> None:
     assert compare.smooth([4.0, 2.0, 0.0, 2.0], window=2) == [4.0, 3.0, 1.0, 1.0]
-    assert compare.smooth([1.0, 2.0, 3.0], window=10) == [1.0, 1.5, 2.0]
-    assert compare.smooth([], window=3) == []
+    assert compare.smooth([1.0, 2.0, 3.0], window=10) == [1.0, 1.5, 2.0] and compare.smooth([], window=3) == []
     with pytest.raises(ValueError, match="window"):
         compare.smooth([1.0], window=0)
 
@@ -105,8 +104,7 @@ def test_late_checks_spread_over_the_last_third_as_often_as_a_race_checks() -> N
 
     assert len(compare.late_checks(60)) == len(compare.late_checks(MIN_STEPS)) == CHECKS
     assert compare.late_checks(60) == (40, 50, 60)
-    assert compare.late_checks(100) == (67, 83, 100)
-    assert compare.late_checks(3) == (2, 3)
+    assert compare.late_checks(100) == (67, 83, 100) and compare.late_checks(3) == (2, 3)
     with pytest.raises(ValueError, match="whole number of steps"):
         compare.late_checks(2)
 

@@ -43,8 +43,7 @@ def test_clue_accuracy_counts_exact_guesses(val):
     ids, clues = val
     model = course_model(heads=1)
     scores = evaluate.clue_accuracy(model, ids, clues)
-    assert set(scores) == {"subject", "previous", "mood", "sense", "all"}
-    assert all(0 <= v <= 1 for v in scores.values())
+    assert set(scores) == {"subject", "previous", "mood", "sense", "all"} and all(0 <= v <= 1 for v in scores.values())
     assert evaluate.clue_accuracy(Oracle(ids, model.config), ids, clues) == dict.fromkeys(scores, 1.0)
 
 

@@ -236,7 +236,7 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
 @pytest.mark.parametrize(("code", "statuses", "says"), [
     ("def weighted_average(w, v):\n    while True:\n        try:\n            while True:\n                pass\n"
      "        except BaseException:\n            pass", ["time limit", "passed"], "the time limit"),
-    ("import os\n\ndef weighted_average(w, v):\n    os.kill(os.getpid(), 9)", ["error", "passed"], "(killed by the"),
+    ("import os\n\ndef weighted_average(w, v):\n    os.kill(os.getpid(), 9)", ["error", "passed"], "was killed"),
     ("import os\n\ndef weighted_average(w, v):\n    pass\n\nfor fd in os.listdir('/proc/self/fd'):\n"
      "    if os.path.realpath(f'/proc/self/fd/{fd}').endswith('.jsonl'):\n        os.write(int(fd), b'{\"exercise\": "
      "\"softmax\", \"passed\": true, \"feedback\": \"\", \"flags\": []}\\n')", ["error", "error"], "not the grader's"),

@@ -55,8 +55,7 @@ def test_interrupt_keeps_a_usable_model_which_saves_and_loads_back_unchanged(sma
     assert result.steps == 3 and "interrupted after 3 of 50 steps" in result.stopped_early
     model = load_model(save_checkpoint(result, tmp_path / "four_heads", "--steps 50"))
     ids = small_stories.val_ids[:20]
-    assert torch.equal(model(ids), result.model(ids))
-    assert model.tokenizer.words == result.model.tokenizer.words
+    assert torch.equal(model(ids), result.model(ids)) and model.tokenizer.words == result.model.tokenizer.words
     assert model.card["steps"] == 3 and model.card["val_ppl"] == pytest.approx(result.val_ppl, abs=1e-3)
     assert model.card["stopped_early"] == result.stopped_early, "the card says why it has fewer steps than its command"
 
@@ -83,8 +82,7 @@ def test_the_progress_bar_names_the_run_and_counts_words(small_stories, monkeypa
 def test_command_line_prints_one_json_object_and_on_the_story_world_no_notes(capsys, tmp_path):
     assert main(["--heads", "4", "--steps", "2", "--seed", "1", "--json", "--out", str(tmp_path)]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["params"] == 345_216 and out["steps"] == 2
-    assert {"val_ppl", "tokens_per_s", "seconds"} <= set(out)
+    assert out["params"] == 345_216 and out["steps"] == 2 and {"val_ppl", "tokens_per_s", "seconds"} <= set(out)
     assert set(out["clue_accuracy"]) == {"subject", "previous", "mood", "sense", "all"}
     assert "notes" not in out and "notes" not in json.loads((tmp_path / "four_heads.json").read_text())
 

@@ -115,24 +115,29 @@ EDITIONS: dict[str, Callable[[nbformat.NotebookNode], nbformat.NotebookNode]] = 
 
 
 def answered(nb: nbformat.NotebookNode) -> list[str]:
-    """The exercises whose stub cell holds code instead of its stub (an answer typed while presenting, saved)."""
+    """The exercises whose stub cell holds code instead of its stub, or that another cell defines too (an answer
+    typed while presenting, saved)."""
+    stubs = [cell for cell in nb.cells if EXERCISE in tags(cell)]
+    names = [match[1] for cell in stubs if (match := re.search(r"^def (\w+)", cell.source, re.M))]
     return [(match[1] if (match := re.search(r"^def (\w+)", cell.source, re.M)) else f"cell {i + 1}")
-            for i, cell in enumerate(nb.cells) if EXERCISE in tags(cell) and "todo()" not in cell.source]
+            for i, cell in enumerate(nb.cells) if cell in stubs and "todo()" not in cell.source] + [
+        name for cell in nb.cells if cell not in stubs and cell.cell_type == "code" for name in names
+        if re.search(rf"^def {name}\(", cell.source, re.M)]
 
 
 def stubs_in_place(paths: Sequence[Path]) -> None:
-    """Stop the build if an exercise cell holds an answer: a learner edition, page or deck would show it."""
+    """Stop the build if a chapter holds an answer to an exercise: a learner edition, page or deck would show it."""
     filled = {p.name: names for p in paths if (names := answered(nbformat.read(p, 4)))}
     if filled:
         said = "; ".join(f"{name}: {', '.join(names)}" for name, names in filled.items())
-        raise SystemExit(f"Not built: exercise cells hold answers, not their stubs ({said}): a chapter presented "
-                         "live saves what you type into it. Close it in JupyterLab, put the stubs back (git checkout "
+        raise SystemExit(f"Not built: the chapters hold answers to exercises ({said}): a chapter presented live "
+                         "saves what you type into it. Close it in JupyterLab, put the stubs back (git checkout "
                          "notebooks/ undoes every change in that folder), then build again.")
 
 
 def build(edition: str, out: Path, notebooks: Sequence[Path] | None = None) -> list[Path]:
     """Write `edition` of `notebooks` (default: every chapter and the explorer) into the folder `out`; a learner
-    edition of a chapter whose exercise cells hold answers is refused (SystemExit), before anything is written."""
+    edition of a chapter that holds answers to exercises is refused (SystemExit), before anything is written."""
     paths = list(notebooks or notebook_paths(""))
     if edition == "learner":
         stubs_in_place(paths)
