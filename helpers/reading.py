@@ -84,7 +84,9 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
         if all(w == UNK or not is_word(w) for w in words):  # punctuation is known everywhere
             learnt = (getattr(model, "card", None) or {}).get("corpus", "").split(" (")[0]  # 'novels (...)': 'novels'
             where = f"the text this model learned ({learnt})" if learnt else "a sentence in the list"
-            marks = " (only the punctuation is)" if not all(w == UNK for w in words) else ""
+            known = [f"'{w}'" for w in dict.fromkeys(words) if w != UNK]  # marks: the others are unknown
+            listed = ", ".join(known[:-1]) + " and " * (len(known) > 1) + "".join(known[-1:])
+            marks = f" (the model knows only {listed})" if known else ""
             notes.append(f"None of these words are known{marks}, so the heatmap can only show word positions: type "
                          f"words from {where}.")
     if len(ids) == 1 and not notes:  # a known word: nothing else explains the single square

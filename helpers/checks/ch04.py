@@ -202,9 +202,10 @@ def check_count_attention_parameters(count: Callable[[int, int], int]) -> bool:
                f"not each get a full copy. Query, key and value stay {width} x {width} each.")
         expect(not (got == qkv and heads == 1),
                f"{name}({width}, 1): you left the output projection out for a single head. The course's one-head "
-               "model does that (one head has nothing to mix: the part after this exercise), but this exercise "
-               "counts the layer helpers.MultiHeadAttention(width, heads) builds, which has its output projection "
-               "whatever the number of heads: count it for heads=1 too.")
+               "model does that (one head has nothing to mix: see 'Why one head can do without the output "
+               "projection', further down), but this exercise counts the layer helpers.MultiHeadAttention(width, "
+               "heads) builds, which has its output projection whatever the number of heads: count it for heads=1 "
+               "too.")
         expect(got != 3 * heads * (width // heads) ** 2 + proj,
                f"{name}({width}, {heads}): you gave each head its own D x D matrices ({width // heads} x "
                f"{width // heads}), or counted a single head's D x C slice ({width // heads} x {width}): both come "

@@ -133,7 +133,7 @@ def _block() -> TransformerBlock:
     return block
 
 
-_PAIR = "block.attn(...) returns a pair (y, att): add only its y, block.attn(...)[0]."
+_PAIR = "block.attn(...) returns a pair (y, att): add only its first element, y."
 _ORDER = "Check the order of the steps: each part takes and gives vectors of the block's width."
 
 
@@ -177,8 +177,9 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
                            "alone, which drops the x that attention's findings were added to."),
             (found + ff(ln2(found)), "the first add-back is missing: x = x + attn(ln1(x)), not attention's output "
                                      "alone, which drops each word's own vector."),
-            (mid, "the feed-forward step is missing: after attention, x = x + block.ff(block.ln2(x))."),
-            (x + ff(ln2(x)), "the attention step is missing: first x = x + block.attn(block.ln1(x))[0]."),
+            (mid, "the feed-forward step is missing: after attention comes section 4's second step."),
+            (x + ff(ln2(x)), "the attention step is missing: section 4's first step comes before the "
+                             "feed-forward part."),
             (mid + ff(ln2(x)), "the feed-forward part read the old x. It should see x after attention's findings "
                                "were added: update x first, then x = x + ff(ln2(x))."),
             (normed + ff(ln2(normed)), replaced),
@@ -198,7 +199,7 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
         ]
         for wrong, reason in mistakes:
             expect(not torch.allclose(got, wrong, atol=1e-5), f"{name}: {reason}")
-    expect_close(name, got, want, "the new x (x = x + attn(ln1(x)), then x = x + ff(ln2(x)))")
+    expect_close(name, got, want, "the new x (section 4's two steps, in order)")
     return passed(name)
 
 
