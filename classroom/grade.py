@@ -286,6 +286,8 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     if lacking:  # the learner's own kernel (Colab, say) may have had it
         notes.insert(1, f"{', '.join(sorted(set(lacking.values())))}, not installed where this grades, stopped "
                         f"{', '.join(lacking)}: to be read by hand")
+    for s in (s for s in scores if s.exercise in lacking):  # the student's reading of it: not their slip
+        s.feedback += f" ({lacking[s.exercise]} is not installed where this is graded: your instructor will read it.)"
     checked = {checked_exercise(cell) for cell in nb.cells}
     if changed := [s.exercise for s in scores if s.exercise not in checked]:  # a print("passed") in its place
         notes.append(f"the check cell of {', '.join(changed)} was changed or deleted; the grade comes from the "

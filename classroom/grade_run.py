@@ -57,6 +57,7 @@ def fingerprint() -> dict[str, int]:
     import math
 
     import torch
+    import torch._compile
     import torch.nn.functional
 
     spaces = {name: vars(module) for name, module in list(sys.modules.items()) if name.split(".")[0] == "helpers"}
@@ -65,6 +66,8 @@ def fingerprint() -> dict[str, int]:
     found = {}
     for space, members in spaces.items():
         for name, value in list(members.items()):
+            if isinstance(value, types.FunctionType) and value.__code__.co_filename == torch._compile.__file__:
+                value = getattr(value, "__wrapped__", value)  # torch's own rewrap: manual_seed's, at a first optimizer
             if callable(value) or isinstance(value, (dict, types.ModuleType)):
                 found[f"{space}.{name}"] = id(value)
                 found |= {f"{space}.{name}.__code__": id(value.__code__)} if hasattr(value, "__code__") else {}
@@ -214,7 +217,8 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
                     "its check gave no verdict (the exercise's code may have stopped it): grade it by hand")
             result = {"passed": False, "feedback": f"{name}: {said}"}
         else:
-            result = {"passed": bool(outcome.passed), "feedback": outcome.feedback + aside.get(name, "")}
+            typing = f" ({TYPING})" * ("EOFError" in outcome.feedback)  # input() called by the check, in their function
+            result = {"passed": bool(outcome.passed), "feedback": outcome.feedback + typing + aside.get(name, "")}
         if err is not None or flags[name] or not result["passed"]:
             namespace[name] = SOLUTIONS[name]  # as yours_or_reference does: the rest of the chapter still runs
             handed.add(name)

@@ -85,8 +85,7 @@ def test_playground_bad_values_get_a_message_and_keep_the_widget(call) -> None:
     p.preset("three clues")
     before = p.weights.clone()
     call(p)
-    assert p.problem and p.problem in html.unescape(p.message.value)
-    assert torch.equal(p.weights, before)
+    assert p.problem and p.problem in html.unescape(p.message.value) and torch.equal(p.weights, before)
     p.set_score("animal", 2.0)  # the next good value simply works
     assert p.problem == "" and p.message.value == ""
 

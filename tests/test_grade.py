@@ -246,10 +246,14 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
      "graded in a fresh process"),  # the checks changed: the next exercise is still graded, without that code
     ("def weighted_average(w, v):\n    return w @ v\n\nn = int(input('How many? '))", ["passed", "passed"],
      "input() waits for typing"),
+    ("def weighted_average(w, v):\n    return w @ v if input() else v", ["failed", "passed"],  # input() inside it
+     "input() stopped weighted_average: to be read by hand"),
     ("n = int(input('How many? '))\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],
      "input() stopped weighted_average: to be read by hand"),  # a right answer behind it: the summary says so
     ("big = torch.empty(2 * 10**9)\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],  # 8 GB
      "running out of memory stopped weighted_average: to be read by hand"),  # over the limit: refused at once
+    ("def weighted_average(w, v):\n    return w @ v\n\nopt = torch.optim.SGD([torch.ones(1, requires_grad=True)])",
+     ["passed", "passed"], "weighted_average: correct"),  # torch rewraps manual_seed at a first optimizer: not a flag
     ("from einops import rearrange\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],
      "einops, not installed where this grades, stopped weighted_average: to be read by hand"),
     ("from helpers.attenton import causal_mask\n\ndef weighted_average(w, v):\n    return w @ v",

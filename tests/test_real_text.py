@@ -120,8 +120,7 @@ def test_gap_figure_draws_the_gap_over_the_seeds_noise_and_fits_a_projector(pres
     assert fig.layout.height <= tallest <= 590 and fig.layout.width <= 850
     presenter_mode(False)
     fig = gap_figure(RESULTS)
-    assert fig.layout.xaxis.title.text.startswith("words of training text")
-    assert "minus" in fig.layout.yaxis.title.text
+    assert fig.layout.xaxis.title.text.startswith("words of training text") and "minus" in fig.layout.yaxis.title.text
     gap = fig.data[-1]
     assert list(gap.x) == [r["train_words"] for r in ROWS] and list(gap.y) == [r["gap"] for r in ROWS]
     assert list(fig.data[0].y) == [r["seed_range"] for r in ROWS] and fig.data[1].fill == "tonexty"

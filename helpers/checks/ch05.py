@@ -96,7 +96,7 @@ def check_perplexity_from_losses(perplexity_from_losses: Callable[[torch.Tensor]
     got_many, want_many = _as_number(name, perplexity_from_losses(many)), math.exp(many.mean().item())
     expect(math.isfinite(got_many), f"{name} returned {got_many} for 5,000 losses, though their perplexity is "
                                     f"{want_many:.4f}: multiplying thousands of exponentials overflows. Average "
-                                    "the losses first, then take one exponential: math.exp(losses.mean().item()).")
+                                    "the losses first, then take one exponential of that average.")
     expect(_near(got_many, want_many), f"{name}: for 5,000 losses it returned {got_many:.4f}, but e to the power "
                                        f"of their average is {want_many:.4f}")
     return passed(name)
