@@ -406,8 +406,8 @@ def write_feedback(results: Sequence[Graded], out: Path, wrong: dict[str, str] |
         chapter = f", chapter {g.chapter}" if g.chapter else ""
         parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points ({shown['output']})"]
         parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} point{'s' * (test['max_score'] != 1)}: "
-                  + test["output"].removeprefix(f"{test['name']}: ") for test in shown.get("tests", [])
-                  if "visibility" not in test
+                  + test["output"].removeprefix(f"{test['name']}: ").removeprefix(f"{test['name']} ")  # named once
+                  for test in shown.get("tests", []) if "visibility" not in test
                   and test["output"] != f"{test['name']}: {g.note}"]  # not graded: the reason once, above
         sent.setdefault(g.student, [f"Feedback for {g.student}"]).extend(parts)
     for student, parts in sent.items():
