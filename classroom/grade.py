@@ -186,7 +186,7 @@ def outcomes(planned: dict, exercises: Sequence[str]) -> tuple[dict[str, dict], 
         left = [name for name in exercises if name not in results]
         if end == ["."] and left and k and exercises[k - 1] not in blanked:  # k - 1 changed the checks: it stopped
             blanked.add(exercises[k - 1])
-            notes.append(f"{exercises[k - 1]} changed the checks; the exercises after it were graded in a fresh "
+            notes.append(f"{exercises[k - 1]} changed helpers or torch; the exercises after it were graded in a fresh "
                          "process")
             planned = _without(planned, exercises[k - 1])
             continue

@@ -78,9 +78,11 @@ def fingerprint() -> dict[str, int]:
 
 
 def changed(before: dict[str, int]) -> list[str]:
-    """What of `before` is now another object (new names are not a change: imports add them)."""
+    """What of `before` is now another object (new names are not a change: imports add them; a function's code
+    is named only when the function itself is not)."""
     now = fingerprint()
-    return sorted(name for name, ident in before.items() if now.get(name, ident) != ident)
+    moved = {name for name, ident in before.items() if now.get(name, ident) != ident}
+    return sorted(name for name in moved if name.removesuffix(".__code__") == name or name[:-9] not in moved)
 
 
 def _unwrapped(fn: object) -> list[object]:
