@@ -256,10 +256,11 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     scores, unflagged = [], 0.0
     for exercise in course(chapter)[1]:
         name, most = exercise.name, points.get(exercise.name, 1)
-        result = results[name]
-        result["flags"] = list(dict.fromkeys(elsewhere + flagged[name] + result["flags"]))
+        result, found = results[name], learner_code(nb, name)
+        seen = [f"{_cell(nb, found.cell)}: {why}" if found else why for why in result["flags"]]  # where, as above
+        result["flags"] = list(dict.fromkeys(elsewhere + flagged[name] + seen))
         status = result.get("status") or _status(result)
-        if "not attempted" in result["feedback"] and learner_code(nb, name) is None:  # not even the stub's def
+        if "not attempted" in result["feedback"] and found is None:  # not even the stub's def
             result["feedback"] = (f"{name}: not attempted: no cell of this notebook defines {name} (its exercise "
                                   "cell deleted, or its def taken out?)")
         feedback = result["feedback"] if status != "flagged" else (

@@ -150,7 +150,7 @@ def test_a_learners_own_version_of_a_course_function_is_the_one_graded(graded: d
 
 @pytest.mark.parametrize(("fake", "exercise", "says"), [
     ("redefined_01", "softmax", "redefines check_softmax"), ("outcomes_01", "softmax", "uses OUTCOMES"),
-    ("wrapped_01", "softmax", "it called the solution softmax"),  # the wrapped fake is caught at run time too
+    ("wrapped_01", "softmax", "as s'): it called the solution softmax"),  # caught at run time too, in its cell
     ("wrapped_01", "weighted_average", "is the course's solution"),
     ("T-1", "softmax", "it is the instructor edition")])  # the roster's "teacher": handed in, it is flagged
 def test_the_fakes_and_the_instructor_edition_score_zero_flagged_saying_why(graded: dict, fake: str, exercise: str,
