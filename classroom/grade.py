@@ -405,7 +405,8 @@ def write_feedback(results: Sequence[Graded], out: Path, wrong: dict[str, str] |
     for g in results:
         shown = gradescope(g)
         chapter = f", chapter {g.chapter}" if g.chapter else ""
-        parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points ({shown['output']})"]
+        so_far = " so far" * (g.status == "flagged")  # what is held may still count
+        parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points{so_far} ({shown['output']})"]
         parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} point{'s' * (test['max_score'] != 1)}: "
                   + test["output"].removeprefix(f"{test['name']}: ").removeprefix(f"{test['name']} ")  # named once
                   for test in shown.get("tests", []) if "visibility" not in test
