@@ -61,7 +61,8 @@ def describe(step: int, word: str, d: int, scale: bool, i: int, n_words: int) ->
          f"Scaling is switched off: the scores stay as they are (their spread grows like sqrt({d}))."),
         (f"The {later} later word{'s' if later != 1 else ''} get minus infinity: '{word}' may not see them."
          if later else f"'{word}' is the last word: every word is allowed, nothing is hidden."),
-        "Softmax turns the scores into weights that add up to 100% (exp(−∞) = 0 for the hidden words).",
+        "Softmax turns the scores into weights that add up to 100%" + (" (exp(−∞) = 0 for the hidden words)."
+                                                                        if later else "."),
         f"The weighted sum of the values: what '{word}' takes home from this head.",
     ][step]
 

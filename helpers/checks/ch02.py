@@ -269,8 +269,9 @@ def check_one_head(
                "your masked_weights from exercise 2 (it hides the later words), not a plain torch.softmax")
         peek = _first_peek(att)
         if peek is not None:
-            raise AssertionError(f"peeking at the future: in att, the word at position {peek[0]} gives weight "
-                                 f"to the later word at position {peek[1]} (positions count from 0). {_HIDE}")
+            raise AssertionError(f"{name}: peeking at the future: in att, the word at position {peek[0]} gives "
+                                 f"weight to the later word at position {peek[1]} (positions count from 0). Make the "
+                                 f"weights with your masked_weights from exercise 2. {_HIDE}")
         sums = att.sum(dim=-1)  # [T]
         expect(not (bool((sums - sums[0]).abs().max() < 1e-4) and abs(float(sums[0]) - 1) > 1e-4),
                f"{name}: every row of att adds up to {float(sums[0]):.3g}, not 1: the weights were scaled after the "
