@@ -200,7 +200,7 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
         watch = Watch(own | copies.get(name, {}), home)
         labels = {code: "the course's solution" for code in solutions} | guarded | copies.get(name, {})
         mine = [labels[f.__code__] for f in _unwrapped(namespace.get(name)) if getattr(f, "__code__", None) in labels]
-        flags[name] |= {f"{name} is {mine[0]}, not code you wrote"} if mine else set()
+        flags[name] |= {f"{name} is {mine[0]}, not the student's own code"} if mine else set()
         outcomes.pop(name, None)
         err = stopped[name] or run(source, f"<the check of {name}>", namespace, timeout, watch)
         tampered = changed(before[name])

@@ -264,14 +264,15 @@ def expect_close(name: str, got: torch.Tensor, want: torch.Tensor, what: str, at
         )
 
 
-def softmax_went_down_columns(name: str, weights: torch.Tensor) -> None:
-    """Fail with an explanation when a grid of weights adds up to 1 down each column instead of along each row."""
+def softmax_went_down_columns(name: str, weights: torch.Tensor, by_hand: bool = False) -> None:
+    """Fail with an explanation when a grid of weights adds up to 1 down each column instead of along each row
+    (`by_hand`: the learner wrote the softmax, so its max and total need keepdim too)."""
     rows_fine = bool(((weights.sum(dim=-1) - 1).abs() < 1e-4).all())
     columns_sum_to_one = bool(((weights.sum(dim=-2) - 1).abs() < 1e-4).all())
     expect(rows_fine or not columns_sum_to_one,
            f"{name}: each COLUMN of the weights adds up to 1, not each row: the softmax ran over dim=0, down "
-           "each column. Each row is one word's spotlight, so work along the last "
-           "dimension: dim=-1 (in a softmax written by hand, with keepdim=True for the max and the total).")
+           "each column. Each row is one word's spotlight, so work along the last dimension: dim=-1"
+           + (", with keepdim=True for the max and the total." if by_hand else "."))
 
 
 def passed(name: str) -> bool:

@@ -95,7 +95,7 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
 
     grid = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 4.0]])  # [2, 3], two words' scores, one row each
     got = expect_tensor(f"{name} on a [2, 3] grid of scores", _on_grid(name, softmax, grid), (2, 3))
-    softmax_went_down_columns(f"{name} on a [2, 3] grid of scores", got)
+    softmax_went_down_columns(f"{name} on a [2, 3] grid of scores", got, by_hand=True)
     row_sums = got.sum(dim=-1)
     expect(bool(((row_sums - 1).abs() < 1e-4).all()),
            f"{name} on a grid: each row is one word's spotlight, so each row must add up to 1, but the rows "
