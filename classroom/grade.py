@@ -98,7 +98,8 @@ def _cell(nb, index: int) -> str:
     return f"cell {index + 1} ('{first[:40]}{'...' if len(first) > 40 else ''}')"
 
 
-def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], list[str], dict[str, list[str]]]:
+def plan(nb, chapter: str, timeout: float,
+         memory_mb: int = MEMORY_MB) -> tuple[dict, dict[str, list[str]], list[str], dict[str, list[str]]]:
     """The steps the grading process runs; the static flags of each exercise's code, and those of the cells that
     are not the course's own and hold no exercise's code (a learner's extra cells); for each exercise, the learner's
     own versions of names the chapter provides that it runs with (their causal_mask), and where they are."""
@@ -129,7 +130,7 @@ def plan(nb, chapter: str, timeout: float) -> tuple[dict, dict[str, list[str]], 
                   label=f"cell {i}") for i in needed(sources, [e.check for e in exercises])]
     elsewhere = [f"{_cell(nb, i)}: {why}" for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
                  and i not in holders and cell.source.strip() not in known for why in flags(cell.source, False)]
-    return {"steps": steps, "timeout": timeout}, flagged, elsewhere, shadows
+    return {"steps": steps, "timeout": timeout, "memory_mb": memory_mb}, flagged, elsewhere, shadows
 
 
 def run_plan(planned: dict) -> tuple[list | None, int | None, str]:
@@ -195,10 +196,11 @@ def outcomes(planned: dict, exercises: Sequence[str]) -> tuple[dict[str, dict], 
                 f"the grading process stopped again during {exercises[k]}")
             return results | {name: _error(name, why) for name in left}, notes + [why] * bool(left)
         timed = code in (TIMED_OUT, None)
-        exited = (f"was killed during {exercises[k]} (by its own code, or by the system when memory ran out)"
-                  if code == -signal.SIGKILL else f"exited during {exercises[k]} (exit code {code}"
-                  + (f": {tail})" if tail else ")"))
-        why = TOO_LONG.format(planned["timeout"]) if timed else f"the grading process {exited}"
+        killed = code == -signal.SIGKILL  # by its own code, or by the system when memory ran out: not a code to read
+        why = TOO_LONG.format(planned["timeout"]) if timed else (
+            f"the grading process was killed during {exercises[k]} (by its own code, or by the system when memory "
+            "ran out)" if killed else
+            f"the grading process exited during {exercises[k]} (exit code {code}{': ' + tail if tail else ''})")
         results[exercises[k]] = {**_error(exercises[k], why), "status": "time limit" if timed else "error"} | (
             {"feedback": f"{exercises[k]}: {why}"} if timed else {})  # graded: 0, for running over
         notes.append(f"{exercises[k]}: {why}" + "; the exercises after it were graded in a fresh process" * (
@@ -249,18 +251,18 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
                        "its chapter (01_one_spotlight.ipynb) or give --chapter")
     if not course(chapter)[1]:
         return refused("no exercises", f"chapter {chapter} has no exercises to grade", chapter)
-    planned, flagged, elsewhere, shadows = plan(nb, chapter, timeout)  # a flag elsewhere zeroes every exercise
-    results, notes = outcomes(planned | {"memory_mb": memory_mb}, [e.name for e in course(chapter)[1]])
+    planned, flagged, elsewhere, shadows = plan(nb, chapter, timeout, memory_mb)  # a flag elsewhere: all exercises
+    results, notes = outcomes(planned, [e.name for e in course(chapter)[1]])
     if any(SOLUTION in tags(cell) or is_notes(cell) for cell in nb.cells):  # the teacher's copy, or a leak
         elsewhere = [*elsewhere, "it is the instructor edition (it holds the solution cells or notes)"]
     scores, unflagged = [], 0.0
     for exercise in course(chapter)[1]:
         name, most = exercise.name, points.get(exercise.name, 1)
-        result, found = results[name], learner_code(nb, name)
-        seen = [f"{_cell(nb, found.cell)}: {why}" if found else why for why in result["flags"]]  # where, as above
+        result, defined = results[name], learner_code(nb, name)
+        seen = [f"{_cell(nb, defined.cell)}: {why}" if defined else why for why in result["flags"]]  # where, as above
         result["flags"] = list(dict.fromkeys(elsewhere + flagged[name] + seen))
         status = result.get("status") or _status(result)
-        if "not attempted" in result["feedback"] and found is None:  # not even the stub's def
+        if "not attempted" in result["feedback"] and defined is None:  # not even the stub's def
             result["feedback"] = (f"{name}: not attempted: no cell of this notebook defines {name} (its exercise "
                                   "cell deleted, or its def taken out?)")
         feedback = result["feedback"] if status != "flagged" else (

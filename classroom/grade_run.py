@@ -82,7 +82,7 @@ def changed(before: dict[str, int]) -> list[str]:
     is named only when the function itself is not)."""
     now = fingerprint()
     moved = {name for name, ident in before.items() if now.get(name, ident) != ident}
-    return sorted(name for name in moved if name.removesuffix(".__code__") == name or name[:-9] not in moved)
+    return sorted(name for name in moved if name.removesuffix(".__code__") not in moved - {name})
 
 
 def _unwrapped(fn: object) -> list[object]:

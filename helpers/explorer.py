@@ -192,22 +192,24 @@ class Explorer(Widget):
 
     # ----- what code (and the tests) call -------------------------------------------------------
 
+    def _show_in_box(self, text: object) -> None:
+        """The sentence box holds `text` (if it is text), and the example menu names it if it offers it."""
+        if isinstance(text, str):
+            self.set_quietly(self.sentence, text)
+        if text != self.example_picker.value:
+            self.set_quietly(self.example_picker, text if text in self.offered_examples else PICK[1])
+
     def set_sentence(self, text: str) -> None:
         """Read a new sentence with the current model and redraw everything for it."""
         with self.report():
-            if isinstance(text, str):
-                self.set_quietly(self.sentence, text)
-            if text != self.example_picker.value:  # the menu names the sentence on show, if it offers it
-                self.set_quietly(self.example_picker, text if text in self.offered_examples else PICK[1])
+            self._show_in_box(text)
             if self.model is None:
                 raise ValueError("No model is loaded: pick one in the model list.")
             try:
                 reading = read_sentence(self.model, text)
             except ValueError as error:
-                if self.words:  # the box shows the sentence on show again, and the menu names it, as it did
-                    self.set_quietly(self.sentence, self.shown_text)
-                    self.set_quietly(self.example_picker, self.shown_text if self.shown_text in self.offered_examples
-                                     else PICK[1])
+                if self.words:  # the sentence on show goes back in the box
+                    self._show_in_box(self.shown_text)
                 still = " The box and the heatmap keep the last sentence." if self.words else ""  # one projector line
                 raise ValueError(f"{error}{still}") from error
             chosen = self.focus_chosen and self.focus < len(self.originals)

@@ -117,12 +117,10 @@ EDITIONS: dict[str, Callable[[nbformat.NotebookNode], nbformat.NotebookNode]] = 
 def answered(nb: nbformat.NotebookNode) -> list[str]:
     """The exercises whose stub cell holds code instead of its stub, or that another cell defines too (an answer
     typed while presenting, saved)."""
-    stubs = [cell for cell in nb.cells if EXERCISE in tags(cell)]
-    names = [match[1] for cell in stubs if (match := re.search(r"^def (\w+)", cell.source, re.M))]
-    return [(match[1] if (match := re.search(r"^def (\w+)", cell.source, re.M)) else f"cell {i + 1}")
-            for i, cell in enumerate(nb.cells) if cell in stubs and "todo()" not in cell.source] + [
-        name for cell in nb.cells if cell not in stubs and cell.cell_type == "code" for name in names
-        if re.search(rf"^def {name}\(", cell.source, re.M)]
+    stubs = {i: re.search(r"^def (\w+)", c.source, re.M) for i, c in enumerate(nb.cells) if EXERCISE in tags(c)}
+    typed = [found[1] if found else f"cell {i + 1}" for i, found in stubs.items() if "todo()" not in nb.cells[i].source]
+    return typed + [found[1] for i, cell in enumerate(nb.cells) if i not in stubs and cell.cell_type == "code"
+                    for found in stubs.values() if found and re.search(rf"^def {found[1]}\(", cell.source, re.M)]
 
 
 def stubs_in_place(paths: Sequence[Path]) -> None:
