@@ -24,7 +24,7 @@ from helpers.drawing import Drawing, bars, figure, static_view
 from helpers.plots import FIT_WIDTH, PALETTE, style, text_lines
 from helpers.reading import unique_labels
 from helpers.static import static_build
-from helpers.stories import example_sentences
+from helpers.stories import ADJECTIVES, COMPANIONS, FOODS, HEROES, OBJECTS, SKY, example_sentences
 from helpers.threads import one_thread
 from helpers.tokenizer import story_tokenizer
 
@@ -33,6 +33,9 @@ MOVED = 1e-5
 """A position counts as moved when its output changed by more than this (rounding stays far below it)."""
 SWAPS = ("old", "wet", "girl", "fox", "sadly")
 """Replacement words to start with (the first the sentence does not already have at that place)."""
+KINDS = (ADJECTIVES, [one for family in HEROES.values() for one, _ in family], [one for one, _ in OBJECTS],
+         [many for _, many in OBJECTS], COMPANIONS, FOODS, SKY)
+"""Some of the story world's words by kind: a word of one of them is offered others of its kind first."""
 
 
 def default_model() -> BlockModel:
@@ -159,8 +162,8 @@ class ChangeOneWord(ChapterWidget):
         if not pieces:
             return f"The box was empty, so it shows '{self.new_word}' again: type a word."
         if pieces[0] not in self.tokenizer.ids:  # the words to try leave out the box's own, which it shows again
-            others = " or ".join([f"'{w}'" for w in SWAPS if w not in (there, self.new_word)][:2])
-            return f"'{_clipped(pieces[0], 14)}' is unknown to the model, so '{self.new_word}' stays: try {others}."
+            others = " or ".join([f"'{w}'" for w in swaps(there, self.tokenizer.ids) if w != self.new_word][:2])
+            return f"'{_clipped(pieces[0], 12)}' is unknown to the model, so '{self.new_word}' stays: try {others}."
         if pieces[0] == there:
             return f"'{there}' is the word already there, so nothing would move: type another."
         return ""
@@ -188,9 +191,15 @@ def _clipped(text: str, most: int = 20) -> str:
     return text if len(text) <= most else text[:most] + "…"
 
 
+def swaps(word: str, vocabulary: dict[str, int]) -> list[str]:
+    """Words the model knows to put in place of `word`: others of its kind first ('old' for 'wet'), then SWAPS."""
+    own = next((kind for kind in KINDS if word in kind), [])
+    return [w for w in dict.fromkeys([*own, *SWAPS]) if w in vocabulary and w != word]
+
+
 def swap_for(words: Sequence[str], position: int, vocabulary: dict[str, int]) -> str:
-    """A replacement for words[position]: the first of SWAPS the model knows that differs from it."""
-    return next(w for w in SWAPS if w in vocabulary and w != words[position])
+    """A replacement for words[position]: the first of `swaps` for it."""
+    return swaps(words[position], vocabulary)[0]
 
 
 def change_one_word(sentence: str | None = None, model: BlockModel | None = None) -> ChangeOneWord | HTML:

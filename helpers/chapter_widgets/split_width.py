@@ -158,7 +158,7 @@ class SplitTheWidth(ChapterWidget):
         self.figures = [_grid(option, self.words, group, tallest) for option, group in self.slots]
         self.grid = Drawing()
         self.children = [self.css, self.access, widgets.HBox([self.head_buttons, self.group_picker]),
-                         self.layer_buttons, self.strip, self.summary, self.grid, self.message]
+                         self.layer_buttons, self.message, self.strip, self.summary, self.grid]
         self._redraw()
 
     @property
