@@ -266,7 +266,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
             result["feedback"] = (f"{name}: not attempted: no cell of this notebook defines {name} (its exercise "
                                   "cell deleted, or its def taken out?)")
         feedback = result["feedback"] if status != "flagged" else (
-            f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Without the flag: "
+            f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Its check alone said: "
             + result["feedback"].removeprefix(f"{name}: "))
         missing = re.search(r"NameError: name '(\w+)'", feedback) if status == "failed" else None
         if missing and learner_code(nb, missing[1]):  # a cell below makes it: the learner's kernel ran it, not yet ours
@@ -276,8 +276,10 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
             feedback = f"{feedback.rstrip('.')}. It ran with your own {'; '.join(shadows[name])}: check that too."
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
         unflagged += most if result["passed"] else 0
-    tally = Counter(s.status for s in scores if s.status not in ("passed", "flagged"))
-    told = ", ".join(f"{n} {SAID.get(status, status)}" for status, n in tally.items())
+    tally: dict[str, list[str]] = {}  # status -> the exercises in it, named: which one failed, without grades.csv
+    for s in (s for s in scores if s.status not in ("passed", "flagged")):
+        tally.setdefault(s.status, []).append(s.exercise)
+    told = ", ".join(f"{len(them)} {SAID.get(status, status)} ({', '.join(them)})" for status, them in tally.items())
     if tally:  # the summary row tells a notebook nobody tried from one tried and wrong
         notes.insert(0, told)
     for said, what in ((TYPING, "input()"), (MEMORY, "running out of memory")):  # a right answer may sit behind it
@@ -297,7 +299,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
                      "course's own check")
     marked = [s.exercise for s in scores if s.status == "flagged"]
     if marked:
-        notes.insert(0, f"flagged for review: {'; '.join(elsewhere) or ', '.join(marked)} (unflagged it would score "
+        notes.insert(0, f"flagged for review: {'; '.join(elsewhere) or ', '.join(marked)} (the checks alone would give "
                         f"{unflagged:g} of {sum(s.max_points for s in scores):g})")
     status = "flagged" if marked else "error" if any(s.status == "error" for s in scores) else "graded"
     return Graded(shown, student, chapter, status, "; ".join(notes), scores, time.perf_counter() - began, told)

@@ -34,18 +34,15 @@ def test_same_seed_same_model() -> None:
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
 
 
-@pytest.mark.parametrize(
-    ("make", "message"),
-    [
-        (lambda: BlockConfig(layers=0), "layers must be a whole number >= 1"),
-        (lambda: BlockConfig(feed_forward="yes"), "feed_forward must be True or False"),
-        (lambda: BlockModel(CourseConfig(heads=4)), "needs a BlockConfig"),
-        (lambda: TransformerBlock(0, 1), "whole number >= 1"),
-        (lambda: FeedForward(0), "width must be a whole number >= 1"),
-        (lambda: FeedForward(16, hidden=0), "hidden must be a whole number >= 1"),
-        (lambda: FeedForward(16)(torch.randn(2, 3, 8)), "last size is the width 16"),
-    ],
-)
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: BlockConfig(layers=0), "layers must be a whole number >= 1"),
+    (lambda: BlockConfig(feed_forward="yes"), "feed_forward must be True or False"),
+    (lambda: BlockModel(CourseConfig(heads=4)), "needs a BlockConfig"),
+    (lambda: TransformerBlock(0, 1), "whole number >= 1"),
+    (lambda: FeedForward(0), "width must be a whole number >= 1"),
+    (lambda: FeedForward(16, hidden=0), "hidden must be a whole number >= 1"),
+    (lambda: FeedForward(16)(torch.randn(2, 3, 8)), "last size is the width 16"),
+])
 def test_bad_settings_give_clear_errors(make, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make()

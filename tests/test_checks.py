@@ -328,6 +328,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("block_step", lambda b, x: x + attn(b, b.ln1(x)), "the feed-forward step is missing"),
     ("block_step", lambda b, x: x + b.ff(b.ln2(x)), "the attention step is missing"),
     ("block_step", lambda b, x: x + attn(b, b.ln1(x)) + b.ff(b.ln2(x)), "read the old x"),
+    ("block_step", lambda b, x: (y := x + attn(b, b.ln1(x))) + y + b.ff(b.ln2(y)), "x was added twice"),
     ("block_step", lambda b, x: (y := (n := b.ln1(x)) + attn(b, n)) + b.ff(b.ln2(y)),
      "replaced by its normalised version"),
     ("block_step", lambda b, x: b.ln2((y := b.ln1(x + attn(b, x))) + b.ff(y)), "post-norm order"),
@@ -337,6 +338,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("block_step", lambda b, x: (y := x + attn(b, b.ln2(x))) + b.ff(b.ln1(y)), "ln1 and ln2 are swapped"),
     ("block_step", lambda b, x: b.attn(b.ln1(x)), "returned a pair"),
     ("block_step", lambda b, x: b(x)[0], "called the whole block"),
+    ("block_step", lambda b, x: x + b.attention(b.ln1(x))[0], "the block's parts are block.ln1, block.attn"),
     ("block_step", lambda b, x: (y := b.ln2((n := b.ln1(x)) + attn(b, n))) + b.ff(y),
      "replaced by its normalised version"),  # the running x normalised before both parts
     ("block_step", lambda b, x: x + b.attn(b.ln1(x)), "returns a pair (y, att)"),

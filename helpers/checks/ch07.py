@@ -137,12 +137,19 @@ _PAIR = "block.attn(...) returns a pair (y, att): add only its first element, y.
 _ORDER = "Check the order of the steps: each part takes and gives vectors of the block's width."
 
 
+def _block_step_hint(err: Exception) -> str:
+    """What usually raises inside block_step: a misspelt part, a pair added to x, or the steps out of order."""
+    if isinstance(err, AttributeError):
+        return "Check the names: the block's parts are block.ln1, block.attn, block.ln2 and block.ff."
+    return _PAIR if "tuple" in str(err) else _ORDER
+
+
 def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torch.Tensor]) -> bool:
     """block_step(block, x [B, T, C]) must compute x + attn(ln1(x)), then x + ff(ln2(x)): [B, T, C]."""
     name = "block_step"
     block, x = _block(), _example()
-    done, got = attempt(name, block_step, block, x.clone(), errors=(RuntimeError, TypeError),
-                        hint=lambda err: _PAIR if "tuple" in str(err) else _ORDER)  # a pair added to x, say
+    done, got = attempt(name, block_step, block, x.clone(), errors=(RuntimeError, TypeError, AttributeError),
+                        hint=_block_step_hint)
     if not done:
         return False
     expect(not block.called, f"{name}: you called the whole block, block(x): that runs the forward pass the exercise "
@@ -168,6 +175,9 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
         plain = x + attn(x)  # no layer norm at all
         swapped = x + attn(ln2(x))  # ln2 where ln1 belongs
         found = attn(ln1(x))  # attention's output alone, without x
+        twice = x + mid  # x added twice in the first step
+        doubled = ("x was added twice in one step: each step adds its part's output onto x once, x = x + part, "
+                   "not x + x + part.")
         replaced = ("x itself was replaced by its normalised version. Only the input handed to each part is "
                     "normalised; the running x is added to unchanged.")
         mistakes = [
@@ -182,6 +192,8 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
                              "feed-forward part."),
             (mid + ff(ln2(x)), "the feed-forward part read the old x. It should see x after attention's findings "
                                "were added: update x first, then x = x + ff(ln2(x))."),
+            (want + mid, doubled),
+            (twice + ff(ln2(twice)), doubled),
             (normed + ff(ln2(normed)), replaced),
             (both + ff(both), replaced),
             (ln2(post + ff(post)), "that is the older post-norm order (normalise after adding). This block "
