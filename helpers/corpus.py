@@ -72,9 +72,10 @@ def text_corpus(path: str | Path, context: int = 128) -> Corpus:
     n_val = max(len(words) // 10, context + 1)
     if len(words) - n_val < context + 1:
         raise ValueError(
-            f"{path}: has {len(words)} words (each punctuation mark counts as one), too short to train on: it "
-            f"needs at least {2 * (context + 1)} ({context + 1} for one training window of {context} words, as many "
-            "again to validate)" + (f"; {UNSPACED_HINT}" if unspaced_share(words) > UNSPACED_TEXT else "")
+            f"{path}: has {len(words)} word{'' if len(words) == 1 else 's'} (each punctuation mark counts as one), "
+            f"too short to train on: it needs at least {2 * (context + 1)} ({context + 1} for one training window of "
+            f"{context} words, as many again to validate)"
+            + (f"; {UNSPACED_HINT}" if unspaced_share(words) > UNSPACED_TEXT else "")
         )
     train, validation = words[:-n_val], words[-n_val:]
     tok = Tokenizer.from_text(" ".join(train), source=f"{path} (training part)")

@@ -80,6 +80,8 @@ class Explorer(Widget):
         self.head_chosen: int | str = 0  # the head last picked: shown again on a model that has it
         self.focus = 0
         self.focus_chosen = False  # picked or clicked: then a new sentence keeps that word, else its last word
+        self.left: dict[tuple[str, ...], tuple[str, int | None]] = {}  # examples menu -> the example and focus on
+        # show when a model switch put another in its place: the way back shows them again
         self.summary_lines: list[str] = []  # where the focus word looks, in plain text, one line per head on show
         wide = widgets.Layout(width="auto", min_width="30em")
 
@@ -261,6 +263,7 @@ class Explorer(Widget):
             self.set_quietly(self.model_picker, name)
             self.set_quietly(self.head_picker, self.head, options=options)
             examples, old_example = self.examples[name], self.shown_text in self.offered_examples
+            menu = tuple(self.offered_examples)  # the examples of the text left behind
             if self.offered_examples != examples:  # the other vocabulary: its own examples
                 shown = self.example_picker.value if self.example_picker.value in examples else PICK[1]
                 lent = self.menu[name].examples == CARD and examples == default_examples()  # its text gave none
@@ -268,16 +271,21 @@ class Explorer(Widget):
                           + self._example_label(model, text) for text in examples]
                 self.set_quietly(self.example_picker, shown, options=[PICK, *zip(labels, examples, strict=True)])
             if self.words:
-                self._read_again(old_example)
+                self._read_again(old_example, menu)
 
-    def _read_again(self, old_example: bool) -> None:
+    def _read_again(self, old_example: bool, menu: tuple[str, ...]) -> None:
         """Read the sentence on show with the model just picked. A sentence you typed stays, whatever words the
-        model lacks; an example of the other text that this model knows fewer words of gives way to its own. The
-        sentence is the one the heatmap shows, also when the box holds one it refused (an empty one)."""
-        sentence, unknown = self.shown_text, self.words.count(UNK)
+        model lacks; an example of the other text (`menu`) that this model knows fewer words of gives way to one
+        of its own: the one this text's models showed last, with its focus, else its first. The sentence is the
+        one the heatmap shows, also when the box holds one it refused (an empty one)."""
+        sentence, unknown, focus = self.shown_text, self.words.count(UNK), self.focus if self.focus_chosen else None
         self.set_sentence(sentence)
         if old_example and self.words.count(UNK) > unknown and sentence not in self.offered_examples:
-            self.set_sentence(self._first_example())
+            self.left[menu] = (sentence, focus)
+            back, at = self.left.get(tuple(self.offered_examples), (self._first_example(), None))
+            self.set_sentence(back)
+            if at is not None and at < len(self.words):
+                self.set_focus(at)
             self.notes.append(SWAPPED)
             self.show_message()
 

@@ -224,6 +224,8 @@ def _did_you_mean(path: Path) -> str:
 
 def read_text_file(path: str | Path) -> str:
     """Contents of a UTF-8 text file, or a ValueError that names the file and what is wrong with it."""
+    if not str(path).strip():  # Path("") is the current folder: say what was given instead
+        raise ValueError("no file name was given (an empty name): give one in quotes, such as \"my_story.txt\"")
     path = Path(path)
     try:
         folder, file = path.is_dir(), path.is_file()

@@ -150,7 +150,7 @@ CASES: dict[str, tuple] = {  # the catalogue's test id: (call, what the message 
                                    r"exactly 1024 entries, got 2"),
     "train-text-too-short": (_read("short.txt", b"the fox ran home . " * 20, text_corpus),
                              r"short\.txt: has 100 words.*too short.*258"),
-    "train-text-missing": (lambda tmp: text_corpus(tmp / "story.txt"), r"story\.txt: no such file"),
+    "train-text-no-name": (lambda _: text_corpus(""), r"no file name was given.*in quotes"),  # not "is a folder"
     "train-text-pasted": (lambda _: text_corpus("Once upon a time a lamp\nwas lit."), r"a text itself.*New > Text"),
     "train-text-pasted-long": (lambda _: text_corpus("The lamp was lit at dusk. " * 20), r"a text itself"),
     "file-utf16": (_read("notepad.txt", "the fox".encode("utf-16")), r"notepad\.txt: is UTF-16 text; save it as UTF-8"),

@@ -260,6 +260,8 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("perplexity_from_losses", lambda x: x.mean().item(), "the average loss itself"),
     ("perplexity_from_losses", lambda x: x.exp().mean().item(), "exponential of every loss"),
     ("perplexity_from_losses", lambda x: x.sum().item(), "added the losses up"),
+    ("perplexity_from_losses", lambda x: 1 / (-x).exp().mean().item(), "averaged the probabilities"),
+    ("perplexity_from_losses", lambda x: x.mean().exp().item, "returned a method, not its result"),
     ("perplexity_from_losses", lambda x: math.exp(x.sum().item()), "before the exponential"),
     ("perplexity_from_losses", lambda x: 2 ** x.mean().item(), "raised 2"),
     ("perplexity_from_losses", lambda x: math.exp(-x.mean().item()), "the sign is flipped"),
@@ -512,7 +514,8 @@ def test_a_clear_winner_calling_seed_margin_passes_and_is_told_a_graded_class_wi
         margin = seed_margin(one, four)
         return NO_CLEAR_WINNER if not margin.beats_range else FOUR_HEADS if margin.gap > 0 else ONE_HEAD
 
-    assert CHECKS["clear_winner"](clear_winner) and "does not count it" in capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split()) if CHECKS["clear_winner"](clear_winner) else "it failed"
+    assert "does not count it" in out and "Well done" not in out, "the refusal, and no praise above it"
 
 
 def test_the_solution_handed_back_is_not_checked_again_and_a_non_check_is_refused(capsys) -> None:

@@ -140,13 +140,11 @@ def build(edition: str, out: Path, notebooks: Sequence[Path] | None = None) -> l
     if edition == "learner":
         stubs_in_place(paths)
     out.mkdir(parents=True, exist_ok=True)
-    written = []
     for path in paths:
         nb = EDITIONS[edition](nbformat.read(path, as_version=4))
         nbformat.validate(nb)
         nbformat.write(nb, out / path.name)
-        written.append(out / path.name)
-    return written
+    return [out / path.name for path in paths]
 
 
 def main() -> None:

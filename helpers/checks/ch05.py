@@ -39,6 +39,8 @@ def _as_number(name: str, got: Any) -> float:
         expect(got.numel() == 1, f"{name} returned a tensor of shape {list(got.shape)}, one value per word: average "
                                  "the losses before taking the exponential, so that one number comes out.")
         return float(got.item())
+    expect(not callable(got), f"{name} returned a method, not its result: a call needs its brackets, as in "
+                              ".item().")
     expect(isinstance(got, numbers.Real) and not isinstance(got, bool),  # NumPy's numbers too
            f"{name} should return a number, got {type_of(got)}")
     return float(got)
@@ -74,6 +76,9 @@ def check_perplexity_from_losses(perplexity_from_losses: Callable[[torch.Tensor]
         (mean, "you returned the average loss itself. Perplexity is e raised to that average."),
         (losses.exp().mean().item(), "you took the exponential of every loss and then averaged. Average the "
                                      "losses first, then take one exponential of the average."),
+        (1 / (-losses).exp().mean().item(), "you averaged the probabilities, exp(-loss), and turned the average "
+                                            "back. Perplexity averages the losses themselves, then takes one "
+                                            "exponential."),
         (losses.sum().item(), "you added the losses up. Perplexity uses their average (divide by how many)."),
         (math.exp(losses.sum().item()), "you added the losses up before the exponential. Use their average."),
         (2**mean, "you raised 2 to the average loss. The losses are natural logarithms (PyTorch's "
@@ -227,12 +232,12 @@ def check_clear_winner(clear_winner: Callable[[Runs], Any], runs: Sequence[Mappi
         _judge(name, clear_winner, example, what, follows)
     if runs is not None:
         _judge(name, clear_winner, [dict(run) for run in runs], "the benchmark's runs", follows)
-    right = passed(name)
     code = getattr(clear_winner, "__code__", None)
     if "seed_margin" in (*getattr(code, "co_names", ()), *getattr(code, "co_freevars", ())):  # as classroom flags
-        print(say(f"{name} calls seed_margin, which works the rule out for you: right here, but a graded class does "
-                  "not count it. Write the comparison yourself."))
-    return right
+        print(say(f"{name}: it calls seed_margin, which works the rule out for you, so a graded class does not count "
+                  "it, though the answers are right. Write the comparison yourself."))
+        return True
+    return passed(name)
 
 
 MADE_IN = {
