@@ -62,12 +62,15 @@ function axisWords(words, every, focus, keep) {
 }
 
 // a panel's column labels, slanted under its columns (each `slot` px wide) at height y: the words axisWords keeps,
-// those in `keep` in bold; `attrs` adds attributes to each label
+// those in `keep` in bold (a lone mark, a comma say, half as large again: in bold alone it is a speck); `attrs` adds
+// attributes to each label
 function xLabels(p, focus, x0, slot, y, size, attrs) {
   return axisWords(p.x, p.every, focus, p.keep).map((word, c) => {
     if (word === null) return "";
-    const x = x0 + (c + 0.5) * slot, most = (p.keep || []).includes(c) ? '" font-weight="bold' : "";
-    return text(x, y, word, size, `class="x-label${most}"${attrs} text-anchor="end" transform="rotate(-45 ${x} ${y})"`);
+    const x = x0 + (c + 0.5) * slot, kept = (p.keep || []).includes(c), most = kept ? '" font-weight="bold' : "";
+    const body = kept && !/[\p{L}\p{N}]/u.test(word) ? `<tspan font-size="${size * 1.5}">${esc(word)}</tspan>` : esc(word);
+    return `<text x="${x}" y="${y}" font-size="${size}" class="x-label${most}"${attrs} text-anchor="end" `
+      + `transform="rotate(-45 ${x} ${y})">${body}</text>`;
   }).join("");
 }
 
