@@ -98,6 +98,16 @@ def _cell(nb, index: int) -> str:
     return f"cell {index + 1} ('{first[:40]}{'...' if len(first) > 40 else ''}')"
 
 
+def _by_cell(found: list[str]) -> list[str]:
+    """Flags with each cell they were found in named once: "cell 3 ('import ...'): this, that"."""
+    cells: dict[str, list[str]] = {}
+    for flag in found:
+        where, said, why = flag.partition("'): ")
+        where, why = (where + said, why) if said and flag.startswith("cell ") else ("", flag)
+        cells.setdefault(where, []).append(why)
+    return [where + "; ".join(whys) for where, whys in cells.items()]
+
+
 def plan(nb, chapter: str, timeout: float,
          memory_mb: int = MEMORY_MB) -> tuple[dict, dict[str, list[str]], list[str], dict[str, list[str]]]:
     """The steps the grading process runs; the static flags of each exercise's code, and those of the cells that
@@ -187,7 +197,9 @@ def outcomes(planned: dict, exercises: Sequence[str]) -> tuple[dict[str, dict], 
         left = [name for name in exercises if name not in results]
         if end == ["."] and left and k and exercises[k - 1] not in blanked:  # k - 1 changed the checks: it stopped
             blanked.add(exercises[k - 1])
-            notes.append(f"{exercises[k - 1]} changed helpers or torch; the exercises after it were graded in a fresh "
+            ran_out = MEMORY in results[exercises[k - 1]]["feedback"]  # said by the note on memory
+            notes.append(f"the exercises after {exercises[k - 1]} were graded in a fresh process" if ran_out else
+                         f"{exercises[k - 1]} changed helpers or torch; the exercises after it were graded in a fresh "
                          "process")
             planned = _without(planned, exercises[k - 1])
             continue
@@ -260,7 +272,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         name, most = exercise.name, points.get(exercise.name, 1)
         result, defined = results[name], learner_code(nb, name)
         seen = [f"{_cell(nb, defined.cell)}: {why}" if defined else why for why in result["flags"]]  # where, as above
-        result["flags"] = list(dict.fromkeys(elsewhere + flagged[name] + seen))
+        result["flags"] = _by_cell(list(dict.fromkeys(elsewhere + flagged[name] + seen)))
         status = result.get("status") or _status(result)
         if "not attempted" in result["feedback"] and defined is None:  # not even the stub's def
             result["feedback"] = (f"{name}: not attempted: no cell of this notebook defines {name} (its exercise "
@@ -410,7 +422,7 @@ def write_feedback(results: Sequence[Graded], out: Path, wrong: dict[str, str] |
         shown = gradescope(g)
         chapter = f", chapter {g.chapter}" if g.chapter else ""
         so_far = " so far" * (g.status == "flagged")  # what is held may still count
-        parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points{so_far} ({shown['output']})"]
+        parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points{so_far}; {shown['output']}"]
         parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} point{'s' * (test['max_score'] != 1)}: "
                   + test["output"].removeprefix(f"{test['name']}: ").removeprefix(f"{test['name']} ")  # named once
                   for test in shown.get("tests", []) if "visibility" not in test

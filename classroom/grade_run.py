@@ -205,7 +205,7 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
         err = stopped[name] or run(source, f"<the check of {name}>", namespace, timeout, watch)
         tampered = changed(before[name])
         flags[name] |= {f"it called {call}" for call in watch.calls} | {f"it changed {what}" for what in tampered}
-        outcome = outcomes.get(name)
+        outcome, memory = outcomes.get(name), False
         if isinstance(err, TimeLimit):
             result = {"passed": False, "feedback": f"{name}: {TOO_LONG.format(timeout)}" + aside.get(name, "")}
         elif err is not None:
@@ -219,6 +219,9 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             said = ("it is the course's own code, so there is nothing of the student's to grade" if mine else
                     "its check gave no verdict (the exercise's code may have stopped it): grade it by hand")
             result = {"passed": False, "feedback": f"{name}: {said}"}
+        elif memory := any(said in outcome.feedback for said in ("MemoryError", "can't allocate memory")):
+            # caught by the check, the memory stays taken: the exercises after it are graded in a fresh process
+            result = {"passed": False, "feedback": f"{name}: your code stopped with an out-of-memory error: {MEMORY}"}
         else:
             typing = f" ({TYPING})" * ("EOFError" in outcome.feedback)  # input() called by the check, in their function
             result = {"passed": bool(outcome.passed), "feedback": outcome.feedback + typing + aside.get(name, "")}
@@ -226,7 +229,7 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             namespace[name] = SOLUTIONS[name]  # as yours_or_reference does: the rest of the chapter still runs
             handed.add(name)
         emit({"exercise": name, **result, "flags": sorted(flags[name])})
-        if tampered:  # the checks can no longer be trusted in this process
+        if tampered or memory:  # the checks can no longer be trusted in this process, or have too little memory
             return
 
 

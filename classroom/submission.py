@@ -181,7 +181,7 @@ def flags(source: str, exercise: bool) -> list[str]:
     for node in ast.walk(tree):
         named = getattr(node, "id", getattr(node, "attr", getattr(node, "value", None)))  # a name, attribute, string
         if isinstance(named, str) and named in MACHINERY:
-            found.append(f"uses {named}, which the checks keep")
+            found.append(f"uses the checks' own {named}")
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             imported = [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else [
                 a.name for a in node.names]

@@ -149,8 +149,8 @@ def test_a_learners_own_version_of_a_course_function_is_the_one_graded(graded: d
 
 
 @pytest.mark.parametrize(("fake", "exercise", "says"), [
-    ("redefined_01", "softmax", "redefines check_softmax"), ("outcomes_01", "softmax", "uses OUTCOMES"),
-    ("wrapped_01", "softmax", "as s'): it called the solution softmax"),  # caught at run time too, in its cell
+    ("redefined_01", "softmax", "redefines check_softmax"), ("outcomes_01", "softmax", "uses the checks' own OUTCOMES"),
+    ("wrapped_01", "softmax", "as s'): imports the course's solutions; it called the solution"),  # its cell named once
     ("wrapped_01", "weighted_average", "is the course's solution"),
     ("T-1", "softmax", "it is the instructor edition")])  # the roster's "teacher": handed in, it is flagged
 def test_the_fakes_and_the_instructor_edition_score_zero_flagged_saying_why(graded: dict, fake: str, exercise: str,
@@ -252,6 +252,8 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
      "input() stopped weighted_average: to be read by hand"),  # a right answer behind it: the summary says so
     ("big = torch.empty(2 * 10**9)\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],  # 8 GB
      "running out of memory stopped weighted_average: to be read by hand"),  # over the limit: refused at once
+    ("def weighted_average(w, v):\n    raise MemoryError", ["failed", "passed"],  # caught by its check: said too
+     "running out of memory stopped weighted_average: to be read by hand"),
     ("def weighted_average(w, v):\n    return w @ v\n\nopt = torch.optim.SGD([torch.ones(1, requires_grad=True)])",
      ["passed", "passed"], "weighted_average: correct"),  # torch rewraps manual_seed at a first optimizer: not a flag
     ("from einops import rearrange\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],
@@ -290,7 +292,7 @@ def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Pa
     ("from helpers.checks.ch04 import _split as split_heads", "private name"),
     ("import helpers.checks as c\nS = getattr(c, 'SOLU' + 'TIONS')", "getattr()"),
     ("from helpers.checks import solutions", "solutions"), ("import sys\nsys.setprofile(None)", "setprofile"),
-    ("from helpers.checks import BY_CHAPTER\nsoftmax = BY_CHAPTER[1][1]", "uses BY_CHAPTER"),
+    ("from helpers.checks import BY_CHAPTER\nsoftmax = BY_CHAPTER[1][1]", "uses the checks' own BY_CHAPTER"),
     ("import signal\nsignal.setitimer(signal.ITIMER_REAL, 0)", "imports signal"),
     ("%run other.py\ntorch.equal = lambda a, b: True", "monkeypatching"),  # a magic hides nothing
     (f"# The solution to softmax {PRINTED}\ndef softmax(s):\n    return s.softmax(-1)", "solution() printed"),

@@ -36,9 +36,7 @@ def hover_text(page, figure: str, trace: int, row: int, column: int) -> str:
             gd.scrollIntoView({block: 'center'});
             const box = gd.querySelector('.main-svg').getBoundingClientRect();
             return [box.left + xa._offset + xa.c2p(column), box.top + ya._offset + ya.c2p(row)];
-        }""",
-        [figure, trace, row, column],
-    )
+        }""", [figure, trace, row, column])
     page.mouse.move(0, 0)  # away first, so the last tooltip is gone
     page.wait_for_function("(figure) => eval(figure).querySelector('.hoverlayer').textContent === ''", arg=figure)
     page.mouse.move(x, y)
@@ -89,9 +87,7 @@ def severe_violations(page, script: Path, context: object = None) -> list[str]:
             const found = await axe.run(context || document, {resultTypes: ['violations']});
             return found.violations.filter(v => severe.includes(v.impact)).map(v => `${v.impact} ${v.id}: ${v.help}`
                 + ` (${v.nodes.length}x, e.g. ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join('; ')})`);
-        }""",
-        [context, ["serious", "critical"]],
-    )
+        }""", [context, ["serious", "critical"]])
 
 
 def control_problems(page, root: str) -> list[str]:
