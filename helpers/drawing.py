@@ -136,7 +136,9 @@ def static_view(states: Mapping[tuple[int, ...], dict], menus: Sequence[tuple[st
         "const key = () => Array.from(root.querySelectorAll('select'), s => s.value).join('|');"
         "const model = {get: () => states[key()], on: (_, f) => listeners.push(f), off() {}, send() {}};"
         "root.querySelectorAll('select').forEach(s => s.addEventListener('change', () => listeners.forEach(f => f())));"
-        # a deck's own keys (reveal.js turns the slide on an arrow key) stay out of a menu that has the keyboard
-        "root.querySelectorAll('select').forEach(s => s.addEventListener('keydown', e => "
-        "e.key.startsWith('Arrow') && e.stopPropagation()));"
+        # a deck's own keys stay out of a menu that has the keyboard (reveal.js turns the slide on an arrow key); its
+        # Escape leaves the menu, where reveal.js would open the overview with the menu still taking the arrows
+        "root.querySelectorAll('select').forEach(s => s.addEventListener('keydown', e => {"
+        "if (e.key.startsWith('Arrow') || e.key === 'Escape') e.stopPropagation();"
+        "if (e.key === 'Escape') s.blur(); }));"
         "drawing.render({model, el: root.querySelector('.drawing')});</script>")

@@ -46,7 +46,10 @@ PICK = ("pick an example…", "")
 what it offers, where an empty one would look like a text box."""
 SWAPPED = ("The other model's example had words this one never learned, so here is one of its own examples. Type any "
            "sentence to see how this model reads it.")
-"""The note on a model switch that changed the sentence: shown until the next redraw (a head, a focus)."""
+RESTORED = ("The other model's example had words this one never learned, so here is the example you left with this "
+            "model.")
+"""The note on a model switch that changed the sentence: shown until the next redraw (a head, a focus); RESTORED
+when it is the example (and focus) this model showed last."""
 NAMED = 0.01
 """The least share of a spotlight a word needs to be named in the summary line after the strongest one."""
 
@@ -281,12 +284,12 @@ class Explorer(Widget):
         sentence, unknown, focus = self.shown_text, self.words.count(UNK), self.focus if self.focus_chosen else None
         self.set_sentence(sentence)
         if old_example and self.words.count(UNK) > unknown and sentence not in self.offered_examples:
-            self.left[menu] = (sentence, focus)
-            back, at = self.left.get(tuple(self.offered_examples), (self._first_example(), None))
+            self.left[menu], last = (sentence, focus), self.left.get(tuple(self.offered_examples))
+            back, at = last or (self._first_example(), None)
             self.set_sentence(back)
             if at is not None and at < len(self.words):
                 self.set_focus(at)
-            self.notes.append(SWAPPED)
+            self.notes.append(RESTORED if last else SWAPPED)
             self.show_message()
 
     def set_focus(self, position: int) -> None:
@@ -311,7 +314,7 @@ class Explorer(Widget):
         """Write the summary, draw the heatmap (or the grid of every head) for the current head and sentence, then
         the focus view: new numbers and words in the one drawing, whichever model and view."""
         heads, i = self.att.shape[0], self.focus
-        self.notes = [note for note in self.notes if note != SWAPPED]  # said at a model switch, until the next change
+        self.notes = [note for note in self.notes if note not in (SWAPPED, RESTORED)]  # said at a switch, till a change
         name = self.menu[self.model_name].title
         names = word_names(self.words, self.originals)  # quoted: "'<unk> = quixotic'"
         self.summary_lines, shown = self._summary(i, names)

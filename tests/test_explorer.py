@@ -16,7 +16,7 @@ from helpers import checkpoints
 from helpers.chapter_widgets.base import control_height
 from helpers.checkpoints import CheckpointError, load_model, save_checkpoint
 from helpers.examples import default_examples, novel_examples
-from helpers.explorer import ALL_HEADS, PICK, SWAPPED, Explorer, controls_height, explore, static_explorer
+from helpers.explorer import ALL_HEADS, PICK, RESTORED, SWAPPED, Explorer, controls_height, explore, static_explorer
 from helpers.model import CourseModel, course_model
 from helpers.plots import FIT_WIDTH, least_label, quoted, style
 from helpers.reading import attention, read_sentence, summarise, unique_labels
@@ -358,7 +358,7 @@ def test_novel_models_switch_the_example_menu_and_keep_the_sentence_and_focus() 
     ex.set_focus(1)
     assert SWAPPED not in ex.message_lines, "the switch's note goes with the next change"
     kept, ex.model_picker.value = ex.shown_text, "novel_four_heads"  # a story example, its focus picked
-    assert ex.shown_text == novel_examples()[0] and ex.message_lines[-1] == SWAPPED, "the novels' last example"
+    assert ex.shown_text == novel_examples()[0] and ex.message_lines[-1] == RESTORED, "the novels' last example"
     ex.model_picker.value = "four_heads"
     assert (ex.shown_text, ex.focus) == (kept, 1), "the way back shows the example and the focus it left"
 

@@ -18,13 +18,13 @@ import ipywidgets as widgets
 import torch
 from IPython.display import HTML
 
+from helpers import stories as world
 from helpers.block import BlockModel, block_model
 from helpers.chapter_widgets.base import ChapterWidget, control_height, unbroken
 from helpers.drawing import Drawing, bars, figure, static_view
 from helpers.plots import FIT_WIDTH, PALETTE, style, text_lines
 from helpers.reading import unique_labels
 from helpers.static import static_build
-from helpers.stories import ADJECTIVES, COMPANIONS, FOODS, HEROES, OBJECTS, SKY, example_sentences
 from helpers.threads import one_thread
 from helpers.tokenizer import story_tokenizer
 
@@ -33,8 +33,11 @@ MOVED = 1e-5
 """A position counts as moved when its output changed by more than this (rounding stays far below it)."""
 SWAPS = ("old", "wet", "girl", "fox", "sadly")
 """Replacement words to start with (the first the sentence does not already have at that place)."""
-KINDS = (ADJECTIVES, [one for family in HEROES.values() for one, _ in family], [one for one, _ in OBJECTS],
-         [many for _, many in OBJECTS], COMPANIONS, FOODS, SKY)
+VERBS = [*world.CLAUSE_VERBS, *(verb for row in world.MOOD_VERBS.values() for verb in row.values())]
+KINDS = (world.ADJECTIVES, [one for family in world.HEROES.values() for one, _ in family],
+         [one for one, _ in world.OBJECTS], [many for _, many in world.OBJECTS], world.COMPANIONS, world.FOODS,
+         world.SKY, [adverb for row in world.MOOD_WORDS.values() for adverb in row], [".", ","],
+         [verb + ("es" if verb.endswith(("s", "sh", "ch")) else "s") for verb in VERBS])  # as a hero does: 'crosses'
 """Some of the story world's words by kind: a word of one of them is offered others of its kind first."""
 
 
@@ -106,7 +109,7 @@ class ChangeOneWord(ChapterWidget):
         if getattr(self.model, "tokenizer", None) is None or not hasattr(self.model, "blocks"):
             raise ValueError("change_one_word needs a block model with a tokenizer (helpers.block.block_model)")
         self.tokenizer = self.model.tokenizer
-        enc = self.tokenizer.encode_with_report(sentence if sentence is not None else example_sentences()[0])
+        enc = self.tokenizer.encode_with_report(sentence if sentence is not None else world.example_sentences()[0])
         if enc.unknown or not enc.ids:
             raise ValueError(f"every word of the sentence must be in the model's vocabulary, unknown: {enc.unknown}")
         self.ids, self.words = list(enc.ids), list(enc.words)
@@ -128,14 +131,14 @@ class ChangeOneWord(ChapterWidget):
     # ----- what code (and the tests) call ------------------------------------------------------
 
     def set_position(self, position: int) -> None:
-        """Change the word at `position` instead (a fresh replacement is picked if the old one is its twin)."""
+        """Change the word at `position` instead, to a word of its kind ('old' for 'wet', 'boy' for 'fox')."""
         with self.report():
             if type(position) is not int or not 0 <= position < len(self.words):
                 self.set_quietly(self.word_picker, self.position)
                 raise ValueError(f"There is no word at position {position!r}: pick 0 to {len(self.words) - 1}.")
             self.position = position
-            if self.words[position] == self.new_word:
-                self.new_word = swap_for(self.words, position, self.tokenizer.ids)
+            self.new_word = swap_for(self.words, position, self.tokenizer.ids)
+            self.set_quietly(self.replacement, self.new_word)
             self._redraw()
 
     def set_replacement(self, word: str) -> None:
@@ -215,7 +218,7 @@ def change_one_word(sentence: str | None = None, model: BlockModel | None = None
 def static_change_one_word(sentence: str | None = None, model: BlockModel | None = None) -> HTML:
     """Without a kernel: the same two rows of bars, and a menu that changes each word in turn."""
     model = model if model is not None else default_model()
-    enc = model.tokenizer.encode_with_report(sentence if sentence is not None else example_sentences()[0])
+    enc = model.tokenizer.encode_with_report(sentence if sentence is not None else world.example_sentences()[0])
     labels = unique_labels(enc.words)
     states, choices = {}, []
     for i in range(len(enc.words)):
