@@ -99,7 +99,7 @@ def _cell(nb, index: int) -> str:
 
 
 def _by_cell(found: list[str]) -> list[str]:
-    """Flags with each cell they were found in named once: "cell 3 ('import ...'): this, that"."""
+    """Flags with each cell they were found in named once: "cell 3 ('import ...'): this; that"."""
     cells: dict[str, list[str]] = {}
     for flag in found:
         where, said, why = flag.partition("'): ")

@@ -22,7 +22,7 @@ from helpers import stories as world
 from helpers.block import BlockModel, block_model
 from helpers.chapter_widgets.base import ChapterWidget, control_height, unbroken
 from helpers.drawing import Drawing, bars, figure, static_view
-from helpers.plots import FIT_WIDTH, PALETTE, style, text_lines
+from helpers.plots import PALETTE, style, text_lines
 from helpers.reading import unique_labels
 from helpers.static import static_build
 from helpers.threads import one_thread
@@ -32,12 +32,12 @@ ROWS = ("after attention (words mix)", "after the feed-forward part, same word v
 MOVED = 1e-5
 """A position counts as moved when its output changed by more than this (rounding stays far below it)."""
 SWAPS = ("old", "wet", "girl", "fox", "sadly")
-"""Replacement words to start with (the first the sentence does not already have at that place)."""
-VERBS = [*world.CLAUSE_VERBS, *(verb for row in world.MOOD_VERBS.values() for verb in row.values())]
+"""Replacement words for a word of none of the KINDS (the first that is not the word itself)."""
+_VERBS = [*world.CLAUSE_VERBS, *(verb for row in world.MOOD_VERBS.values() for verb in row.values())]
 KINDS = (world.ADJECTIVES, [one for family in world.HEROES.values() for one, _ in family],
          [one for one, _ in world.OBJECTS], [many for _, many in world.OBJECTS], world.COMPANIONS, world.FOODS,
          world.SKY, [adverb for row in world.MOOD_WORDS.values() for adverb in row], [".", ","],
-         [verb + ("es" if verb.endswith(("s", "sh", "ch")) else "s") for verb in VERBS])  # as a hero does: 'crosses'
+         [verb + ("es" if verb.endswith(("s", "sh", "ch")) else "s") for verb in _VERBS])  # as stories say: 'crosses'
 """Some of the story world's words by kind: a word of one of them is offered others of its kind first."""
 
 
@@ -95,7 +95,7 @@ def moved_figure(labels: Sequence[str], attn: Sequence[float], ff: Sequence[floa
                    ) | {"show_x": row == ROWS[1]}
               for row, moved, colour in ((ROWS[0], attn, PALETTE[0]), (ROWS[1], ff, PALETTE[1]))]
     height = min(int(s["size"] * 1.1), s["tallest"] - (7 * s["font"] if caption else 0) - above)  # caption: 2 lines
-    return figure(title, panels, min(FIT_WIDTH, s["size"] + 260), height, s["font"], caption=caption)
+    return figure(title, panels, s["widest"], height, s["font"], caption=caption)  # a deck's slide: wider
 
 
 class ChangeOneWord(ChapterWidget):
