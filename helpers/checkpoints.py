@@ -129,7 +129,11 @@ def held_out_examples(tokenizer: Tokenizer, words: list[str], count: int = EXAMP
     def unknown(text: str) -> int:
         return tokenizer.encode(text).count(0)
 
-    found = tokenizer.known_sentences(words, len(words), max_unknown=most_unknown)
+    def prose(text: str) -> bool:  # not code ('python - m benchmarks .') nor a number cut at its point ('at 0 .')
+        said = text.split()
+        return sum(not word[0].isalnum() for word in said) <= len(said) // 4 and not said[-2].isdigit()
+
+    found = [s for s in tokenizer.known_sentences(words, len(words), max_unknown=most_unknown) if prose(s)]
     if not found:
         pieces = [" ".join(words[i : i + PIECE_WORDS]) for i in range(0, len(words) - PIECE_WORDS + 1, PIECE_WORDS)]
         found = [piece for piece in pieces if unknown(piece) <= most_unknown]
@@ -305,14 +309,15 @@ def load_model(name_or_path: str | Path = DEFAULT) -> CourseModel:
     return model.eval()
 
 
-_NOTED: set[Path] = set()  # cards whose notes were printed in this session
+_NOTED: set[tuple[Path, str]] = set()  # cards whose notes were printed in this session, with those notes
 
 
 def _repeat_notes(card_path: Path, card: dict) -> None:
-    """Print a card's notes (what its training text could not show) the first time it loads in a session."""
+    """Print a card's notes (what its training text could not show) the first time it loads in a session, and
+    again when a run into the same folder wrote new ones."""
     notes = card.get("notes") or []
-    if notes and card_path.resolve() not in _NOTED:
-        _NOTED.add(card_path.resolve())
+    if notes and (seen := (card_path.resolve(), json.dumps(notes))) not in _NOTED:
+        _NOTED.add(seen)
         for note in notes:
             print(textwrap.fill(f"Note on {card_path.name}: {note}", 100))
 

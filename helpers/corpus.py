@@ -86,7 +86,7 @@ def text_corpus(path: str | Path, context: int = 128) -> Corpus:
 def split_said(corpus: Corpus) -> str:
     """How a text was split, in words, and why more than a tenth validates a short text."""
     train, validate = len(corpus.train_ids), len(corpus.val_ids)
-    said = f"{corpus.name}: {train:,} words to train on, {validate:,} to validate"
+    said = f"{corpus.name}: {train:,} words to train on, {validate:,} to validate (each punctuation mark a word)"
     if validate > (train + validate) // 10:  # a short text: the last tenth would not fill one window
         said += (f" ({validate / (train + validate):.0%} of the text, not a tenth: validation needs at least one "
                  "window's worth)")

@@ -33,7 +33,7 @@ from helpers.examples import default_examples, examples_for, text_examples
 from helpers.explorer_figures import focus_figure, grid_figure, head_figure, short_label, static_figure, word_names
 from helpers.model import CourseModel
 from helpers.plots import FIT_WIDTH, HEATMAP_FRAME, presenting, style, text_lines, word_name
-from helpers.reading import Loader, attention, last_word, load_cached, read_sentence, summarise, unique_labels
+from helpers.reading import Loader, attention, is_word, last_word, load_cached, read_sentence, summarise, unique_labels
 from helpers.registry import CARD, DEFAULT, SHIPPED, STORY_WORLD, Checkpoint, shipped
 from helpers.static import static_build
 from helpers.stories import example_sentences
@@ -224,9 +224,11 @@ class Explorer(Widget):
             self.words, self.notes, self.originals = reading.words, list(reading.notes), reading.originals
             self.shown_text = text
             same = [i for i, word in enumerate(reading.originals) if word == focus_word]  # the focus word, if kept:
+            known = [typed * (word != UNK) for word, typed in zip(reading.words, reading.originals, strict=True)]
             self.focus = (self.focus if self.focus in same  # where it was (another word changed),
                           else same[min(nth, len(same) - 1)] if same  # else the same one of several equal words
-                          else last_word(self.originals))  # as typed: an unknown '!' is no word
+                          else last_word(known if any(map(is_word, known)) else self.originals))  # else the last
+            # word the model knows (where an unknown one looks says little of it), or typed (an unknown '!' is none)
             self.focus_chosen = bool(same)
             labels = unique_labels(self.words)
             options = [(word_name(label, word, typed), i)

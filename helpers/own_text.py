@@ -143,8 +143,10 @@ def _notes(corpus: Corpus, results: dict | None, val_ppl: float | None) -> tuple
     if (unspaced := unspaced_share(corpus.val_words)) > UNSPACED_TEXT:
         told.append(f"{unspaced:.0%} of the validation part's letters run together, five or more at a time, in a "
                     "script written without spaces between words (Chinese, Japanese or Thai, say). The series splits "
-                    "words at spaces and punctuation, so such a text reaches the model as whole phrases, many of them "
-                    "never met in the training part and so <unk>: put a space between its words first.")
+                    "words at spaces and punctuation, so such a text reaches the model as whole phrases, "
+                    + ("many of them never met in the training part and so <unk>" if unknown else "each a 'word' of "
+                       "its own, which says little of how the heads read words") + ": put a space between its words "
+                    "first.")
     kinds = len(set(corpus.train_ids.tolist()))
     if kinds < FEW_WORDS:
         voids.append(

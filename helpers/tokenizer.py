@@ -240,7 +240,8 @@ def read_text_file(path: str | Path) -> str:
         if "\n" in str(path) or len(given.split()) > 5:  # a text pasted where its file's name goes
             raise ValueError(f"'{given[:30]}...' looks like a text itself, not a file's name: save the text as a .txt "
                              "file (in JupyterLab: File > New > Text File) and give the file's name")
-        raise ValueError(f"{path}: no such file" + ("" if path.is_absolute() else f" in the folder {Path.cwd()}")
+        where = path.absolute().parent.resolve()  # where a relative name points: '../story.txt', one folder up
+        raise ValueError(f"{path}: no such file" + ("" if path.is_absolute() else f" in the folder {where}")
                          + _did_you_mean(path))
     size = path.stat().st_size
     if size > MAX_TEXT_BYTES:

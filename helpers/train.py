@@ -474,7 +474,7 @@ def _beside(card: Path, corpus: str, val_ppl: float, steps: int) -> list[str]:
             unlike = (f"; it trained {other_steps:,} steps and this one {steps:,}, so the gap is not the heads' alone"
                       if other_steps != steps else "")
             lines.append(f"beside it: {path.name} ({heads_named(heads)}), validation perplexity "
-                         f"{other['val_ppl']:.2f} on the same text, against {val_ppl:.2f} here (one seed each: "
+                         f"{other['val_ppl']:,.2f} on the same text, against {val_ppl:,.2f} here (one seed each: "
                          f"chapter 5 tells how sure a gap is{unlike})")
     return lines
 

@@ -56,11 +56,11 @@ def test_a_card_written_with_out_keeps_held_out_sentences_the_rate_the_kept_step
 
 
 def test_held_out_examples_take_sentences_with_few_unknown_words_and_else_pieces_of_text():
-    tok = Tokenizer.from_words("the cat sat on a mat and then it slept .".split())
+    tok = Tokenizer.from_words("the cat sat on a mat and then it slept . -".split())
     known = "the cat sat on a mat and then it slept ."
     one = "the dog sat on a mat and then it slept ."  # 'dog' is unknown
     three = "the dog ran on a rug and then it slept ."
-    words = f". {three} {one} {known}".split()
+    words = f". {three} {one} {known} the - cat - sat - on - a mat - too . {known[:-1]} 0 . 5 .".split()  # not prose
     held_out = checkpoints.held_out_examples
     assert held_out(tok, words) == [known, one]  # fewest unknown words first, none with 3; each as written
     assert held_out(tok, words, count=1) == [known]

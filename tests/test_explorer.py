@@ -202,8 +202,9 @@ def test_only_unknown_words_are_shown_as_unk_with_a_note(ex: Explorer, text: str
 
 def test_some_unknown_words_are_named_once_in_the_note() -> None:
     """Typed HTML is shown as text; each unknown piece is named once, and a long list is cut short."""
-    ex = _explorer(sentence="the fox met a <b>bold</b> snowman ☃ on the bridge .")
+    ex = _explorer(sentence="the fox met a <b>bold</b> snowman ☃ on the bridge zebra .")
     assert ex.words[:5] == ["the", "fox", "<unk>", "a", "<unk>"] and "<b>" not in ex.message.value
+    assert ex.words[ex.focus] == "bridge", "the focus starts on the last word the model knows, not on 'zebra'"
     assert all(ex.message_lines[0].count(f"'{w}'") == 1 for w in ("met", "<", "b", ">", "bold", "/", "☃"))
     ex.sentence.value = "<script>alert(1)</script> " + " ".join(f"x{i}" for i in range(6))
     assert "<script>" not in ex.message.value and ex.message_lines[0].endswith("and 6 more.")

@@ -58,8 +58,8 @@ def test_a_missing_file_names_the_file_the_learner_likely_meant(tmp_path, monkey
     monkeypatch.chdir(tmp_path / "uploads")  # a text at the repository's root, seen from notebooks/
     with pytest.raises(ValueError, match=r"did you mean '\.\./my_story\.txt'"):
         read_text_file("my_story.txt")
-    with pytest.raises(ValueError, match="put the file there, or give its full path"):
-        read_text_file("absent.txt")
+    with pytest.raises(ValueError, match=f"in the folder {tmp_path}; put the file there, or give its full path"):
+        read_text_file("../absent.txt")  # the folder it looked in: one up from here
 
 
 def test_more_than_1023_distinct_words_keeps_the_1023_most_frequent():

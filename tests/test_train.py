@@ -159,9 +159,9 @@ def test_command_line_prints_the_rate_words_per_second_and_the_even_guess(capsys
     assert card["notes"] == out["notes"]
     assert out["even_guess"] == {"vocabulary": 1024, "different_validation_words": different}
     assert out["lr"] == out["recipe"]["lr"] == card["lr"] and out["examples"] == len(card["examples"])
-    load_model(tmp_path / "one_head.json")
-    first = capsys.readouterr().out
+    first = (load_model(tmp_path / "one_head.json"), capsys.readouterr().out)[1]  # what loading it printed
     load_model(tmp_path / "one_head.safetensors")  # the same checkpoint again, by its other file
     assert first.count("Note on one_head.json:") == len(out["notes"]) and capsys.readouterr().out == ""
-    assert main(["--heads", "1", "--steps", "2", "--text", sample, "--out", str(tmp_path), "--json"]) == 0
+    assert main(["--heads", "1", "--steps", "3", "--text", sample, "--out", str(tmp_path), "--json"]) == 0
     assert f"replacing {tmp_path / 'one_head.json'} (trained on {corpus.name})" in capsys.readouterr().err
+    assert "This run trained 3 of" in (load_model(tmp_path / "one_head.json"), capsys.readouterr().out)[1], "new notes"
