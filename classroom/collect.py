@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 import urllib.error
@@ -29,7 +30,8 @@ class Hub:
     """The hub's REST API and the learners' servers behind its proxy, with one token."""
 
     def __init__(self, url: str, token: str) -> None:
-        self.url, self.token = url.rstrip("/"), token
+        # the hub's root, also from a page's address copied from the browser (.../hub/home, .../user/ana/lab)
+        self.url, self.token = re.sub(r"/(hub|user)(/.*)?$", "", url.rstrip("/")), token
 
     def request(self, method: str, path: str) -> object:
         """One JSON request to the hub's address plus `path`; the decoded answer (None when empty)."""
@@ -101,14 +103,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         token = args.token_file.read_text().strip()
         report = collect(Hub(args.hub, token), args.out, args.chapter and args.chapter.zfill(2), args.start)
-    except (OSError, urllib.error.URLError) as problem:
-        print(f"error: {problem}", file=sys.stderr)
+    except (OSError, urllib.error.URLError, json.JSONDecodeError) as problem:
+        why = ("the token may not list the hub's users: use an admin's token, made at the hub's /hub/token while "
+               "logged in as an admin" if getattr(problem, "code", None) == 403 else
+               "the address answered with a page, not the hub's API: give the hub's root address, "
+               "https://hub.example.org" if isinstance(problem, json.JSONDecodeError) else "")
+        print(f"error: {problem}" + (f" ({why})" if why else ""), file=sys.stderr)
         return 2
     for name, what in sorted(report.items()):
         print(f"{name}: {what}")
     chapter = f" --chapter {args.chapter.zfill(2)} --out grades/{args.chapter.zfill(2)}" if args.chapter else ""
-    print(f"collected into {args.out}: grade with python -m classroom.grade {args.out}{chapter} --roster roster.csv "
-          "(with the class's roster, a learner skipped here is graded as missing)")
+    print(f"collected into {args.out}: grade with python -m classroom.grade {args.out}{chapter} (add --roster with "
+          "the class's roster: a learner skipped here is then graded as missing)")
     return 0
 
 

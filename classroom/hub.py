@@ -63,9 +63,10 @@ def hub_config(folder: Path, port: int, hub_port: int, api_port: int, token: str
         "JupyterHub.load_roles": [{"name": SERVICE, "services": [SERVICE], "scopes": [
             "admin:users", "admin:servers", "tokens", "list:users", "read:users", "access:servers"]}],
     }
-    keep = [name for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if name in os.environ]
+    keep = [name for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SPOTLIGHTS_SOLUTIONS") if name in os.environ]
     lines = [f"c.{name} = {value!r}" for name, value in settings.items()]
-    return "\n".join([*lines, f"c.Spawner.env_keep.extend({keep!r})  # as the machine sets them for OpenBLAS"]) + "\n"
+    return "\n".join([*lines, f"c.Spawner.env_keep.extend({keep!r})  # OpenBLAS's, as the machine sets them, and a "
+                               "graded class's switch for solution()"]) + "\n"
 
 
 class LocalHub:

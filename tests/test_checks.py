@@ -49,12 +49,9 @@ def detectives() -> tuple:
     return load_model("four_heads"), ids, clues
 
 
-def benchmark_runs() -> list[dict]:
-    return json.loads((ASSETS / "results.json").read_text())["table"]["runs"]
-
-
+RUNS = json.loads((ASSETS / "results.json").read_text())["table"]["runs"]  # the benchmark's, as chapter 5 hands on
 # the extra arguments a chapter hands a check, ARGS.get(name, tuple)() (chapters 5 and 6 hand some)
-ARGS = {"name_the_detectives": detectives, "lifeline": lambda: (MEASURED,), "clear_winner": lambda: (benchmark_runs(),)}
+ARGS = {"name_the_detectives": detectives, "lifeline": lambda: (MEASURED,), "clear_winner": lambda: (RUNS,)}
 
 
 def stub(*given: object) -> None:
@@ -152,6 +149,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("weighted_average", lambda w, v: w[:, None] * v, "did not add the words up"),
     ("weighted_average", lambda w, v: [w[i] * v[i] for i in range(len(w))], "got a list of 3 tensors: torch.stack"),
     ("weighted_average", lambda w, v: v.mean(dim=0), "plain average"),
+    ("weighted_average", lambda w, v: v.sum(dim=0), "plain sum of the words, which ignores the weights"),
     ("weighted_average", lambda w, v: w @ v / len(w), "divided by the number of words"),
     ("weighted_average", lambda w, v: (w[:, None] * v).sum(dim=1), "added up each word's own numbers (dim=1"),
     ("weighted_average", lambda w, v: (w * v).sum(dim=0), "Make the weights a column first: weights[:, None]"),
@@ -159,7 +157,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("weighted_average", lambda w, v: w[:, None] @ v, "a column of weights, [3, 1], does not go with @"),
     ("weighted_average", lambda w, v: w @ v.T, "values.T has shape [2, 3]: turning values round"),
     ("weighted_average", lambda w, v: (w[:, None] * v).sum(), "added up everything"),
-    ("weighted_average", lambda w, v: v.sum(dim=0), "differs from the reference"),
+    ("weighted_average", lambda w, v: w @ v + 0.5, "differs from the reference"),
     ("softmax", lambda s: s, "negative weight"),
     ("softmax", lambda s: s.exp(), "divide each exp(score) by the total"),
     ("softmax", lambda s: s.exp() / s.exp().sum(), "each row must add up to 1"),

@@ -41,8 +41,9 @@ def test_a_bad_argument_is_one_clear_line_and_exit_code_2(argv: list[str], says:
 
 def test_the_hub_listens_on_loopback_only_and_opens_where_a_class_does(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(hub, "proxy_command", lambda: ["configurable-http-proxy"])
+    monkeypatch.setenv("SPOTLIGHTS_SOLUTIONS", "off")  # a graded class's: its servers get it too
     text = hub.hub_config(tmp_path, 20001, 20002, 20003, "secret")
-    assert "127.0.0.1:20001" in text and "0.0.0.0" not in text
+    assert "127.0.0.1:20001" in text and "0.0.0.0" not in text and "'SPOTLIGHTS_SOLUTIONS']" in text
     assert f"defaultUrl: {hub.CLASS_LINK}" in (ROOT / "deploy" / "config.yaml").read_text() and hub.CLASS_LINK in text
 
 

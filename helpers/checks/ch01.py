@@ -170,9 +170,10 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
            f"dimension that counts the words")
     got = expect_tensor(name, got, (2,))
     want = weights @ values  # [2]
-    expect(not torch.allclose(got, values.mean(dim=0), atol=1e-5),
-           f"{name} returned the plain average of the words, which ignores the weights: "
-           f"multiply each word by its weight before adding them up")
+    for plain, said in ((values.mean(dim=0), "the plain average"), (values.sum(dim=0), "the plain sum")):
+        expect(not torch.allclose(got, plain, atol=1e-5), f"{name} returned {said} of the words, which ignores the "
+                                                          "weights: multiply each word by its weight before adding "
+                                                          "them up")
     expect(not torch.allclose(got, want / len(weights), atol=1e-5),
            f"{name} divided by the number of words: no need, the weights already add up to 1, "
            f"so the weighted sum is already an average")

@@ -83,7 +83,7 @@ def test_each_students_notebooks_are_collected_for_the_grader(tmp_path: Path, pr
             await hub.api("DELETE", "/users/bob/server")
             while (await hub.api("GET", "/users/bob"))["servers"]:
                 await asyncio.sleep(0.5)
-            hub_api = collect.Hub(hub.url, hub.token)
+            hub_api = collect.Hub(hub.url + "/hub/home", hub.token)  # as copied from the browser's address bar
             first = await asyncio.to_thread(collect.collect, hub_api, out, "01")
             second = await asyncio.to_thread(collect.collect, hub_api, out, "01", True)
             return first, second, {name: (folder / "01_one_spotlight.ipynb").read_text() for name, folder in
