@@ -197,10 +197,9 @@ def outcomes(planned: dict, exercises: Sequence[str]) -> tuple[dict[str, dict], 
         left = [name for name in exercises if name not in results]
         if end == ["."] and left and k and exercises[k - 1] not in blanked:  # k - 1 changed the checks: it stopped
             blanked.add(exercises[k - 1])
-            ran_out = MEMORY in results[exercises[k - 1]]["feedback"]  # said by the note on memory
-            notes.append(f"the exercises after {exercises[k - 1]} were graded in a fresh process" if ran_out else
-                         f"{exercises[k - 1]} changed helpers or torch; the exercises after it were graded in a fresh "
-                         "process")
+            if MEMORY not in results[exercises[k - 1]]["feedback"]:  # memory that ran out: noted with the scores
+                notes.append(f"{exercises[k - 1]} changed helpers or torch; the exercises after it were graded in a "
+                             "fresh process")
             planned = _without(planned, exercises[k - 1])
             continue
         if end or exercises[k] in results:  # it finished, or stopped again where it stopped before
@@ -297,6 +296,8 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     for said, what in ((TYPING, "input()"), (MEMORY, "running out of memory")):  # a right answer may sit behind it
         if stopped := [s.exercise for s in scores if said in s.feedback and s.status != "passed"]:
             notes.insert(1, f"{what} stopped {', '.join(stopped)}: to be read by hand")
+        for s in (s for s in scores if s.exercise in stopped and "will read it" not in s.feedback):
+            s.feedback += " (Your instructor will read it.)"  # its 0 is not the last word: safe to send before that
     lacking = {s.exercise: found[1] for s in scores if s.status != "passed"  # not a typo in a module we have
                and (found := re.search(r"No module named '([\w.]+)'", s.feedback))
                and importlib.util.find_spec(found[1].split(".")[0]) is None}
@@ -424,7 +425,7 @@ def write_feedback(results: Sequence[Graded], out: Path, wrong: dict[str, str] |
         so_far = " so far" * (g.status == "flagged")  # what is held may still count
         parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points{so_far}; {shown['output']}"]
         parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} point{'s' * (test['max_score'] != 1)}: "
-                  + test["output"].removeprefix(f"{test['name']}: ").removeprefix(f"{test['name']} ")  # named once
+                  + re.sub(rf"^{re.escape(test['name'])}(: | (?!\())", "", test["output"])  # named once, not its (…)
                   for test in shown.get("tests", []) if "visibility" not in test
                   and test["output"] != f"{test['name']}: {g.note}"]  # not graded: the reason once, above
         sent.setdefault(g.student, [f"Feedback for {g.student}"]).extend(parts)

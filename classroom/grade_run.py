@@ -151,10 +151,14 @@ def _said(err: BaseException) -> str:
         said = f"an out-of-memory error: {MEMORY}"
     else:
         said = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__  # a bare assert says nothing
+    return said + _at(err) + (f" ({TYPING})" if isinstance(err, EOFError) else "")
+
+
+def _at(err: BaseException) -> str:
+    """' (at: <line>)': the learner's line that raised `err`, or was running when the time limit stopped it."""
     lines = [frame.line for frame in traceback.extract_tb(err.__traceback__) if frame.filename == LEARNER]
     lines += [err.text.strip()] if isinstance(err, SyntaxError) and err.filename == LEARNER and err.text else []
-    return said + (f" (at: {lines[-1]})" if lines and lines[-1] else "") + (
-        f" ({TYPING})" if isinstance(err, EOFError) else "")
+    return f" (at: {lines[-1]})" if lines and lines[-1] else ""
 
 
 def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> None:
@@ -207,7 +211,8 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
         flags[name] |= {f"it called {call}" for call in watch.calls} | {f"it changed {what}" for what in tampered}
         outcome, memory = outcomes.get(name), False
         if isinstance(err, TimeLimit):
-            result = {"passed": False, "feedback": f"{name}: {TOO_LONG.format(timeout)}" + aside.get(name, "")}
+            said = f"{name}: {TOO_LONG.format(timeout)}{_at(err)}"  # the line the time limit stopped
+            result = {"passed": False, "feedback": said + aside.get(name, "")}
         elif err is not None:
             where = "your exercise cell" if stopped[name] is not None else "its check"
             syntax = isinstance(err, SyntaxError)  # the exercise's own cell could not run at all
@@ -221,7 +226,9 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             result = {"passed": False, "feedback": f"{name}: {said}"}
         elif memory := any(said in outcome.feedback for said in ("MemoryError", "can't allocate memory")):
             # caught by the check, the memory stays taken: the exercises after it are graded in a fresh process
-            result = {"passed": False, "feedback": f"{name}: your code stopped with an out-of-memory error: {MEMORY}"}
+            at = outcome.feedback.partition(" (at: ")[2]  # the learner's line, as the check quoted it
+            result = {"passed": False, "feedback": f"{name}: your code stopped with an out-of-memory error: {MEMORY}"
+                                                   + (f" (at: {at}" if at else "")}
         else:
             typing = f" ({TYPING})" * ("EOFError" in outcome.feedback)  # input() called by the check, in their function
             result = {"passed": bool(outcome.passed), "feedback": outcome.feedback + typing + aside.get(name, "")}

@@ -308,6 +308,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("name_the_detectives", lambda board: {h: max(CLUE_KINDS, key=lambda k: board[k][h] / board["chance"][
         CLUE_KINDS.index(k)]) for h in range(len(board["subject"]))}, "divided by chance"),
     ("lifeline", lambda rows, kind: max(rows, key=lambda r: r["clue_accuracy"][kind])["head"], "HIGHEST"),
+    ("lifeline", lambda rows, kind: print(rows[0]["head"]), "returned nothing (None): is its return missing?"),
     ("lifeline", lambda rows, kind: min(rows, key=lambda r: r["clue_accuracy"][kind]), "returned a whole row"),
     ("lifeline", lambda rows, kind: min(r["clue_accuracy"][kind] for r in rows), "an accuracy"),
     ("lifeline", lambda rows, kind: min(range(len(rows)), key=lambda i: rows[i]["clue_accuracy"][kind]),

@@ -263,9 +263,9 @@ A_MENU = """(go) => { const menu = document.querySelector('.reveal select'), sli
     if (go) { const at = Reveal.getIndices(slide); Reveal.slide(at.h, at.v, 99); menu.focus(); }
     const now = [Reveal.getCurrentSlide() === slide, +menu.value, slide.querySelector('.drawing').innerHTML];
     const [, choice, drawn] = go ? (window.before = now) : window.before;  // on its slide, then ArrowDown, Escape
-    return !now[0] ? 'ArrowDown in a menu turned the slide' : now[1] !== choice + 1 ? 'ArrowDown left a menu as it '
-        + 'was' : now[2] === drawn ? "a menu's new choice left its figure as it was" : Reveal.isOverview()
-        || document.activeElement === menu ? 'Escape in a menu opened the overview, or stayed in the menu' : ''; }"""
+    return !now[0] ? 'ArrowDown in a menu turned the slide' : now[1] !== choice + 1 ? 'ArrowDown left a menu' : now[2]
+        === drawn ? 'a new choice left the figure' : Reveal.isOverview() || document.activeElement === menu ? 'Escape '
+        + 'in a menu opened the overview, or stayed in the menu' : ''; }"""
 CLICK_A_FIGURE = """(overview) => { const slide = document.querySelector('g.panel.heatmap').closest('section');
     const at = Reveal.getIndices(slide); Reveal.slide(at.h, at.v); Reveal.toggleOverview(overview);
     return [at.h, at.v]; }"""
