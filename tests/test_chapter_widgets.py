@@ -50,7 +50,7 @@ def test_playground_weights_share_100_percent_and_one_spotlight_gives_three_clue
     even = p.summary_text.rsplit(": ", 1)[-1]  # why no clue gets more: the spread is even, not a third's limit
     p.set_score("animal", -5.0)  # the six others tie: all of them named, none picked out
     named = p.summary_text.split(" (all weights")[0]
-    assert f"evenly over {len(WORDS) - 1} words" in named and "animal" not in named and "'wet'" in named, named
+    assert f"to each of {len(WORDS) - 1} words" in named and "animal" not in named and "'wet'" in named, named
     p.preset("three clues")
     assert [s.value for s in p.sliders if s.value > 0] == [CLUE_BOOST] * 3
     assert float(p.weights[WORDS.index(CLUES[0])]) < 0.3, "room to climb to a third as the temperature falls"

@@ -181,6 +181,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("scaled_scores", lambda q, k: q @ k.T / q.shape[0] ** 0.5, "square root of the number of words"),
     ("scaled_scores", lambda q, k: q @ k.T / torch.sqrt(q.shape[-1]), "with ** 0.5"),
     ("masked_weights", lambda s: torch.softmax(s, dim=-1), "peeking at the future"),
+    ("masked_weights", lambda s: torch.softmax(s.masked_fill(~causal_mask(len(s)).T, -math.inf), -1), "earlier words"),
     ("masked_weights", lambda s: torch.softmax(s.masked_fill(~causal_mask(len(s)), 0.0), dim=-1), "exp(0) = 1"),
     ("masked_weights", lambda s: torch.softmax(s, dim=-1) * causal_mask(len(s)), "before the softmax, not after"),
     ("masked_weights", lambda s: causal(s, causal_mask(len(s)).tril(-1)), "the diagonal"),
@@ -503,6 +504,8 @@ def test_a_crash_inside_torch_or_explained_by_a_hint_names_the_learners_line(cap
     assert "(at: return x + block.attn(block.ln1(x))" in handed_on("block_step", capsys)
     yours_or_reference(CHECKS["masked_weights"], masked_weights)
     assert "which dimension it works along: dim=-1" in handed_on("masked_weights", capsys)
+    yours_or_reference(CHECKS["masked_weights"], lambda s: softmax(s))  # noqa: F821 - chapter 1's: not in chapter 2
+    assert "PyTorch's own is torch.softmax" in handed_on("masked_weights", capsys)
 
 
 def test_a_clear_winner_calling_seed_margin_passes_and_is_told_a_graded_class_will_not_count_it(capsys) -> None:

@@ -69,8 +69,7 @@ def test_ablation_bars_put_the_whole_model_first_and_the_accuracy_lost_per_kind(
     rows = [{"head": h, "val_ppl": 2.5 + h, "clue_accuracy": dict.fromkeys(CLUE_KINDS, 0.7 - 0.1 * h)}
             for h in range(2)]
     perplexity, *lost = compare.ablation_bars(BASELINE, rows).data
-    assert list(perplexity.x) == ["all heads on", "head 0 off", "head 1 off"]
-    assert list(perplexity.y) == [2.3, 2.5, 3.5]
+    assert list(perplexity.x) == ["all heads on", "head 0 off", "head 1 off"] and list(perplexity.y) == [2.3, 2.5, 3.5]
     assert [trace.name for trace in lost] == list(CLUE_KINDS) and lost[0].y == pytest.approx([0.0, 0.1])
     with pytest.raises(ValueError, match="clue_accuracy"):
         compare.ablation_bars(BASELINE, [{"head": 0, "val_ppl": 3.0}])

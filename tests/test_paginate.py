@@ -66,8 +66,7 @@ WIDE = "x = " + "1 + " * 60 + "1"  # 245 characters: three lines on a slide
 def test_a_cell_that_would_run_off_the_slide_starts_a_new_one(cells: list, expected: list[str]) -> None:
     nb = nbformat.v4.new_notebook(cells=cells)
     before = _types(nb)
-    assert _types(paginate(nb)) == expected
-    assert _types(nb) == before, "the notebook itself is left as it was"
+    assert _types(paginate(nb)) == expected and _types(nb) == before, "paginated: a copy, the notebook left as it was"
 
 
 @pytest.mark.parametrize(("lead_in", "code", "figure", "expected"), [

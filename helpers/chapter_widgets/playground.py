@@ -181,7 +181,7 @@ def looks_at(labels: Sequence[str], weights: Sequence[float]) -> str:
     if not above:
         return f"'{labels[-1]}' spreads its attention evenly: {even:.1%} to each of the {len(weights)} words"
     if len(tied) > 3:  # naming three of them would pick three of equals
-        return (f"'{labels[-1]}' spreads its attention evenly over {len(tied)} words, {weights[above[0]]:.1%} each: "
+        return (f"'{labels[-1]}' gives the same share, {weights[above[0]]:.1%}, to each of {len(tied)} words: "
                 + ", ".join(f"'{labels[i]}'" for i in sorted(tied)))
     return f"'{labels[-1]}' looks most at: " + ", ".join(f"'{labels[i]}' {weights[i]:.1%}" for i in above[:3])
 

@@ -308,7 +308,10 @@ IMPORTS = {"math": "import math", "sqrt": "from math import sqrt", "np": "import
 
 
 def _import_hint(err: BaseException) -> str:
-    """'. Add `import math` ...' when the learner's code used a module the chapter does not import, else ''."""
+    """'. Add `import math` ...' when the learner's code used a module the chapter does not import (or chapter 1's
+    softmax), else ''."""
+    if isinstance(err, NameError) and err.name == "softmax":  # the exercise of chapter 1, not of this notebook
+        return ". The softmax you wrote in chapter 1 is not in this notebook: PyTorch's own is torch.softmax(x, dim=-1)"
     if not isinstance(err, NameError) or err.name not in IMPORTS:
         return ""
     square_root = (" (or, for a square root, write d ** 0.5, which needs no import)"

@@ -117,8 +117,12 @@ def _divisor(att: torch.Tensor, raw: torch.Tensor) -> float | None:
 
 def _hid_the_past(got: object, scores: torch.Tensor) -> bool:
     """True when got is what a mask used the wrong way round gives: the past hidden and the future shown."""
-    words = scores.shape[-1]
-    wrong = torch.softmax(scores.masked_fill(causal_mask(words), float("-inf")), dim=-1)  # [T, T]
+    return _hidden(got, scores, causal_mask(scores.shape[-1]))
+
+
+def _hidden(got: object, scores: torch.Tensor, hide: torch.Tensor) -> bool:
+    """True when got is the softmax of `scores` with the places where `hide` is True filled with -inf."""
+    wrong = torch.softmax(scores.masked_fill(hide, float("-inf")), dim=-1)  # [T, T]
     return isinstance(got, torch.Tensor) and got.shape == wrong.shape and bool(
         torch.allclose(got, wrong, atol=1e-5, equal_nan=True))
 
@@ -157,6 +161,9 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
                "and earlier words), so filling those places with -inf hid the past and showed the future; the "
                "last word, which may look everywhere, was left with nothing and its row became NaN. Fill where "
                "the mask is False instead (~ turns each True into False and each False into True).")
+        expect(not _hidden(got, scores, ~causal_mask(words).T),  # True on the earlier words, not the word itself
+               f"{name}: the earlier words were hidden and the later ones left in view: it is the later words a "
+               "word may not see. causal_mask(...) is True where a word may look; fill where it is False.")
         masked = scores.masked_fill(~causal_mask(words), float("-inf"))  # [T, T]
         expect(not (isinstance(got, torch.Tensor) and got.shape == masked.shape and torch.equal(got, masked)),
                f"{name} returned the masked scores, with -inf for the later words, not weights: finish with a "
