@@ -198,9 +198,9 @@ def check_widgets(page) -> None:
     support.drawn(page, w, "The trained four-head checkpoint")
     w = ".change-one-word"
     page.locator(f"{w} select").select_option(label="fox")
-    box = page.locator(f"{w} input[type=text]")
-    box.fill("girl")
-    box.press("Enter")
+    support.drawn(page, w, "'fox' → 'boy'")  # a word of its kind comes into the box; then the learner's own
+    page.locator(f"{w} input[type=text]").fill("girl")
+    page.keyboard.press("Enter")  # the box still has the keyboard
     moved = support.drawn(page, w, "'fox' → 'girl'")[0]["cells"]
     attn, ff = moved[: len(moved) // 2], moved[len(moved) // 2 :]
     assert [a[1] > 0.01 for a in attn] == [i >= 3 for i in range(len(attn))]
