@@ -24,6 +24,7 @@ import nbformat
 
 FOLDER = "several-spotlights"  # in each learner's home: where deploy/deliver.py puts the notebooks
 START_TIMEOUT_S = 300
+REQUEST_TIMEOUT_S = 30  # a hub that does not answer: said within half a minute, not after the start's five
 
 
 class Hub:
@@ -37,7 +38,7 @@ class Hub:
         """One JSON request to the hub's address plus `path`; the decoded answer (None when empty)."""
         headers = {"Authorization": f"token {self.token}"}
         request = urllib.request.Request(self.url + path, method=method, headers=headers)
-        with urllib.request.urlopen(request, timeout=START_TIMEOUT_S) as response:
+        with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_S) as response:
             body = response.read()
         return json.loads(body) if body else None
 
@@ -107,7 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         why = ("the token may not list the hub's users: use an admin's token, made at the hub's /hub/token while "
                "logged in as an admin" if getattr(problem, "code", None) == 403 else
                "the address answered with a page, not the hub's API: give the hub's root address, "
-               "https://hub.example.org" if isinstance(problem, json.JSONDecodeError) else "")
+               "https://hub.example.org" if isinstance(problem, json.JSONDecodeError) or getattr(problem, "code", 0)
+               == 404 else f"no hub answered at {args.hub}: check the address, with its https://, and that the hub "
+               "is running" if type(problem) is urllib.error.URLError else "")  # not an HTTPError: no answer
         print(f"error: {problem}" + (f" ({why})" if why else ""), file=sys.stderr)
         return 2
     for name, what in sorted(report.items()):

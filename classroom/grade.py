@@ -297,7 +297,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         if stopped := [s.exercise for s in scores if said in s.feedback and s.status != "passed"]:
             notes.insert(1, f"{what} stopped {', '.join(stopped)}: to be read by hand")
         for s in (s for s in scores if s.exercise in stopped and "will read it" not in s.feedback):
-            s.feedback += " (Your instructor will read it.)"  # its 0 is not the last word: safe to send before that
+            s.feedback = s.feedback.rstrip(".") + "; your instructor will read it."  # not the last word: safe to send
     lacking = {s.exercise: found[1] for s in scores if s.status != "passed"  # not a typo in a module we have
                and (found := re.search(r"No module named '([\w.]+)'", s.feedback))
                and importlib.util.find_spec(found[1].split(".")[0]) is None}
