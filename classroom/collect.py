@@ -93,6 +93,18 @@ def collect(hub: Hub, out: Path, chapter: str | None = None, start: bool = False
     return report
 
 
+def _advice(problem: Exception, hub: str) -> str:
+    """What to do about a problem reaching the hub: a token that may not list users, a page's address, no answer."""
+    if getattr(problem, "code", None) == 403:
+        return ("the token may not list the hub's users: use an admin's token, made at the hub's /hub/token while "
+                "logged in as an admin")
+    if isinstance(problem, json.JSONDecodeError) or getattr(problem, "code", None) == 404:
+        return "the address answered with a page, not the hub's API: give the hub's root address, https://hub.example.org"
+    if type(problem) is urllib.error.URLError:  # no answer at all (an HTTPError is an answer)
+        return f"no hub answered at {hub}: check the address, with its https://, and that the hub is running"
+    return ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("hub", help="the hub's address, e.g. https://hub.example.org")
@@ -105,12 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         token = args.token_file.read_text().strip()
         report = collect(Hub(args.hub, token), args.out, args.chapter and args.chapter.zfill(2), args.start)
     except (OSError, urllib.error.URLError, json.JSONDecodeError) as problem:
-        why = ("the token may not list the hub's users: use an admin's token, made at the hub's /hub/token while "
-               "logged in as an admin" if getattr(problem, "code", None) == 403 else
-               "the address answered with a page, not the hub's API: give the hub's root address, "
-               "https://hub.example.org" if isinstance(problem, json.JSONDecodeError) or getattr(problem, "code", 0)
-               == 404 else f"no hub answered at {args.hub}: check the address, with its https://, and that the hub "
-               "is running" if type(problem) is urllib.error.URLError else "")  # not an HTTPError: no answer
+        why = _advice(problem, args.hub)
         print(f"error: {problem}" + (f" ({why})" if why else ""), file=sys.stderr)
         return 2
     for name, what in sorted(report.items()):

@@ -147,11 +147,16 @@ def run(source: str, label: str, namespace: dict, timeout: float, watch: Watch |
 def _said(err: BaseException) -> str:
     """An error as feedback names it, with the learner's line that raised it; input() gets its reason, since its
     EOFError does not say."""
-    if isinstance(err, MemoryError) or "can't allocate memory" in str(err):  # torch's: a C++ allocator's words
+    if _ran_out(f"{type(err).__name__}: {err}"):
         said = f"an out-of-memory error: {MEMORY}"
     else:
         said = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__  # a bare assert says nothing
     return said + _at(err) + (f" ({TYPING})" if isinstance(err, EOFError) else "")
+
+
+def _ran_out(said: str) -> bool:
+    """Whether an error, as its name and text read, is memory running out (torch's are a C++ allocator's words)."""
+    return "MemoryError" in said or "can't allocate memory" in said
 
 
 def _at(err: BaseException) -> str:
@@ -224,7 +229,7 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
             said = ("it is the course's own code, so there is nothing of the student's to grade" if mine else
                     "its check gave no verdict (the exercise's code may have stopped it): grade it by hand")
             result = {"passed": False, "feedback": f"{name}: {said}"}
-        elif memory := any(said in outcome.feedback for said in ("MemoryError", "can't allocate memory")):
+        elif memory := _ran_out(outcome.feedback):
             # caught by the check, the memory stays taken: the exercises after it are graded in a fresh process
             at = outcome.feedback.partition(" (at: ")[2]  # the learner's line, as the check quoted it
             result = {"passed": False, "feedback": f"{name}: your code stopped with an out-of-memory error: {MEMORY}"

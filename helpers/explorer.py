@@ -224,11 +224,11 @@ class Explorer(Widget):
             self.words, self.notes, self.originals = reading.words, list(reading.notes), reading.originals
             self.shown_text = text
             same = [i for i, word in enumerate(reading.originals) if word == focus_word]  # the focus word, if kept:
-            known = [typed * (word != UNK) for word, typed in zip(reading.words, reading.originals, strict=True)]
+            known = [i for i, word in enumerate(reading.words) if is_word(word) and word != UNK]  # its words, no marks
             self.focus = (self.focus if self.focus in same  # where it was (another word changed),
                           else same[min(nth, len(same) - 1)] if same  # else the same one of several equal words
-                          else last_word(known if any(map(is_word, known)) else self.originals))  # else the last
-            # word the model knows (where an unknown one looks says little of it), or typed (an unknown '!' is none)
+                          else known[-1] if known  # else the last word the model knows: an unknown one says little
+                          else last_word(self.originals))  # else the last as typed: an unknown '!' is no word
             self.focus_chosen = bool(same)
             labels = unique_labels(self.words)
             options = [(word_name(label, word, typed), i)
