@@ -115,6 +115,7 @@ class ChangeOneWord(ChapterWidget):
         self.ids, self.words = list(enc.ids), list(enc.words)
         self.position = self.words.index("wet") if "wet" in self.words else len(self.words) // 2
         self.new_word = swap_for(self.words, self.position, self.tokenizer.ids)
+        self.typed = ""  # the last replacement the learner typed: it stays when they pick another word
         self.attn_moved = self.ff_moved = self.inside_moved = torch.zeros(len(self.words))
         labels = unique_labels(self.words)
         self.word_picker = widgets.Dropdown(description="word", options=[(w, i) for i, w in enumerate(labels)],
@@ -131,13 +132,15 @@ class ChangeOneWord(ChapterWidget):
     # ----- what code (and the tests) call ------------------------------------------------------
 
     def set_position(self, position: int) -> None:
-        """Change the word at `position` instead, to a word of its kind ('old' for 'wet', 'boy' for 'fox')."""
+        """Change the word at `position` instead: to the word typed last if there is one (and it is not the word
+        already there), else to a word of its kind ('old' for 'wet', 'boy' for 'fox')."""
         with self.report():
             if type(position) is not int or not 0 <= position < len(self.words):
                 self.set_quietly(self.word_picker, self.position)
                 raise ValueError(f"There is no word at position {position!r}: pick 0 to {len(self.words) - 1}.")
             self.position = position
-            self.new_word = swap_for(self.words, position, self.tokenizer.ids)
+            kept = self.typed and self.typed != self.words[position]
+            self.new_word = self.typed if kept else swap_for(self.words, position, self.tokenizer.ids)
             self.set_quietly(self.replacement, self.new_word)
             self._redraw()
 
@@ -149,7 +152,7 @@ class ChangeOneWord(ChapterWidget):
             if problem:
                 self.set_quietly(self.replacement, self.new_word)
                 raise ValueError(problem)
-            self.new_word = self.tokenizer.split(word)[0]
+            self.new_word = self.typed = self.tokenizer.split(word)[0]
             self._redraw()
 
     def _refusal(self, word: object) -> str:
