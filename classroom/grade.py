@@ -273,9 +273,10 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         seen = [f"{_cell(nb, defined.cell)}: {why}" if defined else why for why in result["flags"]]  # where, as above
         result["flags"] = _by_cell(list(dict.fromkeys(elsewhere + flagged[name] + seen)))
         status = result.get("status") or _status(result)
-        if "not attempted" in result["feedback"] and defined is None:  # not even the stub's def
-            result["feedback"] = (f"{name}: not attempted: no cell of this notebook defines {name} (its exercise "
-                                  "cell deleted, or its def taken out?)")
+        if "not attempted" in result["feedback"]:  # in the words of a feedback file, not of a check cell
+            result["feedback"] = f"{name}: not attempted: " + (
+                f"no cell of this notebook defines {name} (its exercise cell deleted, or its def taken out?)"
+                if defined is None else "its cell was handed in as the stub, which stops at todo()")
         feedback = result["feedback"] if status != "flagged" else (
             f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Its check alone said: "
             + result["feedback"].removeprefix(f"{name}: "))
