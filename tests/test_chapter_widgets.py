@@ -223,8 +223,8 @@ def test_split_of_a_sentence_of_ones_own_says_how_the_model_read_it() -> None:
     assert "'zebra'" in unknown.message.value and "showing the first 128" in unknown.message.value
     unknown.set_heads(2)
     assert "'zebra'" in unknown.message.value and not unknown.problem, "the notes stay with the sentence"
-    short = split_the_width("the fox sees the zebra")
-    assert "= zebra', looks hardest at" in short.summary_text, "an unknown word named as typed"
+    short, alone = split_the_width("the fox sees the zebra"), split_the_width("bridge")  # one word: nothing later
+    assert "= zebra', looks hardest at" in short.summary_text and "guesses" not in alone.summary_text, "as typed"
 
 
 def test_split_static_copy_has_every_option_and_four_heads_at_a_time(static_build: None) -> None:

@@ -243,7 +243,8 @@ def looks_hardest(option: Option, reading: Reading, heads: range | None = None) 
     reader, last = guesser(words), last_word(words)
     favourite = option.att[:, reader].argmax(dim=-1).tolist()  # [H]: where the guesser looks hardest, per head
     which = "trained" if option.layer == TRAINED else "untrained"
-    return (f"In the {which} layer, '{labels[reader]}', which guesses '{labels[last]}', looks hardest at: "
+    guesses = f", which guesses '{labels[last]}'," if last > reader else " (no later word to guess)"
+    return (f"In the {which} layer, '{labels[reader]}'{guesses} looks hardest at: "
             + ", ".join(unbroken(f"head {h} → '{labels[favourite[h]]}'") for h in heads or range(option.heads)) + ".")
 
 
