@@ -25,6 +25,8 @@ VOCAB_SIZE = 1024
 UNK = "<unk>"
 RESERVED = "<reserved-{:04d}>"
 _FORMAT = "several-spotlights-tokenizer"
+TITLES = frozenset({"mr", "mrs", "ms", "dr", "st", "prof", "rev", "capt", "col", "gen", "lt", "jr", "sr"})
+"""Words whose abbreviation point ends no sentence (Mrs. Bennet), as split text writes them: lower case."""
 MAX_TEXT_BYTES = 10_000_000  # twice the series' three novels together; more would take minutes just to read
 _WORD = re.compile(rf"<unk>|{STORY_START}|\w+(?:'\w+)*|[^\w\s\ufeff]")
 """A word, or a mark of punctuation on its own; a byte-order mark (U+FEFF, which some editors put at the start
@@ -146,19 +148,23 @@ class Tokenizer:
         (or all but at most `max_unknown` words, kept as written: the model reads each as <unk>).
 
         A sentence ends at '.', '!' or '?', starts with a letter and has `min_words` to `max_words` words; it
-        is returned as split (lower case, punctuation split off). The words before the first
+        is returned as split (lower case, punctuation split off); the point after a title (Mr., Mrs., Dr.) ends
+        none. The words before the first
         sentence end are skipped: a text cut out of a longer one may start in the middle of a sentence.
         Example sentences for a model: the novels' (helpers.novels) and a learner's held-out text
         (helpers.checkpoints) come from here.
         """
         found: list[str] = []
         sentence: list[str] | None = None  # None until the first sentence end
+        before = ""
         for word in words:
             if len(found) == count:
                 break
             if sentence is not None:
                 sentence.append(word)
-            if word in (".", "!", "?"):
+            ends = word in ("!", "?") or (word == "." and before not in TITLES)  # 'mrs . bennet' goes on
+            before = word
+            if ends:
                 if (sentence is not None and min_words <= len(sentence) <= max_words and sentence[0].isalpha()
                         and sum(self.ids.get(w, 0) == 0 for w in sentence) <= max_unknown):
                     found.append(" ".join(sentence))

@@ -76,12 +76,12 @@ def test_save_and_load_round_trip(tmp_path):
 
 
 def test_known_sentences_are_whole_sentences_of_known_words():
-    tok = Tokenizer.from_words(split("the fox sees a cat on the hill and runs home . ! ?"))
-    text = ("sees a cat . the fox sees a cat on the hill and runs home . the zebra sees a cat on the hill . "
+    tok = Tokenizer.from_words(split("the fox sees a cat on the hill and runs home mr . ! ?"))
+    text = ("sees a cat . mr . fox sees a cat on the hill and runs home . the zebra sees a cat on the hill . "
             "? the fox runs . a cat sees the fox on the hill and runs ! the fox sees a cat and runs home ?")
-    # the first piece may be a cut sentence; 'zebra' is unknown; '?' alone starts with no letter; 3 words is short
+    # the first piece may be cut; 'mr .' ends none; 'zebra' is unknown; '?' starts with no letter; 3 words: short
     assert tok.known_sentences(split(text), 5, min_words=5) == [
-        "the fox sees a cat on the hill and runs home .", "a cat sees the fox on the hill and runs !",
+        "mr . fox sees a cat on the hill and runs home .", "a cat sees the fox on the hill and runs !",
         "the fox sees a cat and runs home ?"]
-    assert tok.known_sentences(split(text), 1, min_words=5) == ["the fox sees a cat on the hill and runs home ."]
+    assert tok.known_sentences(split(text), 1, min_words=5) == ["mr . fox sees a cat on the hill and runs home ."]
     assert tok.known_sentences(split(text), 5, min_words=5, max_words=10) == ["the fox sees a cat and runs home ?"]

@@ -58,8 +58,8 @@ def describe(step: int, word: str, d: int, scale: bool, i: int, n_words: int) ->
         f"Its query is dotted with every word's key (k is [{n_words}, {d}]): one match score per word.",
         (f"The scores are divided by sqrt(D) = sqrt({d}) = {math.sqrt(d):.2f}, so their spread does not grow "
          "with the head's width." if scale else
-         f"Scaling is switched off: the scores stay as they are (their spread grows with the head's width D, like "
-         f"sqrt(D): here sqrt({d}) = {math.sqrt(d):.2f})."),
+         f"Scaling is switched off: the scores stay sqrt(D) = sqrt({d}) = {math.sqrt(d):.2f} times the scaled ones, "
+         "a factor that grows with the head's width D."),
         (f"The {later} later word{'s' if later != 1 else ''} get minus infinity: '{word}' may not see them."
          if later else f"'{word}' is the last word: every word is allowed, nothing is hidden."),
         "Softmax turns the scores into weights that add up to 100%" + (" (exp(−∞) = 0 for the hidden words)."

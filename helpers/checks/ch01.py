@@ -107,9 +107,9 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
     got = softmax(big.clone())
     expect(isinstance(got, torch.Tensor) and bool(torch.isfinite(got).all()),
            f"{name} of the scores [1000, 1001, -1000] gave {got}: exp(1000) is too large for a float and "
-           f"becomes infinity. Subtract the LARGEST score of each row first (not the smallest or the mean: only "
-           f"then is every score at most 0; and its .values, not .indices or argmax, which are positions); the "
-           f"weights do not change, because it divides the top and the bottom of the fraction by the same number.")
+           f"becomes infinity. Subtract the LARGEST score of each row first, so that every score is at most 0 (its "
+           f".values: not the smallest, the mean or a position); the weights do not change, because it divides the "
+           f"top and the bottom of the fraction by the same number.")
     expect_close(f"{name} of large scores", got, _reference_softmax(big), "the weight")
 
     far_apart = torch.tensor([[1000.0, 1001.0], [-1000.0, -1001.0]])  # [2, 2], rows far apart
