@@ -357,12 +357,24 @@ def _another_chapter(path: Path, chapter: str) -> bool:
         return False
 
 
+def _csv_rows(path: Path) -> list[list[str]]:
+    """A CSV file's rows, each without its empty cells; a file a spreadsheet saved in another encoding than UTF-8
+    is refused, saying how to save it."""
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:  # -sig: Excel's "CSV UTF-8" mark
+            return [[cell for cell in row if cell.strip()] for row in csv.reader(handle)]
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not UTF-8 text: save it again as 'CSV UTF-8' (Excel) or in UTF-8") from None
+
+
 def read_roster(path: Path) -> dict[str, str]:
     """A CSV of file or folder name -> student id (a header row, then two columns)."""
-    with path.open(newline="", encoding="utf-8") as handle:
-        rows = [row for row in csv.reader(handle) if row and any(cell.strip() for cell in row)]
-    if len(rows) < 2 or any(len(row) < 2 for row in rows):
-        raise ValueError(f"{path}: a roster is a CSV with a header and two columns: file or folder name, student id")
+    rows = [row for row in _csv_rows(path) if row]
+    bad = next((row for row in rows if len(row) != 2), None)
+    if bad or len(rows) < 2:
+        said = f"the line '{','.join(bad)}' has {len(bad)}" if bad else "it has no line under its header"
+        raise ValueError(f"{path}: a roster is a CSV with a header and two columns, the file or folder name and the "
+                         f"student id; {said}")
     return {unicodedata.normalize("NFC", Path(row[0].strip()).stem): row[1].strip() for row in rows[1:]}
 
 
@@ -373,8 +385,7 @@ def read_points(path: Path) -> dict[str, float]:
         table = read_toml(path)
         table = table.get("points", table)
     else:
-        with path.open(newline="", encoding="utf-8") as handle:
-            rows = [row for row in csv.reader(handle) if len(row) >= 2]
+        rows = [row for row in _csv_rows(path) if len(row) >= 2]
         header = bool(rows) and not rows[0][1].strip().replace(".", "", 1).isdigit()
         table = {row[0].strip(): row[1].strip() for row in rows[header:]}
     known = {e.name for n in CHAPTERS for e in course(n[:2])[1]}

@@ -265,7 +265,7 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
     ("def weighted_average(w, v):\n    return w @ sqrt(v)", ["failed", "passed"], "from math import sqrt"),  # nowhere
     ("def weighted_average(w, v):\n    return w @ v\n\nassert 1 == 2", ["passed", "passed"],
      "AssertionError (at: assert 1 == 2)"),  # a bare assert after the definition: the line says what stopped
-    ("def weighted_average(w, v)\n    return w @ v", ["failed", "passed"], "(w, v)). That cell is the one graded"),
+    ("def weighted_average(w, v)\n    return w @ v", ["failed", "passed"], "(w, v)). Only the exercise's own cell"),
 ])
 def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Path, code: str, statuses: list,
                                                                    says: str) -> None:
@@ -310,14 +310,15 @@ def test_honest_code_is_not_flagged() -> None:
 
 @pytest.mark.parametrize(("option", "name", "text", "says"), [
     ("", "absent_01.ipynb", None, "absent_01.ipynb"),  # a path that does not exist
-    ("--roster", "roster.csv", "file or folder,student id\nalice\n", "two columns"),
+    ("--roster", "roster.csv", "file or folder,student id\nalice,A-1,Liddell\n", "'alice,A-1,Liddell' has 3"),
+    ("--roster", "roster.csv", "file,id\nzoë,Z-1\n", "save it again as 'CSV UTF-8'"),  # written below in Latin-1
     ("--points", "points.toml", "softmx = 2\n", "no exercise called softmx"),
     ("--points", "points.csv", "exercise,points\nsoftmax,two\n", "points must be numbers"),
 ])
 def test_a_bad_roster_or_points_file_is_refused_saying_why(tmp_path: Path, capsys, option: str, name: str,
                                                            text: str, says: str) -> None:
     if text is not None:
-        (tmp_path / name).write_text(text)
+        (tmp_path / name).write_text(text, encoding="latin-1")
     with pytest.raises(SystemExit):
         main([str(tmp_path), *filter(None, [option]), str(tmp_path / name)])
     assert says in capsys.readouterr().err

@@ -24,8 +24,7 @@ def test_splits_cover_each_book_in_reading_order_without_overlap():
     for i, text in enumerate(novels.read_novels().values()):
         train, validation, test = (words[name][i] for name in ("train", "validation", "test"))
         assert train + validation + test == split(text)  # nothing lost, nothing repeated, order kept
-        assert len(validation) == pytest.approx(0.05 * len(split(text)), abs=2)
-        assert len(test) >= len(validation) > 1000
+        assert len(validation) == pytest.approx(0.05 * len(split(text)), abs=2) and len(test) >= len(validation) > 1000
 
 
 def test_share_shrinks_only_the_training_text():

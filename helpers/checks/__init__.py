@@ -320,8 +320,11 @@ def _import_hint(err: BaseException) -> str:
             f"again{square_root}")
 
 
-def _dim_hint(err: BaseException) -> str:
-    """'. Say which dimension ...' when PyTorch asked for the `dim` a learner's call left out (softmax), else ''."""
+def type_error_hint(err: BaseException) -> str:
+    """'. Say which dimension ...' when PyTorch asked for the `dim` a learner's call left out (softmax), or
+    '. A number was given as text ...' when it got a string where a number goes ("-inf"), else ''."""
+    if isinstance(err, TypeError) and re.search(r"got \([^)]*\bstr\b", str(err)):
+        return ". A number was given as text, in quotes: minus infinity is float('-inf'), not the string '-inf'"
     if not (isinstance(err, TypeError) and re.search(r"""missing .*["']dim["']""", str(err))):
         return ""
     return (". Say which dimension it works along: dim=-1 is the last one, along each row, as in "
@@ -370,7 +373,7 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
         passed, problem = False, str(err)
     except (Exception, KeyboardInterrupt) as err:  # the learner's code crashed, or was stopped
         passed, problem = False, f"{name}: your code stopped with {type(err).__name__}: {_first_line(err)}" + (
-            _where_in_your_code(err)) + _import_hint(err) + _dim_hint(err)
+            _where_in_your_code(err)) + _import_hint(err) + type_error_hint(err)
         if _in_the_check(err, yours):  # the check itself could not handle what the function gave
             problem = (f"{name}: the check could not use what your function returned (it raised {type(err).__name__} "
                        "while reading it). Return the kind of value the exercise asks for: a plain Python number or "

@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable
 
 import torch
 from torch import nn
 
 from helpers.attention import AttentionHead, causal_mask, spotlight
-from helpers.checks import attempt, expect, expect_close, expect_tensor, passed, softmax_went_down_columns, type_of
+from helpers.checks import (
+    attempt,
+    expect,
+    expect_close,
+    expect_tensor,
+    passed,
+    softmax_went_down_columns,
+    type_error_hint,
+    type_of,
+)
 
 
 def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -136,6 +146,8 @@ def _mask_hint(words: int) -> Callable[[Exception], str]:
                     "(torch.ones, torch.triu) is numbers: build it with dtype=torch.bool, or add .bool()")
         if "bool tensor is not supported" in said:
             return "To turn a True/False mask round, write ~mask, not 1 - mask"
+        if type_error_hint(err):  # a fill given as text ('-inf'), or a softmax without its dim
+            return type_error_hint(err).removeprefix(". ")
         if "must match the size" in said or "does not match the shape" in said:
             return (f"The check gives your function grids of scores of its own sizes, here {words} x {words}, not "
                     "the notebook's sentence, and the mask does not fit them: most likely it was built with the "
@@ -153,7 +165,7 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
     for words, low in ((4, 0.0), (6, 0.0), (5, -40.0)):  # -40: scores so low that a finite fill shows
         scores = torch.randn(words, words, generator=gen) * 2 + low  # [T, T]
         done, got = attempt(name, masked_weights, scores.clone(), hint=_mask_hint(words),
-                            errors=(RuntimeError, IndexError))
+                            errors=(RuntimeError, IndexError, TypeError))
         if not done:
             return False
         expect(not _hid_the_past(got, scores),
@@ -234,7 +246,11 @@ def check_one_head(
             layer.weight.copy_(torch.randn(d, width, generator=gen) * size)  # [D, C]
         done, result = attempt(
             name, _explain_untransposed(one_head, words, width, d), x.clone(), query, key, value,
-            hint=lambda err: ("A matrix product is the wrong way round: the scores are q @ k.T, [T, D] @ [D, T] = "
+            hint=lambda err: (f"A tensor of another sentence met the check's layers, which take words of width "
+                              f"{width}: compute q, k and v from the x one_head is given (q = query(x), ...), not "
+                              "from the notebook's own x."
+                              if re.search(rf"\((?!{words}x)\d+x\d+ and {width}x{d}\)", str(err)) else
+                              "A matrix product is the wrong way round: the scores are q @ k.T, [T, D] @ [D, T] = "
                               "[T, T], and the output is att @ v, [T, T] @ [T, D] = [T, D]."
                               if "cannot be multiplied" in str(err) else
                               f"The check runs your head on its own example, {words} words of width {width} with a "

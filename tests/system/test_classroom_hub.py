@@ -57,8 +57,7 @@ def test_one_student_runs_chapter_0_on_a_real_hub_and_every_process_stops(tmp_pa
     (chapter,) = student["chapters"]
     assert chapter["chapter"] == "00_start_here.ipynb" and chapter["error"] is None
     assert chapter["cells"] > 3 and 0 < chapter["slowest_cell"]["seconds"] <= chapter["seconds"]
-    assert chapter["kernel_peak_mb"] > 100  # torch and the course model are loaded: a real kernel ran the chapter
-    assert chapter["cpu_s"] > 0.5
+    assert chapter["kernel_peak_mb"] > 100 and chapter["cpu_s"] > 0.5  # torch and the model loaded: a real kernel
     assert student["server_peak_mb"] > 30 and measured["hub_peak_mb"] > 30 and measured["proxy_peak_mb"] > 10
     assert results["machine"]["cpus"] == measured["cpus"]
 
