@@ -34,6 +34,7 @@ from classroom import submission
 from classroom.dependencies import needed
 from classroom.grade_run import MEMORY, TIMED_OUT, TOO_LONG, TYPING
 from classroom.submission import UnreadableError, chapter_in_code, chapter_in_name, course, flags, learner_code, read
+from helpers.checks import BELOW_TODO
 from helpers.needs import names
 from tools.chapters import CHAPTERS, EXPLORER, ROOT, read_toml
 from tools.editions import SOLUTION, checked_exercise, is_notes, tags
@@ -294,7 +295,8 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     told = ", ".join(f"{len(them)} {SAID.get(status, status)} ({', '.join(them)})" for status, them in tally.items())
     if tally:  # the summary row tells a notebook nobody tried from one tried and wrong
         notes.insert(0, told)
-    for said, what in ((TYPING, "input()"), (MEMORY, "running out of memory")):  # a right answer may sit behind it
+    for said, what in ((TYPING, "input()"), (MEMORY, "running out of memory"),  # a right answer may sit behind it
+                       (BELOW_TODO, "a todo() line above the code")):
         if stopped := [s.exercise for s in scores if said in s.feedback and s.status != "passed"]:
             notes.insert(1, f"{what} stopped {', '.join(stopped)}: to be read by hand")
         for s in (s for s in scores if s.exercise in stopped and "will read it" not in s.feedback):

@@ -90,7 +90,7 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
             notes.append(f"None of these words are known{marks}, so the heatmap can only show word positions: type "
                          f"words from {where}.")
     if len(ids) == 1 and not notes:  # a known word: nothing else explains the single square
-        notes.append("One word can only look at itself, so all its weight is on it: type a few more words to see a "
+        notes.append("One word can only look at itself, so all its weight is on it: give it a few more words to see a "
                      "spotlight spread.")
     context = model.config.context
     if len(ids) > context:

@@ -165,7 +165,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
      "works on one row of scores but not on a grid"),
     ("softmax", lambda s: s.exp() / s.exp().sum(dim=-1, keepdim=True), "Subtract the LARGEST score"),
     ("softmax", lambda s: (e := (s - s.min(dim=-1, keepdim=True).values).exp()) / e.sum(dim=-1, keepdim=True),
-     "not the smallest, the mean"),
+     "LARGEST score of each row"),
     ("softmax", lambda s: (e := s.exp()) / e.sum(dim=0, keepdim=True), "the softmax ran over dim=0"),
     ("softmax", lambda s: torch.softmax(s, dim=-1), "calls PyTorch's own softmax (torch.softmax)"),
     ("softmax", lambda s: s.softmax(-1), "calls PyTorch's own softmax (.softmax())"),

@@ -19,9 +19,8 @@ def _weights(n: int) -> torch.Tensor:
 
 def test_each_layer_hovers_only_on_its_own_cells_names_unknown_words_and_labels_its_colour_bar() -> None:
     shown, masked = plots.attention_heatmap(_weights(5), WORDS).data
-    assert shown.hoverongaps is False and masked.hoverongaps is False
-    assert shown.z[1][3] is None and masked.z[1][3] == 1  # 'fox' cannot see the second 'the'
-    assert shown.z[3][1] == pytest.approx(0.25) and masked.z[3][1] is None
+    assert shown.hoverongaps is masked.hoverongaps is False and masked.z[3][1] is None  # each layer: its own cells
+    assert shown.z[1][3] is None and masked.z[1][3] == 1 and shown.z[3][1] == pytest.approx(0.25)  # fox: later 'the'
     assert shown.text[3][1] == "'the (2)' looks at 'fox'" and shown.hovertemplate.startswith("%{text}: %{z:.1%}")
     assert masked.text[1][3] == "masked: 'fox' cannot see the later word 'the (2)'"
     shown = plots.attention_heatmap(_weights(3), ["the", "<unk>", "sighs"], originals=["the", "zebra", "sighs"]).data[0]

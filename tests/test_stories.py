@@ -33,8 +33,7 @@ def test_same_seed_same_stories_other_seed_other_stories(stories):
 def test_stories_are_varied_and_use_the_whole_vocabulary(stories):
     assert all(s.words[0] == world.STORY_START for s in stories)
     lengths = [len(s.words) for s in stories]
-    assert 50 < sum(lengths) / len(lengths) < 128  # a story fits in the model's context
-    assert len({s.text for s in stories}) == len(stories)
+    assert 50 < sum(lengths) / len(lengths) < 128 and len({s.text for s in stories}) == len(stories)  # fits context
     assert set(world.join_stories(world.generate_stories(3000, seed=1)).words) == set(world.story_vocabulary())
     assert len(world.story_vocabulary()) > 300
 

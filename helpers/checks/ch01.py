@@ -107,8 +107,8 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
     got = softmax(big.clone())
     expect(isinstance(got, torch.Tensor) and bool(torch.isfinite(got).all()),
            f"{name} of the scores [1000, 1001, -1000] gave {got}: exp(1000) is too large for a float and "
-           f"becomes infinity. Subtract the LARGEST score of each row first, so that every score is at most 0 (its "
-           f".values: not the smallest, the mean or a position); the weights do not change, because it divides the "
+           f"becomes infinity. Subtract the LARGEST score of each row first (the .values of .max(dim=-1, "
+           f"keepdim=True)), so that every score is at most 0; the weights do not change, because it divides the "
            f"top and the bottom of the fraction by the same number.")
     expect_close(f"{name} of large scores", got, _reference_softmax(big), "the weight")
 

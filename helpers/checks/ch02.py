@@ -27,7 +27,7 @@ def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.shape == b.shape and torch.allclose(a, b, atol=1e-5)
 
 
-_HIDE = ("Set the later words' scores to float('-inf') before the softmax: any other number leaves them some weight "
+_HIDE = ("Set the later words' scores to float('-inf') before the softmax: an ordinary fill leaves them some weight "
          "(a fill of 0 gives each exp(0) = 1)")
 _NAN = ("NaN, 'not a number', is what 0 / 0 or 0 * infinity gives. Adding mask * float('-inf') makes it (0 * -inf "
         "is NaN), and so does a fill of float('inf') without its minus sign. Fill the later words' places "
