@@ -138,7 +138,8 @@ def _hidden(got: object, scores: torch.Tensor, hide: torch.Tensor) -> bool:
 
 
 def _mask_hint(words: int) -> Callable[[Exception], str]:
-    """What usually lies behind an error in masked_weights: a mask of numbers, 1 - mask, or the notebook's T."""
+    """What usually lies behind an error in masked_weights: a mask of numbers, 1 - mask, a fill typed as text, a
+    softmax without its dim, or the notebook's T."""
     def hint(err: Exception) -> str:
         said = str(err)
         if "boolean" in said:
@@ -146,8 +147,8 @@ def _mask_hint(words: int) -> Callable[[Exception], str]:
                     "(torch.ones, torch.triu) is numbers: build it with dtype=torch.bool, or add .bool()")
         if "bool tensor is not supported" in said:
             return "To turn a True/False mask round, write ~mask, not 1 - mask"
-        if type_error_hint(err):  # a fill given as text ('-inf'), or a softmax without its dim
-            return type_error_hint(err).removeprefix(". ")
+        if typed := type_error_hint(err):  # a fill given as text ('-inf'), or a softmax without its dim
+            return typed.removeprefix(". ")
         if "must match the size" in said or "does not match the shape" in said:
             return (f"The check gives your function grids of scores of its own sizes, here {words} x {words}, not "
                     "the notebook's sentence, and the mask does not fit them: most likely it was built with the "
@@ -181,7 +182,7 @@ def check_masked_weights(masked_weights: Callable[[torch.Tensor], torch.Tensor])
                f"{name} returned the masked scores, with -inf for the later words, not weights: finish with a "
                "softmax along each row, torch.softmax(..., dim=-1), so that each row adds up to 1")
         own = got.diagonal()[1:] if isinstance(got, torch.Tensor) and got.shape == (words, words) else None  # [T-1]
-        expect(own is None or bool(got[1:].isnan().any()) or not bool((own.abs() < 1e-6).all()),  # row 0: -inf or not
+        expect(own is None or bool(got[1:].isnan().any()) or not bool((own.abs() < 1e-6).all()),  # row 0 may be NaN
                f"{name}: no word gives any weight to itself, so the mask hides the diagonal too, and the first word, "
                "which may look only at itself, is left nothing to look at. The diagonal (a word looking at itself) "
                "must stay allowed.")
@@ -231,6 +232,22 @@ def _explain_untransposed(one_head: Callable[..., object], words: int, width: in
     return run
 
 
+def _head_hint(words: int, width: int, d: int) -> Callable[[Exception], str]:
+    """What usually lies behind an error in one_head, run on the check's `words` words of width `width` with layers
+    of head width `d`: the notebook's own x, a product the wrong way round, or a size taken from the notebook."""
+    def hint(err: Exception) -> str:
+        if re.search(rf"\((?!{words}x)\d+x\d+ and {width}x{d}\)", str(err)):  # another x met query.weight.T
+            return (f"A tensor of another sentence met the check's layers, which take words of width {width}: "
+                    "compute q, k and v from the x one_head is given (q = query(x), ...), not from the notebook's x.")
+        if "cannot be multiplied" in str(err):
+            return ("A matrix product is the wrong way round: the scores are q @ k.T, [T, D] @ [D, T] = [T, T], and "
+                    "the output is att @ v, [T, T] @ [T, D] = [T, D].")
+        return (f"The check runs your head on its own example, {words} words of width {width} with a head width of "
+                f"{d}, so a size taken from the notebook's T, C or D does not fit it. Read the sizes from the inputs: "
+                "the mask from the scores, causal_mask(scores.shape[-1]), and D from q.shape[-1].")
+    return hint
+
+
 def check_one_head(
     one_head: Callable[[torch.Tensor, nn.Linear, nn.Linear, nn.Linear], tuple[torch.Tensor, torch.Tensor]],
 ) -> bool:
@@ -246,17 +263,7 @@ def check_one_head(
             layer.weight.copy_(torch.randn(d, width, generator=gen) * size)  # [D, C]
         done, result = attempt(
             name, _explain_untransposed(one_head, words, width, d), x.clone(), query, key, value,
-            hint=lambda err: (f"A tensor of another sentence met the check's layers, which take words of width "
-                              f"{width}: compute q, k and v from the x one_head is given (q = query(x), ...), not "
-                              "from the notebook's own x."
-                              if re.search(rf"\((?!{words}x)\d+x\d+ and {width}x{d}\)", str(err)) else
-                              "A matrix product is the wrong way round: the scores are q @ k.T, [T, D] @ [D, T] = "
-                              "[T, T], and the output is att @ v, [T, T] @ [T, D] = [T, D]."
-                              if "cannot be multiplied" in str(err) else
-                              f"The check runs your head on its own example, {words} words of width {width} with a "
-                              f"head width of {d}, so a size taken from the notebook's T, C or D does not fit it. "
-                              "Read the sizes from the inputs: the mask from the scores, "
-                              "causal_mask(scores.shape[-1]), and D from q.shape[-1]."))
+            hint=_head_hint(words, width, d))
         if not done:
             return False
         expect(not (isinstance(result, list) and len(result) == 2),
