@@ -374,7 +374,7 @@ def read_roster(path: Path) -> dict[str, str]:
     rows = [row for row in _csv_rows(path) if row]
     bad = next((row for row in rows if len(row) != 2), None)
     if bad or len(rows) < 2:
-        said = f"the line '{','.join(bad)}' has {len(bad)}" if bad else "it has no line under its header"
+        said = f"the line '{','.join(bad)}' has {len(bad)} columns" if bad else "it has no line under its header"
         raise ValueError(f"{path}: a roster is a CSV with a header and two columns, the file or folder name and the "
                          f"student id; {said}")
     return {unicodedata.normalize("NFC", Path(row[0].strip()).stem): row[1].strip() for row in rows[1:]}

@@ -221,7 +221,7 @@ def grade(steps: list[dict], timeout: float, emit: Callable[[dict], None]) -> No
         elif err is not None:
             where = "your exercise cell" if stopped[name] is not None else "its check"
             syntax = isinstance(err, SyntaxError)  # the exercise's own cell could not run at all
-            graded_here = ". Only the exercise's own cell is graded, not a copy in another cell" if syntax else ""
+            graded_here = ". Only the exercise's own cell is graded, not a copy in another cell." if syntax else ""
             result = {"passed": False, "feedback": f"{name}: {where} stopped with {_said(err)}{graded_here}"}
         elif outcome is None:  # the check stepped aside for the course's own code (flagged above), or was stopped
             if not mine:

@@ -444,7 +444,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("split_heads", lambda x, h: x.view(*x.shape[:2], x.shape[2] // h, h).transpose(1, 2), "the wrong way round"),
     ("one_head", lambda x, q, k, v: list(head_with()(x, q, k, v)), "a tuple"),
     ("one_head", lambda x, q, k, v: head_with()(torch.randn(9, x.shape[1]), q, k, v), "not the notebook's own"),
-    ("one_head", lambda x, q, k, v: head_with()(torch.randn(9, 8), q, k, v), "from the x one_head is given"),
+    ("one_head", lambda x, q, k, v: head_with()(torch.randn(9, 8), q, k, v), "from its first argument, x,"),
     ("masked_weights", lambda s: torch.softmax(s.masked_fill(~causal_mask(len(s)), "-inf"), -1), "not the string"),
     ("masked_weights", lambda s: s.__setitem__(~causal_mask(len(s)), -math.inf) or torch.softmax(s, -1),
      "no assignment into it"),

@@ -90,7 +90,7 @@ def attempt(
     except NotImplementedError:
         if _code_below_todo(fn):
             raise AssertionError(f"{name}: your code is {BELOW_TODO}, and todo() stops the function before it runs: "
-                                 "delete that line.") from None
+                                 "delete that line, then run the cell again.") from None
         if static_build():  # a page or a slide: nobody can fill the stub in there
             print(say(f"{name}: in the notebook, your code goes in the stub above and this check says whether it is "
                       f"right, or what is wrong. Here the chapter goes on with the reference {name} from helpers."))
@@ -106,7 +106,7 @@ def attempt(
         why = hint(err) if callable(hint) else hint
         raise AssertionError(f"{name} stopped with an error ({torch_says}){_where_in_your_code(err)}. {why}") from err
     for i, before in given.items():
-        x = _parameter(fn, i)
+        x = parameter_name(fn, i)
         if _same(args[i], before):
             continue
         if isinstance(before, torch.Tensor):
@@ -195,7 +195,7 @@ def _first_line(err: BaseException) -> str:
     return line if len(line) <= 300 else line[:300] + "..."
 
 
-def _parameter(fn: Callable[..., Any], i: int) -> str:
+def parameter_name(fn: Callable[..., Any], i: int) -> str:
     """The name of fn's parameter number i, as the learner wrote it ('x'), or 'x' where it has none."""
     try:
         return list(inspect.signature(fn).parameters)[i]

@@ -16,6 +16,7 @@ from helpers.checks import (
     expect,
     expect_close,
     expect_tensor,
+    parameter_name,
     passed,
     softmax_went_down_columns,
     type_error_hint,
@@ -232,13 +233,15 @@ def _explain_untransposed(one_head: Callable[..., object], words: int, width: in
     return run
 
 
-def _head_hint(words: int, width: int, d: int) -> Callable[[Exception], str]:
+def _head_hint(words: int, width: int, d: int, x: str) -> Callable[[Exception], str]:
     """What usually lies behind an error in one_head, run on the check's `words` words of width `width` with layers
-    of head width `d`: the notebook's own x, a product the wrong way round, or a size taken from the notebook."""
+    of head width `d` (its first parameter named `x` by the learner): the notebook's own x, a product the wrong way
+    round, or a size taken from the notebook."""
     def hint(err: Exception) -> str:
         if re.search(rf"\((?!{words}x)\d+x\d+ and {width}x{d}\)", str(err)):  # another x met query.weight.T
-            return (f"A tensor of another sentence met the check's layers, which take words of width {width}: "
-                    "compute q, k and v from the x one_head is given (q = query(x), ...), not from the notebook's x.")
+            return (f"Your one_head read other words than the ones it was given (the check's have width {width}): "
+                    f"compute q, k and v from its first argument, {x}, as in q = query({x}), not from the notebook's "
+                    "own x.")
         if "cannot be multiplied" in str(err):
             return ("A matrix product is the wrong way round: the scores are q @ k.T, [T, D] @ [D, T] = [T, T], and "
                     "the output is att @ v, [T, T] @ [T, D] = [T, D].")
@@ -263,7 +266,7 @@ def check_one_head(
             layer.weight.copy_(torch.randn(d, width, generator=gen) * size)  # [D, C]
         done, result = attempt(
             name, _explain_untransposed(one_head, words, width, d), x.clone(), query, key, value,
-            hint=_head_hint(words, width, d))
+            hint=_head_hint(words, width, d, parameter_name(one_head, 0)))
         if not done:
             return False
         expect(not (isinstance(result, list) and len(result) == 2),
