@@ -99,23 +99,25 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
                f"{name}: changing only word 2 changed the output of other words. The feed-forward part works "
                "on each word on its own: apply the layers to x directly, without mixing words.")
         if not torch.allclose(got, want, atol=1e-5):
-            expect(not torch.allclose(got, ff.down(hidden), atol=1e-5),
-                   f"{name}: there is no GELU between the two layers. Two linear layers in a row are no more "
-                   "than one linear layer; the bend in the middle (F.gelu) is what lets them compute something new.")
-            expect(not torch.allclose(got, ff.down(F.relu(hidden)), atol=1e-5),
-                   f"{name}: you used ReLU. It is a close cousin, but this block uses GELU: F.gelu.")
-            expect(not torch.allclose(got, ff.down(F.gelu(hidden, approximate="tanh")), atol=1e-5),
-                   f"{name}: you used approximate='tanh', a quicker approximation of GELU. This block uses the "
-                   "exact one, F.gelu's default: F.gelu(h).")
-            expect(not torch.allclose(got, ff.down(F.gelu(F.gelu(hidden))), atol=1e-5),
-                   f"{name}: you applied GELU twice. Bend once, between the two layers: ff.up, then F.gelu, then "
-                   "ff.down.")
-            expect(not torch.allclose(got, F.gelu(ff.down(hidden)), atol=1e-5),
-                   f"{name}: the GELU came after ff.down. The bend goes between the two layers: ff.up, then "
-                   "F.gelu, then ff.down.")
-            expect(not torch.allclose(got, x + want, atol=1e-5),
-                   f"{name}: you added x back. Return only the feed-forward part's output; adding back is the "
-                   "block's job (x = x + ff(ln2(x))).")
+            between = "The bend goes once, between the two layers: ff.up, then F.gelu, then ff.down."
+            twice = f"you applied GELU twice. {between}"
+            mistakes = [
+                (ff.down(hidden), "there is no GELU between the two layers. Two linear layers in a row are no more "
+                                  "than one linear layer; the bend in the middle (F.gelu) is what lets them compute "
+                                  "something new."),
+                (ff.down(F.relu(hidden)), "you used ReLU. It is a close cousin, but this block uses GELU: F.gelu."),
+                (ff.down(F.gelu(hidden, approximate="tanh")), "you used approximate='tanh', a quicker approximation "
+                                                               "of GELU. This block uses the exact one, F.gelu's "
+                                                               "default: F.gelu(h)."),
+                (ff.down(F.gelu(F.gelu(hidden))), twice),
+                (F.gelu(want), twice),
+                (F.gelu(ff.down(hidden)), f"the GELU came after ff.down. {between}"),
+                (ff.down(ff.up(F.gelu(x))), f"the GELU came before ff.up. {between}"),
+                (x + want, "you added x back. Return only the feed-forward part's output; adding back is the "
+                           "block's job (x = x + ff(ln2(x)))."),
+            ]
+            for wrong, reason in mistakes:
+                expect(not torch.allclose(got, wrong, atol=1e-5), f"{name}: {reason}")
             expect_close(name, got, want, "the output")
     expect(not ff.called, f"{name}: you called the whole module, ff(x): that runs the forward pass the exercise "
                           "asks you to write. Write it from the parts: ff.up, then F.gelu, then ff.down.")
@@ -175,11 +177,14 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
         plain = x + attn(x)  # no layer norm at all
         swapped = x + attn(ln2(x))  # ln2 where ln1 belongs
         found = attn(ln1(x))  # attention's output alone, without x
+        outputs = x + ln1(attn(x))  # the layer norm on attention's output, not its input
         twice = x + mid  # x added twice in the first step
         doubled = ("x was added twice in one step: each step adds its part's output onto x once, x = x + part, "
                    "not x + x + part.")
         replaced = ("x itself was replaced by its normalised version. Only the input handed to each part is "
                     "normalised; the running x is added to unchanged.")
+        output_normed = ("the layer norm went on a part's output. It normalises what each part reads: "
+                         "x + attn(ln1(x)), not x + ln1(attn(x)).")
         mistakes = [
             (ff(ln2(found)), "nothing is added back. Keep x and add each part's output onto it, in the two "
                              "steps section 4 writes out."),
@@ -196,6 +201,8 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
             (twice + ff(ln2(twice)), doubled),
             (normed + ff(ln2(normed)), replaced),
             (both + ff(both), replaced),
+            (outputs + ln2(ff(outputs)), output_normed),
+            (outputs + ff(ln2(outputs)), output_normed),
             (ln2(post + ff(post)), "that is the older post-norm order (normalise after adding). This block "
                                    "normalises the input of each part instead: x + attn(ln1(x))."),
             (plain + ff(plain), "the layer norms are missing: hand block.ln1(x) to attention and block.ln2(x) "
