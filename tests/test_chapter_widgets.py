@@ -243,9 +243,9 @@ def test_split_static_copy_has_every_option_and_four_heads_at_a_time(static_buil
 def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own() -> None:
     """The feed-forward part alone moves at the changed word only; inside the block wherever attention moved."""
     w = change_one_word()
-    w.set_replacement("girl")  # typed once, it stays as other words are picked
     for position in (2, w.words.index("wet"), 6):  # 6: the second 'the'
         w.set_position(position)
+        w.set_replacement("girl")
         assert w.bars.figure["title"].startswith(f"'{w.word_picker.label}' → 'girl'")
         later = len(w.words) - position
         assert (w.attn_moved[:position] == 0).all() and (w.attn_moved[position:] > 1e-5).all()
@@ -258,6 +258,8 @@ def test_change_one_word_attention_moves_later_words_feed_forward_only_its_own()
         assert round(step / 10 ** math.floor(math.log10(step)), 6) in (1, 2, 5), ticks
         assert ticks == pytest.approx([k * step for k in range(len(ticks))])
         assert 3 <= len(ticks) <= 7 and ticks[-1] == top >= max(w.attn_moved.max(), w.ff_moved.max())
+    w.set_replacement("that")  # typed for the second 'the', a word of no kind: it stays for the first, not for 'wet'
+    assert [w.set_position(p) or w.new_word for p in (2, w.words.index("wet"))] == ["that", "old"]
 
 
 @pytest.mark.parametrize("word", ["zebraish", "two words", 7, "wet", "a long paste of many words, " * 9, "!!!",

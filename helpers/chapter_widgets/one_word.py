@@ -115,7 +115,7 @@ class ChangeOneWord(ChapterWidget):
         self.ids, self.words = list(enc.ids), list(enc.words)
         self.position = self.words.index("wet") if "wet" in self.words else len(self.words) // 2
         self.new_word = swap_for(self.words, self.position, self.tokenizer.ids)
-        self.typed = ""  # the last replacement the learner typed: it stays when they pick another word
+        self.typed = ""  # the last replacement the learner typed: it stays for another word of its kind
         self.attn_moved = self.ff_moved = self.inside_moved = torch.zeros(len(self.words))
         labels = unique_labels(self.words)
         self.word_picker = widgets.Dropdown(description="word", options=[(w, i) for i, w in enumerate(labels)],
@@ -132,14 +132,15 @@ class ChangeOneWord(ChapterWidget):
     # ----- what code (and the tests) call ------------------------------------------------------
 
     def set_position(self, position: int) -> None:
-        """Change the word at `position` instead: to the word typed last if there is one (and it is not the word
-        already there), else to a word of its kind ('old' for 'wet', 'boy' for 'fox')."""
+        """Change the word at `position` instead: to the word typed last if it is of the picked word's kind (and
+        not that word itself), else to a word of its kind ('old' for 'wet', 'boy' for 'fox')."""
         with self.report():
             if type(position) is not int or not 0 <= position < len(self.words):
                 self.set_quietly(self.word_picker, self.position)
                 raise ValueError(f"There is no word at position {position!r}: pick 0 to {len(self.words) - 1}.")
             self.position = position
-            kept = self.typed and self.typed != self.words[position]
+            there = self.words[position]
+            kept = self.typed and self.typed != there and kind_of(self.typed) == kind_of(there)
             self.new_word = self.typed if kept else swap_for(self.words, position, self.tokenizer.ids)
             self.set_quietly(self.replacement, self.new_word)
             self._redraw()
@@ -195,6 +196,11 @@ class ChangeOneWord(ChapterWidget):
 def _clipped(text: str, most: int = 20) -> str:
     """`text` cut to `most` characters with an ellipsis: a message quoting it stays one line on a projector."""
     return text if len(text) <= most else text[:most] + "…"
+
+
+def kind_of(word: str) -> int | None:
+    """Which of KINDS `word` is of (its index), or None for a word of none."""
+    return next((i for i, kind in enumerate(KINDS) if word in kind), None)
 
 
 def swaps(word: str, vocabulary: dict[str, int]) -> list[str]:
