@@ -36,7 +36,7 @@ SWAPS = ("old", "wet", "girl", "fox", "sadly")
 _VERBS = [*world.CLAUSE_VERBS, *(verb for row in world.MOOD_VERBS.values() for verb in row.values())]
 KINDS = (world.ADJECTIVES, [one for family in world.HEROES.values() for one, _ in family],
          [one for one, _ in world.OBJECTS], [many for _, many in world.OBJECTS], world.COMPANIONS, world.FOODS,
-         world.SKY, [adverb for row in world.MOOD_WORDS.values() for adverb in row], [".", ","],
+         world.SKY, [adverb for row in world.MOOD_WORDS.values() for adverb in row], [".", ","], ["the", "a"],
          [verb + ("es" if verb.endswith(("s", "sh", "ch")) else "s") for verb in _VERBS])  # as stories say: 'crosses'
 """Some of the story world's words by kind: a word of one of them is offered others of its kind first."""
 

@@ -203,6 +203,7 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
             (both + ff(both), replaced),
             (outputs + ln2(ff(outputs)), output_normed),
             (outputs + ff(ln2(outputs)), output_normed),
+            (mid + ln2(ff(mid)), output_normed),
             (ln2(post + ff(post)), "that is the older post-norm order (normalise after adding). This block "
                                    "normalises the input of each part instead: x + attn(ln1(x))."),
             (plain + ff(plain), "the layer norms are missing: hand block.ln1(x) to attention and block.ln2(x) "
