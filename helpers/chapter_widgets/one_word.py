@@ -205,7 +205,7 @@ def kind_of(word: str) -> int | None:
 
 def swaps(word: str, vocabulary: dict[str, int]) -> list[str]:
     """Words the model knows to put in place of `word`: others of its kind first ('old' for 'wet'), then SWAPS."""
-    own = next((kind for kind in KINDS if word in kind), [])
+    own = KINDS[kind] if (kind := kind_of(word)) is not None else []
     return [w for w in dict.fromkeys([*own, *SWAPS]) if w in vocabulary and w != word]
 
 
