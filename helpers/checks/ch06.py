@@ -138,7 +138,7 @@ def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kin
     expect(not (isinstance(got, float) and got.is_integer() and int(got) in accuracy),
            f"{name} returned {got}, a head number written as a decimal: return a whole number, int(...)")
     expect(not isinstance(got, float), f"{name} returned {got}, an accuracy; return the head number instead")
-    expect(got is not None, f"{name} returned nothing (None): is its return missing?")
+    expect(got is not None, f"{name} returned {type_of(got)}")  # None: is its return missing?
     expect(isinstance(got, numbers.Integral) and not isinstance(got, bool),  # NumPy's whole numbers too
            f"{name} should return a head number (a whole number), got {got!r}: int(...) or .item() turns a "
            "one-number tensor or array into one")
