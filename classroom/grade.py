@@ -25,7 +25,7 @@ import tempfile
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +44,7 @@ SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy mach
 MEMORY_MB = 4000  # the memory (address space) a grading process may have: several times what a chapter takes
 QUIET_S = 60  # seconds without a notebook done before the grader says it is still at work
 FEEDBACK = 2000  # characters of feedback kept: a spreadsheet's cell holds at most 32,767
+LOOK = "by hand|check cell|time limit|submissions from|not on the roster"  # the note's parts that Graded.look names
 SAID = {"time limit": "ran over the time limit", "error": "not graded"}  # a status, in the summary's words
 RESULT = {"exercise": str, "passed": bool, "feedback": str, "flags": list}  # the keys of a result line, and types
 
@@ -77,6 +78,13 @@ class Graded:
     @property
     def points(self) -> float:
         return sum(score.points for score in self.scores)
+
+    @property
+    def look(self) -> str:
+        """Why the instructor is to read this notebook ('' for no reason): its status, unless simply graded, and the
+        note's reasons a right answer may sit behind (read by hand, a time limit) or a grade may not count."""
+        reasons = [part for part in re.split(r"; |, (?=\d+ )", self.note) if re.search(LOOK, part)]  # the tally's too
+        return "; ".join([self.status] * (self.status != "graded") + reasons)
 
     @property
     def max_points(self) -> float:
@@ -369,12 +377,16 @@ def _csv_rows(path: Path) -> list[list[str]]:
         raise ValueError(f"{path} is not UTF-8 text: save it again as 'CSV UTF-8' (Excel) or in UTF-8") from None
 
 
-def read_roster(path: Path) -> dict[str, str]:
-    """A CSV of file or folder name -> student id (a header row, then two columns)."""
+def read_roster(path: Path, handed_in: Collection[str] = ()) -> dict[str, str]:
+    """A CSV of file or folder name -> student id (a header row, then two columns); a first row that names one of
+    the notebooks `handed_in` is a student's, not a header: refused."""
     rows = [row for row in _csv_rows(path) if row]
     bad = next((row for row in rows if len(row) != 2), None)
-    if bad or len(rows) < 2:
+    named = bool(rows) and unicodedata.normalize("NFC", Path(rows[0][0].strip()).stem) in handed_in
+    if bad or len(rows) < 2 or named:
         said = f"the line '{','.join(bad)}' has {len(bad)} columns" if bad else "it has no line under its header"
+        if named and not bad:  # the header forgotten: its first student would be read as the header
+            said = f"its first line, '{','.join(rows[0])}', names a notebook handed in: add the header line above it"
         raise ValueError(f"{path}: a roster is a CSV with a header and two columns, the file or folder name and the "
                          f"student id; {said}")
     return {unicodedata.normalize("NFC", Path(row[0].strip()).stem): row[1].strip() for row in rows[1:]}
@@ -405,10 +417,10 @@ def write_csvs(results: Sequence[Graded], missing: dict[str, str], out: Path, ch
     """summary.csv (one row per submission, and per roster entry with none, `missing` saying why: the assignment's
     `chapter` and its `most` points, when given) and grades.csv (one per exercise)."""
     out.mkdir(parents=True, exist_ok=True)
-    summary = [["student", "submission", "chapter", "points", "max_points", "status", "note"]]
-    summary += [[g.student, g.submission, g.chapter or "", f"{g.points:g}", f"{g.max_points:g}", g.status, g.note]
-                for g in results]
-    summary += [[student, "", chapter or "", 0, "" if most is None else f"{most:g}", "missing", note]
+    summary = [["student", "submission", "chapter", "points", "max_points", "status", "note", "to_look_at"]]
+    summary += [[g.student, g.submission, g.chapter or "", f"{g.points:g}", f"{g.max_points:g}", g.status, g.note,
+                 g.look] for g in results]
+    summary += [[student, "", chapter or "", 0, "" if most is None else f"{most:g}", "missing", note, "missing"]
                 for student, note in missing.items()]
     grades = [["student", "submission", "chapter", "exercise", "points", "max_points", "status", "feedback"]]
     grades += [[g.student, g.submission, g.chapter or "", s.exercise, f"{s.points:g}", f"{s.max_points:g}", s.status,
@@ -436,7 +448,7 @@ def write_feedback(results: Sequence[Graded], out: Path, wrong: dict[str, str] |
     for g in results:
         shown = gradescope(g)
         chapter = f", chapter {g.chapter}" if g.chapter else ""
-        so_far = " so far" * (g.status == "flagged")  # what is held may still count
+        so_far = " so far" * (g.status == "flagged" or "by hand" in g.note)  # what is held or read may still count
         parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points{so_far}; {shown['output']}"]
         parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} point{'s' * (test['max_score'] != 1)}: "
                   + re.sub(rf"^{re.escape(test['name'])}(: | (?!\())", "", test["output"])  # named once, not its (…)
@@ -488,12 +500,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     chapter = args.chapter.zfill(2) if args.chapter else None
     if chapter and chapter not in {n[:2] for n in CHAPTERS}:
         parser.error(f"--chapter {args.chapter}: there is no such chapter ({', '.join(n[:2] for n in CHAPTERS)})")
+    found = submissions(args.paths)
     try:
         points = read_points(args.points) if args.points else {}
-        roster = read_roster(args.roster) if args.roster else {}
+        roster = read_roster(args.roster, {key for key, _, _ in found}) if args.roster else {}
     except (OSError, ValueError) as problem:
         parser.error(str(problem))
-    found = submissions(args.paths)
     if args.gradescope:
         one = found[0] if len(found) == 1 else None
         graded = grade(one[1], one[0], chapter, points, args.timeout, memory_mb=args.memory) if one else None
@@ -555,12 +567,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     most = sum(points.get(e.name, 1) for e in course(chapter)[1]) if chapter else None
     summary, grades = write_csvs(results, missing, args.out, chapter, most)
     print(f"wrote {summary}, {grades} and, to hand back, a file per student in {feedback}")
-    look = [f"{g.student} ({g.status})" for g in results if g.status != "graded"]  # the rows to read, by name
-    look += [f"{g.student} ({'; '.join(why)})" for g in results if g.status == "graded"
-             and (why := [part for part in g.note.split("; ") if "by hand" in part or "check cell" in part])]
-    look += [f"{student} (missing: {why})" for student, why in missing.items()]  # the summary row's reason
-    look += [f"{key} (not on the roster)" for key in unlisted]
-    look += [f"{student} (more than one notebook)" for student in doubled]
+    look = [f"{g.student} ({g.look})" for g in results if g.look]  # the rows to read, as summary.csv's to_look_at
+    look = sorted(look + [f"{student} (missing: {why})" for student, why in missing.items()], key=str.casefold)
     if look:
         print(f"to look at: {', '.join(look)}")
     statuses = ", ".join(f"{n} {status}" for status, n in Counter(g.status for g in results).most_common())

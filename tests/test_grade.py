@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from classroom.grade import Graded, Score, grade, gradescope, main, submissions
+from classroom.grade import Graded, Score, grade, gradescope, main, submissions, write_feedback
 from classroom.grade_run import grade as run_steps
 from classroom.submission import chapter_in_name, course, flags
 from helpers.checks import PRINTED
@@ -123,8 +123,8 @@ def test_honest_work_gets_full_marks_by_the_points_table_and_untouched_work_zero
 def test_a_deleted_exercise_cell_is_named_as_missing_and_a_replaced_check_cell_is_noted(graded: dict) -> None:
     row = graded["deleted_01"]["exercises"]["softmax"]
     assert row["status"] == "not attempted" and "no cell" in row["feedback"] and "todo()" not in row["feedback"], row
-    assert "check cell of weighted_average was changed" in graded["deleted_01"]["summary"]["note"], "its fake check"
-    assert "check cell" not in graded["untouched"]["summary"]["note"]
+    assert "check cell of weighted_average was changed" in graded["deleted_01"]["summary"]["to_look_at"], "its fake"
+    assert "check cell" not in graded["untouched"]["summary"]["note"] and not graded["S-2"]["summary"]["to_look_at"]
 
 
 @pytest.mark.parametrize("student", ["S-2", "mistakes_02"])
@@ -179,10 +179,9 @@ def test_every_submission_and_every_roster_entry_gets_a_row_with_a_reason(graded
     assert ("which one counts" in graded[student]["handed back"]) == ("submissions" in says), "two: told who decides"
 
 
-@pytest.mark.parametrize(("upload", "says"), [({"a.ipynb": "", "b.ipynb": ""}, "upload exactly one"),
-                                               ({}, "no notebook"), ({"x_01.ipynb": "{"}, "corrupt"),
-                                               ({"x_01.ipynb": ""}, "empty"),
-                                               ({"x.ipynb": chapter_paths("02")[0].read_text()}, "wrong chapter")])
+@pytest.mark.parametrize(("upload", "says"), [
+    ({"a.ipynb": "", "b.ipynb": ""}, "upload exactly one"), ({}, "no notebook"), ({"x_01.ipynb": "{"}, "corrupt"),
+    ({"x_01.ipynb": ""}, "empty"), ({"x.ipynb": chapter_paths("02")[0].read_text()}, "wrong chapter")])
 def test_gradescope_mode_always_writes_results_json(tmp_path: Path, upload: dict, says: str) -> None:
     (tmp_path / "submission").mkdir()
     for name, text in upload.items():
@@ -284,6 +283,9 @@ def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Pa
     assert "by hand" not in shown["output"], "what the instructor is to do is not the student's"
     hidden = " ".join(test["output"] for test in shown["tests"] if test.get("visibility") == "hidden")
     assert ("by hand" in graded.note) == ("by hand" in hidden) == says.endswith("by hand"), "but the instructor's"
+    sent = (write_feedback([graded], tmp_path) / "x.txt").read_text()  # "so far": held, or to be read by hand
+    assert bool(graded.look) == (statuses[0] not in ("failed", "passed") or says.endswith("by hand")), graded.look
+    assert ("so far" in sent) == (statuses[0] == "flagged" or says.endswith("by hand")), sent
 
 
 @pytest.mark.parametrize(("code", "flag"), [
@@ -314,6 +316,7 @@ def test_honest_code_is_not_flagged() -> None:
     ("", "absent_01.ipynb", None, "absent_01.ipynb"),  # a path that does not exist
     ("--roster", "roster.csv", "file or folder,student id\nalice,A-1,Liddell\n", "'alice,A-1,Liddell' has 3"),
     ("--roster", "roster.csv", "file,id\nzoë,Z-1\n", "save it again as 'CSV UTF-8'"),  # written below in Latin-1
+    ("--roster", "roster.csv", "alice,A-1\nbob,B-2\n", "'alice,A-1', names a notebook handed in"),  # no header
     ("--points", "points.toml", "softmx = 2\n", "no exercise called softmx"),
     ("--points", "points.csv", "exercise,points\nsoftmax,two\n", "points must be numbers"),
 ])
@@ -321,6 +324,7 @@ def test_a_bad_roster_or_points_file_is_refused_saying_why(tmp_path: Path, capsy
                                                            text: str, says: str) -> None:
     if text is not None:
         (tmp_path / name).write_text(text, encoding="latin-1")
+    (tmp_path / "alice.ipynb").touch()
     with pytest.raises(SystemExit):
         main([str(tmp_path), *filter(None, [option]), str(tmp_path / name)])
     assert says in capsys.readouterr().err

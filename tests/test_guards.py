@@ -15,12 +15,9 @@ RULE = "width 128 is not divisible by 3 heads: each head gets an equal slice, so
 
 
 @pytest.mark.parametrize(("make", "error"), [
-    (lambda: MultiHeadAttention(128, 3), ValueError),
-    (lambda: CourseConfig(heads=3), ValueError),
-    (lambda: BlockConfig(heads=3), ValueError),
-    (lambda: TransformerBlock(128, 3), ValueError),
-    (lambda: attention_layer_size(128, 3), ValueError),
-    (lambda: guards.check_heads_divide_width(128, 3), ValueError),
+    (lambda: MultiHeadAttention(128, 3), ValueError), (lambda: CourseConfig(heads=3), ValueError),
+    (lambda: BlockConfig(heads=3), ValueError), (lambda: TransformerBlock(128, 3), ValueError),
+    (lambda: attention_layer_size(128, 3), ValueError), (lambda: guards.check_heads_divide_width(128, 3), ValueError),
     (lambda: _heads("3"), argparse.ArgumentTypeError),  # the training command line's --heads
 ])
 def test_every_place_applies_the_one_rule_that_heads_divide_the_width(make, error: type[Exception]) -> None:
