@@ -234,7 +234,8 @@ def expect_one_tensor(name: str, got: Any) -> torch.Tensor:
         how = (f"torch.stack(...) makes them one tensor of shape [{len(got)}]" if numbers else
                "torch.stack(...) joins tensors into one (and if they are pieces still to be added up, add them: "
                ".sum(dim=0))" if pieces == "tensors" else
-               "work on the tensors themselves (no .tolist() or .item()), so the result stays one")
+               "work on the tensors themselves, with no .tolist(), .item() or float(...), so the result stays a "
+               "tensor")
         raise AssertionError(f"{name} should return a torch tensor, got a {type(got).__name__} of {len(got)} "
                              f"{'single-number tensors' if numbers else pieces}: {how}")
     expect(isinstance(got, torch.Tensor), f"{name} should return a torch tensor, got {type_of(got)}")
