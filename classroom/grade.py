@@ -420,8 +420,8 @@ def write_csvs(results: Sequence[Graded], missing: dict[str, str], out: Path, ch
     summary = [["student", "submission", "chapter", "points", "max_points", "status", "note", "to_look_at"]]
     summary += [[g.student, g.submission, g.chapter or "", f"{g.points:g}", f"{g.max_points:g}", g.status, g.note,
                  g.look] for g in results]
-    summary += [[student, "", chapter or "", 0, "" if most is None else f"{most:g}", "missing", note, "missing"]
-                for student, note in missing.items()]
+    summary += [[student, "", chapter or "", 0, "" if most is None else f"{most:g}", "missing", note,
+                 f"missing: {note}"] for student, note in missing.items()]
     grades = [["student", "submission", "chapter", "exercise", "points", "max_points", "status", "feedback"]]
     grades += [[g.student, g.submission, g.chapter or "", s.exercise, f"{s.points:g}", f"{s.max_points:g}", s.status,
                 s.feedback] for g in results for s in g.scores or [Score("", 0, 0, g.status, g.note)]]
@@ -448,7 +448,7 @@ def write_feedback(results: Sequence[Graded], out: Path, wrong: dict[str, str] |
     for g in results:
         shown = gradescope(g)
         chapter = f", chapter {g.chapter}" if g.chapter else ""
-        so_far = " so far" * (g.status == "flagged" or "by hand" in g.note)  # what is held or read may still count
+        so_far = " so far" * bool(re.search("by hand|time limit", g.note) or g.status == "flagged")  # may change
         parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points{so_far}; {shown['output']}"]
         parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} point{'s' * (test['max_score'] != 1)}: "
                   + re.sub(rf"^{re.escape(test['name'])}(: | (?!\())", "", test["output"])  # named once, not its (…)
@@ -567,7 +567,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     most = sum(points.get(e.name, 1) for e in course(chapter)[1]) if chapter else None
     summary, grades = write_csvs(results, missing, args.out, chapter, most)
     print(f"wrote {summary}, {grades} and, to hand back, a file per student in {feedback}")
-    look = [f"{g.student} ({g.look})" for g in results if g.look]  # the rows to read, as summary.csv's to_look_at
+    look = [f"{g.student} ({g.submission}: {g.look})" for g in results if g.look]  # as summary.csv's to_look_at
     look = sorted(look + [f"{student} (missing: {why})" for student, why in missing.items()], key=str.casefold)
     if look:
         print(f"to look at: {', '.join(look)}")

@@ -28,8 +28,8 @@ from pathlib import Path
 LEARNER = "<your exercise cell>"  # the file name the learner's code is compiled under: how it is known as theirs
 TIMED_OUT = 124  # the exit code when the learner's code caught the time limit and ran on
 TOO_LONG = "did not finish within {:g} s, the time limit: look for a loop that never ends or a long wait"  # .format(s)
-TYPING = ("input() waits for typing, which a grading run cannot give (your instructor will read it): put the value in "
-          "the code")
+TYPING = ("input() waits for typing, which a grading run cannot give: put the value in the code; your instructor will "
+          "read it")
 MEMORY = "it asked for more memory than a grading process may have"  # its limit: --memory, classroom/grade.py
 COPIES = {  # helpers' own functions that compute an exercise's answer, guarded in its check like the solutions
     "weighted_average": "helpers.attention:spotlight", "softmax": "helpers.attention:spotlight",

@@ -285,7 +285,7 @@ def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Pa
     assert ("by hand" in graded.note) == ("by hand" in hidden) == says.endswith("by hand"), "but the instructor's"
     sent = (write_feedback([graded], tmp_path) / "x.txt").read_text()  # "so far": held, or to be read by hand
     assert bool(graded.look) == (statuses[0] not in ("failed", "passed") or says.endswith("by hand")), graded.look
-    assert ("so far" in sent) == (statuses[0] == "flagged" or says.endswith("by hand")), sent
+    assert ("so far" in sent) == (statuses[0] in ("flagged", "time limit") or says.endswith("by hand")), sent
 
 
 @pytest.mark.parametrize(("code", "flag"), [
@@ -367,4 +367,4 @@ def test_with_chapter_a_whole_course_collected_is_graded_for_that_chapter_alone(
     ada, elif_ = csv.DictReader((tmp_path / "out" / "summary.csv").open(encoding="utf-8-sig"))
     assert ada["student"] == "ada" and ada["chapter"] == "01" and "submissions" not in ada["note"]
     assert ada["max_points"] == "3", "softmax's 2 points and weighted_average's 1; chapter 2's line unused"
-    assert elif_["status"] == "missing" and "left out elif/02_queries_keys_values.ipynb" in elif_["note"], elif_
+    assert elif_["status"] == "missing" and "left out elif/02_queries_keys_values.ipynb" in elif_["to_look_at"], elif_
