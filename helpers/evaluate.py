@@ -192,10 +192,14 @@ def head_removed(model: LanguageModel, head: int) -> Iterator[LanguageModel]:
         weight.data[head * d : (head + 1) * d] = saved
 
 
-def head_ablation(model: LanguageModel, ids: torch.Tensor, clues: list[Clue] | None = None) -> list[dict]:
-    """For each head: validation perplexity and clue accuracy with that head switched off."""
+def head_ablation(model: LanguageModel, ids: torch.Tensor, clues: list[Clue] | None = None,
+                  progress: bool = False) -> list[dict]:
+    """For each head: validation perplexity and clue accuracy with that head switched off; with `progress`, a line
+    that grows head by head, so that a room watching a slow machine sees it at work."""
     rows = []
     for head in range(model.config.heads):
+        if progress:
+            print(f"head {head} off ...", end="\n" if head == model.config.heads - 1 else " ", flush=True)
         with head_removed(model, head):
             row: dict = {"head": head, "val_ppl": round(perplexity(model, ids), 4)}
             if clues:
