@@ -11,6 +11,7 @@ file's 1,023 most frequent words.
 
 from __future__ import annotations
 
+import difflib
 import json
 import operator
 import re
@@ -219,10 +220,12 @@ class Tokenizer:
 def _did_you_mean(path: Path) -> str:
     """A file a learner likely meant: the same name here (a path copied from JupyterLab's Save As dialog names
     the notebook's folder too), in uploads/ (where chapter 5 saves an upload), one folder up (the repository's
-    root, seen from notebooks/), or the name with .txt added; else what to do."""
+    root, seen from notebooks/), the name with .txt added, or a name a typo away in its folder; else what to do."""
     guesses = [Path(path.name), Path("uploads") / path.name, Path("..") / path.name, path.with_name(path.name + ".txt")]
     try:
         found = [guess for guess in guesses if guess != path and guess.is_file()]
+        near = [file.name for file in path.parent.iterdir() if file.is_file()] if path.parent.is_dir() else []
+        found += [path.parent / name for name in difflib.get_close_matches(path.name, near, n=1, cutoff=0.8)]
     except OSError:  # a name the file system refuses: nothing to suggest
         return ""
     return f"; did you mean '{found[0]}'?" if found else "; put the file there, or give its full path"

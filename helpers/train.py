@@ -475,7 +475,7 @@ def _beside(card: Path, corpus: str, val_ppl: float, steps: int) -> list[str]:
                       if other_steps != steps else "")
             lines.append(f"beside it: {path.name} ({heads_named(heads)}), validation perplexity "
                          f"{other['val_ppl']:,.2f} on the same text, against {val_ppl:,.2f} here (one seed each: "
-                         f"chapter 5 tells how sure a gap is{unlike})")
+                         f"chapter 5's section 3, 'A winner, or just noise?', tells how sure a gap is{unlike})")
     return lines
 
 

@@ -50,7 +50,7 @@ def test_a_missing_file_names_the_file_the_learner_likely_meant(tmp_path, monkey
     (tmp_path / "uploads" / "moby.txt").write_text("call me")
     (tmp_path / "my_story.txt").write_text("once")
     for given, meant in (("moby.txt", "uploads/moby.txt"), ("notebooks/my_story.txt", "my_story.txt"),
-                         ("my_story", "my_story.txt")):
+                         ("my_story", "my_story.txt"), ("my_stroy.txt", "my_story.txt")):  # a typo too
         with pytest.raises(ValueError, match=f"no such file.*did you mean '{meant}'"):
             read_text_file(given)
     with pytest.raises(ValueError, match="no such file"):  # a name too long for the file system: no suggestion
