@@ -84,7 +84,8 @@ def collect(hub: Hub, out: Path, chapter: str | None = None, start: bool = False
             (out / name).mkdir(parents=True, exist_ok=True)
             for file, nb in found.items():
                 (out / name / file).write_text(nbformat.writes(nbformat.from_dict(nb)), encoding="utf-8")
-            report[name] = f"{len(found)} notebook(s)" if found else f"no notebook in ~/{FOLDER}"
+            report[name] = (f"{len(found)} notebook(s)" if found else f"no notebook in ~/{FOLDER}") + (
+                " (server started, then stopped)" if started else "")
         except (urllib.error.URLError, TimeoutError, KeyError) as problem:
             report[name] = f"not collected: {problem}"
         finally:
@@ -124,7 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{name}: {what}")
     chapter = f" --chapter {args.chapter.zfill(2)} --out grades/{args.chapter.zfill(2)}" if args.chapter else ""
     print(f"collected into {args.out}: grade with python -m classroom.grade {args.out}{chapter} (add --roster with "
-          "the class's roster: a learner skipped here is then graded as missing)")
+          "the class's roster: a learner skipped here is then graded as missing; a grading run writes its --out "
+          "folder afresh)")
     return 0
 
 

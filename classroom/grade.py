@@ -285,7 +285,8 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         if "not attempted" in result["feedback"]:  # in the words of a feedback file, not of a check cell
             result["feedback"] = f"{name}: not attempted: " + (
                 f"no cell of this notebook defines {name} (its exercise cell deleted, or its def taken out?)"
-                if defined is None else "its cell was handed in as the stub, which stops at todo()")
+                if defined is None else "its cell was handed in as the stub, which stops at todo() (if you did write "
+                "it, it was not saved in the notebook handed in)")
         feedback = result["feedback"] if status != "flagged" else (
             f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Its check alone said: "
             + result["feedback"].removeprefix(f"{name}: "))
@@ -307,8 +308,9 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
                        (BELOW_TODO, "a todo() line above the code")):
         if stopped := [s.exercise for s in scores if said in s.feedback and s.status != "passed"]:
             notes.insert(1, f"{what} stopped {', '.join(stopped)}: to be read by hand")
-        for s in (s for s in scores if s.exercise in stopped and "will read it" not in s.feedback):
-            s.feedback = s.feedback.rstrip(".") + "; your instructor will read it."  # not the last word: safe to send
+        for s in (s for s in scores if s.exercise in stopped and "will read it" not in s.feedback):  # safe to send
+            s.feedback = s.feedback.replace(", then run the cell again", "").rstrip(".")  # the notebook's advice
+            s.feedback += "; your instructor will read it."
     lacking = {s.exercise: found[1] for s in scores if s.status != "passed"  # not a typo in a module we have
                and (found := re.search(r"No module named '([\w.]+)'", s.feedback))
                and importlib.util.find_spec(found[1].split(".")[0]) is None}

@@ -280,10 +280,10 @@ def test_a_process_stopped_or_forged_says_so_and_the_rest_is_graded(tmp_path: Pa
     assert ("in a cell above it" in str(graded.scores)) == ("shifted" in code), "only for a name made further down"
     assert all(len(s.feedback) < 2100 for s in graded.scores)
     shown = gradescope(graded)
-    assert "by hand" not in shown["output"], "what the instructor is to do is not the student's"
+    sent = (write_feedback([graded], tmp_path) / "x.txt").read_text()  # "so far": held, or to be read by hand
+    assert "by hand" not in shown["output"] + sent and "cell again;" not in sent, "the instructor's to-do, not theirs"
     hidden = " ".join(test["output"] for test in shown["tests"] if test.get("visibility") == "hidden")
     assert ("by hand" in graded.note) == ("by hand" in hidden) == says.endswith("by hand"), "but the instructor's"
-    sent = (write_feedback([graded], tmp_path) / "x.txt").read_text()  # "so far": held, or to be read by hand
     assert bool(graded.look) == (statuses[0] not in ("failed", "passed") or says.endswith("by hand")), graded.look
     assert ("so far" in sent) == (statuses[0] in ("flagged", "time limit") or says.endswith("by hand")), sent
 
