@@ -357,7 +357,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("count_block_parameters", lambda w, h: h * 3 * w * w + w * w + 5 * w + ff_of(w) + 7, "other head counts"),
     ("count_block_parameters", lambda w, h: 65_664 + 512 + ff_of(128), "a typed-in width"),
     ("softmax", lambda s: (s - s.max(dim=-1, keepdim=True)).exp(), "take .values"),
-    ("softmax", lambda s: (e := (s - s.max()).exp()) / e.sum(dim=-1, keepdim=True), "the whole grid, s.max()"),
+    ("softmax", lambda s: (e := (s - s.max()).exp()) / e.sum(dim=-1, keepdim=True), "whole grid, scores.max()"),
     ("softmax", lambda s: S["softmax"](s.sub_(s.max(dim=-1, keepdim=True).values)), "changed its input s in place"),
     ("scaled_scores", lambda q, k: q.div_(q.shape[-1] ** 0.5) @ k.T, "changed its input q in place"),
     ("masked_weights", lambda s: torch.softmax(s.masked_fill(~causal_mask(len(s)), -15.0), -1), "float('-inf')"),

@@ -119,9 +119,9 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
                   and not bool(torch.isfinite(got[1]).all()))  # what subtracting s.max() gives
     expect(not whole_grid,
            f"{name} of the grid [[1000, 1001], [-1000, -1001]] gave NaN in the second row. You subtracted the "
-           f"largest score of the whole grid, s.max(), which is far above every score of the second row, so all "
-           f"its exp() become 0 and 0 / 0 is NaN. Subtract each row's own largest score: "
-           f"s.max(dim=-1, keepdim=True).values")
+           f"largest score of the whole grid, scores.max(), which is far above every score of the second row, so "
+           f"all its exp() become 0 and 0 / 0 is NaN. Subtract each row's own largest score: "
+           f"scores.max(dim=-1, keepdim=True).values")
     expect_close(f"{name} of a grid of large scores", expect_tensor(name, got, (2, 2)), want, "the weight")
     return passed(name)
 
