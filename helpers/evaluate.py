@@ -199,12 +199,14 @@ def head_ablation(model: LanguageModel, ids: torch.Tensor, clues: list[Clue] | N
     rows = []
     for head in range(model.config.heads):
         if progress:
-            print(f"head {head} off ...", end="\n" if head == model.config.heads - 1 else " ", flush=True)
+            print(f"head {head} off ...", end=" ", flush=True)
         with head_removed(model, head):
             row: dict = {"head": head, "val_ppl": round(perplexity(model, ids), 4)}
             if clues:
                 row["clue_accuracy"] = clue_accuracy(model, ids, clues)
         rows.append(row)
+    if progress:
+        print("done")
     return rows
 
 
