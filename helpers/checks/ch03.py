@@ -82,6 +82,10 @@ def check_clue_share(clue_share: Callable[[torch.Tensor, list[int]], torch.Tenso
                "positions.")
         expect(False, f"{name} returned one number per clue position ({list(got.shape)}); it should add the "
                       "positions up and give one number per head. Sum over the last dimension.")
+    expect(not (tuple(got.shape) == (len(positions), weights.shape[1]) and torch.allclose(got, weights[positions])),
+           f"{name} returned the rows (heads) {positions} of the weights, whole ({list(got.shape)}). Rows are heads, "
+           "columns are words looked at: keep every row, pick the columns at those positions and add them up, "
+           "one number per head.")
     expect(not (tuple(got.shape) == (weights.shape[0], len(positions)) and torch.allclose(got, weights[:, positions])),
            f"{name} returned each head's weight on each clue position ({list(got.shape)}): add up the positions, "
            "the last dimension, for one number per head")
