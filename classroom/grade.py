@@ -571,8 +571,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"wrote {summary}, {grades} and, to hand back, a file per student in {feedback}")
     look = [f"{g.student} ({g.submission}: {g.look})" for g in results if g.look]  # as summary.csv's to_look_at
     look = sorted(look + [f"{student} (missing: {why})" for student, why in missing.items()], key=str.casefold)
-    if look:
-        print(f"to look at: {', '.join(look)}")
+    if look:  # one a line: a class's list is long
+        print("to look at:" + "".join(f"\n  {entry}" for entry in look))
     statuses = ", ".join(f"{n} {status}" for status, n in Counter(g.status for g in results).most_common())
     listed = f"; {len(missing)} missing, {len(unlisted)} not on the roster" if roster else ""
     print(f"{len(results)} notebook{'s' * (len(results) != 1)} in {time.perf_counter() - began:.0f} s: {statuses}"
