@@ -56,11 +56,12 @@ class Hub:
             time.sleep(1)
 
     def notebooks(self, name: str) -> dict[str, dict]:
-        """file name -> notebook (as JSON) of every .ipynb in ~/several-spotlights of a learner's home."""
+        """file name -> the contents API's model (the notebook as JSON in "content", when it was saved in
+        "last_modified") of every .ipynb in ~/several-spotlights of a learner's home."""
         base = f"/user/{urllib.parse.quote(name)}/api/contents/{FOLDER}"
         listing = self.request("GET", f"{base}?content=1")["content"]
         return {item["name"]: self.request("GET", f"{base}/{urllib.parse.quote(item['name'])}?content=1&type=notebook")
-                ["content"] for item in listing if item["type"] == "notebook"}
+                for item in listing if item["type"] == "notebook"}
 
 
 def collect(hub: Hub, out: Path, chapter: str | None = None, start: bool = False) -> dict:
@@ -79,12 +80,14 @@ def collect(hub: Hub, out: Path, chapter: str | None = None, start: bool = False
                     continue
                 hub.start(name)
                 started = True
-            found = {file: nb for file, nb in hub.notebooks(name).items()
+            found = {file: model for file, model in hub.notebooks(name).items()
                      if chapter is None or file.startswith(chapter)}
             (out / name).mkdir(parents=True, exist_ok=True)
-            for file, nb in found.items():
-                (out / name / file).write_text(nbformat.writes(nbformat.from_dict(nb)), encoding="utf-8")
-            report[name] = (f"{len(found)} notebook(s)" if found else f"no notebook in ~/{FOLDER}") + (
+            for file, model in found.items():
+                (out / name / file).write_text(nbformat.writes(nbformat.from_dict(model["content"])), encoding="utf-8")
+            saved = max((str(model.get("last_modified", "")) for model in found.values()), default="")[:16]
+            report[name] = (f"{len(found)} notebook(s), last saved {saved.replace('T', ' ')} UTC" if found  # early?
+                            else f"no notebook in ~/{FOLDER}") + (
                 " (server started, then stopped)" if started else "")
         except (urllib.error.URLError, TimeoutError, KeyError) as problem:
             report[name] = f"not collected: {problem}"
