@@ -86,7 +86,8 @@ def collect(hub: Hub, out: Path, chapter: str | None = None, start: bool = False
             for file, model in found.items():
                 (out / name / file).write_text(nbformat.writes(nbformat.from_dict(model["content"])), encoding="utf-8")
             saved = max((str(model.get("last_modified", "")) for model in found.values()), default="")[:16]
-            report[name] = (f"{len(found)} notebook(s), last saved {saved.replace('T', ' ')} UTC" if found  # early?
+            # when they last saved: a save well before the end of class means their last changes may be missing
+            report[name] = (f"{len(found)} notebook(s), last saved {saved.replace('T', ' ')} UTC" if found
                             else f"no notebook in ~/{FOLDER}") + (
                 " (server started, then stopped)" if started else "")
         except (urllib.error.URLError, TimeoutError, KeyError) as problem:

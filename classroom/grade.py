@@ -44,7 +44,8 @@ SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy mach
 MEMORY_MB = 4000  # the memory (address space) a grading process may have: several times what a chapter takes
 QUIET_S = 60  # seconds without a notebook done before the grader says it is still at work
 FEEDBACK = 2000  # characters of feedback kept: a spreadsheet's cell holds at most 32,767
-LOOK = "by hand|check cell|time limit|submissions from|not on the roster"  # the note's parts that Graded.look names
+MAY_CHANGE = "by hand|time limit"  # a note's parts a right answer may sit behind: its points read "so far"
+LOOK = f"{MAY_CHANGE}|check cell|submissions from|not on the roster"  # the note's parts that Graded.look names
 SAID = {"time limit": "ran over the time limit", "error": "not graded"}  # a status, in the summary's words
 RESULT = {"exercise": str, "passed": bool, "feedback": str, "flags": list}  # the keys of a result line, and types
 
@@ -450,7 +451,7 @@ def write_feedback(results: Sequence[Graded], out: Path, wrong: dict[str, str] |
     for g in results:
         shown = gradescope(g)
         chapter = f", chapter {g.chapter}" if g.chapter else ""
-        so_far = " so far" * bool(re.search("by hand|time limit", g.note) or g.status == "flagged")  # may change
+        so_far = " so far" * bool(re.search(MAY_CHANGE, g.note) or g.status == "flagged")  # held, or to be read
         parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points{so_far}; {shown['output']}"]
         parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} point{'s' * (test['max_score'] != 1)}: "
                   + re.sub(rf"^{re.escape(test['name'])}(: | (?!\())", "", test["output"])  # named once, not its (…)
