@@ -13,6 +13,7 @@ what a name or path stands for, so the explorer can list a learner's own models 
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import math
@@ -229,6 +230,10 @@ def _unknown(name_or_path: str | Path) -> CheckpointError:
     """The message for a name or path where no checkpoint is: what was looked for, and the shipped names."""
     resolved = Path(name_or_path).resolve()
     expected = " or ".join(card_names())
+    trained = _trained_on(resolved.name) if resolved.is_file() else []
+    if trained:  # the text a learner's models learned, given in place of the folder they were saved in
+        return CheckpointError(f"{resolved} is the text your models learned, not a checkpoint: give the folder "
+                               f"that training wrote, {str(trained[0])!r}.")
     if resolved.is_file():  # most likely the text a learner means to train on
         return CheckpointError(
             f"{resolved} is a file but not a checkpoint: if it is a text, train on it first. In a notebook cell, "
@@ -237,13 +242,35 @@ def _unknown(name_or_path: str | Path) -> CheckpointError:
     where = (f"{resolved} holds no checkpoint card" if resolved.is_dir()
              else f"Nothing is at {resolved} or {resolved}.json")
     one_up = Path("..") / name_or_path  # a notebook runs in notebooks/; `--out` wrote from the folder above
-    if not Path(name_or_path).is_absolute() and not resolved.exists() and one_up.exists():
+    relative = not Path(name_or_path).is_absolute() and not resolved.exists()
+    near = None if resolved.exists() else _near_folder(Path(name_or_path)) or (relative and _near_folder(one_up))
+    if relative and one_up.exists():
         where += f". There is {one_up.resolve()}: from a notebook, give {str(one_up)!r}"
+    elif near:
+        where += f". There is a folder with a close name: {str(near)!r}"
     return CheckpointError(
         f"unknown checkpoint {str(name_or_path)!r}: choose one of {', '.join(shipped_names())}, or give your own: "
         f"the folder that `python -m helpers.train --out FOLDER` wrote (holding {expected}) or the path of a "
         f".json card in it. {where}."
     )
+
+
+def _trained_on(text: str) -> list[Path]:
+    """Folders beside here or one up (chapter 5 trains into ../mine) holding a checkpoint that learned file `text`."""
+    folders = sorted({card.parent for where in (Path("."), Path("..")) for card in where.glob("*/*.json")})
+    return [folder for folder in folders
+            if any(json.loads(card.read_text(encoding="utf-8")).get("corpus") == text for card in cards_in(folder))]
+
+
+def _near_folder(path: Path) -> Path | None:
+    """A folder beside `path` whose name is a typo (or a capital letter) away from it, such as ../mine for ../Mine."""
+    try:
+        names = [p.name for p in path.parent.iterdir() if p.is_dir()] if path.parent.is_dir() else []
+    except OSError:  # a folder the file system will not list: nothing to suggest
+        return None
+    lower = {name.lower(): name for name in names}
+    close = difflib.get_close_matches(path.name.lower(), list(lower), n=1, cutoff=0.7)
+    return path.with_name(lower[close[0]]) if close else None
 
 
 def read_card(card_path: Path) -> dict:

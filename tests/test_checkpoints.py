@@ -94,7 +94,7 @@ def test_load_model_takes_a_card_or_a_folder_holding_one(mine, tmp_path):
     assert checkpoints.load_model(tmp_path / "one").config.heads == 1
 
 
-def test_a_wrong_path_names_what_was_looked_for(tmp_path, monkeypatch, sample_text):
+def test_a_wrong_path_names_what_was_looked_for(tmp_path, monkeypatch, sample_text, mine):
     with pytest.raises(checkpoints.CheckpointError) as error:
         checkpoints.load_model(tmp_path / "mien")
     for part in (str((tmp_path / "mien").resolve()), *card_names(), *shipped_names()):
@@ -109,14 +109,12 @@ def test_a_wrong_path_names_what_was_looked_for(tmp_path, monkeypatch, sample_te
     (tmp_path / "my_text.json").write_text("{}")  # its --json output beside it: still the text that was meant
     with pytest.raises(checkpoints.CheckpointError, match=r"-m helpers\.train .*--text my_text\.txt .*../mine"):
         checkpoints.find_checkpoints("my_text.txt")
-
-
-def test_a_folder_one_level_up_is_pointed_to(tmp_path, monkeypatch) -> None:
-    (tmp_path / "mine").mkdir()
-    for suffix in (".json", ".safetensors"):
-        shutil.copy(checkpoints.ASSETS / f"four_heads{suffix}", tmp_path / "mine")
-    (tmp_path / "notebooks").mkdir()
-    monkeypatch.chdir(tmp_path / "notebooks")  # where a notebook's kernel runs
+    monkeypatch.chdir(mine.parent)  # beside the folder that training on sample.txt wrote: the text, or a typo, says it
+    for given in (sample_text, "Mien"):
+        with pytest.raises(checkpoints.CheckpointError, match=r"(wrote,|name:) 'mine'\."):
+            checkpoints.load_model(given)
+    (mine.parent / "notebooks").mkdir(exist_ok=True)
+    monkeypatch.chdir(mine.parent / "notebooks")  # where a notebook's kernel runs: mine is one folder up
     with pytest.raises(ValueError, match=r"from a notebook, give '\.\./mine'"):
         checkpoints.load_model("mine")
-    assert checkpoints.load_model("../mine").card["config"]["heads"] == 4
+    assert [checkpoint.heads for checkpoint in checkpoints.find_checkpoints("../mine")] == [1, 4]

@@ -284,8 +284,8 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
         expect(False, f"{name}({width}, {heads}) returned {got:,}: {off_by(got, want)}. Recount each part with "
                       "the argument width: attention's four projections (only the output projection has a bias), "
                       "the two layer norms, and the feed-forward part's two layers with their biases. To see which "
-                      "part is off, compare your count of each with count_parameters(block.attn), "
-                      "count_parameters(block.ln1) and count_parameters(block.ff) in a scratch cell.")
+                      f"part is off, compare your count of each with count_parameters(part) for part in "
+                      f"TransformerBlock({width}, {heads}).attn, .ln1 and .ff, in a scratch cell.")
     return passed(name)
 
 
