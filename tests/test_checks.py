@@ -321,6 +321,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
      "with head 2 off it drops to 30.0%"),
     ("lifeline", lambda rows, kind: f"head {S['lifeline'](rows, kind)}", "the text 'head"),
     ("feed_forward", lambda ff, x: ff.down(ff.up(x)), "no GELU"),
+    ("feed_forward", lambda ff, x: F.gelu(x), "did not run ff.up and ff.down, the layers it is given"),
     ("feed_forward", lambda ff, x: ff.down(F.gelu(ff.up(x.transpose(1, 2)))), "x was turned round"),
     ("feed_forward", lambda ff, x: ff.down(F.relu(ff.up(x))), "you used ReLU"),
     ("feed_forward", lambda ff, x: x + ff(x), "you added x back"),

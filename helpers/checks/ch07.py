@@ -54,7 +54,8 @@ def _same_twice(name: str, got: torch.Tensor, again: object) -> None:
     """Fail when a second call on the same x gives another output: randomness such as dropout is left in."""
     expect(isinstance(again, torch.Tensor) and torch.allclose(got, again.detach(), atol=1e-6),
            f"{name} gives another output when called again on the same x: something random is left in, such as "
-           "dropout (F.dropout, nn.Dropout). This block has none: leave it out.")
+           "dropout (F.dropout, nn.Dropout), or a layer made inside the function (nn.Linear(...) starts from new "
+           "random weights at each call). This block has neither: use its own parts, with no dropout.")
 
 
 def _feed_forward_hint(err: Exception) -> str:
@@ -79,10 +80,14 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
     """feed_forward(ff, x [B, T, C]) must return ff.down(gelu(ff.up(x))): [B, T, C]."""
     name = "feed_forward"
     ff, x = _feed_forward(), _example()
+    ran: list[torch.nn.Module] = []  # ff's layers the function ran: layers of its own start from other weights
+    for layer in (ff.up, ff.down):
+        layer.register_forward_hook(lambda layer, *_: ran.append(layer))
     done, got = attempt(name, feed_forward, ff, x.clone(), errors=(RuntimeError, TypeError, AttributeError),
                         hint=_feed_forward_hint)
     if not done:
         return False
+    own_layers = not ff.called and not (ff.up in ran and ff.down in ran)  # before the check runs ff.up itself
     with torch.no_grad():
         hidden = ff.up(x)  # [B, T, 4C]
         want = ff.down(F.gelu(hidden))  # [B, T, C]
@@ -99,6 +104,9 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
                f"{name}: changing only word 2 changed the output of other words. The feed-forward part works "
                "on each word on its own: apply the layers to x directly, without mixing words.")
         if not torch.allclose(got, want, atol=1e-5):
+            expect(not own_layers,
+                   f"{name}: your function did not run ff.up and ff.down, the layers it is given. A layer made "
+                   "inside it (nn.Linear(...)) starts from new random weights: use ff.up, then F.gelu, then ff.down.")
             between = "The bend goes once, between the two layers: ff.up, then F.gelu, then ff.down."
             twice = f"you applied GELU twice. {between}"
             mistakes = [
@@ -284,8 +292,8 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
         expect(False, f"{name}({width}, {heads}) returned {got:,}: {off_by(got, want)}. Recount each part with "
                       "the argument width: attention's four projections (only the output projection has a bias), "
                       "the two layer norms, and the feed-forward part's two layers with their biases. To see which "
-                      f"part is off, compare your count of each with count_parameters(part) for part in "
-                      f"TransformerBlock({width}, {heads}).attn, .ln1 and .ff, in a scratch cell.")
+                      "part is off, compare your count of each with what a scratch cell prints: "
+                      f"b = TransformerBlock({width}, {heads}); [count_parameters(p) for p in (b.attn, b.ln1, b.ff)]")
     return passed(name)
 
 
