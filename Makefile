@@ -20,6 +20,7 @@ TORCH_INDEX ?=
 
 # a learner's: PyTorch, the package and its [lab] extra (JupyterLab, RISE, nbgitpuller)
 $(BIN)/.installed: pyproject.toml environment.yml
+	@echo "Installing PyTorch, JupyterLab and the series into $(VENV): a few minutes the first time, quietly."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))

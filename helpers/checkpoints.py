@@ -153,7 +153,7 @@ def checkpoint_paths(name_or_path: str | Path) -> tuple[Path, Path]:
     if shipped(name_or_path) is not None:
         stem = ASSETS / str(name_or_path)
     elif isinstance(name_or_path, (str, Path)):
-        path = Path(name_or_path)
+        path = Path(name_or_path).expanduser()
         if path.is_dir():
             stem = _one_card(path).with_suffix("")
         elif path.suffix in (".json", ".safetensors"):
@@ -176,8 +176,8 @@ def find_checkpoints(name_or_path: str | Path) -> list[Checkpoint]:
     entry = shipped(name_or_path)
     if entry is not None:
         return [entry]
-    if isinstance(name_or_path, (str, Path)) and Path(name_or_path).is_dir():
-        cards = cards_in(Path(name_or_path))
+    if isinstance(name_or_path, (str, Path)) and Path(name_or_path).expanduser().is_dir():
+        cards = cards_in(Path(name_or_path).expanduser())
         if not cards:
             raise _unknown(name_or_path)
     else:
@@ -227,31 +227,34 @@ def _one_card(folder: Path) -> Path:
 
 
 def _unknown(name_or_path: str | Path) -> CheckpointError:
-    """The message for a name or path where no checkpoint is: what was looked for, and the shipped names."""
-    resolved = Path(name_or_path).resolve()
+    """The message for a name or path where no checkpoint is: what was looked for, a near name if there is one,
+    then the shipped names."""
+    resolved = Path(name_or_path).expanduser().resolve()
     expected = " or ".join(card_names())
     trained = _trained_on(resolved.name) if resolved.is_file() else []
     if trained:  # the text a learner's models learned, given in place of the folder they were saved in
         return CheckpointError(f"{resolved} is the text your models learned, not a checkpoint: give the folder "
                                f"that training wrote, {str(trained[0])!r}.")
     if resolved.is_file():  # most likely the text a learner means to train on
+        folders = ("../mine", *(f"../mine{n}" for n in range(2, 100)))  # not one that holds models already
+        out = next(folder for folder in folders if not cards_in(Path(folder)))
         return CheckpointError(
             f"{resolved} is a file but not a checkpoint: if it is a text, train on it first. In a notebook cell, "
-            f"after `import sys`: `!{{sys.executable}} -m helpers.train --heads 4 --text {name_or_path} --out ../mine` "
-            "(and `--heads 1` for the other model), then give the folder that wrote, '../mine'.")
+            f"after `import sys`: `!{{sys.executable}} -m helpers.train --heads 4 --text {name_or_path} --out {out}` "
+            f"(and `--heads 1` for the other model), then give the folder that wrote, {out!r}.")
     where = (f"{resolved} holds no checkpoint card" if resolved.is_dir()
-             else f"Nothing is at {resolved} or {resolved}.json")
+             else f"Nothing is at {resolved}" + ("" if resolved.suffix else f" or {resolved}.json"))
     one_up = Path("..") / name_or_path  # a notebook runs in notebooks/; `--out` wrote from the folder above
     relative = not Path(name_or_path).is_absolute() and not resolved.exists()
-    near = None if resolved.exists() else _near_folder(Path(name_or_path)) or (relative and _near_folder(one_up))
+    near = None if resolved.exists() else _near(Path(name_or_path)) or (relative and _near(one_up))
     if relative and one_up.exists():
         where += f". There is {one_up.resolve()}: from a notebook, give {str(one_up)!r}"
     elif near:
-        where += f". There is a folder with a close name: {str(near)!r}"
+        where += f". There is one with a close name: {str(near)!r}"
     return CheckpointError(
-        f"unknown checkpoint {str(name_or_path)!r}: choose one of {', '.join(shipped_names())}, or give your own: "
-        f"the folder that `python -m helpers.train --out FOLDER` wrote (holding {expected}) or the path of a "
-        f".json card in it. {where}."
+        f"unknown checkpoint {str(name_or_path)!r}. {where}. Choose one of {', '.join(shipped_names())}, or give "
+        f"your own: the folder that `python -m helpers.train --out FOLDER` wrote (holding {expected}) or the path "
+        "of a .json card in it."
     )
 
 
@@ -262,10 +265,10 @@ def _trained_on(text: str) -> list[Path]:
             if any(json.loads(card.read_text(encoding="utf-8")).get("corpus") == text for card in cards_in(folder))]
 
 
-def _near_folder(path: Path) -> Path | None:
-    """A folder beside `path` whose name is a typo (or a capital letter) away from it, such as ../mine for ../Mine."""
+def _near(path: Path) -> Path | None:
+    """A file or folder beside `path` whose name is a typo (or a capital letter) away, as ../mine is for ../Mine."""
     try:
-        names = [p.name for p in path.parent.iterdir() if p.is_dir()] if path.parent.is_dir() else []
+        names = [p.name for p in path.parent.iterdir()] if path.parent.is_dir() else []
     except OSError:  # a folder the file system will not list: nothing to suggest
         return None
     lower = {name.lower(): name for name in names}
@@ -276,7 +279,9 @@ def _near_folder(path: Path) -> Path | None:
 def read_card(card_path: Path) -> dict:
     """The JSON card of a checkpoint, checked for the entries load_model needs."""
     if not card_path.is_file():
-        raise CheckpointError(f"{card_path.resolve()}: checkpoint card not found.")
+        cards = cards_in(card_path.parent) if card_path.parent.is_dir() else []
+        there = f" {card_path.parent.resolve()} holds {', '.join(c.name for c in cards)}." if cards else ""
+        raise CheckpointError(f"{card_path.resolve()}: checkpoint card not found.{there}")
     try:
         card = json.loads(card_path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:

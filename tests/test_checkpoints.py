@@ -110,8 +110,9 @@ def test_a_wrong_path_names_what_was_looked_for(tmp_path, monkeypatch, sample_te
     with pytest.raises(checkpoints.CheckpointError, match=r"-m helpers\.train .*--text my_text\.txt .*../mine"):
         checkpoints.find_checkpoints("my_text.txt")
     monkeypatch.chdir(mine.parent)  # beside the folder that training on sample.txt wrote: the text, or a typo, says it
-    for given in (sample_text, "Mien"):
-        with pytest.raises(checkpoints.CheckpointError, match=r"(wrote,|name:) 'mine'\."):
+    for given, says in ((sample_text, r"wrote, 'mine'\."), ("Mien", r"name: 'mine'\."),
+                        ("mine/four_head.json", r"holds four_heads\.json, one_head\.json\.")):
+        with pytest.raises(checkpoints.CheckpointError, match=says):
             checkpoints.load_model(given)
     (mine.parent / "notebooks").mkdir(exist_ok=True)
     monkeypatch.chdir(mine.parent / "notebooks")  # where a notebook's kernel runs: mine is one folder up
