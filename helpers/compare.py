@@ -302,7 +302,7 @@ def race_verdict(runs: Mapping[str, Any], notes: Mapping[str, Sequence[str]] | N
     Lines wrap at 100 characters, so the printout reads whole on a projector.
     """
     stopped = [f"'{name}' stopped after {run.steps} of {run.steps_planned} steps" for name, run in runs.items()
-               if getattr(run, "stopped_early", "")]  # the Stop button, or a time budget
+               if getattr(run, "stopped_early", "")]  # the stop button (■), or a time budget
     if stopped:
         return textwrap.fill(f"verdict: none yet, as {' and '.join(stopped)}: a race is read at its end. Run the "
                              "training cell again and let it finish.", 100, subsequent_indent="  ")

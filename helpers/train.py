@@ -232,7 +232,8 @@ def train(
     seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     if stopped and progress:  # a note, on ordinary output: a pink stderr box would look like a failure
         several = stopped.startswith("interrupted") and "ipykernel" in sys.modules  # a cell may train more models
-        said = stopped + (" (Stop stops one model: a cell that trains several goes on with the next, if any)" * several)
+        said = stopped + (" (the stop button, ■, interrupts one model: a cell that trains several goes on with "
+                          "the next, if any)") * several
         print(textwrap.fill(said, 100))  # whole words on each line, however wide the output area
     model.eval()
     val_ppl, accuracy = float("nan"), {}
