@@ -243,9 +243,10 @@ class Explorer(Widget):
             if head != ALL_HEADS and not (type(head) is int and 0 <= head < heads):
                 self.set_quietly(self.head_picker, self.head)
                 raise ValueError(f"There is no head {head!r}: this model has heads "
-                                 f"{', '.join(map(str, range(heads)))} (or '{ALL_HEADS}').")
-            self.head = self.head_chosen = head
-            self.set_quietly(self.head_picker, head)
+                                 f"{', '.join(map(str, range(heads)))}" + f" (or '{ALL_HEADS}')." * (heads > 1))
+            self.head_chosen = head
+            self.head = 0 if heads == 1 else head  # one head is all heads: its menu has no second name for it
+            self.set_quietly(self.head_picker, self.head)
             self._redraw()
 
     def set_model(self, name: str) -> None:
@@ -263,8 +264,9 @@ class Explorer(Widget):
                 self.set_quietly(self.model_picker, self.model_name or None)
             self.model, self.model_name = model, name
             heads = model.config.heads
-            self.head = self.head_chosen if self.head_chosen == ALL_HEADS or self.head_chosen < heads else 0
-            options = [(f"head {h}", h) for h in range(heads)] + [(ALL_HEADS, ALL_HEADS)]
+            chosen = self.head_chosen  # kept for the way back to a model of more heads
+            self.head = chosen if heads > 1 and (chosen == ALL_HEADS or chosen < heads) else 0
+            options = [(f"head {h}", h) for h in range(heads)] + [(ALL_HEADS, ALL_HEADS)] * (heads > 1)
             self.set_quietly(self.model_picker, name)
             self.set_quietly(self.head_picker, self.head, options=options)
             examples, old_example = self.examples[name], self.shown_text in self.offered_examples

@@ -147,15 +147,15 @@ def test_model_picker_switches_to_one_head_and_reads_no_model_again() -> None:
     ex.head_picker.value = 3
     ex.model_picker.value = "one_head"
     assert ex.att.shape[0] == 1 and ex.head == 0 and ex.head_picker.value == 0
-    assert [label for label, _ in ex.head_picker.options] == ["head 0", ALL_HEADS]
+    assert [label for label, _ in ex.head_picker.options] == ["head 0"], "one head is all heads: no second name"
     assert ex.heatmap.figure["title"] == "Head 0 of the one-head model"
     assert len(ex.bars.figure["panels"][0]["series"]) == 1 and not ex.bars.figure["legend"]
-    ex.head_picker.value = ALL_HEADS
-    assert len(ex.heatmap.figure["panels"]) == 1
+    ex.set_head(ALL_HEADS)  # from code: the one head, and every head again on a model of more
+    assert len(ex.heatmap.figure["panels"]) == 1 and not ex.problem
     for name in ("novel_four_heads", "novel_one_head", shipped("four_heads").label):  # a name, or the menu's label
         ex.set_model(name)
     assert sorted(calls) == sorted(shipped_names()), "switching read a model again"
-    assert ex.model_name == "four_heads" and not ex.problem
+    assert ex.model_name == "four_heads" and not ex.problem and ex.head == ALL_HEADS
 
 
 def test_static_explorer_precomputes_every_sentence_and_head_behind_two_menus() -> None:

@@ -92,7 +92,7 @@ def check_explorer(page) -> None:
     weights = attention(model, reading.ids)  # [H, T, T]
     grid = support.pick(page, EX, "head", "all heads", "Every head of the 4-head model")[0]
     assert grid["panels"] == [f"head {h}" for h in range(4)]
-    assert support.pick(page, EX, "model", shipped("one_head").label, "The one-head model")[0]["panels"] == ["head 0"]
+    assert support.pick(page, EX, "model", shipped("one_head").label, "Head 0 of the one-head")[0]["panels"] == []
     # the head menu's four heads are back: pick one
     support.pick(page, EX, "model", shipped("four_heads").label, "Every head of the 4-head model")
     support.pick(page, EX, "head", "head 0")
