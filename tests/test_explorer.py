@@ -242,13 +242,6 @@ def test_a_head_model_or_focus_word_that_does_not_exist_gets_a_message(ex: Explo
     assert ex.problem and capsys.readouterr().out == "", "a control's problem shows in the widget alone"
 
 
-def test_opening_on_a_model_that_does_not_exist_shows_four_heads_and_says_so() -> None:
-    ex = _explorer(model="seven_heads", sentence=STORY)
-    [message] = ex.message_lines
-    assert "seven_heads" in message and shipped(DEFAULT).label in message and ex.model_name == DEFAULT
-    _assert_shows(ex, STORY, quiet=False)
-
-
 @pytest.mark.parametrize("error", [CheckpointError("tensor attn.query.weight has shape [3, 3]"),
                                    RuntimeError("disk on fire")])
 def test_a_broken_checkpoint_gets_a_message_and_the_widget_keeps_working(error: Exception) -> None:
@@ -403,16 +396,18 @@ def test_a_learners_long_card_notes_fold_into_one_line_above_the_heatmap(mine: P
     assert ex.heatmap.figure["height"] >= ex.tallest - 3 * control_height(ex.font), "the summary's lines at most"
 
 
-def test_a_learners_card_opens_that_model_and_a_wrong_folder_shows_the_default(mine: Path, tmp_path: Path) -> None:
+def test_a_learners_card_opens_that_model_and_a_wrong_one_shows_the_default_and_says_so(mine, tmp_path) -> None:
     card = str(mine / "one_head.json")
     ex = explore(card)
     assert ex.model_name == card and ex.model.config.heads == 1 and ex.problem == ""
     assert [name for _, name in ex.model_picker.options] == [*shipped_names(), card]
-    ex = explore(str(tmp_path / "mien"))
+    ex = explore(str(tmp_path / "mien"), STORY)  # a folder that does not exist: the default, on that sentence
     [message] = ex.message_lines
     assert all(part in message for part in (str((tmp_path / "mien").resolve()), *shipped_names()))
     assert "<code>python -m helpers.train --out FOLDER</code>" in ex.message.value, "a command set as code, no `"
     assert ex.model_name == DEFAULT and [name for _, name in ex.model_picker.options] == list(shipped_names())
+    assert shipped(DEFAULT).label in message  # the model shown instead
+    _assert_shows(ex, STORY, quiet=False)
 
 
 def test_a_card_without_examples_offers_the_story_examples(tmp_path: Path, small_stories) -> None:

@@ -71,9 +71,17 @@ document.querySelectorAll(".reveal .slides > section").forEach((stack) => { stac
 Reveal.initialize({controls: true, progress: true, history: true, center: false, transition: "none",
                    navigationMode: "linear", slideNumber: "c/t", margin: 0,
                    width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }}, plugins: [RevealNotes]});
+// Tab stops only on the slide on show (reveal.js keeps the others in the page, hidden; the overview shows them
+// all), and not on a cell's code or output (nbconvert's stops): on a slide with a menu, Tab goes to it first
+document.querySelectorAll(".reveal .jp-Cell-inputWrapper, .reveal .jp-OutputArea-output")
+    .forEach((part) => part.removeAttribute("tabindex"));
+const onShowOnly = (only) => document.querySelectorAll(".reveal .slides section")
+    .forEach((slide) => { slide.inert = only && !slide.contains(Reveal.getCurrentSlide()); });
+Reveal.on("overviewshown", () => onShowOnly(false));
 // a click on a figure in the overview gives it the keys (its arrows move between its cells; Space, which picks
 // nothing without a kernel, stays the deck's): a new slide or the closed overview hands the arrows back
-["slidechanged", "overviewhidden"].forEach((name) => Reveal.on(name, () => document.activeElement?.blur()));
+["ready", "slidechanged", "overviewhidden"].forEach((name) => Reveal.on(name, () => {
+    onShowOnly(true); document.activeElement?.blur(); }));
 // a figure drawn while its slide was hidden takes its size once the slide shows
 Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-plotly-plot")
     .forEach((figure) => Plotly.Plots.resize(figure)));
