@@ -259,8 +259,9 @@ def _unknown(name_or_path: str | Path) -> CheckpointError:
 
 
 def _trained_on(text: str) -> list[Path]:
-    """Folders beside here or one up (chapter 5 trains into ../mine) holding a checkpoint that learned file `text`."""
-    folders = sorted({card.parent for where in (Path("."), Path("..")) for card in where.glob("*/*.json")})
+    """Folders beside here, then one up (chapter 5 trains into ../mine), holding a checkpoint that learned `text`."""
+    folders = [folder for where in (Path("."), Path(".."))
+               for folder in sorted({card.parent for card in where.glob("*/*.json")})]
     return [folder for folder in folders
             if any(json.loads(card.read_text(encoding="utf-8")).get("corpus") == text for card in cards_in(folder))]
 
