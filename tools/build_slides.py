@@ -76,12 +76,13 @@ Reveal.initialize({controls: true, progress: true, history: true, center: false,
 document.querySelectorAll(".reveal .jp-Cell-inputWrapper, .reveal .jp-OutputArea-output")
     .forEach((part) => part.removeAttribute("tabindex"));
 const onShowOnly = (only) => document.querySelectorAll(".reveal .slides section")
-    .forEach((slide) => { slide.inert = only && !slide.contains(Reveal.getCurrentSlide()); });
-Reveal.on("overviewshown", () => onShowOnly(false));
+    .forEach((slide) => { slide.inert = only && !slide.contains(Reveal.getCurrentSlide()); slide.tabIndex = -1; });
 // a click on a figure in the overview gives it the keys (its arrows move between its cells; Space, which picks
-// nothing without a kernel, stays the deck's): a new slide or the closed overview hands the arrows back
-["ready", "slidechanged", "overviewhidden"].forEach((name) => Reveal.on(name, () => {
-    onShowOnly(true); document.activeElement?.blur(); }));
+// nothing without a kernel, stays the deck's): a new slide or the closed overview hands the arrows back, and Tab
+// starts from the slide's top (a slide focused, then left: where the browser's next Tab begins)
+["ready", "slidechanged", "overviewhidden", "overviewshown"].forEach((name) => Reveal.on(name, () => {
+    onShowOnly(!Reveal.isOverview()); Reveal.getCurrentSlide().focus({preventScroll: true});
+    document.activeElement?.blur(); }));
 // a figure drawn while its slide was hidden takes its size once the slide shows
 Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-plotly-plot")
     .forEach((figure) => Plotly.Plots.resize(figure)));

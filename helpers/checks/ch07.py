@@ -50,12 +50,12 @@ def _feed_forward() -> FeedForward:
         return _WatchedFeedForward(_C)
 
 
-def _same_twice(name: str, got: torch.Tensor, again: object) -> None:
+def _same_twice(name: str, got: torch.Tensor, again: object, parts: str) -> None:
     """Fail when a second call on the same x gives another output: randomness such as dropout is left in."""
     expect(isinstance(again, torch.Tensor) and torch.allclose(got, again.detach(), atol=1e-6),
            f"{name} gives another output when called again on the same x: something random is left in, such as "
            "dropout (F.dropout, nn.Dropout), or a layer made inside the function (nn.Linear(...) starts from new "
-           "random weights at each call). This block has neither: use its own parts, with no dropout.")
+           f"random weights at each call). This block has neither: use {parts}, with no dropout.")
 
 
 def _feed_forward_hint(err: Exception) -> str:
@@ -95,7 +95,7 @@ def check_feed_forward(feed_forward: Callable[[FeedForward, torch.Tensor], torch
                f"{name}: the result has shape {list(hidden.shape)}, the widened middle. Bring it back to the "
                f"word's width {_C} with ff.down after the GELU.")
         got = expect_tensor(name, got, (_B, _T, _C)).detach()
-        _same_twice(name, got, feed_forward(ff, x.clone()))
+        _same_twice(name, got, feed_forward(ff, x.clone()), "ff.up and ff.down, the layers it is given")
         other = x.clone()
         other[:, 2] += 1.0  # change only word 2
         changed = (feed_forward(ff, other).detach() - got).abs().amax(dim=-1)  # [B, T]
@@ -169,7 +169,7 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
            "step by step with the block's parts.")
     got = expect_tensor(name, got, (_B, _T, _C)).detach()
     with torch.no_grad():
-        _same_twice(name, got, block_step(block, x.clone()))
+        _same_twice(name, got, block_step(block, x.clone()), "block.ln1, block.attn, block.ln2 and block.ff")
         ln1, ln2, ff = block.ln1, block.ln2, block.ff
 
         def attn(h: torch.Tensor) -> torch.Tensor:
@@ -292,8 +292,10 @@ def check_count_block_parameters(count: Callable[[int, int], int]) -> bool:
         expect(False, f"{name}({width}, {heads}) returned {got:,}: {off_by(got, want)}. Recount each part with "
                       "the argument width: attention's four projections (only the output projection has a bias), "
                       "the two layer norms, and the feed-forward part's two layers with their biases. To see which "
-                      "part is off, compare your count of each with what a scratch cell prints: "
-                      f"b = TransformerBlock({width}, {heads}); [count_parameters(p) for p in (b.attn, b.ln1, b.ff)]")
+                      "part is off, run this in a scratch cell: b = TransformerBlock"
+                      f"({width}, {heads}); [count_parameters(p) for p in (b.attn, b.ln1, b.ff)]; it prints the "
+                      "counts of attention, of one layer norm (there are two) and of the feed-forward part, to "
+                      "compare with yours.")
     return passed(name)
 
 

@@ -268,6 +268,7 @@ A_MENU = """(go) => { const menu = document.querySelector('.reveal select'), sli
         + 'in a menu opened the overview, or stayed in the menu' : ''; }"""
 CLICK_A_FIGURE = """(overview) => { const slide = document.querySelector('g.panel.heatmap').closest('section');
     const at = Reveal.getIndices(slide); Reveal.slide(at.h, at.v); Reveal.toggleOverview(overview);
+    if (overview) Reveal.slide(at.h - 1, 0);  // moved within the overview: the figure is on another slide
     return [at.h, at.v]; }"""
 
 
@@ -277,7 +278,7 @@ def _click_a_figure_in_the_overview_then_space(page, deck: str) -> list[str]:
     for overview in (True, False):
         there = page.evaluate(CLICK_A_FIGURE, overview)
         page.wait_for_timeout(500)  # the overview's thumbnails settle
-        page.locator(".present g.panel.heatmap:visible").first.click()  # the figure takes the keys
+        page.locator("g.panel.heatmap:visible").first.click()  # the figure takes the keys
         page.keyboard.press("Space")
         moved = page.evaluate("[Reveal.getIndices().h, Reveal.getIndices().v]") != there
         stuck += [] if moved else ["in the overview" if overview else "on its slide"]
