@@ -286,7 +286,7 @@ def test_a_pickled_checkpoint_is_never_unpickled(tmp_path: Path) -> None:
     assert not (tmp_path / "PWNED").exists() and load_model(_checkpoint(tmp_path, "sound")).config.heads == 1
 
 
-def test_unknown_words_and_emoji_are_reported_not_dropped_and_still_run_through_the_model() -> None:
+def test_unknown_words_and_emoji_are_reported_not_dropped_and_still_run_through_the_model(tmp_path: Path) -> None:
     enc = _TOK.encode_with_report("The xylophone 🙂 walks home")
     assert enc.words == ["the", "<unk>", "<unk>", "walks", "home"] and enc.unknown == ["xylophone", "🙂"]
     assert enc.ids[1] == enc.ids[2] == 0 and len(enc.ids) == 5
@@ -294,10 +294,7 @@ def test_unknown_words_and_emoji_are_reported_not_dropped_and_still_run_through_
     assert enc.unknown == ["xylophone", "quasar", "zeppelin"] and set(enc.ids) == {0}
     logits = _MODEL(torch.tensor(enc.ids))
     assert logits.shape == (1, 3, 1024) and torch.isfinite(logits).all()
-
-
-def test_a_file_of_only_emoji_builds_a_tokenizer_of_emoji(tmp_path: Path) -> None:
-    tok = _read("emoji.txt", "🙂 🚀 🙂".encode())(tmp_path)
+    tok = _read("emoji.txt", "🙂 🚀 🙂".encode())(tmp_path)  # a file of only emoji: a tokenizer of emoji
     assert tok.encode("🙂 🚀 🌵") == [tok.ids["🙂"], tok.ids["🚀"], 0]
 
 

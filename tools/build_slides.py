@@ -77,11 +77,11 @@ document.querySelectorAll(".reveal .jp-Cell-inputWrapper, .reveal .jp-OutputArea
     .forEach((part) => part.removeAttribute("tabindex"));
 const onShowOnly = (only) => document.querySelectorAll(".reveal .slides section")
     .forEach((slide) => { slide.inert = only && !slide.contains(Reveal.getCurrentSlide()); slide.tabIndex = -1; });
-// a click on a figure in the overview gives it the keys (its arrows move between its cells; Space, which picks
-// nothing without a kernel, stays the deck's): a new slide or the closed overview hands the arrows back, and Tab
-// starts from the slide's top (a slide focused, then left: where the browser's next Tab begins)
+// a click on a figure in the overview gives it the keys (its arrows move between its cells; Space stays the
+// deck's): a new slide or the closed overview hands the arrows back, and Tab starts from the slide's top (focused,
+// then left), but not in the speaker view's previews, which would take its keys
 ["ready", "slidechanged", "overviewhidden", "overviewshown"].forEach((name) => Reveal.on(name, () => {
-    onShowOnly(!Reveal.isOverview()); Reveal.getCurrentSlide().focus({preventScroll: true});
+    onShowOnly(!Reveal.isOverview()); window === window.top && Reveal.getCurrentSlide().focus({preventScroll: true});
     document.activeElement?.blur(); }));
 // a figure drawn while its slide was hidden takes its size once the slide shows
 Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-plotly-plot")
