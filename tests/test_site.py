@@ -80,9 +80,10 @@ def test_progress_is_plain_text_on_stdout_in_static_builds_and_a_page_shows_its_
     printed = capsys.readouterr().out
     assert "1 head: 100%" in printed and "3/3" in printed and printed.count("\r") >= 2, printed
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("train()")])
-    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text=t) for t in re.split("(?=\r)", printed)]
+    redraws = [*re.split("(?=\r)", printed), "done\n"]  # the bar's redraws, then what the cell prints after it
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text=t) for t in redraws]
     (shown,) = prepare(nb).cells[0].outputs
-    assert shown.text == printed.rsplit("\r", 1)[1], "a page shows the bar's last redraw alone"
+    assert shown.text == printed.rsplit("\r", 1)[1] + "done\n", "a page shows the bar's last redraw alone"
 
 
 def test_every_notebooks_math_converts_to_mathml() -> None:

@@ -295,9 +295,8 @@ def _check_speaker_view(page, first_note: str) -> list[str]:
     try:
         view.wait_for_function("(text) => document.body && document.body.innerText.includes(text)", arg=first_note,
                                timeout=30_000)
-        at = page.evaluate("() => JSON.stringify(Reveal.getIndices())")
-        view.keyboard.press("ArrowRight")  # its keys drive the deck
-        page.wait_for_function("(at) => JSON.stringify(Reveal.getIndices()) !== at", arg=at, timeout=10_000)
+        page.evaluate("() => { window.at = JSON.stringify(Reveal.getIndices()); }"), view.keyboard.press("ArrowRight")
+        page.wait_for_function("() => JSON.stringify(Reveal.getIndices()) !== window.at", timeout=10_000)  # moved
     except Exception as error:  # the check's message names what the view showed instead
         return [f"the speaker view does not show the first slide's notes, or its keys do not move it ({error}): "
                 f"{view.evaluate('() => document.body.innerText')[:300]!r}"]
