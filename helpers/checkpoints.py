@@ -13,7 +13,6 @@ what a name or path stands for, so the explorer can list a learner's own models 
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import math
@@ -39,7 +38,7 @@ from helpers.registry import (
     shipped,
     shipped_names,
 )
-from helpers.tokenizer import Tokenizer
+from helpers.tokenizer import Tokenizer, near_name
 
 EXAMPLES = 6
 """How many held-out sentences a card written with its held-out text keeps as examples."""
@@ -246,7 +245,7 @@ def _unknown(name_or_path: str | Path) -> CheckpointError:
              else f"Nothing is at {resolved}" + ("" if resolved.suffix else f" or {resolved}.json"))
     one_up = Path("..") / name_or_path  # a notebook runs in notebooks/; `--out` wrote from the folder above
     relative = not Path(name_or_path).is_absolute() and not resolved.exists()
-    near = None if resolved.exists() else _near(Path(name_or_path)) or (relative and _near(one_up))
+    near = None if resolved.exists() else near_name(Path(name_or_path)) or (relative and near_name(one_up))
     if relative and one_up.exists():
         where += f". There is {one_up.resolve()}: from a notebook, give {str(one_up)!r}"
     elif near:
@@ -264,17 +263,6 @@ def _trained_on(text: str) -> list[Path]:
                for folder in sorted({card.parent for card in where.glob("*/*.json")})]
     return [folder for folder in folders
             if any(json.loads(card.read_text(encoding="utf-8")).get("corpus") == text for card in cards_in(folder))]
-
-
-def _near(path: Path) -> Path | None:
-    """A file or folder beside `path` whose name is a typo (or a capital letter) away, as ../mine is for ../Mine."""
-    try:
-        names = [p.name for p in path.parent.iterdir()] if path.parent.is_dir() else []
-    except OSError:  # a folder the file system will not list: nothing to suggest
-        return None
-    lower = {name.lower(): name for name in names}
-    close = difflib.get_close_matches(path.name.lower(), list(lower), n=1, cutoff=0.7)
-    return path.with_name(lower[close[0]]) if close else None
 
 
 def read_card(card_path: Path) -> dict:

@@ -224,11 +224,21 @@ def _did_you_mean(path: Path) -> str:
     guesses = [Path(path.name), Path("uploads") / path.name, Path("..") / path.name, path.with_name(path.name + ".txt")]
     try:
         found = [guess for guess in guesses if guess != path and guess.is_file()]
-        near = [file.name for file in path.parent.iterdir() if file.is_file()] if path.parent.is_dir() else []
-        found += [path.parent / name for name in difflib.get_close_matches(path.name, near, n=1, cutoff=0.8)]
     except OSError:  # a name the file system refuses: nothing to suggest
         return ""
+    found += [near] if (near := near_name(path, cutoff=0.8, files_only=True)) else []
     return f"; did you mean '{found[0]}'?" if found else "; put the file there, or give its full path"
+
+
+def near_name(path: Path, cutoff: float = 0.7, files_only: bool = False) -> Path | None:
+    """A file (or folder) beside `path` whose name is a typo or a capital letter away, as ../mine is for ../Mine."""
+    try:
+        names = [p.name for p in path.parent.iterdir() if p.is_file() or not files_only] if path.parent.is_dir() else []
+    except OSError:  # a folder the file system will not list, or a name it refuses: nothing to suggest
+        return None
+    lower = {name.lower(): name for name in names}
+    close = difflib.get_close_matches(path.name.lower(), list(lower), n=1, cutoff=cutoff)
+    return path.with_name(lower[close[0]]) if close else None
 
 
 def read_text_file(path: str | Path) -> str:
