@@ -201,6 +201,7 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("one_head", head_with(weights=lambda s: torch.softmax(s.masked_fill(~causal_mask(len(s)), 0), -1)), "fill of 0"),
     ("one_head", head_with(out="k"), "averaged the keys"),
     ("one_head", lambda x, q, k, v: (lambda y, att: (v(x) @ att, att))(*head_with()(x, q, k, v)), "wrong way round"),
+    ("one_head", lambda x, q, k, v: (lambda y, att: (v(x).T @ att, att))(*head_with()(x, q, k, v)), "wrong way round"),
     ("one_head", lambda x, query, key, value: head_with()(x, query, query, value), "from query(x) and query(x)"),
     ("one_head", head_with(lambda q, k: q @ k.T / q.shape[-1]), "by D = 3 itself"),
     ("one_head", lambda x, q, k, v: head_with()(x, q, k, v)[0], "should return two things, (y, att)"),

@@ -249,19 +249,22 @@ def expect_tensor(name: str, got: Any, shape: tuple[int, ...]) -> torch.Tensor:
     expect(not (got.dim() == 0 and shape), f"{name} returned a single number (shape []) where the check expects "
                                            f"shape {list(shape)}: did it add up everything, not along one dimension? "
                                            "Give .sum the dimension to add along, as in .sum(dim=-1).")
-    expect(tuple(got.shape) == tuple(shape),
-           f"{name} returned shape {list(got.shape)}, expected {list(shape)}")
+    swapped = len(shape) == 2 and tuple(got.shape) == tuple(shape)[::-1]  # e.g. v.T @ att for att @ v
+    expect(tuple(got.shape) == tuple(shape), f"{name} returned shape {list(got.shape)}, expected {list(shape)}" + (
+        ": its rows and columns are swapped, a matrix product the wrong way round or a .T too many" if swapped else ""))
     expect(bool(torch.isfinite(got).all()), f"{name} returned NaN or infinite values")
     return got
 
 
-def expect_close(name: str, got: torch.Tensor, want: torch.Tensor, what: str, atol: float = 1e-5) -> None:
-    """Compare to the reference; on a mismatch, show where and by how much."""
+def expect_close(name: str, got: torch.Tensor, want: torch.Tensor, what: str, atol: float = 1e-5,
+                 example: str = "") -> None:
+    """Compare to the reference; on a mismatch, show where and by how much (and the `example`'s inputs, if given,
+    so that a learner can run it)."""
     diff = (got - want).abs()
     if float(diff.max()) > atol:
         where = tuple(int(i) for i in torch.nonzero(diff == diff.max())[0])
         raise AssertionError(
-            f"{name}: {what} differs from the reference at index {list(where)} of the check's example: "
+            f"{name}: {what} differs from the reference at index {list(where)} of the check's example{example}: "
             f"got {float(got[where]):.4f}, expected {float(want[where]):.4f}"
         )
 

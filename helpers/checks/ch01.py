@@ -177,7 +177,9 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
     expect(not torch.allclose(got, want / len(weights), atol=1e-5),
            f"{name} divided by the number of words: no need, the weights already add up to 1, "
            f"so the weighted sum is already an average")
-    expect_close(name, got, want, "the average")
+    rows = ", ".join(f"[{a:g}, {b:g}]" for a, b in values.tolist())
+    expect_close(name, got, want, "the average", example=f" (weights [{', '.join(f'{w:g}' for w in weights.tolist())}],"
+                 f" values [{rows}])")
     return passed(name)
 
 

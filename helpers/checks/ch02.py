@@ -310,7 +310,8 @@ def check_one_head(
         expect(bool(((sums - 1).abs() < 1e-4).all()),
                f"{name}: each row of att must add up to 1 (softmax along the last dimension, after masking)")
         expect(not _close(att, spotlight(q @ k.T, v, mask)[1]),
-               f"{name} forgot to scale: divide the scores by sqrt(D) = {d**0.5:.3g} before the softmax")
+               f"{name} forgot to scale: divide the scores by sqrt(D) before the softmax, reading D from q.shape[-1] "
+               f"(in the check's example D = {d}, so sqrt(D) = {d**0.5:.3g})")
         expect(not _close(att, spotlight(q @ k.T / width**0.5, v, mask)[1]),
                f"{name} divided the scores by sqrt(C) = sqrt({width}), the width of a word vector. Divide by "
                f"sqrt(D) = sqrt({d}), the width of the head: the length of each query and key, q.shape[-1]")
