@@ -75,6 +75,7 @@ class Graded:
     scores: list[Score] = field(default_factory=list)
     seconds: float = 0.0
     told: str | None = None  # what the student reads of the note (None: all of it), the rest is the instructor's
+    held: str = ""  # why it is flagged: what the instructor is to decide
 
     @property
     def points(self) -> float:
@@ -83,9 +84,13 @@ class Graded:
     @property
     def look(self) -> str:
         """Why the instructor is to read this notebook ('' for no reason): its status, unless simply graded, and the
-        note's reasons a right answer may sit behind (read by hand, a time limit) or a grade may not count."""
+        note's reasons a right answer may sit behind (read by hand, a time limit) or a grade may not count. Not
+        graded (corrupt, wrong chapter, ...) or flagged: the status with its reason, as a missing notebook's."""
+        if self.status not in ("graded", "flagged", "error"):  # not graded at all: the note is the reason
+            return f"{self.status}: {self.note}"
         reasons = [part for part in re.split(r"; |, (?=\d+ )", self.note) if re.search(LOOK, part)]  # the tally's too
-        return "; ".join([self.status] * (self.status != "graded") + reasons)
+        held = [f"flagged: {self.held}"] if self.held else [self.status] * (self.status != "graded")
+        return "; ".join(held + reasons)
 
     @property
     def max_points(self) -> float:
@@ -276,7 +281,7 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     results, notes = outcomes(planned, [e.name for e in course(chapter)[1]])
     if any(SOLUTION in tags(cell) or is_notes(cell) for cell in nb.cells):  # the teacher's copy, or a leak
         elsewhere = [*elsewhere, "it is the instructor edition (it holds the solution cells or notes)"]
-    scores, unflagged = [], 0.0
+    scores, unflagged, why_flagged = [], 0.0, {}
     for exercise in course(chapter)[1]:
         name, most = exercise.name, points.get(exercise.name, 1)
         result, defined = results[name], learner_code(nb, name)
@@ -288,6 +293,8 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
                 f"no cell of this notebook defines {name} (its exercise cell deleted, or its def taken out?)"
                 if defined is None else "its cell was handed in as the stub, which stops at todo() (if you did write "
                 "it, it was not saved in the notebook handed in)")
+        if status == "flagged":
+            why_flagged[name] = "; ".join(result["flags"])
         feedback = result["feedback"] if status != "flagged" else (
             f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Its check alone said: "
             + result["feedback"].removeprefix(f"{name}: "))
@@ -324,12 +331,12 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     if changed := [s.exercise for s in scores if s.exercise not in checked]:  # a print("passed") in its place
         notes.append(f"the check cell of {', '.join(changed)} was changed or deleted; the grade comes from the "
                      "course's own check")
-    marked = [s.exercise for s in scores if s.status == "flagged"]
-    if marked:
-        notes.insert(0, f"flagged for review: {'; '.join(elsewhere) or ', '.join(marked)} (the checks alone would give "
-                        f"{unflagged:g} of {sum(s.max_points for s in scores):g})")
-    status = "flagged" if marked else "error" if any(s.status == "error" for s in scores) else "graded"
-    return Graded(shown, student, chapter, status, "; ".join(notes), scores, time.perf_counter() - began, told)
+    held = "; ".join(elsewhere) or "; ".join(f"{name} ({why})" for name, why in why_flagged.items())
+    if held:
+        notes.insert(0, f"flagged for review: {held} (the checks alone would give {unflagged:g} of "
+                        f"{sum(s.max_points for s in scores):g})")
+    status = "flagged" if held else "error" if any(s.status == "error" for s in scores) else "graded"
+    return Graded(shown, student, chapter, status, "; ".join(notes), scores, time.perf_counter() - began, told, held)
 
 
 def _owner(notebook: Path, folder: Path) -> str:
@@ -454,7 +461,7 @@ def write_feedback(results: Sequence[Graded], out: Path, wrong: dict[str, str] |
         so_far = " so far" * bool(re.search(MAY_CHANGE, g.note) or g.status == "flagged")  # held, or to be read
         parts = [f"{g.submission}{chapter}: {g.points:g} of {g.max_points:g} points{so_far}; {shown['output']}"]
         parts += [f"{test['name']}: {test['score']:g} of {test['max_score']:g} point{'s' * (test['max_score'] != 1)}: "
-                  + re.sub(rf"^{re.escape(test['name'])}(: | (?!\())", "", test["output"])  # named once, not its (…)
+                  + test["output"].removeprefix(f"{test['name']}: ")  # named once ("softmax of ..." stays whole)
                   for test in shown.get("tests", []) if "visibility" not in test
                   and test["output"] != f"{test['name']}: {g.note}"]  # not graded: the reason once, above
         sent.setdefault(g.student, [f"Feedback for {g.student}"]).extend(parts)

@@ -158,6 +158,7 @@ def test_the_fakes_and_the_instructor_edition_score_zero_flagged_saying_why(grad
     summary, rows = graded[fake]["summary"], graded[fake]["exercises"]
     assert summary["points"] == "0" and summary["status"] == "flagged" and "alone would" in summary["note"], summary
     assert {row["status"] for row in rows.values()} == {"flagged"} and says in rows[exercise]["feedback"], rows
+    assert summary["to_look_at"].startswith("flagged: ") and says in summary["to_look_at"], summary  # why, at a glance
     feedback = rows[exercise]["feedback"]  # what its check said follows the flags, the exercise named once
     assert "Its check alone said: " in feedback and f"said: {exercise}" not in feedback, feedback
     handed = graded[fake]["handed back"]
@@ -172,6 +173,7 @@ def test_every_submission_and_every_roster_entry_gets_a_row_with_a_reason(graded
                                                                           status: str, says: str) -> None:
     summary = graded[student]["summary"]
     assert summary["status"] == status and summary["points"] == "0" and says in summary["note"] and summary["note"]
+    assert summary["to_look_at"].startswith(f"{status}: {summary['note']}") or status == "graded", summary
     assert bool(graded[student]["handed back"]) == (status != "missing"), "a file for every student who handed in"
     if status not in ("graded", "missing"):  # not graded: the reason once, not again under every exercise
         assert graded[student]["handed back"].count(summary["note"].split(";")[0]) == 1, graded[student]
