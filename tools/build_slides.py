@@ -83,6 +83,9 @@ const onShowOnly = (only) => document.querySelectorAll(".reveal .slides section"
 ["ready", "slidechanged", "overviewhidden", "overviewshown"].forEach((name) => Reveal.on(name, () => {
     onShowOnly(!Reveal.isOverview()); window === window.top && Reveal.getCurrentSlide().focus({preventScroll: true});
     document.activeElement?.blur(); }));
+// the speaker view opens in its "Tall" layout, whose notes pane has the window's full height (in the default one a
+// slide's last notes fall below a small window): a layout picked there is kept, as reveal.js keeps it
+try { localStorage.getItem("reveal-speaker-layout") || localStorage.setItem("reveal-speaker-layout", "tall"); } catch {}
 // a figure drawn while its slide was hidden takes its size once the slide shows
 Reveal.on("slidechanged", (event) => event.currentSlide.querySelectorAll(".js-plotly-plot")
     .forEach((figure) => Plotly.Plots.resize(figure)));

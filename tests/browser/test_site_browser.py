@@ -295,6 +295,7 @@ def _check_speaker_view(page, first_note: str) -> list[str]:
     try:
         view.wait_for_function("(text) => document.body && document.body.innerText.includes(text)", arg=first_note,
                                timeout=30_000)
+        assert view.evaluate("document.body.dataset.speakerLayout") == "tall", "the notes' full height by default"
         page.evaluate("() => { window.at = JSON.stringify(Reveal.getIndices()); }"), view.keyboard.press("ArrowRight")
         page.wait_for_function("() => JSON.stringify(Reveal.getIndices()) !== window.at", timeout=10_000)  # moved
     except Exception as error:  # the check's message names what the view showed instead
