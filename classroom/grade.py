@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import difflib
 import importlib.util
 import json
 import os
@@ -302,6 +303,9 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         if missing and learner_code(nb, missing[1]):  # a cell below makes it: the learner's kernel ran it, not yet ours
             feedback += (" (The grader reads your cells from the top: define what your function uses in a cell "
                          "above it.)")
+        elif missing and "import" not in feedback:  # nowhere, and not a module's name the check knows (sqrt)
+            feedback += (f" (No cell of the notebook handed in defines {missing[1]}: was the cell that did deleted, "
+                         "or not saved?)")
         if status == "failed" and shadows.get(name):  # the check knows the course's version, not theirs
             feedback = f"{feedback.rstrip('.')}. It ran with your own {'; '.join(shadows[name])}: check that too."
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
@@ -415,7 +419,9 @@ def read_points(path: Path) -> dict[str, float]:
     known = {e.name for n in CHAPTERS for e in course(n[:2])[1]}
     unknown = sorted(set(table) - known)
     if unknown:
-        raise ValueError(f"{path}: no exercise called {', '.join(unknown)}; the exercises: {', '.join(sorted(known))}")
+        meant = [f"{name} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(name, known, 1)) else name
+                 for name in unknown]  # a typo: the name it was most likely meant as
+        raise ValueError(f"{path}: no exercise called {', '.join(meant)}; the exercises: {', '.join(sorted(known))}")
     try:
         return {name: float(value) for name, value in table.items()}
     except (TypeError, ValueError):
@@ -483,7 +489,7 @@ def gradescope(graded: Graded | None, why: str = "") -> dict:
     tests += [{"name": f"{s.exercise}: why it was flagged", "score": 0.0, "max_score": 0.0, "output": s.feedback,
                "visibility": "hidden"} for s in graded.scores if s.status == "flagged"]  # for the instructor alone
     said = graded.note if graded.told is None else graded.told
-    note = f"flagged: {held}" if graded.status == "flagged" else f"{graded.status}: {said}" if said else graded.status
+    note = held if graded.status == "flagged" else f"{graded.status}: {said}" if said else graded.status
     if said != graded.note and graded.status != "flagged":  # what the student is not told: the instructor's reasons
         tests.append({"name": "for your instructor", "score": 0.0, "max_score": 0.0, "output": graded.note,
                       "visibility": "hidden"})

@@ -195,7 +195,6 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("one_head", head_with(lambda q, k: k @ q.T / q.shape[-1] ** 0.5), "swapped queries and keys"),
     ("one_head", head_with(weights=lambda s: torch.softmax(s, dim=-1)), "left out the mask"),
     ("one_head", head_with(weights=lambda s: s), "scores, not weights"),
-    ("one_head", head_with(weights=lambda s: s.masked_fill(~causal_mask(len(s)), -math.inf)), "scores, not weights"),
     ("one_head", head_with(weights=lambda s: torch.softmax(s.masked_fill(~causal_mask(len(s)), 0), -1)), "fill of 0"),
     ("one_head", head_with(out="k"), "averaged the keys"),
     ("one_head", lambda x, q, k, v: (lambda y, att: (v(x) @ att, att))(*head_with()(x, q, k, v)), "wrong way round"),

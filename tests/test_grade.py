@@ -266,6 +266,7 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
      ["failed", "passed"], "No module named 'helpers.attenton'"),  # a typo: the learner's kernel failed too
     ("def weighted_average(w, v):\n    return w @ shifted(v)", ["failed", "passed"], "in a cell above it"),  # below
     ("def weighted_average(w, v):\n    return w @ sqrt(v)", ["failed", "passed"], "from math import sqrt"),  # nowhere
+    ("def weighted_average(w, v):\n    return w @ mine(v)", ["failed", "passed"], "defines mine: was the cell"),
     ("def weighted_average(w, v):\n    return w @ v\n\nassert 1 == 2", ["passed", "passed"],
      "AssertionError (at: assert 1 == 2)"),  # a bare assert after the definition: the line says what stopped
     ("def weighted_average(w, v)\n    return w @ v", ["failed", "passed"], "(w, v)). Only the exercise's own cell"),
@@ -319,7 +320,7 @@ def test_honest_code_is_not_flagged() -> None:
     ("--roster", "roster.csv", "file or folder,student id\nalice,A-1,Liddell\n", "'alice,A-1,Liddell' has 3"),
     ("--roster", "roster.csv", "file,id\nzoë,Z-1\n", "save it again as 'CSV UTF-8'"),  # written below in Latin-1
     ("--roster", "roster.csv", "alice,A-1\nbob,B-2\n", "'alice,A-1', names a notebook handed in"),  # no header
-    ("--points", "points.toml", "softmx = 2\n", "no exercise called softmx"),
+    ("--points", "points.toml", "softmx = 2\n", "no exercise called softmx (did you mean softmax?)"),
     ("--points", "points.csv", "exercise,points\nsoftmax,two\n", "points must be numbers"),
 ])
 def test_a_bad_roster_or_points_file_is_refused_saying_why(tmp_path: Path, capsys, option: str, name: str,
