@@ -539,8 +539,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not found:
         parser.error("no notebooks found (.ipynb files, in the folders given or any folder below them)")
     results, began = [], time.perf_counter()
+    worth = ", ".join(f"{e.name} {points.get(e.name, 1):g}" for e in course(chapter)[1]) if chapter else ""
+    worth = f"; points: {worth}" if worth else ""  # with no --points, each exercise's 1 too: what the grades are out of
     print(f"grading {len(found)} notebook{'s' * (len(found) != 1)}, {max(1, min(args.workers, len(found)))} at a time "
-          f"(an exercise may take {args.timeout:g} s)", flush=True)
+          f"(an exercise may take {args.timeout:g} s{worth})", flush=True)
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         pending = {pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout, shown,
                                args.memory): shown for key, path, shown in found}

@@ -362,7 +362,7 @@ def test_with_chapter_a_whole_course_collected_is_graded_for_that_chapter_alone(
     assert main([str(tmp_path / "class"), "--chapter", "01", "--out", str(tmp_path / "out"),
                  "--roster", str(tmp_path / "roster.csv"), "--points", str(tmp_path / "points.csv")]) == 0
     said = capsys.readouterr().out  # at the start, and again in the last line
-    assert "left out 3 notebooks of other chapters than 01" in said
+    assert "left out 3 notebooks of other chapters than 01" in said and "points: weighted_average 1, softmax 2)" in said
     assert said.rstrip().endswith("; 3 left out (another chapter)") and "1 notebook in" in said
     assert "to look at:\n  elif (missing: no chapter 01 notebook; left out elif/02_queries_keys_values.ipynb" in said
     assert "Hand in 01_one_spotlight.ipynb" in (tmp_path / "out" / "feedback" / "elif.txt").read_text(), "told"
