@@ -228,7 +228,8 @@ def _explain(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
         read = names(source)  # read before the cell binds them: not inside a string, not after a dot
     except SyntaxError:
         read = Names(frozenset(), frozenset())
-    missing = {n: cell for n, cell in _MAKERS.items() if n in read.used and n not in shell.user_ns}
+    missing = {n: cell for n, cell in _MAKERS.items()  # not what the cell makes itself (in a loop, read and made)
+               if n in read.used - read.bound and n not in shell.user_ns}
     needed = {name: _MAKERS[name]} | missing
     # each line wrapped to 100 characters with "NameError: " in front, so that no line breaks inside a word
     said = "\n".join(textwrap.fill(line, 100, break_on_hyphens=False)

@@ -28,6 +28,8 @@ def live_only(control: object, what: str) -> object:
     control rather than showing a blank output.
     """
     if not static_build():
+        if getattr(control, "tooltip", "") is None:  # ipywidgets 8 shows a tooltip of "null" for a button with none
+            control.tooltip = what
         return control
     return HTML(f"<p><em>{html.escape(what)}</em>: a live control, there when the notebook runs in JupyterLab "
                 "or on Binder.</p>")

@@ -60,7 +60,8 @@ def test_explain_missing_adds_the_cell_to_a_notebook_name_error(shell: Interacti
     said = " ".join(str(shell.run_cell("twins, grammar, scores", store_history=True).error_in_exec).split())
     assert "('twins', 'grammar': the cell 'twins = ...' (section 5); 'scores': the cell" in said, "one cell named once"
     explain_missing({"ablation": "'ablation = ...' (section 3)", "baseline": "'baseline = ...' (section 2)"})
-    said = " ".join(str(shell.run_cell("ablation = baseline + 1\nablation", store_history=True).error_in_exec).split())
+    looped = "for h in (0, 1):\n    ablation = baseline + h\n    print(ablation)"  # read after made, in a loop
+    said = " ".join(str(shell.run_cell(looped, store_history=True).error_in_exec).split())
     assert "needs 'baseline', made by the cell 'baseline" in said and "ablation" not in said, "not the cell itself"
     explain_missing({"run": "'run = train(...)' (section 5)", "losses": "'losses = ...' (section 1)"})
     said = " ".join(str(shell.run_cell("print(run.losses, 'the losses')", store_history=True).error_in_exec).split())

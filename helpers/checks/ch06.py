@@ -79,7 +79,7 @@ def _named(name: str, got: Any, board: Mapping[str, Sequence[float]], made_up: b
         expect(False,
                f"{name}: you named head {head} '{kind}', but it puts {board[kind][head]:.1%} of its attention on "
                f"{kind} clues and {board[want][head]:.1%} on {want} clues. Name each head after the kind of clue "
-               "it watches most (the largest share in its column).")
+               "it watches most (the largest share in its column), even if another head watches that kind too.")
 
 
 def check_name_the_detectives(
@@ -143,7 +143,8 @@ def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kin
            f"{name} should return a head number (a whole number), got {got!r}: int(...) or .item() turns a "
            "one-number tensor or array into one")
     got = int(got)
-    expect(got in accuracy, f"{name}: there is no head {got}; the rows are for heads {sorted(accuracy)}")
+    expect(got in accuracy, f"{name}: there is no head {got}; the rows are for heads {sorted(accuracy)}"
+           + (": answer from the rows it is given, its first argument, not from the notebook's own" if example else ""))
     want = lifeline_of(rows, kind)
     if got == want:
         return
