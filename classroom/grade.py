@@ -304,8 +304,8 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
             feedback += (" (The grader reads your cells from the top: define what your function uses in a cell "
                          "above it.)")
         elif missing and "import" not in feedback:  # nowhere, and not a module's name the check knows (sqrt)
-            feedback += (f" (No cell of the notebook handed in defines {missing[1]}: was the cell that did deleted, "
-                         "or not saved?)")
+            feedback += (f" (No cell of the notebook handed in defines {missing[1]}: was the cell that defined it "
+                         "deleted, or not saved?)")
         if status == "failed" and shadows.get(name):  # the check knows the course's version, not theirs
             feedback = f"{feedback.rstrip('.')}. It ran with your own {'; '.join(shadows[name])}: check that too."
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))

@@ -266,7 +266,7 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
      ["failed", "passed"], "No module named 'helpers.attenton'"),  # a typo: the learner's kernel failed too
     ("def weighted_average(w, v):\n    return w @ shifted(v)", ["failed", "passed"], "in a cell above it"),  # below
     ("def weighted_average(w, v):\n    return w @ sqrt(v)", ["failed", "passed"], "from math import sqrt"),  # nowhere
-    ("def weighted_average(w, v):\n    return w @ mine(v)", ["failed", "passed"], "defines mine: was the cell"),
+    ("def weighted_average(w, v):\n    return w @ mine(v)", ["failed", "passed"], "defines mine: was the cell that"),
     ("def weighted_average(w, v):\n    return w @ v\n\nassert 1 == 2", ["passed", "passed"],
      "AssertionError (at: assert 1 == 2)"),  # a bare assert after the definition: the line says what stopped
     ("def weighted_average(w, v)\n    return w @ v", ["failed", "passed"], "(w, v)). Only the exercise's own cell"),

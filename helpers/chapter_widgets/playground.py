@@ -23,6 +23,8 @@ from helpers.static import static_build
 
 SCORE_RANGE = (-5.0, 10.0)
 """What the sliders allow: enough to make one word win outright, or to push it to nearly nothing."""
+SCORE_STEP = 0.5
+"""How far a score slider moves at a time (chapter 1 prints the settings either side of its answer)."""
 CLUE_BOOST = 2.0
 """The score each clue gets in the "three clues" preset (every other word gets 0): low enough that the other
 words keep a visible share at temperature 1, so lowering the temperature shows the clues' shares climb to a third
@@ -71,7 +73,7 @@ class SpotlightPlayground(ChapterWidget):
         s = style()
         slider_layout = widgets.Layout(width="390px")
         label_style = {"description_width": f"{s['font'] * 7}px"}
-        self.sliders = [widgets.FloatSlider(value=0.0, min=SCORE_RANGE[0], max=SCORE_RANGE[1], step=0.5,
+        self.sliders = [widgets.FloatSlider(value=0.0, min=SCORE_RANGE[0], max=SCORE_RANGE[1], step=SCORE_STEP,
                                             description=label, layout=slider_layout, style=label_style)
                         for label in self.labels]
         self.temperature_slider = widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05,

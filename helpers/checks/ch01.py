@@ -101,7 +101,8 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
            f"{name} on a grid: each row is one word's spotlight, so each row must add up to 1, but the rows "
            f"add up to {[round(float(s), 3) for s in row_sums]}. Sum along the last dimension: "
            f".sum(dim=-1, keepdim=True)")
-    expect_close(f"{name} on a grid", got, _reference_softmax(grid), "the weight")
+    expect_close(f"{name} on a grid", got, _reference_softmax(grid), "the weight",
+                 example=f" (the grid {grid.int().tolist()})")
 
     big = torch.tensor([1000.0, 1001.0, -1000.0])  # [3], large scores overflow exp()
     got = softmax(big.clone())
