@@ -144,7 +144,7 @@ def _one_answer(name: str, lifeline: Callable[[Rows, str], int], rows: Rows, kin
            "one-number tensor or array into one")
     got = int(got)
     expect(got in accuracy, f"{name}: there is no head {got}; the rows are for heads {sorted(accuracy)}"
-           + (": answer from the rows it is given, its first argument, not from the notebook's own" if example else ""))
+           + (": answer from the rows it is given, its first argument, not the notebook's table" if example else ""))
     want = lifeline_of(rows, kind)
     if got == want:
         return
