@@ -29,6 +29,11 @@ class ExplainedError(Exception):
     """An error whose message says all a learner needs: a chapter shows it without the traceback above it."""
 
 
+class InputError(ValueError, ExplainedError):
+    """A value passed to a chapter's widget that it cannot show (no words, tensors that do not fit): the message
+    names what was given and what is needed, and a chapter shows it without a traceback."""
+
+
 class NotFilledInError(NotImplementedError, ExplainedError):
     """An exercise's stub run outside its check (helpers.checks.todo raises it): the message says how to get a
     working function back, and a chapter shows that message alone, as it does a NameError's advice."""

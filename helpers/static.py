@@ -25,7 +25,8 @@ def live_only(control: object, what: str) -> object:
     """`control` itself, or in a site or slide build a line saying what it does there instead.
 
     For inputs that have no static copy (a file-upload button): a page with no kernel behind it names the
-    control rather than showing a blank output. Live, a control without hover text gets `what` as its tooltip.
+    control rather than showing a blank output. Live, a control without hover text gets `what` as its tooltip
+    (ipywidgets 8: 7's upload button has no tooltip to set, and shows none).
     """
     if not static_build():
         if getattr(control, "tooltip", "") is None:  # ipywidgets 8 shows a tooltip of "null" for a button with none

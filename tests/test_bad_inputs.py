@@ -12,7 +12,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from helpers.attention import AttentionHead, MultiHeadAttention, causal_mask, spotlight
-from helpers.chapter_widgets import spotlight_playground, step_through
+from helpers.chapter_widgets import InputError, spotlight_playground, step_through
 from helpers.checkpoints import CheckpointError, load_model, save_checkpoint, sha256
 from helpers.evaluate import clue_accuracy, head_removed, perplexity
 from helpers.model import CourseConfig, attention_layer_size, count_parameters, course_model
@@ -267,6 +267,7 @@ def _broken(damage: Callable[[Path, Path], object]) -> Case:
 
 
 CASES.update({case: (_broken(damage), says, CheckpointError) for case, (damage, says) in BROKEN.items()})
+CASES.update({case: (*CASES[case], InputError) for case in CASES if case.startswith(("step-through", "playground"))})
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -294,7 +294,8 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("name_the_detectives", lambda board: {h: max(CLUE_KINDS, key=lambda k: board[k][h])
                                            for h in range(len(board["chance"]))}, "one value per kind of clue"),
     ("name_the_detectives", lambda board: {h: max(list(board)[:-1], key=lambda k: board[k][h])
-                                           for h in range(len(board["subject"]))}, "made-up scoreboard of 3 heads"),
+                                           for h in range(len(board["subject"]))},
+     "first): head 1 is named 'chance', but"),
     ("lifeline", lambda rows, kind: min(rows, key=lambda r: r["clue_accuracy"]["all"])["head"], "all clues together"),
     ("lifeline", lambda rows, kind: min(rows, key=lambda r: r["clue_acuracy"][kind])["head"],
      "there is no key 'clue_acuracy'"),
@@ -393,8 +394,6 @@ WRONG = [  # (exercise, a wrong answer, the words of the check's message that na
     ("clear_winner", by_rule(lambda gap, one, four: ahead(gap, max(one.std(), four.std()))), "a standard deviation"),
     ("clear_winner", by_rule(lambda gap, one, four: FOUR_HEADS if gap > max(spread(one), spread(four)) else
                              NO_CLEAR_WINNER), "compare abs(gap)"),
-    ("name_the_detectives", lambda board: {h: max(board, key=lambda k: board[k][h])
-                                           for h in range(len(board["subject"]))}, "not a clue kind"),
     ("lifeline", lambda rows, kind: max(rows, key=lambda r: r["val_ppl"])["head"], "the highest perplexity"),
     ("feed_forward", lambda ff, x: ff(x), "called the whole module"),
     ("feed_forward", lambda ff, x: ff.down(F.gelu(ff.up(x), approximate="tanh")), "approximate='tanh'"),

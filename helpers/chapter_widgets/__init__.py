@@ -15,5 +15,6 @@ from helpers.chapter_widgets.one_word import change_one_word
 from helpers.chapter_widgets.playground import spotlight_playground
 from helpers.chapter_widgets.split_width import split_the_width
 from helpers.chapter_widgets.step_through import step_through
+from helpers.needs import InputError  # what a factory raises for arguments it cannot show, shown without a traceback
 
-__all__ = ["change_one_word", "split_the_width", "spotlight_playground", "step_through"]
+__all__ = ["InputError", "change_one_word", "split_the_width", "spotlight_playground", "step_through"]

@@ -22,6 +22,7 @@ from helpers import stories as world
 from helpers.block import BlockModel, block_model
 from helpers.chapter_widgets.base import ChapterWidget, control_height, unbroken
 from helpers.drawing import Drawing, bars, figure, static_view
+from helpers.needs import InputError
 from helpers.plots import PALETTE, style, text_lines
 from helpers.reading import unique_labels
 from helpers.static import static_build
@@ -107,11 +108,11 @@ class ChangeOneWord(ChapterWidget):
         super().__init__()
         self.model = model if model is not None else default_model()
         if getattr(self.model, "tokenizer", None) is None or not hasattr(self.model, "blocks"):
-            raise ValueError("change_one_word needs a block model with a tokenizer (helpers.block.block_model)")
+            raise InputError("change_one_word needs a block model with a tokenizer (helpers.block.block_model)")
         self.tokenizer = self.model.tokenizer
         enc = self.tokenizer.encode_with_report(sentence if sentence is not None else world.example_sentences()[0])
         if enc.unknown or not enc.ids:
-            raise ValueError(f"every word of the sentence must be in the model's vocabulary, unknown: {enc.unknown}")
+            raise InputError(f"every word of the sentence must be in the model's vocabulary, unknown: {enc.unknown}")
         self.ids, self.words = list(enc.ids), list(enc.words)
         self.position = self.words.index("wet") if "wet" in self.words else len(self.words) // 2
         self.new_word = swap_for(self.words, self.position, self.tokenizer.ids)

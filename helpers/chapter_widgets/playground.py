@@ -17,6 +17,7 @@ from IPython.display import HTML
 
 from helpers.chapter_widgets.base import TEXT, ChapterWidget, tensor_table
 from helpers.drawing import Drawing, bars, figure, static_view
+from helpers.needs import InputError
 from helpers.plots import FIT_WIDTH, LOOKED_AT, PALETTE, style
 from helpers.reading import unique_labels
 from helpers.static import static_build
@@ -37,13 +38,13 @@ TEMPERATURE_FORMAT = ".2f"
 
 def _check_inputs(words: Sequence[str], vectors: torch.Tensor, features: Sequence[str], clues: Sequence[str]) -> None:
     if not words:
-        raise ValueError("the playground needs at least one word")
+        raise InputError("the playground needs at least one word")
     if not isinstance(vectors, torch.Tensor) or vectors.shape != (len(words), len(features)):
         got = list(vectors.shape) if isinstance(vectors, torch.Tensor) else type(vectors).__name__
-        raise ValueError(f"vectors must be a [{len(words)} words, {len(features)} features] tensor, got {got}")
+        raise InputError(f"vectors must be a [{len(words)} words, {len(features)} features] tensor, got {got}")
     missing = [c for c in clues if c not in words]
     if missing or len(clues) != 3:
-        raise ValueError(f"the three clues must be three of the words {list(words)}, got {list(clues)}")
+        raise InputError(f"the three clues must be three of the words {list(words)}, got {list(clues)}")
 
 
 def preset_scores(words: Sequence[str], preset: str, clues: Sequence[str]) -> list[float]:

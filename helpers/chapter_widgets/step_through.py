@@ -16,6 +16,7 @@ import torch
 from IPython.display import HTML
 
 from helpers.chapter_widgets.base import ChapterWidget, tensor_table
+from helpers.needs import InputError
 from helpers.plots import presenting, style
 from helpers.reading import unique_labels
 from helpers.static import static_build
@@ -31,13 +32,13 @@ def step_names(scale: bool) -> tuple[str, ...]:
 
 def _check_inputs(words: Sequence[str], q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
     if len(words) == 0:
-        raise ValueError("step_through needs at least one word, and q, k and v with a row for each")
+        raise InputError("step_through needs at least one word, and q, k and v with a row for each")
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor) or t.dim() != 2 or t.shape[0] != len(words) or not t.is_floating_point():
             got = list(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
-            raise ValueError(f"{name} must be a float tensor [{len(words)} words, D], got {got}")
+            raise InputError(f"{name} must be a float tensor [{len(words)} words, D], got {got}")
     if q.shape[1] != k.shape[1]:
-        raise ValueError(f"queries and keys need the same width D, got {q.shape[1]} and {k.shape[1]}")
+        raise InputError(f"queries and keys need the same width D, got {q.shape[1]} and {k.shape[1]}")
 
 
 def step_tensors(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, i: int, scale: bool) -> list[torch.Tensor]:
