@@ -1,6 +1,6 @@
 """Cells run out of order: a NameError also says which cell to run first, a stub run outside its check how to
-get a working function back, and an error that explains itself (ExplainedError: a missing checkpoint) shows its
-message without a traceback.
+get a working function back, and an error that explains itself (ExplainedError: a missing checkpoint, a widget's
+bad argument) shows its message without a traceback.
 
 A chapter calls, once in its set-up cell, with the map its checks module keeps (helpers.checks.chNN.MADE_IN),
 
