@@ -36,7 +36,7 @@ def _check_inputs(words: Sequence[str], q: torch.Tensor, k: torch.Tensor, v: tor
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor) or t.dim() != 2 or t.shape[0] != len(words) or not t.is_floating_point():
             got = list(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
-            raise InputError(f"{name} must be a float tensor [{len(words)} words, D], got {got}")
+            raise InputError(f"{name} must be a float tensor with one row per word, [{len(words)} words, D], got {got}")
     if q.shape[1] != k.shape[1]:
         raise InputError(f"queries and keys need the same width D, got {q.shape[1]} and {k.shape[1]}")
 
