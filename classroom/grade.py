@@ -35,7 +35,7 @@ from classroom import submission
 from classroom.dependencies import needed
 from classroom.grade_run import MEMORY, TIMED_OUT, TOO_LONG, TYPING
 from classroom.submission import UnreadableError, chapter_in_code, chapter_in_name, course, flags, learner_code, read
-from helpers.checks import BELOW_TODO
+from helpers.checks import BELOW_TODO, import_hint
 from helpers.needs import names
 from tools.chapters import CHAPTERS, EXPLORER, ROOT, read_toml
 from tools.editions import SOLUTION, checked_exercise, is_notes, tags
@@ -76,7 +76,7 @@ class Graded:
     scores: list[Score] = field(default_factory=list)
     seconds: float = 0.0
     told: str | None = None  # what the student reads of the note (None: all of it), the rest is the instructor's
-    held: str = ""  # why it is flagged: what the instructor is to decide
+    flagged_for: str = ""  # what was found, where: what the instructor is to decide
 
     @property
     def points(self) -> float:
@@ -90,8 +90,8 @@ class Graded:
         if self.status not in ("graded", "flagged", "error"):  # not graded at all: the note is the reason
             return f"{self.status}: {self.note}"
         reasons = [part for part in re.split(r"; |, (?=\d+ )", self.note) if re.search(LOOK, part)]  # the tally's too
-        held = [f"flagged: {self.held}"] if self.held else [self.status] * (self.status != "graded")
-        return "; ".join(held + reasons)
+        said = [f"flagged: {self.flagged_for}"] if self.flagged_for else [self.status] * (self.status != "graded")
+        return "; ".join(said + reasons)
 
     @property
     def max_points(self) -> float:
@@ -297,13 +297,13 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
         if status == "flagged":
             why_flagged[name] = "; ".join(result["flags"])
         feedback = result["feedback"] if status != "flagged" else (
-            f"{name}: not scored, flagged for review: {'; '.join(result['flags'])}. Its check alone said: "
+            f"{name}: not scored, flagged for review: {why_flagged[name]}. Its check alone said: "
             + result["feedback"].removeprefix(f"{name}: "))
         missing = re.search(r"NameError: name '(\w+)'", feedback) if status == "failed" else None
         if missing and learner_code(nb, missing[1]):  # a cell below makes it: the learner's kernel ran it, not yet ours
             feedback += (" (The grader reads your cells from the top: define what your function uses in a cell "
                          "above it.)")
-        elif missing and "import" not in feedback:  # nowhere, and not a module's name the check knows (sqrt)
+        elif missing and not import_hint(NameError(name=missing[1])):  # nowhere, and no hint of the check explains it
             feedback += (f" (No cell of the notebook handed in defines {missing[1]}: was the cell that defined it "
                          "deleted, or not saved?)")
         if status == "failed" and shadows.get(name):  # the check knows the course's version, not theirs
@@ -335,12 +335,13 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
     if changed := [s.exercise for s in scores if s.exercise not in checked]:  # a print("passed") in its place
         notes.append(f"the check cell of {', '.join(changed)} was changed or deleted; the grade comes from the "
                      "course's own check")
-    held = "; ".join(elsewhere) or "; ".join(f"{name} ({why})" for name, why in why_flagged.items())
-    if held:
-        notes.insert(0, f"flagged for review: {held} (the checks alone would give {unflagged:g} of "
+    flagged_for = "; ".join(elsewhere) or "; ".join(f"{name} ({why})" for name, why in why_flagged.items())
+    if flagged_for:
+        notes.insert(0, f"flagged for review: {flagged_for} (the checks alone would give {unflagged:g} of "
                         f"{sum(s.max_points for s in scores):g})")
-    status = "flagged" if held else "error" if any(s.status == "error" for s in scores) else "graded"
-    return Graded(shown, student, chapter, status, "; ".join(notes), scores, time.perf_counter() - began, told, held)
+    status = "flagged" if flagged_for else "error" if any(s.status == "error" for s in scores) else "graded"
+    return Graded(shown, student, chapter, status, "; ".join(notes), scores, time.perf_counter() - began, told,
+                  flagged_for)
 
 
 def _owner(notebook: Path, folder: Path) -> str:
@@ -539,10 +540,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not found:
         parser.error("no notebooks found (.ipynb files, in the folders given or any folder below them)")
     results, began = [], time.perf_counter()
-    worth = ", ".join(f"{e.name} {points.get(e.name, 1):g}" for e in course(chapter)[1]) if chapter else ""
-    worth = f"; points: {worth}" if worth else ""  # with no --points, each exercise's 1 too: what the grades are out of
+    worth = [f"{e.name} {points.get(e.name, 1):g}" for e in (course(chapter)[1] if chapter else ())]  # 1 by default
     print(f"grading {len(found)} notebook{'s' * (len(found) != 1)}, {max(1, min(args.workers, len(found)))} at a time "
-          f"(an exercise may take {args.timeout:g} s{worth})", flush=True)
+          f"(an exercise may take {args.timeout:g} s{'; points: ' * bool(worth)}{', '.join(worth)})", flush=True)
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         pending = {pool.submit(grade, path, roster.get(key, key), chapter, points, args.timeout, shown,
                                args.memory): shown for key, path, shown in found}

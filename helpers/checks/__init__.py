@@ -312,7 +312,7 @@ IMPORTS = {"math": "import math", "sqrt": "from math import sqrt", "np": "import
 """Modules (and math's sqrt) a learner's cell may use that the chapter did not import, and the line for each."""
 
 
-def _import_hint(err: BaseException) -> str:
+def import_hint(err: BaseException) -> str:
     """'. Add `import math` ...' when the learner's code used a module the chapter does not import (or chapter 1's
     softmax), else ''."""
     if isinstance(err, NameError) and err.name == "softmax":  # the exercise of chapter 1, not of this notebook
@@ -378,7 +378,7 @@ def yours_or_reference(check: Callable[..., bool], yours: Any, *args: Any, solut
         passed, problem = False, str(err)
     except (Exception, KeyboardInterrupt) as err:  # the learner's code crashed, or was stopped
         passed, problem = False, f"{name}: your code stopped with {type(err).__name__}: {_first_line(err)}" + (
-            _where_in_your_code(err)) + _import_hint(err) + type_error_hint(err)
+            _where_in_your_code(err)) + import_hint(err) + type_error_hint(err)
         if _in_the_check(err, yours):  # the check itself could not handle what the function gave
             problem = (f"{name}: the check could not use what your function returned (it raised {type(err).__name__} "
                        "while reading it). Return the kind of value the exercise asks for: a plain Python number or "

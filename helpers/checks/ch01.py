@@ -123,7 +123,7 @@ def check_softmax(softmax: Callable[[torch.Tensor], torch.Tensor]) -> bool:
            f"largest score of the whole grid, scores.max(), which is far above every score of the second row, so "
            f"all its exp() become 0 and 0 / 0 is NaN. Subtract each row's own largest score: "
            f"scores.max(dim=-1, keepdim=True).values")
-    got = expect_tensor(f"{name} of the grid [[1000, 1001], [-1000, -1001]]", got, (2, 2))  # named: to run again
+    got = expect_tensor(f"{name} of the grid {far_apart.int().tolist()}", got, (2, 2))  # named: to run again
     expect_close(f"{name} of a grid of large scores", got, want, "the weight")
     return passed(name)
 
