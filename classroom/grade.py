@@ -43,7 +43,7 @@ from tools.editions import SOLUTION, checked_exercise, is_notes, tags
 TIMEOUT = 60  # seconds one exercise (its code, then its check) may take
 SETUP_S = 300  # seconds the chapter's own cells may take in all, on a busy machine
 MEMORY_MB = 4000  # the memory (address space) a grading process may have: several times what a chapter takes
-QUIET_S = 60  # seconds without a notebook done before the grader says it is still at work
+QUIET_S = 30  # seconds without a notebook done before the grader says it is still at work
 FEEDBACK = 2000  # characters of feedback kept: a spreadsheet's cell holds at most 32,767
 MAY_CHANGE = "by hand|time limit"  # a note's parts a right answer may sit behind: its points read "so far"
 LOOK = f"{MAY_CHANGE}|check cell|submissions from|not on the roster"  # the note's parts that Graded.look names
@@ -310,16 +310,12 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
             feedback = f"{feedback.rstrip('.')}. It ran with your own {'; '.join(shadows[name])}: check that too."
         scores.append(Score(name, most if status == "passed" else 0, most, status, feedback))
         unflagged += most if result["passed"] else 0
-    tally: dict[str, list[str]] = {}  # status -> the exercises in it, named: which one failed, without grades.csv
-    for s in (s for s in scores if s.status not in ("passed", "flagged")):
-        tally.setdefault(s.status, []).append(s.exercise)
-    told = ", ".join(f"{len(them)} {SAID.get(status, status)} ({', '.join(them)})" for status, them in tally.items())
-    if tally:  # the summary row tells a notebook nobody tried from one tried and wrong
-        notes.insert(0, told)
+    by_hand: set[str] = set()  # stopped before their check could judge them: not simply failed
     for said, what in ((TYPING, "input()"), (MEMORY, "running out of memory"),  # a right answer may sit behind it
                        (BELOW_TODO, "a todo() line above the code")):
         if stopped := [s.exercise for s in scores if said in s.feedback and s.status != "passed"]:
-            notes.insert(1, f"{what} stopped {', '.join(stopped)}: to be read by hand")
+            notes.insert(0, f"{what} stopped {', '.join(stopped)}: to be read by hand")
+            by_hand.update(stopped)
         for s in (s for s in scores if s.exercise in stopped and "will read it" not in s.feedback):  # safe to send
             s.feedback = s.feedback.replace(", then run the cell again", "").rstrip(".")  # the notebook's advice
             s.feedback += "; your instructor will read it."
@@ -327,10 +323,16 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
                and (found := re.search(r"No module named '([\w.]+)'", s.feedback))
                and importlib.util.find_spec(found[1].split(".")[0]) is None}
     if lacking:  # the learner's own kernel (Colab, say) may have had it
-        notes.insert(1, f"{', '.join(sorted(set(lacking.values())))}, not installed where this grades, stopped "
+        notes.insert(0, f"{', '.join(sorted(set(lacking.values())))}, not installed where this grades, stopped "
                         f"{', '.join(lacking)}: to be read by hand")
     for s in (s for s in scores if s.exercise in lacking):  # the student's reading of it: not their slip
         s.feedback += f" ({lacking[s.exercise]} is not installed where this is graded: your instructor will read it.)"
+    tally: dict[str, list[str]] = {}  # status -> the exercises in it, named: which one failed, without grades.csv
+    for s in (s for s in scores if s.status not in ("passed", "flagged")):
+        tally.setdefault("stopped" if s.exercise in by_hand | lacking.keys() else s.status, []).append(s.exercise)
+    told = ", ".join(f"{len(them)} {SAID.get(status, status)} ({', '.join(them)})" for status, them in tally.items())
+    if tally:  # the summary row tells a notebook nobody tried from one tried and wrong
+        notes.insert(0, told)
     checked = {checked_exercise(cell) for cell in nb.cells}
     if changed := [s.exercise for s in scores if s.exercise not in checked]:  # a print("passed") in its place
         notes.append(f"the check cell of {', '.join(changed)} was changed or deleted; the grade comes from the "

@@ -257,7 +257,7 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
     ("def weighted_average(w, v):\n    raise MemoryError", ["failed", "passed"],  # caught by its check: said too
      "running out of memory stopped weighted_average: to be read by hand"),
     ("def weighted_average(w, v):\n    todo()\n    return w @ v", ["failed", "passed"],  # right, but never run
-     "a todo() line above the code stopped weighted_average: to be read by hand"),
+     "1 stopped (weighted_average); a todo() line above the code stopped weighted_average: to be read by hand"),
     ("def weighted_average(w, v):\n    return w @ v\n\nopt = torch.optim.SGD([torch.ones(1, requires_grad=True)])",
      ["passed", "passed"], "weighted_average: correct"),  # torch rewraps manual_seed at a first optimizer: not a flag
     ("from einops import rearrange\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],

@@ -152,7 +152,7 @@ def main() -> None:
     parser.add_argument("edition", choices=sorted(EDITIONS))
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter and the explorer")
     parser.add_argument("--out", type=Path, help="default: a folder named after the edition")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()  # --out before or after the notebooks
     out = args.out or ROOT / args.edition
     written = build(args.edition, out, [p.resolve() for p in args.notebooks] or None)
     print(f"wrote the {args.edition} edition of {len(written)} notebook{'s' * (len(written) != 1)} into {out}")
