@@ -147,7 +147,7 @@ def check_token_ids(token_ids: object, vocab_size: int, context: int) -> torch.T
     """Word ids as [B, T] (a single sentence [T] gets a batch of one) after checking type, length and range."""
     if not isinstance(token_ids, torch.Tensor):
         raise ValueError(f"token_ids must be a torch tensor of word ids, got {type(token_ids).__name__}")
-    if token_ids.dtype not in (torch.int64, torch.int32):
+    if token_ids.dtype not in (torch.int64, torch.int32) and token_ids.numel():  # torch.tensor([]) is float
         raise ValueError(f"token_ids must hold whole numbers (torch.long), got dtype {token_ids.dtype}")
     if token_ids.dim() == 1:
         token_ids = token_ids.unsqueeze(0)
