@@ -288,10 +288,10 @@ def check_one_head(
         expect(not (isinstance(att, torch.Tensor) and bool((att < 0).any())),
                f"{name}'s att has numbers below 0, so it holds scores, not weights: return the weights that the mask "
                "and the softmax make from the scores (your masked_weights from exercise 2), and use them for y too")
-        att = expect_tensor(f"{name}'s att", att, (words, words))
+        att = expect_tensor(f"{name} (its att)", att, (words, words))
         expect(not (isinstance(y, torch.Tensor) and _close(y, att @ x)),
                f"{name} averaged the word vectors x, not the values v: the output is att @ v, with v = value(x)")
-        y = expect_tensor(f"{name}'s y", y, (words, d))
+        y = expect_tensor(f"{name} (its y)", y, (words, d))
         want_y, want_att = (t[0] for t in _reference_head(x, query, key, value)(x.unsqueeze(0)))
         q, k, v = query(x), key(x), value(x)  # [T, D] each
         mask = causal_mask(words)  # [T, T]
