@@ -144,7 +144,8 @@ def _block() -> TransformerBlock:
 
 
 _PAIR = "block.attn(...) returns a pair (y, att): add only its first element, y."
-_ORDER = "Check the order of the steps: each part takes and gives vectors of the block's width."
+_ORDER = ("Check the order of the steps: each part takes and gives vectors of the block's width. block.attn(...) "
+          "returns (y, att): y, its element [0], is what to add; att, [1], is the weights, [B, H, T, T].")
 
 
 def _block_step_hint(err: Exception) -> str:
@@ -187,6 +188,8 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
         found = attn(ln1(x))  # attention's output alone, without x
         outputs = x + ln1(attn(x))  # the layer norm on attention's output, not its input
         twice = x + mid  # x added twice in the first step
+        inside = attn(x + ln1(x))  # x handed to the part with its layer norm, not added to the part's output
+        first = x + ff(ln2(x))  # the feed-forward step before attention
         doubled = ("x was added twice in one step: each step adds its part's output onto x once, x = x + part, "
                    "not x + x + part.")
         replaced = ("x itself was replaced by its normalised version. Only the input handed to each part is "
@@ -206,6 +209,10 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
             (mid + ff(ln2(x)), "the feed-forward part read the old x. It should see x after attention's findings "
                                "were added: update x first, then x = x + ff(ln2(x))."),
             (want + mid, doubled),
+            (ff(inside + ln2(inside)), "x went into the part's input, as x + ln1(x). A part reads only its layer "
+                                       "norm's output, and what it gives is added onto x: x = x + attn(ln1(x))."),
+            (first + attn(ln1(first)), "the feed-forward step came first. Attention comes first: it gathers from "
+                                       "the words, then the feed-forward part works on what each word gathered."),
             (twice + ff(ln2(twice)), doubled),
             (normed + ff(ln2(normed)), replaced),
             (both + ff(both), replaced),
