@@ -81,14 +81,14 @@ def read_sentence(model: LanguageModel, text: str) -> Reading:
         more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
         listed = ", ".join(f"'{w}'" for w in unknown[:8]) + more
         notes.append(f"Not in the model's vocabulary, shown as <unk>: {listed}.")
-        if all(w == UNK or not is_word(w) for w in words):  # punctuation is known everywhere
-            learnt = (getattr(model, "card", None) or {}).get("corpus", "").split(" (")[0]  # 'novels (...)': 'novels'
-            where = f"the text this model learned ({learnt})" if learnt else "a sentence in the list"
-            known = [f"'{w}'" for w in dict.fromkeys(words) if w != UNK]  # marks: the others are unknown
-            listed = ", ".join(known[:-1]) + " and " * (len(known) > 1) + "".join(known[-1:])
-            marks = f" (the model knows only {listed})" if known else ""
-            notes.append(f"None of these words are known{marks}, so the heatmap can only show word positions: type "
-                         f"words from {where}.")
+    if all(w == UNK or not is_word(w) for w in words):  # punctuation is known everywhere
+        learnt = (getattr(model, "card", None) or {}).get("corpus", "").split(" (")[0]  # 'novels (...)': 'novels'
+        where = f"the text this model learned ({learnt})" if learnt else "a sentence in the list"
+        known = [f"'{w}'" for w in dict.fromkeys(words) if w != UNK]  # marks: the others are unknown
+        listed = ", ".join(known[:-1]) + " and " * (len(known) > 1) + "".join(known[-1:])
+        marks = f" (the model knows only {listed})" if known else ""
+        notes.append((f"None of these words are known{marks}" if enc.unknown else "Only punctuation marks here")
+                     + f", so the heatmap can only show word positions: type words from {where}.")
     if len(ids) == 1 and not notes:  # a known word: nothing else explains the single square
         notes.append("One word can only look at itself, so all its weight is on it: give it a few more words to see a "
                      "spotlight spread.")

@@ -170,8 +170,10 @@ class ChangeOneWord(ChapterWidget):
         if not pieces:
             return f"The box was empty, so it shows '{self.new_word}' again: type a word."
         if pieces[0] not in self.tokenizer.ids:  # the words to try leave out the box's own, which it shows again
-            others = " or ".join([f"'{w}'" for w in swaps(there, self.tokenizer.ids) if w != self.new_word][:2])
-            return f"'{_clipped(pieces[0], 12)}' is unknown to the model, so '{self.new_word}' stays: try {others}."
+            marks = [w for w in self.tokenizer.ids if not w[0].isalnum() and w[0] != "<"] * (not there[0].isalnum())
+            tries = [f"'{w}'" for w in marks or swaps(there, self.tokenizer.ids) if w not in (self.new_word, there)]
+            return (f"'{_clipped(pieces[0], 12)}' is unknown to the model, so '{self.new_word}' stays: "
+                    + (f"try {' or '.join(tries[:2])}." if tries else "the only other mark it knows."))
         if pieces[0] == there:
             return f"'{there}' is the word already there, so nothing would move: type another."
         return ""
