@@ -227,7 +227,8 @@ def _did_you_mean(path: Path) -> str:
     except OSError:  # a name the file system refuses: nothing to suggest
         return ""
     found += [near] if (near := near_name(path, cutoff=0.8, files_only=True)) else []
-    return f"; did you mean '{found[0]}'?" if found else "; put the file there, or give its full path"
+    here = f", in {Path.cwd()} itself" if found and found[0] == Path(path.name) != path else ""  # not path's folder
+    return f"; did you mean '{found[0]}'{here}?" if found else "; put the file there, or give its full path"
 
 
 def near_name(path: Path, cutoff: float = 0.7, files_only: bool = False) -> Path | None:

@@ -423,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
         summary["examples"] = len(examples)
     if args.json:
         _print_notes(late, True)
+        for line in _beside(Path(summary["checkpoint"]), corpus.name, result.val_ppl, result.steps) if args.out else ():
+            print(line, file=sys.stderr)  # stdout holds the JSON alone
         print(json.dumps(summary))
     else:
         accuracy = ", ".join(f"{k} {v:.1%}" for k, v in result.clue_accuracy.items())
