@@ -239,7 +239,7 @@ MADE_IN = {
     "y_cat": "under the heading 'Step 4: concatenate' (section 1)",
     "split_heads": "that starts with `def split_heads` (exercise 1, section 2)",
     "merge_heads": "that starts with `def merge_heads` (exercise 2, section 2)",
-    "att_ours": "that starts with `def multi_head_attention` (section 3)",
+    "att_ours": "that defines and runs `multi_head_attention` (section 3)",
     "count_attention_parameters": "that starts with `def count_attention_parameters` (exercise 3)",
     "one": "'one, four = course_model(...)' (section 4)",
     "width": "'width, heads = 128, 4' (section 1)",

@@ -144,23 +144,24 @@ def _block() -> TransformerBlock:
 
 
 _PAIR = "block.attn(...) returns a pair (y, att): add only its first element, y."
-_ORDER = ("Check the order of the steps: each part takes and gives vectors of the block's width. block.attn(...) "
-          "returns (y, att): y, its element [0], is what to add; att, [1], is the weights, [B, H, T, T].")
+_ORDER = "Check the order of the steps: each part takes and gives vectors of the block's width."
+_WEIGHTS = ("block.attn(...) returns (y, att): y, its element [0], is what to add; att, [1], is the weights, "
+            "[B, H, T, T], one more dimension than x.")
 
 
 def _block_step_hint(err: Exception) -> str:
     """What usually raises inside block_step: a misspelt part, a pair added to x, or the steps out of order."""
     if isinstance(err, AttributeError):
         return "Check the names: the block's parts are block.ln1, block.attn, block.ln2 and block.ff."
-    return _PAIR if "tuple" in str(err) else _ORDER
+    return _PAIR if "tuple" in str(err) else _WEIGHTS if "dimension 3" in str(err) else _ORDER  # 3: att's last
 
 
 def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torch.Tensor]) -> bool:
     """block_step(block, x [B, T, C]) must compute x + attn(ln1(x)), then x + ff(ln2(x)): [B, T, C]."""
     name = "block_step"
     block, x = _block(), _example()
-    done, got = attempt(name, block_step, block, x.clone(), errors=(RuntimeError, TypeError, AttributeError),
-                        hint=_block_step_hint)
+    done, got = attempt(name, block_step, block, x.clone(), hint=_block_step_hint,
+                        errors=(RuntimeError, TypeError, ValueError, AttributeError))
     if not done:
         return False
     expect(not block.called, f"{name}: you called the whole block, block(x): that runs the forward pass the exercise "
