@@ -101,8 +101,7 @@ CASES: dict[str, tuple] = {  # the catalogue's test id: (call, what the message 
     "model-bool-ids": (lambda _: _MODEL(torch.tensor([True, False])), r"whole numbers.*bool"),
     "model-negative-ids": (lambda _: _MODEL(torch.tensor([-1, 2])), r"0\.\.1023, got values from -1"),
     "model-id-too-big": (lambda _: _MODEL(torch.tensor([5, 1024])), r"0\.\.1023.*to 1024"),
-    "model-empty": (lambda _: _MODEL(torch.tensor(_TOK.encode("   \n"))),  # blank text: [] (a float tensor)
-                    r"empty.*at least one word"),
+    "model-empty": (lambda _: _MODEL(torch.tensor(_TOK.encode("   \n"))), r"empty.*at least one word"),  # [] (float)
     "model-empty-batch": (lambda _: _MODEL(torch.zeros(0, 3, dtype=torch.long)), r"batch of 0"),
     "model-too-long": (lambda _: _MODEL(torch.zeros(129, dtype=torch.long)), r"129 words.*context of 128"),
     "model-3d-ids": (lambda _: _MODEL(torch.zeros(1, 1, 3, dtype=torch.long)), r"\[batch, words\], got shape \[1, 1"),

@@ -147,12 +147,12 @@ class ChangeOneWord(ChapterWidget):
             self._redraw()
 
     def set_replacement(self, word: str) -> None:
-        """Replace the picked word with `word`; a word it cannot take gets a message, and the box shows the last
-        replacement again."""
+        """Replace the picked word with `word`; a word it cannot take gets a message and stays in the box to be
+        corrected (an empty box shows the last replacement again)."""
         with self.report():
             problem = self._refusal(word)
-            if problem:
-                self.set_quietly(self.replacement, self.new_word)
+            if problem:  # typed text stays in the box to be corrected (and retyping the word in place clears this)
+                self.set_quietly(self.replacement, word if isinstance(word, str) and word.strip() else self.new_word)
                 raise ValueError(problem)
             self.new_word = self.typed = self.tokenizer.split(word)[0]
             self._redraw()
