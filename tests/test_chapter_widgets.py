@@ -268,7 +268,7 @@ def test_change_one_word_bad_replacements_get_a_message(word) -> None:  # wet: t
     before = w.attn_moved.clone()
     w.set_replacement(word)
     assert w.problem and torch.equal(w.attn_moved, before), "the bars stay"
-    assert w.replacement.value == (word if isinstance(word, str) and word else w.new_word), "typed: kept to correct"
+    assert w.replacement.value == (word if isinstance(word, str) else w.new_word), "typed: kept to correct"
     tried = re.findall(r"'(\w+)'", w.problem.partition("try ")[2])  # not the box's word; others like 'wet'
     assert len(w.problem) <= 80 and w.new_word not in tried and set(tried) <= set(ADJECTIVES), "a projector line"
     w.set_position(99)

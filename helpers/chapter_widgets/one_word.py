@@ -148,11 +148,11 @@ class ChangeOneWord(ChapterWidget):
 
     def set_replacement(self, word: str) -> None:
         """Replace the picked word with `word`; a word it cannot take gets a message and stays in the box to be
-        corrected (an empty box shows the last replacement again)."""
+        corrected."""
         with self.report():
             problem = self._refusal(word)
             if problem:  # typed text stays in the box to be corrected (and retyping the word in place clears this)
-                self.set_quietly(self.replacement, word if isinstance(word, str) and word.strip() else self.new_word)
+                self.set_quietly(self.replacement, word if isinstance(word, str) else self.new_word)
                 raise ValueError(problem)
             self.new_word = self.typed = self.tokenizer.split(word)[0]
             self._redraw()
@@ -168,7 +168,7 @@ class ChangeOneWord(ChapterWidget):
         if not isinstance(word, str):
             return f"Type exactly one word to put in, got {typed!r}."
         if not pieces:
-            return f"The box was empty, so it shows '{self.new_word}' again: type a word."
+            return f"The box is empty, so '{self.new_word}' stays: type a word."
         if pieces[0] not in self.tokenizer.ids:  # the words to try leave out the box's own, which it shows again
             marks = [w for w in self.tokenizer.ids if not w[0].isalnum() and w[0] != "<"] * (not there[0].isalnum())
             tries = [f"'{w}'" for w in marks or swaps(there, self.tokenizer.ids) if w not in (self.new_word, there)]

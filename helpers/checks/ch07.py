@@ -212,6 +212,8 @@ def check_block_step(block_step: Callable[[TransformerBlock, torch.Tensor], torc
             (want + mid, doubled),
             (ff(inside + ln2(inside)), "x went into the part's input, as x + ln1(x). A part reads only its layer "
                                        "norm's output, and what it gives is added onto x: x = x + attn(ln1(x))."),
+            (x + ff(found), "the feed-forward part read attention's output alone. Add that onto x first, "
+                            "x = x + attn(ln1(x)), then give the feed-forward part ln2 of the new x."),
             (first + attn(ln1(first)), "the feed-forward step came first. Attention comes first: it gathers from "
                                        "the words, then the feed-forward part works on what each word gathered."),
             (twice + ff(ln2(twice)), doubled),
