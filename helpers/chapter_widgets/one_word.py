@@ -169,7 +169,7 @@ class ChangeOneWord(ChapterWidget):
             return f"Type exactly one word to put in, got {typed!r}."
         if not pieces:
             return f"The box is empty, so '{self.new_word}' stays: type a word."
-        if pieces[0] not in self.tokenizer.ids:  # the words to try leave out the box's own, which it shows again
+        if pieces[0] not in self.tokenizer.ids:  # the words to try leave out the one that stays, and the picked one
             marks = [w for w in self.tokenizer.ids if not w[0].isalnum() and w[0] != "<"] * (not there[0].isalnum())
             tries = [f"'{w}'" for w in marks or swaps(there, self.tokenizer.ids) if w not in (self.new_word, there)]
             return (f"'{_clipped(pieces[0], 12)}' is unknown to the model, so '{self.new_word}' stays: "
