@@ -532,7 +532,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{len(found)} notebooks were uploaded ({', '.join(p.name for _, p, _ in found)}): upload exactly one")
         args.gradescope.parent.mkdir(parents=True, exist_ok=True)
         args.gradescope.write_text(json.dumps(gradescope(graded, why), indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {args.gradescope}: {graded.status if graded else why}")
+        print(f"wrote {args.gradescope}: "
+              + (f"{graded.status}, {graded.points:g} of {graded.max_points:g} points" if graded else why))
         return 0
     others = [entry for entry in found if chapter and _another_chapter(entry[1], chapter)]
     found = [entry for entry in found if entry not in others]  # a whole course collected: this chapter's only
