@@ -172,6 +172,9 @@ def check_weighted_average(weighted_average: Callable[[torch.Tensor, torch.Tenso
            f"dimension that counts the words")
     got = expect_tensor(name, got, (2,))
     want = weights @ values  # [2]
+    expect(not torch.allclose(got, (weights[:, None] + values).sum(dim=0), atol=1e-5),
+           f"{name} added each weight to its word's numbers (+): multiply them instead (*), so that a word with "
+           "a small weight counts for little, then add the words up")
     for plain, said in ((values.mean(dim=0), "the plain average"), (values.sum(dim=0), "the plain sum")):
         expect(not torch.allclose(got, plain, atol=1e-5), f"{name} returned {said} of the words, which ignores the "
                                                           "weights: multiply each word by its weight before adding "

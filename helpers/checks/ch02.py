@@ -77,7 +77,8 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
         expect(not (isinstance(got, torch.Tensor) and tuple(got.shape) == (words,)),
                f"{name} returned {words} numbers, one per word: each query met only its own word's key. Score every "
                f"query against every key, a {words} x {words} grid: q @ k.T")
-        expect(not (isinstance(got, torch.Tensor) and _close(got, torch.softmax(raw / d**0.5, dim=-1))),
+        expect(not (isinstance(got, torch.Tensor) and got.shape == (words, words) and bool((got >= 0).all())
+                    and _close(got.sum(dim=-1), torch.ones(words))),  # a softmax, of scaled scores or not
                f"{name} returned weights (each row adds up to 1): return the scores, not weights. The softmax "
                "comes in exercise 2")
         got = expect_tensor(f"{name} for {words} words with D = {d}", got, (words, words))
@@ -334,6 +335,8 @@ def check_one_head(
         for wrong, what in ((att @ k, "keys"), (att @ q, "queries")):
             expect(not _close(y, wrong),
                    f"{name} averaged the {what}: the output is the weighted average of the values, att @ v")
+        expect(not _close(y, att.T @ v), f"{name} turned att round for y (att.T @ v): each row of att is one word's "
+                                         "weights over the words it looks at, so y = att @ v, row by row")
         expect_close(f"{name}'s y", y, want_y, "the output")
     return passed(name)
 
