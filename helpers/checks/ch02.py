@@ -78,7 +78,7 @@ def check_scaled_scores(scaled_scores: Callable[[torch.Tensor, torch.Tensor], to
                f"{name} returned {words} numbers, one per word: each query met only its own word's key. Score every "
                f"query against every key, a {words} x {words} grid: q @ k.T")
         expect(not (isinstance(got, torch.Tensor) and got.shape == (words, words) and bool((got >= 0).all())
-                    and _close(got.sum(dim=-1), torch.ones(words))),  # a softmax, of scaled scores or not
+                    and _close(got.float().sum(dim=-1), torch.ones(words))),  # a softmax, scaled or not
                f"{name} returned weights (each row adds up to 1): return the scores, not weights. The softmax "
                "comes in exercise 2")
         got = expect_tensor(f"{name} for {words} words with D = {d}", got, (words, words))
