@@ -56,7 +56,7 @@ class Score:
     exercise: str
     points: float
     max_points: float
-    status: str  # passed, failed, not attempted, flagged, time limit, error
+    status: str  # passed, failed, not attempted, stopped (to be read by hand), flagged, time limit, error
     feedback: str
 
     def __post_init__(self) -> None:
@@ -327,9 +327,11 @@ def grade(path: Path, student: str, chapter: str | None = None, points: dict[str
                         f"{', '.join(lacking)}: to be read by hand")
     for s in (s for s in scores if s.exercise in lacking):  # the student's reading of it: not their slip
         s.feedback += f" ({lacking[s.exercise]} is not installed where this is graded: your instructor will read it.)"
+    for s in (s for s in scores if s.exercise in by_hand | lacking.keys() and s.status == "failed"):
+        s.status = "stopped"  # not judged yet: not simply failed
     tally: dict[str, list[str]] = {}  # status -> the exercises in it, named: which one failed, without grades.csv
     for s in (s for s in scores if s.status not in ("passed", "flagged")):
-        tally.setdefault("stopped" if s.exercise in by_hand | lacking.keys() else s.status, []).append(s.exercise)
+        tally.setdefault(s.status, []).append(s.exercise)
     told = ", ".join(f"{len(them)} {SAID.get(status, status)} ({', '.join(them)})" for status, them in tally.items())
     if tally:  # the summary row tells a notebook nobody tried from one tried and wrong
         notes.insert(0, told)

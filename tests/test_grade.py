@@ -248,19 +248,19 @@ def test_an_endless_loop_is_stopped_and_a_solution_or_helpers_copy_flagged_at_ru
      "graded in a fresh process"),  # the checks changed: the next exercise is still graded, without that code
     ("def weighted_average(w, v):\n    return w @ v\n\nn = int(input('How many? '))", ["passed", "passed"],
      "input() waits for typing"),
-    ("def weighted_average(w, v):\n    return w @ v if input() else v", ["failed", "passed"],  # input() inside it
+    ("def weighted_average(w, v):\n    return w @ v if input() else v", ["stopped", "passed"],  # input() inside it
      "input() stopped weighted_average: to be read by hand"),
-    ("n = int(input('How many? '))\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],
+    ("n = int(input('How many? '))\n\ndef weighted_average(w, v):\n    return w @ v", ["stopped", "passed"],
      "input() stopped weighted_average: to be read by hand"),  # a right answer behind it: the summary says so
-    ("big = torch.empty(2 * 10**9)\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],  # 8 GB
+    ("big = torch.empty(2 * 10**9)\n\ndef weighted_average(w, v):\n    return w @ v", ["stopped", "passed"],  # 8 GB
      "running out of memory stopped weighted_average: to be read by hand"),  # over the limit: refused at once
-    ("def weighted_average(w, v):\n    raise MemoryError", ["failed", "passed"],  # caught by its check: said too
+    ("def weighted_average(w, v):\n    raise MemoryError", ["stopped", "passed"],  # caught by its check: said too
      "running out of memory stopped weighted_average: to be read by hand"),
-    ("def weighted_average(w, v):\n    todo()\n    return w @ v", ["failed", "passed"],  # right, but never run
+    ("def weighted_average(w, v):\n    todo()\n    return w @ v", ["stopped", "passed"],  # right, but never run
      "1 stopped (weighted_average); a todo() line above the code stopped weighted_average: to be read by hand"),
     ("def weighted_average(w, v):\n    return w @ v\n\nopt = torch.optim.SGD([torch.ones(1, requires_grad=True)])",
      ["passed", "passed"], "weighted_average: correct"),  # torch rewraps manual_seed at a first optimizer: not a flag
-    ("from einops import rearrange\n\ndef weighted_average(w, v):\n    return w @ v", ["failed", "passed"],
+    ("from einops import rearrange\n\ndef weighted_average(w, v):\n    return w @ v", ["stopped", "passed"],
      "einops, not installed where this grades, stopped weighted_average: to be read by hand"),
     ("from helpers.attenton import causal_mask\n\ndef weighted_average(w, v):\n    return w @ v",
      ["failed", "passed"], "No module named 'helpers.attenton'"),  # a typo: the learner's kernel failed too
