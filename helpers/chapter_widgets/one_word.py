@@ -24,7 +24,7 @@ from helpers.chapter_widgets.base import ChapterWidget, control_height, unbroken
 from helpers.drawing import Drawing, bars, figure, static_view
 from helpers.needs import InputError
 from helpers.plots import PALETTE, style, text_lines
-from helpers.reading import unique_labels
+from helpers.reading import is_word, unique_labels
 from helpers.static import static_build
 from helpers.threads import one_thread
 from helpers.tokenizer import story_tokenizer
@@ -170,8 +170,9 @@ class ChangeOneWord(ChapterWidget):
         if not pieces:
             return f"The box is empty, so '{self.new_word}' stays: type a word."
         if pieces[0] not in self.tokenizer.ids:  # the words to try leave out the one that stays, and the picked one
-            marks = [w for w in self.tokenizer.ids if not w[0].isalnum() and w[0] != "<"] * (not there[0].isalnum())
-            tries = [f"'{w}'" for w in marks or swaps(there, self.tokenizer.ids) if w not in (self.new_word, there)]
+            kin = ([w for w in self.tokenizer.ids if not is_word(w)] if not is_word(there)  # a mark: the marks known
+                   else swaps(there, self.tokenizer.ids))
+            tries = [f"'{w}'" for w in kin if w not in (self.new_word, there)]
             return (f"'{_clipped(pieces[0], 12)}' is unknown to the model, so '{self.new_word}' stays: "
                     + (f"try {' or '.join(tries[:2])}." if tries else "the only other mark it knows."))
         if pieces[0] == there:
